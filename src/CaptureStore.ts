@@ -1,0 +1,273 @@
+/**
+ * Where capture records live during one run. The service interface has no
+ * paths in it: the filesystem layer here is the embedded default, and other
+ * backends can provide the same Tag. The Verifier reads captures only through
+ * this service, and only with `read`.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer } from "effect"
+import { createHash, randomUUID } from "node:crypto"
+import { constants as fsConstants } from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import { CaptureRecord, captureFormat, type SourceUrl } from "./Domain.js"
+import {
+  CaptureExists,
+  type CaptureReadError,
+  type CaptureWriteError,
+  CaptureWriteFailed,
+  CorruptCapture,
+  type CorruptReason,
+  InvalidRunDirectory,
+  LegacyCapture,
+  MissingCapture
+} from "./Errors.js"
+import { decodeUnknown } from "./internal/decode.js"
+import * as StrictJson from "./internal/strictJson.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface CaptureStoreShape {
+  /**
+   * Persist a record atomically and exclusively: either the complete record
+   * appears under its final name, or nothing does. An existing record of the
+   * same source is never replaced (`CaptureExists`).
+   */
+  readonly write: (record: CaptureRecord) => Effect.Effect<void, CaptureWriteError>
+  /**
+   * Read the record of exactly this source. Never writes, renames, chmods or
+   * migrates anything.
+   */
+  readonly read: (source: SourceUrl) => Effect.Effect<CaptureRecord, CaptureReadError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class CaptureStore extends Context.Tag("citegate/CaptureStore")<CaptureStore, CaptureStoreShape>() {}
+
+/** The file name of a source's record: the SHA-256 hex of the exact source URL string. */
+export const recordFileName = (source: string): string =>
+  `${createHash("sha256").update(source, "utf8").digest("hex")}.json`
+
+/** The canonical serialisation of a record (fixed key order, one trailing newline). */
+export const encodeRecord = (record: CaptureRecord): string =>
+  JSON.stringify({
+    format: record.format,
+    source: record.source,
+    sha256: record.sha256,
+    accessedAt: record.accessedAt,
+    contentType: record.contentType,
+    byteLength: record.byteLength,
+    text: record.text
+  }) + "\n"
+
+/**
+ * The filesystem calls the store makes. Replaceable only to inject faults in
+ * tests (a write failing half-way, say); the default is `node:fs/promises`.
+ */
+export interface FileIo {
+  readonly open: typeof fsp.open
+  readonly link: typeof fsp.link
+  readonly unlink: typeof fsp.unlink
+  readonly stat: typeof fsp.stat
+}
+
+const nodeIo: FileIo = { open: fsp.open, link: fsp.link, unlink: fsp.unlink, stat: fsp.stat }
+
+export interface FileSystemOptions {
+  /** The run directory; it must exist. */
+  readonly directory: string
+  /** Largest record file `read` accepts, in bytes (default 400 MiB). */
+  readonly maxRecordBytes?: number
+  readonly io?: FileIo
+}
+
+// A 64 MiB body (the largest capture budget) escapes to at most 6x its size in JSON.
+export const defaultMaxRecordBytes = 400 * 1024 * 1024
+
+const errorCode = (error: unknown): string =>
+  typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unknown"
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+const decodeRecord = decodeUnknown(CaptureRecord)
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * A store over one run directory on the local filesystem.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeFileSystem = Effect.fn("CaptureStore.makeFileSystem")(function*(options: FileSystemOptions) {
+  const io = options.io ?? nodeIo
+  const directory = path.resolve(options.directory)
+  const maxRecordBytes = options.maxRecordBytes ?? defaultMaxRecordBytes
+
+  const stats = yield* Effect.tryPromise({
+    try: () => io.stat(directory),
+    catch: (error) => new InvalidRunDirectory({ path: directory, detail: errorText(error) })
+  })
+  if (!stats.isDirectory()) {
+    return yield* new InvalidRunDirectory({ path: directory, detail: "not a directory" })
+  }
+
+  const corrupt = (source: string, reason: CorruptReason, detail: string) =>
+    new CorruptCapture({ source, reason, detail })
+
+  /** Reads a regular, singly-linked file that is not a symlink, within the size cap. */
+  const readRegularFile = (source: SourceUrl, file: string) =>
+    Effect.acquireUseRelease(
+      Effect.tryPromise({
+        // O_NONBLOCK: opening a FIFO must not wait for a writer.
+        try: () => io.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK),
+        catch: (error) => {
+          const code = errorCode(error)
+          if (code === "ENOENT") return new MissingCapture({ source })
+          if (code === "ELOOP") return corrupt(source, "symlink", "the record file is a symbolic link")
+          return corrupt(source, "unreadable", errorText(error))
+        }
+      }),
+      (handle) =>
+        Effect.gen(function*() {
+          const st = yield* Effect.tryPromise({
+            try: () => handle.stat(),
+            catch: (error) => corrupt(source, "unreadable", errorText(error))
+          })
+          if (!st.isFile()) return yield* corrupt(source, "not-a-regular-file", "the record is not a regular file")
+          if (st.nlink !== 1) {
+            return yield* corrupt(source, "hard-linked", `the record file has ${st.nlink} links`)
+          }
+          if (st.size > maxRecordBytes) {
+            return yield* corrupt(source, "too-large", `${st.size} bytes exceeds the ${maxRecordBytes} byte limit`)
+          }
+          return yield* Effect.tryPromise({
+            try: async () => {
+              // One spare byte detects a file that grew after fstat.
+              const buffer = Buffer.allocUnsafe(st.size + 1)
+              let filled = 0
+              for (;;) {
+                const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled)
+                if (bytesRead === 0) break
+                filled += bytesRead
+                if (filled > st.size) throw new Error("the record file changed while being read")
+              }
+              if (filled !== st.size) throw new Error("the record file changed while being read")
+              return buffer.subarray(0, filled)
+            },
+            catch: (error) => corrupt(source, "unreadable", errorText(error))
+          })
+        }),
+      (handle) => Effect.promise(() => handle.close())
+    )
+
+  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    Effect.gen(function*() {
+      const bytes = yield* readRegularFile(source, path.join(directory, recordFileName(source)))
+      let text: string
+      try {
+        text = utf8.decode(bytes)
+      } catch {
+        return yield* corrupt(source, "invalid-utf8", "the record file is not valid UTF-8")
+      }
+      const parsed = StrictJson.parse(text)
+      if (parsed._tag === "Left") return yield* corrupt(source, "invalid-json", parsed.issue.message)
+      const value = parsed.value
+      if (isPlainObject(value) && !("format" in value) && ("text" in value || "sha256" in value)) {
+        return yield* new LegacyCapture({
+          source,
+          detail: "a record without a format field (pre-v1)"
+        })
+      }
+      const decoded = decodeRecord(value)
+      if (decoded._tag === "Left") {
+        const detail = decoded.left.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
+        return yield* corrupt(source, "not-a-v1-record", `not a ${captureFormat} record: ${detail}`)
+      }
+      const record = decoded.right
+      if (record.source !== source) {
+        return yield* corrupt(
+          source,
+          "source-mismatch",
+          `the record stored under this source's name is a capture of ${record.source}`
+        )
+      }
+      const byteLength = Buffer.byteLength(record.text, "utf8")
+      if (byteLength !== record.byteLength) {
+        return yield* corrupt(
+          source,
+          "byte-length-mismatch",
+          `the text is ${byteLength} bytes, the record says ${record.byteLength}`
+        )
+      }
+      return record
+    }).pipe(Effect.withSpan("CaptureStore.read", { attributes: { source } }))
+
+  const write = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> => {
+    const finalPath = path.join(directory, recordFileName(record.source))
+    const tempPath = path.join(directory, `.partial-${randomUUID()}`)
+    const failed = (error: unknown) => new CaptureWriteFailed({ source: record.source, detail: errorText(error) })
+    const bytes = Buffer.from(encodeRecord(record), "utf8")
+    return Effect.acquireUseRelease(
+      Effect.tryPromise({
+        // Read-only from the start: a record is never meant to be edited.
+        try: () => io.open(tempPath, "wx", 0o444),
+        catch: failed
+      }),
+      (handle) =>
+        Effect.tryPromise({
+          try: async () => {
+            await handle.writeFile(bytes)
+            await handle.sync()
+          },
+          catch: failed
+        }),
+      (handle) => Effect.promise(() => handle.close())
+    ).pipe(
+      // link() fails if anything (a symlink included) holds the final name: exclusive and atomic.
+      Effect.zipRight(Effect.tryPromise({
+        try: () => io.link(tempPath, finalPath),
+        catch: (error) =>
+          errorCode(error) === "EEXIST" ? new CaptureExists({ source: record.source }) : failed(error)
+      })),
+      Effect.zipRight(syncDirectory(io, directory)),
+      Effect.ensuring(Effect.promise(() => io.unlink(tempPath).catch(() => undefined))),
+      Effect.withSpan("CaptureStore.write", { attributes: { source: record.source } })
+    )
+  }
+
+  return CaptureStore.of({ read, write })
+})
+
+/** Makes the new directory entry durable; best effort where the platform cannot fsync a directory. */
+const syncDirectory = (io: FileIo, directory: string) =>
+  Effect.promise(async () => {
+    try {
+      const handle = await io.open(directory, fsConstants.O_RDONLY)
+      try {
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+    } catch {
+      // Durability of the entry is best effort; the record itself was fsynced before linking.
+    }
+  })
+
+/**
+ * The filesystem store as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFileSystem = (options: FileSystemOptions): Layer.Layer<CaptureStore, InvalidRunDirectory> =>
+  Layer.effect(CaptureStore, makeFileSystem(options))

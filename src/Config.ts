@@ -1,0 +1,78 @@
+/**
+ * The operator's configuration (`pipeline.json`): which exact sources may be
+ * captured and cited, which labels a report may use, and the budgets and
+ * verification policy. Authored by an operator, never by a model; decoded
+ * strictly, with every issue reported at its path.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import { defaultMaxFacts, Label, Mode, SourceUrl } from "./Domain.js"
+import { InvalidConfig } from "./Errors.js"
+import { decodeJson, decodeUnknown } from "./internal/decode.js"
+
+const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+const unique = <A>(what: string) => (items: ReadonlyArray<A>) => {
+  const seen = new Set<A>()
+  for (const item of items) {
+    if (seen.has(item)) return `${what} must be unique: ${JSON.stringify(item)} appears more than once`
+    seen.add(item)
+  }
+  return true
+}
+
+const intBetween = (min: number, max: number) =>
+  Schema.Int.pipe(Schema.between(min, max, { message: () => `must be an integer from ${min} to ${max}` }))
+
+/** Limits and defaults for capture budgets. */
+export const captureLimits = {
+  timeoutMs: { min: 1, max: 600_000, default: 15_000 },
+  maxBytes: { min: 1, max: 64 * 1024 * 1024, default: 8 * 1024 * 1024 },
+  concurrency: { min: 1, max: 64, default: 4 }
+} as const
+
+export const maxFactsLimit = 10_000
+
+export const CaptureBudgets = Schema.Struct({
+  timeoutMs: Schema.optional(intBetween(captureLimits.timeoutMs.min, captureLimits.timeoutMs.max)),
+  maxBytes: Schema.optional(intBetween(captureLimits.maxBytes.min, captureLimits.maxBytes.max)),
+  concurrency: Schema.optional(intBetween(captureLimits.concurrency.min, captureLimits.concurrency.max))
+}).annotations({ ...strict, identifier: "CaptureBudgets" })
+export type CaptureBudgets = typeof CaptureBudgets.Type
+
+export const VerifyOptions = Schema.Struct({
+  maxFacts: Schema.optional(intBetween(1, maxFactsLimit)),
+  mode: Schema.optional(Mode)
+}).annotations({ ...strict, identifier: "VerifyOptions" })
+export type VerifyOptions = typeof VerifyOptions.Type
+
+export const PipelineConfig = Schema.Struct({
+  sources: Schema.NonEmptyArray(SourceUrl).pipe(Schema.filter(unique("sources"))),
+  labels: Schema.NonEmptyArray(Label).pipe(Schema.filter(unique("labels"))),
+  capture: Schema.optional(CaptureBudgets),
+  verify: Schema.optional(VerifyOptions)
+}).annotations({ ...strict, identifier: "PipelineConfig" })
+export type PipelineConfig = typeof PipelineConfig.Type
+
+const decodeConfig = decodeUnknown(PipelineConfig)
+const decodeConfigJson = decodeJson(PipelineConfig)
+
+/**
+ * Decode an already-parsed configuration value.
+ *
+ * @since 0.1.0
+ */
+export const decode = (input: unknown): Effect.Effect<PipelineConfig, InvalidConfig> =>
+  Effect.mapError(decodeConfig(input), (issues) => new InvalidConfig({ issues }))
+
+/**
+ * Decode configuration JSON text (repeated and prototype keys rejected).
+ *
+ * @since 0.1.0
+ */
+export const decodeText = (text: string): Effect.Effect<PipelineConfig, InvalidConfig> =>
+  Effect.mapError(decodeConfigJson(text), (issues) => new InvalidConfig({ issues }))
+
+export const resolvedMaxFacts = (config: PipelineConfig): number => config.verify?.maxFacts ?? defaultMaxFacts
+export const resolvedMode = (config: PipelineConfig): Mode => config.verify?.mode ?? "reject"

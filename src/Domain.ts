@@ -1,0 +1,235 @@
+/**
+ * The records citegate reads and writes. Every struct is strict: an unknown key
+ * is a decode error, never silently stripped, so a field a model invents (a
+ * `value` on an unavailable fact, say) cannot slip through.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { createHash } from "node:crypto"
+
+/** Annotation that makes a struct reject unknown keys wherever it is decoded. */
+const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+/** The options every decode in citegate uses: collect all issues, reject unknown keys. */
+export const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
+
+const isBlank = (s: string) => !/\S/u.test(s)
+
+/** A string with at least one non-whitespace character. */
+export const NonBlankString = Schema.String.pipe(
+  Schema.filter((s) => !isBlank(s) || "must not be empty or blank", { identifier: "NonBlankString" })
+)
+
+/** SHA-256 digest as 64 lowercase hex characters. */
+export const Sha256Hex = Schema.String.pipe(
+  Schema.filter((s) => /^[0-9a-f]{64}$/.test(s) || "must be 64 lowercase hex characters (SHA-256)"),
+  Schema.brand("Sha256Hex")
+)
+export type Sha256Hex = typeof Sha256Hex.Type
+
+/** SHA-256 of bytes, or of a string's UTF-8 encoding. */
+export const sha256Of = (data: string | Uint8Array): Sha256Hex =>
+  createHash("sha256").update(data).digest("hex") as Sha256Hex
+
+/** Why a URL string is not canonical. */
+export interface UrlProblem {
+  readonly reason: "not-canonical" | "scheme-not-allowed" | "userinfo" | "fragment"
+  readonly detail: string
+}
+
+/**
+ * Why a URL string is not canonical, or `undefined` when it is. Canonical means
+ * the string is exactly its own WHATWG-parsed `href` (nothing would be silently
+ * rewritten), http(s), without userinfo or fragment in any form.
+ */
+export const urlProblem = (s: string): UrlProblem | undefined => {
+  if (!URL.canParse(s)) return { reason: "not-canonical", detail: "is not an absolute URL" }
+  const url = new URL(s)
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    return { reason: "scheme-not-allowed", detail: `uses ${url.protocol}; only https (and http in test mode) are allowed` }
+  }
+  const authority = /^[a-z][a-z0-9+.-]*:[/\\]*([^/?#\\]*)/i.exec(s)?.[1] ?? ""
+  if (url.username !== "" || url.password !== "" || authority.includes("@")) {
+    return { reason: "userinfo", detail: "must not contain userinfo" }
+  }
+  if (s.includes("#")) return { reason: "fragment", detail: "must not contain a fragment" }
+  if (url.href !== s) return { reason: "not-canonical", detail: `is not in canonical form (it parses as ${url.href})` }
+  return undefined
+}
+
+/** An absolute http(s) URL string that is exactly its own canonical form. */
+export const SourceUrl = Schema.String.pipe(
+  Schema.filter((s) => {
+    const problem = urlProblem(s)
+    return problem === undefined || `URL ${problem.detail}`
+  }),
+  Schema.brand("SourceUrl")
+)
+export type SourceUrl = typeof SourceUrl.Type
+
+/** A fact label: non-blank, at most 200 characters. */
+export const Label = NonBlankString.pipe(Schema.maxLength(200), Schema.brand("Label"))
+export type Label = typeof Label.Type
+
+/** RFC 3339 timestamp in UTC (`Z`), as produced by `Date.prototype.toISOString`. */
+export const Rfc3339Utc = Schema.String.pipe(
+  Schema.filter(
+    (s) =>
+      (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(s) && !Number.isNaN(Date.parse(s))) ||
+      "must be an RFC 3339 UTC timestamp such as 2026-01-31T12:00:00.000Z"
+  ),
+  Schema.brand("Rfc3339Utc")
+)
+export type Rfc3339Utc = typeof Rfc3339Utc.Type
+
+// ---------------------------------------------------------------------------
+// Reports (what a drafting model proposes)
+// ---------------------------------------------------------------------------
+
+/** A fact backed by an excerpt of one exact capture. */
+export class CitedFact extends Schema.Class<CitedFact>("CitedFact")(
+  {
+    state: Schema.Literal("cited"),
+    label: Label,
+    source: NonBlankString,
+    captureSha256: Sha256Hex,
+    snippet: NonBlankString
+  },
+  strict
+) {}
+
+/**
+ * A fact the drafter could not ground. It carries a reason and nothing else: no
+ * source, snippet, digest or value, so a guess can never pose as evidence.
+ */
+export class UnavailableFact extends Schema.Class<UnavailableFact>("UnavailableFact")(
+  {
+    state: Schema.Literal("unavailable"),
+    label: Label,
+    reason: NonBlankString
+  },
+  strict
+) {}
+
+export const Fact = Schema.Union(CitedFact, UnavailableFact)
+export type Fact = typeof Fact.Type
+
+/** Default upper bound on the number of facts in one report. */
+export const defaultMaxFacts = 100
+
+/** The Report schema for a given fact limit. */
+export const makeReport = (maxFacts: number) =>
+  Schema.Struct({
+    facts: Schema.Array(Fact).pipe(
+      Schema.filter((facts) => facts.length <= maxFacts || `must hold at most ${maxFacts} facts, got ${facts.length}`)
+    )
+  }).annotations({ ...strict, identifier: "Report" })
+
+/** A drafted report with the default fact limit. */
+export const Report = makeReport(defaultMaxFacts)
+export type Report = typeof Report.Type
+
+// ---------------------------------------------------------------------------
+// Capture records (written only by trusted capture code)
+// ---------------------------------------------------------------------------
+
+export const captureFormat = "citegate.capture/1" as const
+
+/**
+ * One captured source. `text` is the fetched body decoded as UTF-8 (a BOM
+ * kept), so the UTF-8 bytes of `text` are exactly the body and `sha256` is the
+ * digest of those bytes.
+ */
+export class CaptureRecord extends Schema.Class<CaptureRecord>("CaptureRecord")(
+  {
+    format: Schema.Literal(captureFormat),
+    source: SourceUrl,
+    sha256: Sha256Hex,
+    accessedAt: Rfc3339Utc,
+    contentType: Schema.String,
+    byteLength: Schema.NonNegativeInt,
+    text: Schema.String.pipe(
+      Schema.filter((s) => s.isWellFormed() || "must be well-formed Unicode (no lone surrogates)")
+    )
+  },
+  strict
+) {}
+
+/** A v1 record of a text body, digest and byte length computed from the text's UTF-8 bytes. */
+export const makeCaptureRecord = (fields: {
+  readonly source: SourceUrl
+  readonly text: string
+  readonly accessedAt: Rfc3339Utc
+  readonly contentType: string
+}): CaptureRecord =>
+  new CaptureRecord({
+    format: captureFormat,
+    source: fields.source,
+    sha256: sha256Of(fields.text),
+    accessedAt: fields.accessedAt,
+    contentType: fields.contentType,
+    byteLength: Buffer.byteLength(fields.text, "utf8"),
+    text: fields.text
+  })
+
+/** What a successful capture returns: enough to cite it, without the text. */
+export class CaptureRef extends Schema.Class<CaptureRef>("CaptureRef")(
+  {
+    source: SourceUrl,
+    sha256: Sha256Hex,
+    accessedAt: Rfc3339Utc,
+    byteLength: Schema.NonNegativeInt
+  },
+  strict
+) {}
+
+// ---------------------------------------------------------------------------
+// Verified reports
+// ---------------------------------------------------------------------------
+
+/** Where the excerpt first occurs in the capture text: UTF-16 code units, end exclusive. */
+export const Span = Schema.Struct({
+  start: Schema.NonNegativeInt,
+  end: Schema.NonNegativeInt
+}).annotations({ ...strict, identifier: "Span" })
+export type Span = typeof Span.Type
+
+export const Evidence = Schema.Struct({
+  span: Span,
+  occurrences: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  accessedAt: Rfc3339Utc
+}).annotations({ ...strict, identifier: "Evidence" })
+export type Evidence = typeof Evidence.Type
+
+/** A cited fact whose excerpt was found verbatim in the capture it names. */
+export const VerifiedCitation = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  fact: CitedFact,
+  evidence: Evidence
+}).annotations({ ...strict, identifier: "VerifiedCitation" })
+export type VerifiedCitation = typeof VerifiedCitation.Type
+
+/** An unavailable fact, passed on as given: an explanation, never evidence. */
+export const UnavailableEntry = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  fact: UnavailableFact
+}).annotations({ ...strict, identifier: "UnavailableEntry" })
+export type UnavailableEntry = typeof UnavailableEntry.Type
+
+export const VerifiedEntry = Schema.Union(VerifiedCitation, UnavailableEntry)
+export type VerifiedEntry = typeof VerifiedEntry.Type
+
+export const isVerifiedCitation = (entry: VerifiedEntry): entry is VerifiedCitation => entry.fact.state === "cited"
+
+/**
+ * `grounded`: at least one cited fact survived verification.
+ * `no_evidence`: none did; a terminal state of its own, not an empty answer.
+ */
+export const Outcome = Schema.Literal("grounded", "no_evidence")
+export type Outcome = typeof Outcome.Type
+
+export const Mode = Schema.Literal("reject", "drop")
+export type Mode = typeof Mode.Type
+
+export const verifiedFormat = "citegate.verified/1" as const

@@ -1,0 +1,249 @@
+/**
+ * Every expected way citegate can fail, one tagged error each. Each carries the
+ * fields a renderer needs and a `message` for humans; families are exported as
+ * union types and Schemas so renderers can switch exhaustively on `_tag` and a
+ * JSON rendering can be decoded back.
+ *
+ * Field values that come from reports or sources (labels, snippets, URLs) are
+ * untrusted data: renderers escape them for their format.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+const short = (digest: string) => digest.slice(0, 12)
+
+/** A position in a decoded document, e.g. `["facts", 2, "source"]`. */
+export const IssuePath = Schema.Array(Schema.Union(Schema.String, Schema.Number))
+
+export const Issue = Schema.Struct({ path: IssuePath, message: Schema.String })
+export type Issue = typeof Issue.Type
+
+export const formatPath = (path: ReadonlyArray<string | number>): string =>
+  path.length === 0
+    ? "(root)"
+    : path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("")
+
+const formatIssues = (issues: ReadonlyArray<Issue>) =>
+  issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join("; ")
+
+// ---------------------------------------------------------------------------
+// Capture store: reading
+// ---------------------------------------------------------------------------
+
+/** The run holds no capture of this exact source. No other capture is consulted. */
+export class MissingCapture extends Schema.TaggedError<MissingCapture>()("MissingCapture", {
+  source: Schema.String
+}) {
+  override get message() {
+    return `No capture of ${this.source} exists in this run`
+  }
+}
+
+export const CorruptReason = Schema.Literal(
+  "unreadable",
+  "symlink",
+  "hard-linked",
+  "not-a-regular-file",
+  "too-large",
+  "invalid-utf8",
+  "invalid-json",
+  "not-a-v1-record",
+  "source-mismatch",
+  "byte-length-mismatch"
+)
+export type CorruptReason = typeof CorruptReason.Type
+
+/** The stored capture cannot be trusted as a v1 record of this source. */
+export class CorruptCapture extends Schema.TaggedError<CorruptCapture>()("CorruptCapture", {
+  source: Schema.String,
+  reason: CorruptReason,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The capture of ${this.source} is corrupt (${this.reason}): ${this.detail}`
+  }
+}
+
+/** The stored record is in an older format. Migrate it explicitly; it is never accepted as is. */
+export class LegacyCapture extends Schema.TaggedError<LegacyCapture>()("LegacyCapture", {
+  source: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The capture of ${this.source} is a legacy record (${this.detail}); migrate it explicitly with run-pipeline migrate`
+  }
+}
+
+export const CaptureReadError = Schema.Union(MissingCapture, CorruptCapture, LegacyCapture)
+export type CaptureReadError = typeof CaptureReadError.Type
+
+// ---------------------------------------------------------------------------
+// Capture store: writing
+// ---------------------------------------------------------------------------
+
+/** One run holds one capture per source; the first one is left byte-for-byte untouched. */
+export class CaptureExists extends Schema.TaggedError<CaptureExists>()("CaptureExists", {
+  source: Schema.String
+}) {
+  override get message() {
+    return `A capture of ${this.source} already exists in this run; the existing record was left untouched`
+  }
+}
+
+/** The store could not persist a record (disk full, I/O error, …). Nothing is left under a final name. */
+export class CaptureWriteFailed extends Schema.TaggedError<CaptureWriteFailed>()("CaptureWriteFailed", {
+  source: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Writing the capture of ${this.source} failed: ${this.detail}`
+  }
+}
+
+export const CaptureWriteError = Schema.Union(CaptureExists, CaptureWriteFailed)
+export type CaptureWriteError = typeof CaptureWriteError.Type
+
+/** The run directory a store was asked to use is not a usable directory. */
+export class InvalidRunDirectory extends Schema.TaggedError<InvalidRunDirectory>()("InvalidRunDirectory", {
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Run directory ${this.path} cannot be used: ${this.detail}`
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Verification: per-fact failures
+// ---------------------------------------------------------------------------
+
+export const NotApprovedReason = Schema.Literal(
+  "not-in-approved-set",
+  "not-canonical",
+  "scheme-not-allowed",
+  "userinfo",
+  "fragment"
+)
+export type NotApprovedReason = typeof NotApprovedReason.Type
+
+/** The source is not an exact member of the operator's approved set (or breaks the URL policy). */
+export class NotApproved extends Schema.TaggedError<NotApproved>()("NotApproved", {
+  source: Schema.String,
+  reason: NotApprovedReason,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Source ${JSON.stringify(this.source)} is not approved: ${this.detail}`
+  }
+}
+
+/** The fact's label is not one of the approved labels. */
+export class UnknownLabel extends Schema.TaggedError<UnknownLabel>()("UnknownLabel", {
+  label: Schema.String
+}) {
+  override get message() {
+    return `Label ${JSON.stringify(this.label)} is not an approved label`
+  }
+}
+
+/** The label was already used by an earlier fact of the same report. */
+export class DuplicateLabel extends Schema.TaggedError<DuplicateLabel>()("DuplicateLabel", {
+  label: Schema.String,
+  firstIndex: Schema.NonNegativeInt
+}) {
+  override get message() {
+    return `Label ${JSON.stringify(this.label)} is already used by fact ${this.firstIndex}`
+  }
+}
+
+/**
+ * `report`: the digest the report names differs from the capture's digest.
+ * `stored`: the stored text no longer hashes to the capture's own digest (the capture was altered).
+ */
+export const DigestMismatchKind = Schema.Literal("report", "stored")
+
+export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("DigestMismatch", {
+  source: Schema.String,
+  kind: DigestMismatchKind,
+  expected: Schema.String,
+  actual: Schema.String
+}) {
+  override get message() {
+    return this.kind === "report"
+      ? `The report names capture ${short(this.expected)}… of ${this.source}, but this run's capture is ${short(this.actual)}…`
+      : `The capture of ${this.source} was altered: its text hashes to ${short(this.actual)}…, not its recorded ${short(this.expected)}…`
+  }
+}
+
+/** The snippet does not occur verbatim (exact code units) in the capture text. */
+export class SnippetAbsent extends Schema.TaggedError<SnippetAbsent>()("SnippetAbsent", {
+  source: Schema.String,
+  captureSha256: Schema.String,
+  snippet: Schema.String
+}) {
+  override get message() {
+    return `The snippet does not occur verbatim in capture ${short(this.captureSha256)}… of ${this.source}`
+  }
+}
+
+/** Why one fact of a report failed verification. */
+export const FactError = Schema.Union(
+  NotApproved,
+  UnknownLabel,
+  DuplicateLabel,
+  MissingCapture,
+  CorruptCapture,
+  LegacyCapture,
+  DigestMismatch,
+  SnippetAbsent
+)
+export type FactError = typeof FactError.Type
+
+/** A failed fact: its position and label in the report, and why it failed. */
+export const FactRejection = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  label: Schema.String,
+  error: FactError
+}).annotations({ parseOptions: { onExcessProperty: "error" }, identifier: "FactRejection" })
+export type FactRejection = typeof FactRejection.Type
+
+// ---------------------------------------------------------------------------
+// Verification: whole-report failures
+// ---------------------------------------------------------------------------
+
+/** The report is not a valid report: every schema issue, with its path. */
+export class InvalidReport extends Schema.TaggedError<InvalidReport>()("InvalidReport", {
+  issues: Schema.NonEmptyArray(Issue)
+}) {
+  override get message() {
+    return `The report is invalid: ${formatIssues(this.issues)}`
+  }
+}
+
+/** At least one fact failed verification; every failure is listed, in report order. */
+export class ReportRejected extends Schema.TaggedError<ReportRejected>()("ReportRejected", {
+  failures: Schema.NonEmptyArray(FactRejection)
+}) {
+  override get message() {
+    const n = this.failures.length
+    return `The report was rejected: ${n} fact failure${n === 1 ? "" : "s"}: ` +
+      this.failures.map((f) => `fact ${f.index} (${JSON.stringify(f.label)}): ${f.error._tag}`).join(", ")
+  }
+}
+
+export const VerifyError = Schema.Union(InvalidReport, ReportRejected)
+export type VerifyError = typeof VerifyError.Type
+
+// ---------------------------------------------------------------------------
+// Configuration
+// ---------------------------------------------------------------------------
+
+/** A configuration document (pipeline.json, Gate options) failed strict decoding. */
+export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", {
+  issues: Schema.NonEmptyArray(Issue)
+}) {
+  override get message() {
+    return `The configuration is invalid: ${formatIssues(this.issues)}`
+  }
+}

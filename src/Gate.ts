@@ -1,0 +1,96 @@
+/**
+ * The Layer services embed in front of rendering or publishing: capture store,
+ * verifier and the operator's policy composed into one service.
+ *
+ * - `reject` mode (default): any failing fact rejects the whole report with
+ *   `ReportRejected`, listing every failure.
+ * - `drop` mode: failing facts are removed and returned as typed retractions.
+ *   The outcome is `grounded` when at least one cited fact survives, else
+ *   `no_evidence`. An unavailable fact never counts as evidence.
+ *
+ * An undecodable report (`InvalidReport`) is rejected in both modes.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer } from "effect"
+import * as CaptureStore from "./CaptureStore.js"
+import type { InvalidConfig, InvalidReport, InvalidRunDirectory, ReportRejected } from "./Errors.js"
+import * as Policy from "./Policy.js"
+import type { VerifiedReport } from "./VerifiedReport.js"
+import * as Verifier from "./Verifier.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface GateShape {
+  readonly policy: Policy.PolicyShape
+  /** Verify a parsed report under the policy's mode. */
+  readonly check: (report: unknown) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+  /** Verify report JSON text (repeated and prototype keys rejected) under the policy's mode. */
+  readonly checkJson: (text: string) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Gate extends Context.Tag("citegate/Gate")<Gate, GateShape>() {}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<GateShape, never, Verifier.Verifier | Policy.Policy> = Effect.gen(function*() {
+  const verifier = yield* Verifier.Verifier
+  const policy = yield* Policy.Policy
+
+  const dropFailures = (verification: Verifier.Verification) =>
+    Verifier.toVerifiedReport(verification.entries, { mode: "drop", retractions: verification.rejections })
+
+  return Gate.of({
+    policy,
+    check: Effect.fn("Gate.check")(function*(report: unknown) {
+      return policy.mode === "drop" ? dropFailures(yield* verifier.check(report)) : yield* verifier.verify(report)
+    }),
+    checkJson: Effect.fn("Gate.checkJson")(function*(text: string) {
+      return policy.mode === "drop"
+        ? dropFailures(yield* verifier.checkJson(text))
+        : yield* verifier.verifyJson(text)
+    })
+  })
+})
+
+/**
+ * The Gate over any CaptureStore (a database-backed one, say), configured from
+ * an untrusted configuration value that is decoded strictly.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (config: unknown): Layer.Layer<Gate, InvalidConfig, CaptureStore.CaptureStore> =>
+  Layer.effect(Gate, make).pipe(
+    Layer.provide(Verifier.layer),
+    Layer.provide(Policy.layerConfig(config))
+  )
+
+/**
+ * The embedded default: the Gate over one run directory on the local filesystem.
+ *
+ * @example
+ * ```ts
+ * const GateLive = Gate.layer({ runDirectory: "runs/2026-11-30", config: pipelineJson })
+ * const program = Effect.flatMap(Gate.Gate, (gate) => gate.checkJson(draft))
+ * Effect.runPromise(Effect.provide(program, GateLive))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: {
+  readonly runDirectory: string
+  readonly config: unknown
+}): Layer.Layer<Gate, InvalidConfig | InvalidRunDirectory> =>
+  layerConfig(options.config).pipe(
+    Layer.provide(CaptureStore.layerFileSystem({ directory: options.runDirectory }))
+  )

@@ -1,0 +1,44 @@
+/**
+ * What the operator approved for verification: the exact sources, the labels,
+ * the fact limit and the Gate's mode.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer } from "effect"
+import * as Config from "./Config.js"
+import type { Label, Mode, SourceUrl } from "./Domain.js"
+import type { InvalidConfig } from "./Errors.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface PolicyShape {
+  readonly sources: ReadonlySet<SourceUrl>
+  readonly labels: ReadonlySet<Label>
+  readonly maxFacts: number
+  readonly mode: Mode
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Policy extends Context.Tag("citegate/Policy")<Policy, PolicyShape>() {}
+
+/** The policy a decoded configuration describes. */
+export const fromConfig = (config: Config.PipelineConfig): PolicyShape =>
+  Policy.of({
+    sources: new Set(config.sources),
+    labels: new Set(config.labels),
+    maxFacts: Config.resolvedMaxFacts(config),
+    mode: Config.resolvedMode(config)
+  })
+
+/** A policy layer from an already-decoded configuration. */
+export const layer = (config: Config.PipelineConfig): Layer.Layer<Policy> =>
+  Layer.succeed(Policy, fromConfig(config))
+
+/** A policy layer from an untrusted configuration value, decoded strictly. */
+export const layerConfig = (input: unknown): Layer.Layer<Policy, InvalidConfig> =>
+  Layer.effect(Policy, Effect.map(Config.decode(input), fromConfig))

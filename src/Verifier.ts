@@ -1,0 +1,243 @@
+/**
+ * The read-only half of citegate. It decodes a drafted report strictly and
+ * checks each cited fact against the capture of its exact source in this run:
+ * never another capture, never another run, no fuzzy or normalised matching.
+ * It reads captures only through `CaptureStore.read` and writes nothing.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Either, Layer } from "effect"
+import * as Arr from "effect/Array"
+import { CaptureStore } from "./CaptureStore.js"
+import {
+  type CaptureRecord,
+  type CitedFact,
+  type Evidence,
+  makeReport,
+  type Report,
+  sha256Of,
+  type SourceUrl,
+  urlProblem,
+  type VerifiedEntry,
+  verifiedFormat
+} from "./Domain.js"
+import {
+  type CaptureReadError,
+  DigestMismatch,
+  DuplicateLabel,
+  type FactError,
+  type FactRejection,
+  InvalidReport,
+  NotApproved,
+  ReportRejected,
+  SnippetAbsent,
+  UnknownLabel
+} from "./Errors.js"
+import { decodeJson, decodeUnknown } from "./internal/decode.js"
+import { Policy } from "./Policy.js"
+import { VerifiedReport } from "./VerifiedReport.js"
+
+/**
+ * Every fact's result: the entries that passed (report order) and the facts
+ * that failed, each with all of its failures.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Verification {
+  readonly entries: ReadonlyArray<VerifiedEntry>
+  readonly rejections: ReadonlyArray<FactRejection>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface VerifierShape {
+  /** Check every fact and return passes and failures side by side; only an undecodable report fails. */
+  readonly check: (report: unknown) => Effect.Effect<Verification, InvalidReport>
+  /** `check` on report JSON text (repeated and prototype keys rejected). */
+  readonly checkJson: (text: string) => Effect.Effect<Verification, InvalidReport>
+  /** Accept the report only if every fact passes; otherwise `ReportRejected` lists every failure. */
+  readonly verify: (report: unknown) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+  /** `verify` on report JSON text. */
+  readonly verifyJson: (text: string) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Verifier extends Context.Tag("citegate/Verifier")<Verifier, VerifierShape>() {}
+
+/** A capture as read once for this verification, with its text rehashed once. */
+interface LoadedCapture {
+  readonly record: CaptureRecord
+  readonly textSha256: string
+}
+
+/** First occurrence and number of (possibly overlapping) occurrences, by exact code-unit equality. */
+const locate = (text: string, snippet: string): { readonly start: number; readonly occurrences: number } | undefined => {
+  const start = text.indexOf(snippet)
+  if (start === -1) return undefined
+  let occurrences = 1
+  for (let at = text.indexOf(snippet, start + 1); at !== -1; at = text.indexOf(snippet, at + 1)) occurrences++
+  return { start, occurrences }
+}
+
+const notApproved = (source: string): NotApproved => {
+  const problem = urlProblem(source)
+  return problem === undefined
+    ? new NotApproved({ source, reason: "not-in-approved-set", detail: "not in the approved source set" })
+    : new NotApproved({ source, reason: problem.reason, detail: `URL ${problem.detail}` })
+}
+
+/** The outcome and report once the passing entries are known. */
+export const toVerifiedReport = (
+  entries: ReadonlyArray<VerifiedEntry>,
+  options: { readonly mode: "reject" | "drop"; readonly retractions: ReadonlyArray<FactRejection> }
+): VerifiedReport =>
+  new VerifiedReport({
+    format: verifiedFormat,
+    outcome: entries.some((entry) => entry.fact.state === "cited") ? "grounded" : "no_evidence",
+    mode: options.mode,
+    facts: entries,
+    retractions: options.retractions,
+    proves: "provenance-only",
+    semanticReview: "not-performed"
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = Effect.gen(function*() {
+  const store = yield* CaptureStore
+  const policy = yield* Policy
+  const reportSchema = makeReport(policy.maxFacts)
+  const decodeReport = decodeUnknown(reportSchema)
+  const decodeReportJson = decodeJson(reportSchema)
+
+  const loadCapture = (source: SourceUrl): Effect.Effect<Either.Either<LoadedCapture, CaptureReadError>> =>
+    store.read(source).pipe(
+      Effect.map((record) => ({ record, textSha256: sha256Of(record.text) })),
+      Effect.either
+    )
+
+  const checkCited = (fact: CitedFact, capture: Either.Either<LoadedCapture, CaptureReadError>): Either.Either<
+    Evidence,
+    FactError
+  > => {
+    if (Either.isLeft(capture)) return Either.left(capture.left)
+    const { record, textSha256 } = capture.right
+    if (textSha256 !== record.sha256) {
+      return Either.left(
+        new DigestMismatch({ source: record.source, kind: "stored", expected: record.sha256, actual: textSha256 })
+      )
+    }
+    if (fact.captureSha256 !== record.sha256) {
+      return Either.left(
+        new DigestMismatch({
+          source: record.source,
+          kind: "report",
+          expected: fact.captureSha256,
+          actual: record.sha256
+        })
+      )
+    }
+    const found = locate(record.text, fact.snippet)
+    if (found === undefined) {
+      return Either.left(
+        new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet: fact.snippet })
+      )
+    }
+    return Either.right({
+      span: { start: found.start, end: found.start + fact.snippet.length },
+      occurrences: found.occurrences,
+      accessedAt: record.accessedAt
+    })
+  }
+
+  const checkReport = (report: Report): Effect.Effect<Verification> =>
+    Effect.gen(function*() {
+      const failuresByIndex: Array<Array<FactError>> = report.facts.map(() => [])
+      const firstIndexOfLabel = new Map<string, number>()
+      const approvedSources = new Set<SourceUrl>()
+
+      report.facts.forEach((fact, index) => {
+        const failures = failuresByIndex[index]!
+        if (!policy.labels.has(fact.label)) failures.push(new UnknownLabel({ label: fact.label }))
+        const firstIndex = firstIndexOfLabel.get(fact.label)
+        if (firstIndex === undefined) firstIndexOfLabel.set(fact.label, index)
+        else failures.push(new DuplicateLabel({ label: fact.label, firstIndex }))
+        if (fact.state === "cited") {
+          if (policy.sources.has(fact.source as SourceUrl)) approvedSources.add(fact.source as SourceUrl)
+          else failures.push(notApproved(fact.source))
+        }
+      })
+
+      // Each distinct capture is read and rehashed once, however many facts cite it.
+      const captures = new Map(
+        yield* Effect.forEach(
+          approvedSources,
+          (source) => Effect.map(loadCapture(source), (capture) => [source, capture] as const),
+          { concurrency: 4 }
+        )
+      )
+
+      const entries: Array<VerifiedEntry> = []
+      const rejections: Array<FactRejection> = []
+      report.facts.forEach((fact, index) => {
+        const failures = failuresByIndex[index]!
+        let evidence: Evidence | undefined
+        if (fact.state === "cited") {
+          const capture = captures.get(fact.source as SourceUrl)
+          if (capture !== undefined) {
+            const result = checkCited(fact, capture)
+            if (Either.isLeft(result)) failures.push(result.left)
+            else evidence = result.right
+          }
+        }
+        if (Arr.isNonEmptyArray(failures)) {
+          for (const error of failures) rejections.push({ index, label: fact.label, error })
+        } else if (fact.state === "cited") {
+          entries.push({ index, fact, evidence: evidence! })
+        } else {
+          entries.push({ index, fact })
+        }
+      })
+      return { entries, rejections }
+    })
+
+  const check = Effect.fn("Verifier.check")(function*(input: unknown) {
+    const report = yield* Effect.mapError(decodeReport(input), (issues) => new InvalidReport({ issues }))
+    return yield* checkReport(report)
+  })
+
+  const checkJson = Effect.fn("Verifier.checkJson")(function*(text: string) {
+    const report = yield* Effect.mapError(decodeReportJson(text), (issues) => new InvalidReport({ issues }))
+    return yield* checkReport(report)
+  })
+
+  const accept = (verification: Verification): Effect.Effect<VerifiedReport, ReportRejected> =>
+    Arr.isNonEmptyReadonlyArray(verification.rejections)
+      ? Effect.fail(new ReportRejected({ failures: verification.rejections }))
+      : Effect.succeed(toVerifiedReport(verification.entries, { mode: "reject", retractions: [] }))
+
+  return Verifier.of({
+    check,
+    checkJson,
+    verify: Effect.fn("Verifier.verify")(function*(input: unknown) {
+      return yield* accept(yield* check(input))
+    }),
+    verifyJson: Effect.fn("Verifier.verifyJson")(function*(text: string) {
+      return yield* accept(yield* checkJson(text))
+    })
+  })
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Verifier, never, CaptureStore | Policy> = Layer.effect(Verifier, make)

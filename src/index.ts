@@ -1,0 +1,25 @@
+/**
+ * citegate: provable citations for generated reports.
+ *
+ * Every accepted excerpt occurs, verbatim, in the exact source capture and
+ * revision that the report names; every other fact is an explicit
+ * "unavailable" entry with a reason and nothing else.
+ *
+ * @since 0.1.0
+ */
+
+/** Trusted side: writes capture records. */
+export * as CaptureStore from "./CaptureStore.js"
+
+/** Read-only side: checks reports against captures. */
+export * as Verifier from "./Verifier.js"
+export * as Gate from "./Gate.js"
+export * as Policy from "./Policy.js"
+
+/** Shared records, configuration and errors. */
+export * as Config from "./Config.js"
+export * as Domain from "./Domain.js"
+export * as Errors from "./Errors.js"
+export * from "./Errors.js"
+export * from "./Domain.js"
+export { VerifiedReport } from "./VerifiedReport.js"
