@@ -247,3 +247,158 @@ export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidC
     return `The configuration is invalid: ${formatIssues(this.issues)}`
   }
 }
+
+// ---------------------------------------------------------------------------
+// Capture (trusted pipeline code fetching approved sources)
+// ---------------------------------------------------------------------------
+
+/** A resolved (or literal) address of the source's host is not allowed; no connection was made to it. */
+export class AddressRejected extends Schema.TaggedError<AddressRejected>()("AddressRejected", {
+  source: Schema.String,
+  host: Schema.String,
+  address: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Refused to connect to ${this.host} at ${this.address} for ${this.source}: ${this.reason}`
+  }
+}
+
+/** The server answered with a redirect. Redirects are never followed. */
+export class RedirectRejected extends Schema.TaggedError<RedirectRejected>()("RedirectRejected", {
+  source: Schema.String,
+  status: Schema.Int,
+  location: Schema.NullOr(Schema.String)
+}) {
+  override get message() {
+    return `${this.source} answered ${this.status} redirecting to ${this.location ?? "(no location)"}; redirects are not followed: approve the exact target URL instead`
+  }
+}
+
+/** The server answered with a status other than 200. */
+export class UnexpectedStatus extends Schema.TaggedError<UnexpectedStatus>()("UnexpectedStatus", {
+  source: Schema.String,
+  status: Schema.Int
+}) {
+  override get message() {
+    return `${this.source} answered with status ${this.status}; only 200 is captured`
+  }
+}
+
+/** The body is not `text/plain` in UTF-8. */
+export class UnsupportedContentType extends Schema.TaggedError<UnsupportedContentType>()("UnsupportedContentType", {
+  source: Schema.String,
+  contentType: Schema.NullOr(Schema.String)
+}) {
+  override get message() {
+    return `${this.source} sent content type ${this.contentType === null ? "(none)" : JSON.stringify(this.contentType)}; only text/plain in UTF-8 is captured`
+  }
+}
+
+/** The body is encoded (gzip, br, …). Encoded bodies are rejected, never decompressed. */
+export class UnsupportedContentEncoding extends Schema.TaggedError<UnsupportedContentEncoding>()(
+  "UnsupportedContentEncoding",
+  { source: Schema.String, contentEncoding: Schema.String }
+) {
+  override get message() {
+    return `${this.source} sent Content-Encoding ${JSON.stringify(this.contentEncoding)}; only identity bodies are captured`
+  }
+}
+
+/** A header that decides how the body is read was sent more than once; fail closed. */
+export class AmbiguousHeader extends Schema.TaggedError<AmbiguousHeader>()("AmbiguousHeader", {
+  source: Schema.String,
+  header: Schema.String,
+  value: Schema.String
+}) {
+  override get message() {
+    return `${this.source} sent an ambiguous ${this.header} header (${JSON.stringify(this.value)})`
+  }
+}
+
+/** The body is larger than the capture budget; the transfer was aborted. */
+export class TooLarge extends Schema.TaggedError<TooLarge>()("TooLarge", {
+  source: Schema.String,
+  maxBytes: Schema.Int,
+  /** The Content-Length the server announced, if that is what exceeded the budget. */
+  declaredBytes: Schema.NullOr(Schema.Number),
+  /** Bytes received before the transfer was aborted. */
+  receivedBytes: Schema.Int
+}) {
+  override get message() {
+    return this.declaredBytes !== null
+      ? `${this.source} announced ${this.declaredBytes} bytes, over the ${this.maxBytes} byte budget; the body was not read`
+      : `${this.source} sent more than the ${this.maxBytes} byte budget; the transfer was aborted`
+  }
+}
+
+/** The body ended before the length the server announced. */
+export class TruncatedBody extends Schema.TaggedError<TruncatedBody>()("TruncatedBody", {
+  source: Schema.String,
+  expectedBytes: Schema.Number,
+  receivedBytes: Schema.Int
+}) {
+  override get message() {
+    return `${this.source} sent ${this.receivedBytes} of the ${this.expectedBytes} bytes it announced`
+  }
+}
+
+/** The body is not valid UTF-8 (a truncated final sequence included). */
+export class InvalidEncoding extends Schema.TaggedError<InvalidEncoding>()("InvalidEncoding", {
+  source: Schema.String,
+  byteLength: Schema.Int
+}) {
+  override get message() {
+    return `${this.source} sent a body that is not valid UTF-8`
+  }
+}
+
+/** The whole fetch (connect, headers and body) did not finish within the budget; the socket was closed. */
+export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
+  source: Schema.String,
+  timeoutMs: Schema.Int
+}) {
+  override get message() {
+    return `Capturing ${this.source} did not finish within ${this.timeoutMs} ms`
+  }
+}
+
+/** The connection failed or broke (refused, reset, TLS failure, …). */
+export class ConnectionFailed extends Schema.TaggedError<ConnectionFailed>()("ConnectionFailed", {
+  source: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Could not fetch ${this.source}: ${this.detail}`
+  }
+}
+
+/** A capture budget (timeout, size, concurrency) is out of range. */
+export class InvalidBudget extends Schema.TaggedError<InvalidBudget>()("InvalidBudget", {
+  budget: Schema.String,
+  value: Schema.Unknown,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Capture budget ${this.budget} = ${String(this.value)} is invalid: ${this.detail}`
+  }
+}
+
+/** Why capturing one source failed. */
+export const CaptureError = Schema.Union(
+  NotApproved,
+  AddressRejected,
+  RedirectRejected,
+  UnexpectedStatus,
+  UnsupportedContentType,
+  UnsupportedContentEncoding,
+  AmbiguousHeader,
+  TooLarge,
+  TruncatedBody,
+  InvalidEncoding,
+  Timeout,
+  ConnectionFailed,
+  CaptureExists,
+  CaptureWriteFailed
+)
+export type CaptureError = typeof CaptureError.Type

@@ -8,7 +8,8 @@
  * @since 0.1.0
  */
 
-/** Trusted side: writes capture records. */
+/** Trusted side: fetches approved sources and writes capture records. */
+export * as Capture from "./Capture.js"
 export * as CaptureStore from "./CaptureStore.js"
 
 /** Read-only side: checks reports against captures. */

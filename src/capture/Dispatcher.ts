@@ -1,0 +1,90 @@
+/**
+ * The HTTP transport of the capture stage: an undici Agent whose connector
+ * resolves the host itself, checks EVERY resolved address against the address
+ * policy, and then opens the socket to exactly the address it checked. There is
+ * no second lookup, so a DNS answer cannot change between check and connect
+ * (rebinding), and literal IP hosts go through the same check.
+ */
+import * as Undici from "@effect/platform-node/Undici"
+import { Effect } from "effect"
+import * as dns from "node:dns/promises"
+import { isIP } from "node:net"
+import { addressProblem } from "./AddressPolicy.js"
+
+export interface ResolvedAddress {
+  readonly address: string
+  readonly family: number
+}
+
+/** Resolves a host name to every address it has. Injectable so tests can answer with any address. */
+export type Resolver = (hostname: string) => Promise<ReadonlyArray<ResolvedAddress>>
+
+export const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true })
+
+/** Raised inside the connector when an address is refused; mapped to `AddressRejected` by the capture stage. */
+export class AddressRefusedError extends Error {
+  constructor(readonly host: string, readonly address: string, readonly reason: string) {
+    super(`refused to connect to ${host} at ${address}: ${reason}`)
+    this.name = "AddressRefusedError"
+  }
+}
+
+export type Connector = Undici.buildConnector.connector
+
+export interface DispatcherOptions {
+  /** Test mode: only 127.0.0.1 may be reached. */
+  readonly allowLoopbackHttp: boolean
+  readonly resolver?: Resolver | undefined
+  /**
+   * Opens the socket once the address is checked; defaults to undici's own
+   * connector. Replaceable only to inject network faults in tests.
+   */
+  readonly socketConnector?: Connector | undefined
+}
+
+const unbracket = (hostname: string) =>
+  hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname
+
+/** A connector that refuses any disallowed address before a socket exists. */
+export const guardedConnector = (options: DispatcherOptions): Connector => {
+  const resolver = options.resolver ?? systemResolver
+  const connectSocket = options.socketConnector ?? Undici.buildConnector({})
+  return (connectOptions, callback) => {
+    const host = unbracket(connectOptions.hostname)
+    const family = isIP(host)
+    const lookup = family !== 0 ? Promise.resolve([{ address: host, family }]) : resolver(host)
+    lookup
+      .then((addresses) => {
+        if (addresses.length === 0) throw new Error(`${host} resolved to no address`)
+        // Reject when ANY address is disallowed: which one a client would pick is not ours to guess.
+        for (const { address } of addresses) {
+          const problem = addressProblem(address, options)
+          if (problem !== undefined) throw new AddressRefusedError(host, address, problem)
+        }
+        return addresses[0]!.address
+      })
+      .then(
+        (address) =>
+          connectSocket({
+            ...connectOptions,
+            // `host` keeps the name for TLS SNI and certificate checks; the socket goes to the checked address.
+            host: connectOptions.host ?? connectOptions.hostname,
+            hostname: address
+          }, callback),
+        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null)
+      )
+  }
+}
+
+/** A scoped undici Agent over the guarded connector, destroyed (sockets closed) with its scope. */
+export const make = (options: DispatcherOptions) =>
+  Effect.acquireRelease(
+    Effect.sync(() =>
+      new Undici.Agent({
+        connect: guardedConnector(options),
+        // Deadlines are the capture stage's single Effect timeout; these only bound idle sockets.
+        keepAliveTimeout: 4_000
+      })
+    ),
+    (agent) => Effect.promise(() => agent.destroy())
+  )

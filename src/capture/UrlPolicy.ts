@@ -1,0 +1,40 @@
+/**
+ * Which URL strings the capture stage may fetch, decided before any DNS lookup
+ * or socket: an exact member of the operator's approved set, exactly its own
+ * canonical form, https (plain http only in test mode, and then only to the
+ * literal host 127.0.0.1), without userinfo or fragment in any form.
+ */
+import { type SourceUrl, urlProblem } from "../Domain.js"
+import { NotApproved } from "../Errors.js"
+
+export interface UrlPolicyOptions {
+  readonly approved: ReadonlySet<string>
+  /** Test mode: plain http, only to the literal host 127.0.0.1. Off unless passed. */
+  readonly allowLoopbackHttp: boolean
+}
+
+export const check = (source: string, options: UrlPolicyOptions): SourceUrl | NotApproved => {
+  const problem = urlProblem(source)
+  if (problem !== undefined) return new NotApproved({ source, reason: problem.reason, detail: `URL ${problem.detail}` })
+  if (!options.approved.has(source)) {
+    return new NotApproved({ source, reason: "not-in-approved-set", detail: "not in the approved source set" })
+  }
+  const url = new URL(source)
+  if (url.protocol === "http:") {
+    if (!options.allowLoopbackHttp) {
+      return new NotApproved({
+        source,
+        reason: "scheme-not-allowed",
+        detail: "plain http is allowed only in test mode (allowLoopbackHttp)"
+      })
+    }
+    if (url.hostname !== "127.0.0.1") {
+      return new NotApproved({
+        source,
+        reason: "scheme-not-allowed",
+        detail: "in test mode plain http may only reach the literal host 127.0.0.1"
+      })
+    }
+  }
+  return source as SourceUrl
+}
