@@ -24,6 +24,7 @@ import {
   MissingCapture
 } from "./Errors.js"
 import { decodeUnknown } from "./internal/decode.js"
+import { errorCode, errorText, readRegularFile } from "./internal/safeRead.js"
 import * as StrictJson from "./internal/strictJson.js"
 
 /**
@@ -90,11 +91,6 @@ export interface FileSystemOptions {
 // A 64 MiB body (the largest capture budget) escapes to at most 6x its size in JSON.
 export const defaultMaxRecordBytes = 400 * 1024 * 1024
 
-const errorCode = (error: unknown): string =>
-  typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unknown"
-
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
 const decodeRecord = decodeUnknown(CaptureRecord)
@@ -124,55 +120,15 @@ export const makeFileSystem = Effect.fn("CaptureStore.makeFileSystem")(function*
   const corrupt = (source: string, reason: CorruptReason, detail: string) =>
     new CorruptCapture({ source, reason, detail })
 
-  /** Reads a regular, singly-linked file that is not a symlink, within the size cap. */
-  const readRegularFile = (source: SourceUrl, file: string) =>
-    Effect.acquireUseRelease(
-      Effect.tryPromise({
-        // O_NONBLOCK: opening a FIFO must not wait for a writer.
-        try: () => io.open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK),
-        catch: (error) => {
-          const code = errorCode(error)
-          if (code === "ENOENT") return new MissingCapture({ source })
-          if (code === "ELOOP") return corrupt(source, "symlink", "the record file is a symbolic link")
-          return corrupt(source, "unreadable", errorText(error))
-        }
-      }),
-      (handle) =>
-        Effect.gen(function*() {
-          const st = yield* Effect.tryPromise({
-            try: () => handle.stat(),
-            catch: (error) => corrupt(source, "unreadable", errorText(error))
-          })
-          if (!st.isFile()) return yield* corrupt(source, "not-a-regular-file", "the record is not a regular file")
-          if (st.nlink !== 1) {
-            return yield* corrupt(source, "hard-linked", `the record file has ${st.nlink} links`)
-          }
-          if (st.size > maxRecordBytes) {
-            return yield* corrupt(source, "too-large", `${st.size} bytes exceeds the ${maxRecordBytes} byte limit`)
-          }
-          return yield* Effect.tryPromise({
-            try: async () => {
-              // One spare byte detects a file that grew after fstat.
-              const buffer = Buffer.allocUnsafe(st.size + 1)
-              let filled = 0
-              for (;;) {
-                const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled)
-                if (bytesRead === 0) break
-                filled += bytesRead
-                if (filled > st.size) throw new Error("the record file changed while being read")
-              }
-              if (filled !== st.size) throw new Error("the record file changed while being read")
-              return buffer.subarray(0, filled)
-            },
-            catch: (error) => corrupt(source, "unreadable", errorText(error))
-          })
-        }),
-      (handle) => Effect.promise(() => handle.close())
-    )
-
   const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
     Effect.gen(function*() {
-      const bytes = yield* readRegularFile(source, path.join(directory, recordFileName(source)))
+      const bytes = yield* readRegularFile(io.open, path.join(directory, recordFileName(source)), maxRecordBytes).pipe(
+        Effect.mapError((failure) =>
+          failure.reason === "missing"
+            ? new MissingCapture({ source })
+            : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
+        )
+      )
       let text: string
       try {
         text = utf8.decode(bytes)

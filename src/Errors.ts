@@ -205,7 +205,7 @@ export const FactRejection = Schema.Struct({
   index: Schema.NonNegativeInt,
   label: Schema.String,
   error: FactError
-}).annotations({ parseOptions: { onExcessProperty: "error" }, identifier: "FactRejection" })
+}).annotations({ identifier: "FactRejection" })
 export type FactRejection = typeof FactRejection.Type
 
 // ---------------------------------------------------------------------------
@@ -402,3 +402,28 @@ export const CaptureError = Schema.Union(
   CaptureWriteFailed
 )
 export type CaptureError = typeof CaptureError.Type
+
+// ---------------------------------------------------------------------------
+// Explicit migration of legacy records
+// ---------------------------------------------------------------------------
+
+export const MigrationRejectionReason = Schema.Literal(
+  "missing",
+  "unreadable",
+  "not-a-legacy-record",
+  "digest-mismatch",
+  "source-conflict",
+  "write-failed"
+)
+
+/** One legacy entry the operator's map approved could not be migrated; nothing was written for it. */
+export class MigrationRejected extends Schema.TaggedError<MigrationRejected>()("MigrationRejected", {
+  file: Schema.String,
+  source: Schema.String,
+  reason: MigrationRejectionReason,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Legacy record ${this.file} was not migrated (${this.reason}): ${this.detail}`
+  }
+}

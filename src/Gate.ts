@@ -16,6 +16,7 @@ import { Context, Effect, Layer } from "effect"
 import * as CaptureStore from "./CaptureStore.js"
 import type { InvalidConfig, InvalidReport, InvalidRunDirectory, ReportRejected } from "./Errors.js"
 import * as Policy from "./Policy.js"
+import type { CaptureRecord } from "./Domain.js"
 import type { VerifiedReport } from "./VerifiedReport.js"
 import * as Verifier from "./Verifier.js"
 
@@ -29,6 +30,20 @@ export interface GateShape {
   readonly check: (report: unknown) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
   /** Verify report JSON text (repeated and prototype keys rejected) under the policy's mode. */
   readonly checkJson: (text: string) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+  /**
+   * `checkJson`, also returning the capture records the accepted citations were
+   * verified against (what the HTML renderer shows), without reading them again.
+   */
+  readonly checkJsonWithCaptures: (text: string) => Effect.Effect<Checked, InvalidReport | ReportRejected>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Checked {
+  readonly report: VerifiedReport
+  readonly captures: ReadonlyMap<string, CaptureRecord>
 }
 
 /**
@@ -45,19 +60,29 @@ export const make: Effect.Effect<GateShape, never, Verifier.Verifier | Policy.Po
   const verifier = yield* Verifier.Verifier
   const policy = yield* Policy.Policy
 
-  const dropFailures = (verification: Verifier.Verification) =>
-    Verifier.toVerifiedReport(verification.entries, { mode: "drop", retractions: verification.rejections })
+  const decide = (verification: Verifier.Verification): Effect.Effect<Checked, ReportRejected> => {
+    const checked = (report: VerifiedReport) => Effect.succeed({ report, captures: verification.captures })
+    if (policy.mode === "drop") {
+      return checked(
+        Verifier.toVerifiedReport(verification.entries, { mode: "drop", retractions: verification.rejections })
+      )
+    }
+    return Effect.flatMap(Verifier.accept(verification), checked)
+  }
+
+  const checkJsonWithCaptures = Effect.fn("Gate.checkJsonWithCaptures")(function*(text: string) {
+    return yield* decide(yield* verifier.checkJson(text))
+  })
 
   return Gate.of({
     policy,
     check: Effect.fn("Gate.check")(function*(report: unknown) {
-      return policy.mode === "drop" ? dropFailures(yield* verifier.check(report)) : yield* verifier.verify(report)
+      return (yield* decide(yield* verifier.check(report))).report
     }),
     checkJson: Effect.fn("Gate.checkJson")(function*(text: string) {
-      return policy.mode === "drop"
-        ? dropFailures(yield* verifier.checkJson(text))
-        : yield* verifier.verifyJson(text)
-    })
+      return (yield* checkJsonWithCaptures(text)).report
+    }),
+    checkJsonWithCaptures
   })
 })
 

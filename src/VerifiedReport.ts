@@ -6,6 +6,10 @@
  * the report names. Whether the excerpt supports the fact's label (the right
  * metric, unit, period) is semantic review, which citegate does not perform.
  *
+ * Output schemas carry no strictness annotation, because an annotation would
+ * also apply when encoding the error instances inside (which own a `stack`).
+ * Decode them with `decodeOptions` (unknown keys are errors) instead.
+ *
  * @since 0.1.0
  */
 import { Schema } from "effect"
@@ -25,6 +29,5 @@ export class VerifiedReport extends Schema.Class<VerifiedReport>("VerifiedReport
     proves: Schema.Literal("provenance-only"),
     /** Provenance checking does not judge whether an excerpt means what its label says. */
     semanticReview: Schema.Literal("not-performed")
-  },
-  { parseOptions: { onExcessProperty: "error" } }
+  }
 ) {}

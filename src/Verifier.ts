@@ -47,6 +47,8 @@ import { VerifiedReport } from "./VerifiedReport.js"
 export interface Verification {
   readonly entries: ReadonlyArray<VerifiedEntry>
   readonly rejections: ReadonlyArray<FactRejection>
+  /** The captures as read (and verified) by this call, for renderers: never read twice. */
+  readonly captures: ReadonlyMap<SourceUrl, CaptureRecord>
 }
 
 /**
@@ -106,6 +108,12 @@ export const toVerifiedReport = (
     proves: "provenance-only",
     semanticReview: "not-performed"
   })
+
+/** Reject-mode acceptance: the report passes only if no fact failed. */
+export const accept = (verification: Verification): Effect.Effect<VerifiedReport, ReportRejected> =>
+  Arr.isNonEmptyReadonlyArray(verification.rejections)
+    ? Effect.fail(new ReportRejected({ failures: verification.rejections }))
+    : Effect.succeed(toVerifiedReport(verification.entries, { mode: "reject", retractions: [] }))
 
 /**
  * @since 0.1.0
@@ -185,6 +193,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         )
       )
 
+      const verifiedCaptures = new Map<SourceUrl, CaptureRecord>()
       const entries: Array<VerifiedEntry> = []
       const rejections: Array<FactRejection> = []
       report.facts.forEach((fact, index) => {
@@ -202,11 +211,15 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
           for (const error of failures) rejections.push({ index, label: fact.label, error })
         } else if (fact.state === "cited") {
           entries.push({ index, fact, evidence: evidence! })
+          const capture = captures.get(fact.source as SourceUrl)
+          if (capture !== undefined && Either.isRight(capture)) {
+            verifiedCaptures.set(fact.source as SourceUrl, capture.right.record)
+          }
         } else {
           entries.push({ index, fact })
         }
       })
-      return { entries, rejections }
+      return { entries, rejections, captures: verifiedCaptures }
     })
 
   const check = Effect.fn("Verifier.check")(function*(input: unknown) {
@@ -218,11 +231,6 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     const report = yield* Effect.mapError(decodeReportJson(text), (issues) => new InvalidReport({ issues }))
     return yield* checkReport(report)
   })
-
-  const accept = (verification: Verification): Effect.Effect<VerifiedReport, ReportRejected> =>
-    Arr.isNonEmptyReadonlyArray(verification.rejections)
-      ? Effect.fail(new ReportRejected({ failures: verification.rejections }))
-      : Effect.succeed(toVerifiedReport(verification.entries, { mode: "reject", retractions: [] }))
 
   return Verifier.of({
     check,

@@ -1,0 +1,37 @@
+/** Errors of the command line itself (files, directories, output), and how the process exits. */
+import { Data, Schema } from "effect"
+
+/** A file the operator named cannot be read. */
+export class FileUnreadable extends Schema.TaggedError<FileUnreadable>()("FileUnreadable", {
+  path: Schema.String,
+  what: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Cannot read the ${this.what} ${this.path}: ${this.detail}`
+  }
+}
+
+/** A run directory that must be new already exists: evidence is never mixed or overwritten. */
+export class RunDirectoryExists extends Schema.TaggedError<RunDirectoryExists>()("RunDirectoryExists", {
+  path: Schema.String
+}) {
+  override get message() {
+    return `Run directory ${this.path} already exists; captures go into a new run directory so evidence is never mixed or overwritten`
+  }
+}
+
+/** A directory or output file could not be written. */
+export class WriteFailed extends Schema.TaggedError<WriteFailed>()("WriteFailed", {
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Cannot write ${this.path}: ${this.detail}`
+  }
+}
+
+/** Ends the command with an exit code once its output and errors have been written. */
+export class CliExit extends Data.TaggedError("CliExit")<{ readonly code: 1 | 2 }> {}
+
+export const exitCodes = { ok: 0, domainFailure: 1, usage: 2 } as const

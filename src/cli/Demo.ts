@@ -1,0 +1,207 @@
+/**
+ * `run-pipeline demo`: the whole pipeline, offline. A synthetic source server
+ * on 127.0.0.1 serves the fixture texts; the capture stage (in loopback test
+ * mode) captures them into a new run; four sample drafts are verified and
+ * rendered in every format.
+ */
+import { Context, Effect, Either, Layer } from "effect"
+import * as fsp from "node:fs/promises"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Capture from "../Capture.js"
+import * as CaptureStore from "../CaptureStore.js"
+import * as Config from "../Config.js"
+import type { CaptureRef } from "../Domain.js"
+import * as Gate from "../Gate.js"
+import * as Render from "../render/Render.js"
+import { Rendering } from "../render/Rendering.js"
+import { WriteFailed } from "./CliError.js"
+import * as Io from "./Io.js"
+import * as Report from "./Report.js"
+
+const fixtures = fileURLToPath(new URL("../../fixtures/sources/", import.meta.url))
+
+/** Serves the fixture texts as text/plain; `/q4-outlook.txt` is approved but answers 404. */
+const sourceServer = Effect.acquireRelease(
+  Effect.async<http.Server>((resume) => {
+    const server = http.createServer((request, response) => {
+      const name = (request.url ?? "").replace(/^\//, "")
+      if (!/^[a-z0-9-]+\.txt$/.test(name)) {
+        response.writeHead(404, { "content-type": "text/plain" }).end("not found")
+        return
+      }
+      fsp.readFile(path.join(fixtures, name)).then(
+        (body) => response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end(body),
+        () => response.writeHead(404, { "content-type": "text/plain" }).end("not published")
+      )
+    })
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+  }),
+  (server) => Effect.async<void>((resume) => {
+    server.closeAllConnections()
+    server.close(() => resume(Effect.void))
+  })
+)
+
+const labels = ["q3_net_sales", "q3_online_share", "q3_inventory", "q3_returns", "q4_forecast"]
+
+interface Sample {
+  readonly name: string
+  readonly mode: "reject" | "drop"
+  readonly purpose: string
+  readonly report: unknown
+}
+
+const samples = (refs: { readonly sales: CaptureRef; readonly inventory: CaptureRef }, q4Outlook: string): ReadonlyArray<Sample> => {
+  const { inventory, sales } = refs
+  const cite = (label: string, ref: CaptureRef, snippet: string) => ({
+    state: "cited",
+    label,
+    source: ref.source,
+    captureSha256: ref.sha256,
+    snippet
+  })
+  return [
+    {
+      name: "grounded",
+      mode: "reject",
+      purpose: "every excerpt occurs verbatim in the capture it names",
+      report: {
+        facts: [
+          cite("q3_net_sales", sales, "Net sales for Q3 2026 were 4,210 units"),
+          cite("q3_online_share", sales, "Online orders made up 61% of Q3 2026 unit sales"),
+          cite("q3_inventory", inventory, "Inventory on hand at 30 September 2026 was 1,180 units"),
+          { state: "unavailable", label: "q4_forecast", reason: "No Q4 2026 figure appears in the approved sources." }
+        ]
+      }
+    },
+    {
+      name: "no-evidence",
+      mode: "drop",
+      purpose: "drop mode retracts every failing citation; none survives",
+      report: {
+        facts: [
+          cite("q3_net_sales", sales, "Net sales grew strongly in Q3 2026"),
+          { ...cite("q3_returns", sales, "Returns were 3.4% of units sold in the quarter."), captureSha256: inventory.sha256 },
+          { state: "unavailable", label: "q4_forecast", reason: "Not published yet." }
+        ]
+      }
+    },
+    {
+      name: "rejected",
+      mode: "reject",
+      purpose: "several different typed failures, all reported at once",
+      report: {
+        facts: [
+          cite("q3_net_sales", sales, "Net sales for Q3 2026 were 4,210 units"),
+          cite("q3_profit", sales, "up 12% on Q2 2026"),
+          cite("q3_returns", sales, "Returns were 3.4 % of units sold"),
+          { ...cite("q3_online_share", sales, "61%"), source: "https://reports.northwind.test/q3-sales.txt" },
+          { ...cite("q3_inventory", inventory, "1,180 units"), captureSha256: sales.sha256 },
+          { ...cite("q4_forecast", sales, "Q4 2026 net sales are forecast at 5,000 units"), source: q4Outlook, captureSha256: "0".repeat(64) },
+          { state: "unavailable", label: "q3_net_sales", reason: "A second answer for the same label." }
+        ]
+      }
+    },
+    {
+      name: "wrong-label",
+      mode: "reject",
+      purpose: "the boundary: an inventory count cited as sales PASSES; provenance is not meaning, semantic review is separate",
+      report: { facts: [cite("q3_net_sales", inventory, "Inventory on hand at 30 September 2026 was 1,180 units")] }
+    }
+  ]
+}
+
+const stamp = (millis: number) => new Date(millis).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
+
+export const run = (outputRoot: string) =>
+  Effect.scoped(Effect.gen(function*() {
+    const server = yield* sourceServer
+    const port = (server.address() as AddressInfo).port
+    const url = (name: string) => `http://127.0.0.1:${port}/${name}`
+    const salesUrl = url("q3-sales.txt")
+    const inventoryUrl = url("q3-inventory.txt")
+    const q4Url = url("q4-outlook.txt")
+
+    yield* Effect.tryPromise({
+      try: () => fsp.mkdir(outputRoot, { recursive: true }),
+      catch: (error) => new WriteFailed({ path: outputRoot, detail: String(error) })
+    })
+    const directory = path.join(outputRoot, stamp(Date.now()))
+    yield* Io.createRunDirectory(directory)
+    const runDirectory = path.join(directory, "captures")
+    yield* Io.createRunDirectory(runDirectory)
+    for (const sub of ["drafts", "renderings"]) yield* Io.createRunDirectory(path.join(directory, sub))
+
+    const configValue = { sources: [salesUrl, inventoryUrl, q4Url], labels, capture: { timeoutMs: 5_000 } }
+    const config = yield* Config.decode(configValue)
+    yield* Io.writeOutput(path.join(directory, "pipeline.json"), JSON.stringify(configValue, null, 2) + "\n")
+
+    yield* Io.stderr(`demo: synthetic sources on http://127.0.0.1:${port} (loopback test mode)\n`)
+    const context = yield* Layer.build(
+      Capture.layer({ approved: config.sources, allowLoopbackHttp: true, timeoutMs: 5_000 }).pipe(
+        Layer.provide(CaptureStore.layerFileSystem({ directory: runDirectory }))
+      )
+    )
+    const results = yield* Context.get(context, Capture.Capture).captureAll(config.sources, {
+      onEvent: (event) => Io.stderr(Report.progress(event))
+    })
+    const refOf = (source: string) => {
+      const found = results.find((r) => r.source === source)
+      return found !== undefined && Either.isRight(found.result) ? found.result.right : undefined
+    }
+    const sales = refOf(salesUrl)
+    const inventory = refOf(inventoryUrl)
+    if (sales === undefined || inventory === undefined) {
+      return yield* new WriteFailed({ path: runDirectory, detail: "the demo sources could not be captured" })
+    }
+
+    const lines: Array<string> = [
+      `citegate demo: ${directory}`,
+      "",
+      "Capture (q4-outlook.txt is approved but the server has not published it):",
+      ...Report.captureTable(results).trimEnd().split("\n").map((l) => `  ${l}`),
+      "",
+      "Verification of the sample drafts:"
+    ]
+    for (const sample of samples({ sales, inventory }, q4Url)) {
+      const draftPath = path.join(directory, "drafts", `${sample.name}.json`)
+      const draft = JSON.stringify(sample.report, null, 2) + "\n"
+      yield* Io.writeOutput(draftPath, draft)
+      const gateLayer = Gate.layer({ runDirectory, config: { ...configValue, verify: { mode: sample.mode } } })
+      const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(draft))).pipe(
+        Effect.provide(gateLayer)
+      )
+      const rendering = Either.match(outcome, {
+        onLeft: (error) => Rendering.Rejected({ error }),
+        onRight: ({ captures, report }) => Rendering.Verified({ report, captures })
+      })
+      for (const format of Render.formats) {
+        const file = path.join(directory, "renderings", `${sample.name}.${Render.extension[format]}`)
+        yield* Io.writeOutput(file, Render.render(format, rendering))
+      }
+      const verdict = Either.match(outcome, {
+        onLeft: (error) =>
+          error._tag === "ReportRejected"
+            ? `REJECTED: ${[...new Set(error.failures.map((f) => f.error._tag))].join(", ")}`
+            : `REJECTED: ${error._tag}`,
+        onRight: ({ report }) =>
+          report.outcome === "grounded"
+            ? `GROUNDED (${report.facts.length} facts kept, ${report.retractions.length} retracted)`
+            : `NO EVIDENCE (${report.retractions.length} retracted)`
+      })
+      lines.push(
+        `  ${sample.name.padEnd(12)} ${sample.mode.padEnd(7)} ${verdict}`,
+        `  ${"".padEnd(12)} ${"".padEnd(7)} ${sample.purpose}`,
+        `  ${"".padEnd(12)} ${"".padEnd(7)} ${path.join(directory, "renderings", `${sample.name}.{txt,md,html,json}`)}`
+      )
+    }
+    lines.push(
+      "",
+      `Open ${path.join(directory, "renderings", "grounded.html")} in a browser: each citation opens the captured text at its excerpt.`,
+      "Provenance only: semantic review (right metric, unit, period) is not performed by citegate."
+    )
+    yield* Io.stdout(lines.join("\n") + "\n")
+  }))

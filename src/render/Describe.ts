@@ -1,0 +1,161 @@
+/**
+ * What each typed error means to a reader: a title, its fields, and what to do.
+ * The switch is exhaustive: an error tag added without a description here is a
+ * type error, so no renderer can silently forget one.
+ *
+ * Values are returned raw; each renderer escapes them for its format.
+ */
+import { Match } from "effect"
+import type { CaptureError, FactError, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
+import { formatPath } from "../Errors.js"
+
+export interface Description {
+  readonly title: string
+  readonly fields: ReadonlyArray<readonly [name: string, value: string]>
+  readonly fix: string
+}
+
+const prefix = (digest: string) => `${digest.slice(0, 12)}…`
+
+export const factError = (error: FactError): Description =>
+  Match.valueTags(error, {
+    NotApproved: (e): Description => ({
+      title: "Source not approved",
+      fields: [["source", e.source], ["reason", e.detail]],
+      fix: "Cite one of the approved sources, spelled exactly as approved."
+    }),
+    UnknownLabel: (e): Description => ({
+      title: "Unknown label",
+      fields: [["label", e.label]],
+      fix: "Use one of the approved labels."
+    }),
+    DuplicateLabel: (e): Description => ({
+      title: "Duplicate label",
+      fields: [["label", e.label], ["first used by fact", String(e.firstIndex)]],
+      fix: "Report each label once."
+    }),
+    MissingCapture: (e): Description => ({
+      title: "No capture of this source in this run",
+      fields: [["source", e.source]],
+      fix: "Capture the source in this run, or mark the fact unavailable. No other capture is consulted."
+    }),
+    CorruptCapture: (e): Description => ({
+      title: "Capture is corrupt",
+      fields: [["source", e.source], ["reason", e.reason], ["detail", e.detail]],
+      fix: "Do not trust this run's capture of the source; capture it again into a new run."
+    }),
+    LegacyCapture: (e): Description => ({
+      title: "Capture is in a legacy format",
+      fields: [["source", e.source], ["detail", e.detail]],
+      fix: "Migrate it explicitly with `run-pipeline migrate` into a new run directory."
+    }),
+    DigestMismatch: (e): Description =>
+      e.kind === "report"
+        ? {
+          title: "Report names a different capture",
+          fields: [["source", e.source], ["report names", prefix(e.expected)], ["this run has", prefix(e.actual)]],
+          fix: "Cite the digest of this run's capture, and quote from that capture."
+        }
+        : {
+          title: "Capture was altered after capture",
+          fields: [["source", e.source], ["recorded digest", prefix(e.expected)], ["text now hashes to", prefix(e.actual)]],
+          fix: "Treat the run as tampered with; capture the source again into a new run."
+        },
+    SnippetAbsent: (e): Description => ({
+      title: "Snippet not found verbatim",
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["snippet", e.snippet]],
+      fix: "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or mark the fact unavailable."
+    })
+  })
+
+export const captureError = (error: CaptureError): Description =>
+  Match.valueTags(error, {
+    NotApproved: (e): Description => ({
+      title: "Source not approved",
+      fields: [["source", e.source], ["reason", e.detail]],
+      fix: "List the exact canonical URL in the configuration's sources."
+    }),
+    AddressRejected: (e): Description => ({
+      title: "Address refused",
+      fields: [["host", e.host], ["address", e.address], ["reason", e.reason]],
+      fix: "Only public unicast addresses are fetched; sources on private networks cannot be captured."
+    }),
+    RedirectRejected: (e): Description => ({
+      title: "Redirect not followed",
+      fields: [["status", String(e.status)], ["location", e.location ?? "(none)"]],
+      fix: "Approve and capture the redirect target URL itself."
+    }),
+    UnexpectedStatus: (e): Description => ({
+      title: "Unexpected HTTP status",
+      fields: [["status", String(e.status)]],
+      fix: "Only 200 responses are captured."
+    }),
+    UnsupportedContentType: (e): Description => ({
+      title: "Unsupported content type",
+      fields: [["content type", e.contentType ?? "(none)"]],
+      fix: "Only text/plain in UTF-8 is captured."
+    }),
+    UnsupportedContentEncoding: (e): Description => ({
+      title: "Encoded body refused",
+      fields: [["content encoding", e.contentEncoding]],
+      fix: "The server must send an identity (uncompressed) body."
+    }),
+    AmbiguousHeader: (e): Description => ({
+      title: "Ambiguous header",
+      fields: [["header", e.header], ["value", e.value]],
+      fix: "The server must send this header once."
+    }),
+    TooLarge: (e): Description => ({
+      title: "Body over the size budget",
+      fields: [
+        ["max bytes", String(e.maxBytes)],
+        ["announced", e.declaredBytes === null ? "(not announced)" : String(e.declaredBytes)],
+        ["received", String(e.receivedBytes)]
+      ],
+      fix: "Raise capture.maxBytes if the source is legitimately this large."
+    }),
+    TruncatedBody: (e): Description => ({
+      title: "Body shorter than announced",
+      fields: [["announced", String(e.expectedBytes)], ["received", String(e.receivedBytes)]],
+      fix: "Retry the capture in a new run."
+    }),
+    InvalidEncoding: (e): Description => ({
+      title: "Body is not valid UTF-8",
+      fields: [["bytes", String(e.byteLength)]],
+      fix: "Only UTF-8 text is captured."
+    }),
+    Timeout: (e): Description => ({
+      title: "Timed out",
+      fields: [["budget ms", String(e.timeoutMs)]],
+      fix: "Raise capture.timeoutMs, or retry in a new run."
+    }),
+    ConnectionFailed: (e): Description => ({
+      title: "Connection failed",
+      fields: [["detail", e.detail]],
+      fix: "Check that the source is reachable; retry in a new run."
+    }),
+    CaptureExists: (): Description => ({
+      title: "Already captured in this run",
+      fields: [],
+      fix: "Each source is captured once per run; the first capture was kept."
+    }),
+    CaptureWriteFailed: (e): Description => ({
+      title: "Could not write the capture",
+      fields: [["detail", e.detail]],
+      fix: "Check the run directory's disk; nothing was written under the final name."
+    })
+  })
+
+export const configError = (error: InvalidConfig | InvalidRunDirectory): Description =>
+  Match.valueTags(error, {
+    InvalidConfig: (e): Description => ({
+      title: "Invalid configuration",
+      fields: e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+      fix: "Correct the configuration at the paths shown."
+    }),
+    InvalidRunDirectory: (e): Description => ({
+      title: "Unusable run directory",
+      fields: [["path", e.path], ["detail", e.detail]],
+      fix: "Point --run-dir at the run directory written by `run-pipeline capture`."
+    })
+  })

@@ -1,0 +1,154 @@
+/**
+ * HTML rendering: a self-contained page with no script at all (a Content
+ * Security Policy forbids any), every untrusted value escaped. Verified
+ * excerpts are visually distinct from conclusions; each citation's footnote
+ * opens the exact capture text at the exact span, highlighted.
+ */
+import { Match } from "effect"
+import type { CaptureRecord } from "../Domain.js"
+import type { FactRejection, VerifyError } from "../Errors.js"
+import { formatPath } from "../Errors.js"
+import type { VerifiedReport } from "../VerifiedReport.js"
+import * as Describe from "./Describe.js"
+import { html as h } from "./Escape.js"
+import { counts, digestPrefix, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+
+const style = `
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
+.outcome { padding: .75rem 1rem; border-radius: 6px; font-weight: 600; }
+.outcome.grounded { background: #e7f6ea; border: 1px solid #3a9d52; }
+.outcome.no_evidence, .outcome.rejected { background: #fdecea; border: 1px solid #c0392b; }
+.note { color: #555; font-style: italic; }
+.fact { border-top: 1px solid #ddd; padding: .5rem 0 1rem; }
+.label { font-family: ui-monospace, monospace; font-weight: 600; }
+blockquote.excerpt { margin: .5rem 0; padding: .5rem 1rem; background: #f3f6fb; border-left: 4px solid #2d6cdf; white-space: pre-wrap; font-family: Georgia, serif; }
+.excerpt-tag { font-size: .75rem; text-transform: uppercase; letter-spacing: .05em; color: #2d6cdf; font-weight: 700; }
+.unavailable-tag { font-size: .75rem; text-transform: uppercase; letter-spacing: .05em; color: #8a6d00; font-weight: 700; }
+.explanation { background: #fff8e1; padding: .25rem .5rem; white-space: pre-wrap; }
+.citation { font-size: .85rem; color: #444; }
+.capture pre { white-space: pre-wrap; word-break: break-word; background: #fafafa; border: 1px solid #ddd; padding: 1rem; max-height: 30rem; overflow: auto; }
+mark { background: #ffe066; }
+.failure { border-left: 4px solid #c0392b; padding-left: .75rem; margin: .75rem 0; }
+code { font-family: ui-monospace, monospace; }
+`
+
+const page = (title: string, body: string) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="referrer" content="no-referrer">
+<title>${h(title)}</title>
+<style>${style}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`
+
+/**
+ * The capture text with every cited span highlighted. Spans may overlap, so the
+ * text is cut at every span boundary; each piece covered by a span is a
+ * `<mark>` listing the facts it belongs to, and an empty anchor marks where
+ * each fact's excerpt starts.
+ */
+const highlightedCapture = (text: string, spans: ReadonlyArray<{ readonly index: number; readonly start: number; readonly end: number }>) => {
+  const cuts = [...new Set([0, text.length, ...spans.flatMap((s) => [s.start, s.end])])].sort((a, b) => a - b)
+  const out: Array<string> = []
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const from = cuts[i]!
+    const to = cuts[i + 1]!
+    for (const span of spans) if (span.start === from) out.push(`<span class="anchor" id="fact-${span.index}-excerpt"></span>`)
+    const piece = h(text.slice(from, to))
+    const covering = spans.filter((s) => s.start <= from && to <= s.end).map((s) => s.index)
+    out.push(covering.length > 0 ? `<mark data-facts="${covering.join(" ")}">${piece}</mark>` : piece)
+  }
+  return out.join("")
+}
+
+const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureRecord>): string => {
+  const n = counts(report)
+  const parts: Array<string> = [`<h1>Verified report</h1>`]
+  parts.push(
+    report.outcome === "grounded"
+      ? `<p class="outcome grounded">Outcome: grounded (${h(report.mode)} mode): ${n.cited} verified citation(s), ${n.unavailable} unavailable.</p>`
+      : `<p class="outcome no_evidence">Outcome: no evidence (${h(report.mode)} mode): no cited fact was verified; nothing here is grounded.</p>`,
+    `<p class="note">${h(provenanceNote)}</p>`
+  )
+  const sources = [...new Set(report.facts.flatMap((e) => (e.fact.state === "cited" ? [e.fact.source] : [])))]
+  for (const entry of report.facts) {
+    const fact = entry.fact
+    if (fact.state === "cited" && "evidence" in entry) {
+      const { evidence } = entry
+      parts.push(`<section class="fact cited" id="fact-${entry.index}">
+<div class="label">${entry.index}. ${h(fact.label)}</div>
+<div class="excerpt-tag">Verified excerpt</div>
+<blockquote class="excerpt" data-fact="${entry.index}">${h(fact.snippet)}</blockquote>
+<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${evidence.occurrences} occurrence(s) · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup>[${sources.indexOf(fact.source) + 1}]</sup></div>
+</section>`)
+    } else if (fact.state === "unavailable") {
+      parts.push(`<section class="fact unavailable" id="fact-${entry.index}">
+<div class="label">${entry.index}. ${h(fact.label)}</div>
+<div class="unavailable-tag">Unavailable</div>
+<p>Reason given by the drafter (unverified explanation, not evidence): <span class="explanation">${h(fact.reason)}</span></p>
+</section>`)
+    }
+  }
+  parts.push(`<p class="note">${h(unavailableNote)}</p>`)
+  if (report.retractions.length > 0) {
+    parts.push(`<h2>Retracted facts (drop mode)</h2>`, ...report.retractions.map(rejection))
+  }
+  if (sources.length > 0) {
+    parts.push(`<h2>Captured sources</h2>`)
+    sources.forEach((source, i) => {
+      const record = captures.get(source)
+      const spans = report.facts.flatMap((e) =>
+        e.fact.state === "cited" && "evidence" in e && e.fact.source === source
+          ? [{ index: e.index, start: e.evidence.span.start, end: e.evidence.span.end }]
+          : []
+      )
+      parts.push(`<section class="capture" id="capture-${i + 1}">
+<h3>[${i + 1}] <code>${h(source)}</code></h3>
+${record === undefined
+  ? `<p>Capture text not available to this renderer.</p>`
+  : `<p class="citation">sha256 <code>${h(record.sha256)}</code> · accessed ${h(record.accessedAt)} · ${record.byteLength} bytes · ${h(record.contentType)}</p>
+<pre>${highlightedCapture(record.text, spans)}</pre>`}
+</section>`)
+    })
+  }
+  return page("citegate: verified report", parts.join("\n"))
+}
+
+const rejection = (failure: FactRejection): string => {
+  const d = Describe.factError(failure.error)
+  return `<div class="failure" data-tag="${h(failure.error._tag)}">
+<div><strong>Fact ${failure.index}</strong> (label <span class="label">${h(failure.label)}</span>): <code>${h(failure.error._tag)}</code>: ${h(d.title)}</div>
+<ul>${d.fields.map(([name, value]) => `<li>${h(name)}: <span class="value">${h(value)}</span></li>`).join("")}</ul>
+<div>What to do: ${h(d.fix)}</div>
+</div>`
+}
+
+const rejected = (error: VerifyError): string =>
+  Match.valueTags(error, {
+    InvalidReport: (e) =>
+      page(
+        "citegate: report rejected",
+        `<h1>Report rejected</h1>
+<p class="outcome rejected">The report is not a valid report. Nothing in it is accepted.</p>
+<ul>${e.issues.map((issue) => `<li><code>${h(formatPath(issue.path))}</code>: ${h(issue.message)}</li>`).join("")}</ul>`
+      ),
+    ReportRejected: (e) =>
+      page(
+        "citegate: report rejected",
+        `<h1>Report rejected</h1>
+<p class="outcome rejected">${e.failures.length} failure(s). Nothing in this report is accepted.</p>
+${e.failures.map(rejection).join("\n")}`
+      )
+  })
+
+export const render = (rendering: Rendering): string =>
+  Match.valueTags(rendering, {
+    Verified: ({ captures, report }) => verified(report, captures),
+    Rejected: ({ error }) => rejected(error)
+  })

@@ -1,0 +1,27 @@
+/**
+ * All renderers behind one entry point.
+ *
+ * @since 0.1.0
+ */
+import { Match } from "effect"
+import * as Html from "./Html.js"
+import * as Json from "./Json.js"
+import * as Markdown from "./Markdown.js"
+import type { Rendering } from "./Rendering.js"
+import * as Text from "./Text.js"
+
+export const formats = ["text", "json", "markdown", "html"] as const
+export type Format = typeof formats[number]
+
+export const extension: Record<Format, string> = { text: "txt", json: "json", markdown: "md", html: "html" }
+
+export const render = (format: Format, rendering: Rendering): string =>
+  Match.value(format).pipe(
+    Match.when("text", () => Text.render(rendering)),
+    Match.when("json", () => Json.render(rendering)),
+    Match.when("markdown", () => Markdown.render(rendering)),
+    Match.when("html", () => Html.render(rendering)),
+    Match.exhaustive
+  )
+
+export { Rendering, RenderedResult, resultFormat } from "./Rendering.js"

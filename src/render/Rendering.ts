@@ -1,0 +1,56 @@
+/**
+ * What a renderer is given: a verified report (with the captures its citations
+ * were verified against) or the typed error that rejected the report. Renderers
+ * are pure functions of this value.
+ */
+import { Data, Match, Schema } from "effect"
+import type { CaptureRecord } from "../Domain.js"
+import { VerifyError } from "../Errors.js"
+import { VerifiedReport } from "../VerifiedReport.js"
+
+export type Rendering = Data.TaggedEnum<{
+  Verified: { readonly report: VerifiedReport; readonly captures: ReadonlyMap<string, CaptureRecord> }
+  Rejected: { readonly error: VerifyError }
+}>
+export const Rendering = Data.taggedEnum<Rendering>()
+
+export const resultFormat = "citegate.result/1" as const
+
+/**
+ * The JSON rendering: a stable, documented shape that decodes with this Schema.
+ * `status: "verified"` carries the VerifiedReport; `status: "rejected"` carries
+ * the error with its `_tag` and every field. Decode with `decodeOptions`.
+ */
+export const RenderedResult = Schema.Union(
+  Schema.Struct({
+    format: Schema.Literal(resultFormat),
+    status: Schema.Literal("verified"),
+    report: VerifiedReport
+  }),
+  Schema.Struct({
+    format: Schema.Literal(resultFormat),
+    status: Schema.Literal("rejected"),
+    error: VerifyError
+  })
+)
+export type RenderedResult = typeof RenderedResult.Type
+
+export const toResult = (rendering: Rendering): RenderedResult =>
+  Match.valueTags(rendering, {
+    Verified: ({ report }): RenderedResult => ({ format: resultFormat, status: "verified", report }),
+    Rejected: ({ error }): RenderedResult => ({ format: resultFormat, status: "rejected", error })
+  })
+
+/** Counts shown in every format's headline. */
+export const counts = (report: VerifiedReport) => {
+  const cited = report.facts.filter((entry) => entry.fact.state === "cited").length
+  return { cited, unavailable: report.facts.length - cited, retracted: report.retractions.length }
+}
+
+export const provenanceNote =
+  "Provenance only: each verified excerpt occurs verbatim in the exact capture named. " +
+  "Semantic review (is it the right metric, unit, period for the label?) was not performed."
+
+export const unavailableNote = "Unavailable: the drafter's reason is an unverified explanation, not evidence."
+
+export const digestPrefix = (digest: string) => digest.slice(0, 12)

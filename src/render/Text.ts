@@ -1,0 +1,78 @@
+/** Plain-text rendering for terminals and logs; every untrusted value is made control-safe. */
+import { Match } from "effect"
+import type { FactRejection, VerifyError } from "../Errors.js"
+import { formatPath } from "../Errors.js"
+import type { VerifiedReport } from "../VerifiedReport.js"
+import * as Describe from "./Describe.js"
+import { quoted, terminal } from "./Escape.js"
+import { counts, digestPrefix, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+
+const indent = (lines: ReadonlyArray<string>, by = "    ") => lines.map((line) => by + line)
+
+const description = (d: Describe.Description): Array<string> => [
+  ...d.fields.map(([name, value]) => `${name}: ${name === "snippet" || name === "label" ? quoted(value) : terminal(value)}`),
+  `fix: ${d.fix}`
+]
+
+const rejection = (failure: FactRejection): Array<string> => {
+  const d = Describe.factError(failure.error)
+  return [`[${failure.index}] ${quoted(failure.label)}: ${failure.error._tag}: ${d.title}`, ...indent(description(d))]
+}
+
+const verified = (report: VerifiedReport): string => {
+  const n = counts(report)
+  const headline = report.outcome === "grounded"
+    ? `citegate: GROUNDED (${report.mode} mode): ${n.cited} verified citation(s), ${n.unavailable} unavailable`
+    : `citegate: NO EVIDENCE (${report.mode} mode): no cited fact was verified; nothing here is grounded`
+  const lines = [headline, provenanceNote, ""]
+  for (const entry of report.facts) {
+    if (entry.fact.state === "cited" && "evidence" in entry) {
+      const { fact, evidence } = entry
+      lines.push(
+        `[${entry.index}] ${quoted(fact.label)}`,
+        `    VERIFIED EXCERPT  ${quoted(fact.snippet)}`,
+        `    source    ${terminal(fact.source)}`,
+        `    capture   sha256 ${digestPrefix(fact.captureSha256)}…  accessed ${evidence.accessedAt}`,
+        `    span      ${evidence.span.start}–${evidence.span.end} (${evidence.occurrences} occurrence${evidence.occurrences === 1 ? "" : "s"})`
+      )
+    } else if (entry.fact.state === "unavailable") {
+      lines.push(
+        `[${entry.index}] ${quoted(entry.fact.label)}`,
+        `    UNAVAILABLE  reason (unverified explanation): ${quoted(entry.fact.reason)}`
+      )
+    }
+  }
+  if (report.facts.length === 0) lines.push("(no facts)")
+  lines.push("", unavailableNote)
+  if (report.retractions.length > 0) {
+    lines.push("", `Retracted in drop mode (${report.retractions.length}):`)
+    for (const failure of report.retractions) lines.push(...indent(rejection(failure), "  "))
+  }
+  return lines.join("\n") + "\n"
+}
+
+const rejected = (error: VerifyError): string =>
+  Match.valueTags(error, {
+    InvalidReport: (e) =>
+      [
+        `citegate: REJECTED: the report is not a valid report (${e.issues.length} issue${e.issues.length === 1 ? "" : "s"})`,
+        ...e.issues.map((issue) => `  ${terminal(formatPath(issue.path))}: ${terminal(issue.message)}`)
+      ].join("\n") + "\n",
+    ReportRejected: (e) => {
+      const facts = new Set(e.failures.map((f) => f.index)).size
+      return [
+        `citegate: REJECTED: ${e.failures.length} failure(s) in ${facts} fact(s); nothing in this report is accepted`,
+        ...e.failures.flatMap((failure) => indent(rejection(failure), "  "))
+      ].join("\n") + "\n"
+    }
+  })
+
+export const render = (rendering: Rendering): string =>
+  Match.valueTags(rendering, {
+    Verified: ({ report }) => verified(report),
+    Rejected: ({ error }) => rejected(error)
+  })
+
+/** A configuration, run-directory or capture error as text lines (for stderr). */
+export const describe = (tag: string, d: Describe.Description): string =>
+  [`${tag}: ${d.title}`, ...indent(description(d), "  ")].join("\n") + "\n"
