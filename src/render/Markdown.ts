@@ -32,7 +32,7 @@ const verified = (report: VerifiedReport): string => {
       ? `**Outcome: grounded** (${report.mode} mode): ${n.cited} verified citation(s), ${n.unavailable} unavailable.`
       : `**Outcome: no evidence** (${report.mode} mode): no cited fact was verified; nothing here is grounded.`,
     "",
-    `*${md(provenanceNote)}*`,
+    `*${provenanceNote}*`,
     ""
   ]
   for (const entry of report.facts) {
@@ -58,7 +58,7 @@ const verified = (report: VerifiedReport): string => {
       )
     }
   }
-  out.push(`*${md(unavailableNote)}*`, "")
+  out.push(`*${unavailableNote}*`, "")
   if (report.retractions.length > 0) {
     out.push("## Retracted facts (drop mode)", "", ...report.retractions.map(rejection), "")
   }
