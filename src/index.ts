@@ -11,6 +11,7 @@
 /** Trusted side: fetches approved sources and writes capture records. */
 export * as Capture from "./Capture.js"
 export * as CaptureStore from "./CaptureStore.js"
+export * as Migrate from "./Migrate.js"
 
 /** Read-only side: checks reports against captures. */
 export * as Verifier from "./Verifier.js"
@@ -24,3 +25,6 @@ export * as Errors from "./Errors.js"
 export * from "./Errors.js"
 export * from "./Domain.js"
 export { VerifiedReport } from "./VerifiedReport.js"
+
+/** Output: text, Markdown, HTML and JSON renderers. */
+export * as Render from "./render/Render.js"
