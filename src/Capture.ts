@@ -229,31 +229,49 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
       return { contentType, declared }
     })
 
-  /** Reads the body, aborting as soon as it passes the cap: memory holds at most the cap plus one chunk. */
-  const readBody = (source: SourceUrl, response: HttpClientResponse.HttpClientResponse, declared: number | null) => {
+  /**
+   * Reads the body within the cap. With a Content-Length (already checked
+   * against the cap) the HTTP parser frames the body to exactly that length, so
+   * it is read whole; otherwise it is streamed and the request aborted as soon
+   * as the total passes the cap. Either way memory holds at most the cap plus
+   * one chunk.
+   */
+  const readBody = (
+    source: SourceUrl,
+    response: HttpClientResponse.HttpClientResponse,
+    declared: number | null
+  ): Effect.Effect<Buffer, CaptureError> => {
+    if (declared !== null) {
+      return response.arrayBuffer.pipe(
+        Effect.mapError((error) => {
+          const refused = transportError(source)(error)
+          return refused._tag === "ConnectionFailed"
+            ? new TruncatedBody({ source, expectedBytes: declared, receivedBytes: null })
+            : refused
+        }),
+        Effect.flatMap((buffer) =>
+          buffer.byteLength === declared
+            ? Effect.succeed(Buffer.from(buffer))
+            : Effect.fail(new TruncatedBody({ source, expectedBytes: declared, receivedBytes: buffer.byteLength }))
+        )
+      )
+    }
     const chunks: Array<Uint8Array> = []
     let received = 0
-    return Stream.runForEach(response.stream, (chunk) => {
-      received += chunk.byteLength
-      if (received > budgets.maxBytes) {
-        return Effect.fail(
-          new TooLarge({ source, maxBytes: budgets.maxBytes, declaredBytes: null, receivedBytes: received })
-        )
+    return Stream.runForEachChunk(response.stream, (chunk) => {
+      for (const piece of chunk) {
+        received += piece.byteLength
+        if (received > budgets.maxBytes) {
+          return Effect.fail(
+            new TooLarge({ source, maxBytes: budgets.maxBytes, declaredBytes: null, receivedBytes: received })
+          )
+        }
+        chunks.push(piece)
       }
-      chunks.push(chunk)
       return Effect.void
     }).pipe(
-      Effect.catchTag("ResponseError", (error) =>
-        Effect.fail(
-          declared !== null && received < declared
-            ? new TruncatedBody({ source, expectedBytes: declared, receivedBytes: received })
-            : transportError(source)(error)
-        )),
-      Effect.flatMap(() =>
-        declared !== null && received !== declared
-          ? Effect.fail(new TruncatedBody({ source, expectedBytes: declared, receivedBytes: received }))
-          : Effect.succeed(Buffer.concat(chunks, received))
-      )
+      Effect.catchTag("ResponseError", (error) => Effect.fail(transportError(source)(error))),
+      Effect.map(() => Buffer.concat(chunks, received))
     )
   }
 
@@ -286,6 +304,8 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
       return yield* new InvalidEncoding({ source, byteLength: body.byteLength })
     }
     const accessedAt = new Date(yield* Clock.currentTimeMillis).toISOString() as Rfc3339Utc
+    // Every field is valid by construction (policy-checked URL, computed digest and length, ISO time,
+    // fatally decoded text), so the constructors skip re-validating a multi-megabyte text.
     const record = new CaptureRecord({
       format: captureFormat,
       source,
@@ -294,9 +314,12 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
       contentType,
       byteLength: body.byteLength,
       text
-    })
+    }, { disableValidation: true })
     yield* store.write(record)
-    return new CaptureRef({ source, sha256: record.sha256, accessedAt, byteLength: record.byteLength })
+    return new CaptureRef(
+      { source, sha256: record.sha256, accessedAt, byteLength: record.byteLength },
+      { disableValidation: true }
+    )
   })
 
   const captureAll: CaptureShape["captureAll"] = (sources, captureOptions) => {

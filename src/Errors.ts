@@ -336,10 +336,11 @@ export class TooLarge extends Schema.TaggedError<TooLarge>()("TooLarge", {
 export class TruncatedBody extends Schema.TaggedError<TruncatedBody>()("TruncatedBody", {
   source: Schema.String,
   expectedBytes: Schema.Number,
-  receivedBytes: Schema.Int
+  /** Bytes received, when known (the connection may break before the count is reported). */
+  receivedBytes: Schema.NullOr(Schema.Int)
 }) {
   override get message() {
-    return `${this.source} sent ${this.receivedBytes} of the ${this.expectedBytes} bytes it announced`
+    return `${this.source} sent ${this.receivedBytes ?? "fewer than the"} of the ${this.expectedBytes} bytes it announced`
   }
 }
 

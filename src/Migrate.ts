@@ -83,7 +83,7 @@ export const migrate = Effect.fn("Migrate.migrate")(function*(options: {
     Effect.gen(function*() {
       const reject = (reason: typeof MigrationRejected.fields.reason.Type, detail: string) =>
         new MigrationRejected({ file: entry.file, source: entry.source, reason, detail })
-      const bytes = yield* readRegularFile(fsp.open, path.join(options.legacyDirectory, entry.file), defaultMaxRecordBytes)
+      const bytes = yield* readRegularFile(path.join(options.legacyDirectory, entry.file), defaultMaxRecordBytes)
         .pipe(Effect.mapError((f) => reject(f.reason === "missing" ? "missing" : "unreadable", f.detail)))
       let text: string
       try {

@@ -424,7 +424,8 @@ describe("Capture: response policy", () => {
       const error = yield* failureFrom(server)
       assert.instanceOf(error, TruncatedBody)
       assert.strictEqual(error.expectedBytes, 100)
-      assert.strictEqual(error.receivedBytes, 50)
+      // The connection broke mid-body; the count is not always known then.
+      assert.include([null, 50], error.receivedBytes)
     }))
 
   it.scopedLive("CaptureExists: a second capture of the same source leaves the first untouched", () =>

@@ -48,25 +48,13 @@ describe("CaptureStore (filesystem)", () => {
   it.scoped("CaptureWriteFailed: a failing disk write leaves neither a record nor a temporary file", () =>
     Effect.gen(function*() {
       const directory = yield* tempDirectory
-      const failingIo: CaptureStore.FileIo = {
-        open: fsp.open,
-        link: fsp.link,
-        unlink: fsp.unlink,
-        stat: fsp.stat
-      }
       const io: CaptureStore.FileIo = {
-        ...failingIo,
-        open: (async (file: string, flags?: string | number, mode?: number) => {
-          const handle = await fsp.open(file, flags, mode)
-          if (flags !== "wx") return handle
-          // The temp file exists now; the write into it fails as on a full disk.
-          return Object.assign(Object.create(handle), {
-            writeFile: async () => {
-              throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" })
-            },
-            close: () => handle.close()
-          })
-        }) as typeof fsp.open
+        ...CaptureStore.nodeIo,
+        // The temporary file is created and half written, then the disk is full.
+        createExclusive: async (file, bytes, mode) => {
+          await fsp.writeFile(file, bytes.subarray(0, 10), { flag: "wx", mode })
+          throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" })
+        }
       }
       const store = yield* CaptureStore.makeFileSystem({ directory, io })
       const error = yield* Effect.flip(store.write(salesRecord))

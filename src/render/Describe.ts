@@ -116,7 +116,7 @@ export const captureError = (error: CaptureError): Description =>
     }),
     TruncatedBody: (e): Description => ({
       title: "Body shorter than announced",
-      fields: [["announced", String(e.expectedBytes)], ["received", String(e.receivedBytes)]],
+      fields: [["announced", String(e.expectedBytes)], ["received", e.receivedBytes === null ? "fewer" : String(e.receivedBytes)]],
       fix: "Retry the capture in a new run."
     }),
     InvalidEncoding: (e): Description => ({

@@ -1,0 +1,345 @@
+/**
+ * `npm run bench`: verification and capture cost against the raw limit of the
+ * same physical work in plain Node, measured in the same run.
+ *
+ *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
+ *   --only verify|capture|memory
+ *
+ * Writes a Markdown table to stdout and bench/results.json.
+ */
+import { Agent } from "@effect/platform-node/Undici"
+import { Context, Effect, Layer } from "effect"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { performance } from "node:perf_hooks"
+import * as Capture from "../src/Capture.js"
+import * as CaptureStore from "../src/CaptureStore.js"
+import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
+import * as Gate from "../src/Gate.js"
+
+const args = process.argv.slice(2)
+const smoke = args.includes("--smoke")
+const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
+const runs = smoke ? 1 : 7
+
+const KiB = 1024
+const MiB = 1024 * KiB
+
+const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+/** Deterministic pseudo-random prose, so every run measures the same bytes. */
+const makeText = (seed: number, bytes: number) => {
+  const words = ["net", "sales", "units", "quarter", "inventory", "warehouse", "online", "orders", "returns", "rose",
+    "fell", "by", "to", "of", "the", "in", "and", "2026", "Q3", "Q2", "per", "cent", "region", "north", "south"]
+  let state = seed * 2654435761 >>> 0
+  const next = () => (state = (state * 1664525 + 1013904223) >>> 0)
+  const parts: Array<string> = []
+  let size = 0
+  while (size < bytes) {
+    const word = next() % 7 === 0 ? String(next() % 100000) : words[next() % words.length]!
+    const piece = next() % 13 === 0 ? `${word}.\n` : `${word} `
+    parts.push(piece)
+    size += piece.length
+  }
+  return parts.join("").slice(0, bytes)
+}
+
+const time = async (f: () => Promise<unknown>) => {
+  const start = performance.now()
+  await f()
+  return performance.now() - start
+}
+
+interface Row {
+  readonly name: string
+  readonly citegateMs: number
+  readonly rawMs: number
+  readonly ratio: number
+  readonly target: number
+}
+
+// ---------------------------------------------------------------------------
+// Verification
+// ---------------------------------------------------------------------------
+
+interface Shape {
+  readonly name: string
+  readonly facts: number
+  readonly captures: number
+  readonly size: number
+  readonly failing: boolean
+}
+
+const shapes: ReadonlyArray<Shape> = smoke
+  ? [
+    { name: "smoke F=10 C=2 S=4KiB", facts: 10, captures: 2, size: 4 * KiB, failing: false },
+    { name: "smoke all SnippetAbsent", facts: 10, captures: 2, size: 4 * KiB, failing: true }
+  ]
+  : [
+    { name: "F=100 C=20 S=1MiB", facts: 100, captures: 20, size: MiB, failing: false },
+    { name: "F=1000 C=1000 S=1KiB", facts: 1000, captures: 1000, size: KiB, failing: false },
+    { name: "F=100 C=1 S=16MiB", facts: 100, captures: 1, size: 16 * MiB, failing: false },
+    { name: "F=100 C=20 S=1MiB, all SnippetAbsent", facts: 100, captures: 20, size: MiB, failing: true }
+  ]
+
+const accessedAt = "2026-11-30T00:00:00.000Z" as Rfc3339Utc
+
+const benchVerify = async (shape: Shape): Promise<Row> => {
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
+  try {
+    const sources = Array.from({ length: shape.captures }, (_, i) => `https://bench.example.com/source-${i}.txt` as SourceUrl)
+    const records = sources.map((source, i) =>
+      makeCaptureRecord({ source, text: makeText(i + 1, shape.size), accessedAt, contentType: "text/plain" })
+    )
+    await Effect.runPromise(Effect.gen(function*() {
+      const store = yield* CaptureStore.makeFileSystem({ directory })
+      for (const record of records) yield* store.write(record)
+    }))
+    let state = 12345
+    const next = () => (state = (state * 1664525 + 1013904223) >>> 0)
+    const labels = Array.from({ length: shape.facts }, (_, i) => `fact_${i}`)
+    const facts = labels.map((label, i) => {
+      const record = records[i % records.length]!
+      const length = Math.min(60, record.text.length - 1)
+      const start = next() % (record.text.length - length)
+      const snippet = shape.failing ? `absent ${i} ${record.text.slice(start, start + length)}` : record.text.slice(start, start + length)
+      return { state: "cited", label, source: record.source, captureSha256: record.sha256, snippet }
+    })
+    const reportText = JSON.stringify({ facts })
+    const config = { sources, labels, verify: { maxFacts: Math.max(100, shape.facts), mode: "drop" } }
+
+    const context = await Effect.runPromise(Effect.scoped(Layer.build(Gate.layer({ runDirectory: directory, config }))))
+    const gate = Context.get(context, Gate.Gate)
+    const citegate = async () => {
+      const report = await Effect.runPromise(gate.checkJson(reportText))
+      const expected = shape.failing ? 0 : shape.facts
+      if (report.facts.length !== expected) throw new Error(`expected ${expected} verified facts, got ${report.facts.length}`)
+    }
+    const files = sources.map((source) => path.join(directory, CaptureStore.recordFileName(source)))
+    // The raw limit: read each distinct capture once, JSON.parse, sha256 of the text, one indexOf per fact.
+    const raw = async () => {
+      const report = JSON.parse(reportText) as { facts: Array<{ source: string; snippet: string }> }
+      const texts = new Map<string, string>()
+      await Promise.all(files.map(async (file, i) => {
+        const record = JSON.parse(await fsp.readFile(file, "utf8")) as { text: string; sha256: string }
+        if (createHash("sha256").update(record.text).digest("hex") !== record.sha256) throw new Error("digest")
+        texts.set(sources[i]!, record.text)
+      }))
+      let found = 0
+      for (const fact of report.facts) if (texts.get(fact.source)!.indexOf(fact.snippet) !== -1) found++
+      if (found !== (shape.failing ? 0 : shape.facts)) throw new Error("raw found the wrong number")
+    }
+    await citegate()
+    await raw()
+    const citegateTimes: Array<number> = []
+    const rawTimes: Array<number> = []
+    for (let i = 0; i < runs; i++) {
+      // Interleaved, so drift on the machine affects both alike.
+      citegateTimes.push(await time(citegate))
+      rawTimes.push(await time(raw))
+    }
+    const citegateMs = median(citegateTimes)
+    const rawMs = median(rawTimes)
+    return { name: `verify ${shape.name}`, citegateMs, rawMs, ratio: citegateMs / rawMs, target: 1.5 }
+  } finally {
+    await fsp.rm(directory, { recursive: true, force: true })
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Capture
+// ---------------------------------------------------------------------------
+
+const startServer = (bodies: ReadonlyMap<string, Buffer>, endless = false) =>
+  new Promise<{ server: http.Server; url: (p: string) => string }>((resolve) => {
+    const server = http.createServer((req, res) => {
+      if (endless) {
+        res.writeHead(200, { "content-type": "text/plain" })
+        const chunk = Buffer.alloc(64 * KiB, 0x61)
+        let sent = 0
+        const pump = () => {
+          // Bounded even if never aborted: 1 GiB at most.
+          while (!res.destroyed && sent < 1024 * MiB) {
+            sent += chunk.length
+            if (!res.write(chunk)) return res.once("drain", pump)
+          }
+          res.end()
+        }
+        return pump()
+      }
+      const body = bodies.get(req.url ?? "")
+      if (body === undefined) return res.writeHead(404).end()
+      res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "content-length": String(body.length) })
+      res.end(body)
+    })
+    server.keepAliveTimeout = 5_000
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as AddressInfo).port
+      resolve({ server, url: (p) => `http://127.0.0.1:${port}${p}` })
+    })
+  })
+
+const benchCapture = async (name: string, count: number, size: number, concurrency: number): Promise<Array<Row>> => {
+  const bodies = new Map(Array.from({ length: count }, (_, i) => [`/s${i}.txt`, Buffer.from(makeText(i + 7, size))] as const))
+  const { server, url } = await startServer(bodies)
+  const sources = [...bodies.keys()].map(url)
+  const root = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
+  let n = 0
+  try {
+    const citegate = async () => {
+      const directory = path.join(root, `c${n++}`)
+      await fsp.mkdir(directory)
+      const results = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        const context = yield* Layer.build(
+          Capture.layer({ approved: sources, allowLoopbackHttp: true, concurrency, maxBytes: 64 * MiB, timeoutMs: 60_000 }).pipe(
+            Layer.provide(CaptureStore.layerFileSystem({ directory }))
+          )
+        )
+        return yield* Context.get(context, Capture.Capture).captureAll(sources)
+      })))
+      if (results.some((r) => r.result._tag === "Left")) throw new Error("a capture failed")
+    }
+    // The raw limit: undici request, whole body, sha256, file write, with the same concurrency.
+    // `durable` adds the fsync that a capture record needs before it is linked under its name.
+    const rawWith = (durable: boolean) => async () => {
+      const directory = path.join(root, `r${n++}`)
+      await fsp.mkdir(directory)
+      const agent = new Agent()
+      try {
+        let next = 0
+        const worker = async () => {
+          while (next < sources.length) {
+            const source = sources[next++]!
+            const { body } = await agent.request({ origin: new URL(source).origin, path: new URL(source).pathname, method: "GET" })
+            const bytes = Buffer.from(await body.arrayBuffer())
+            const text = new TextDecoder().decode(bytes)
+            const digest = createHash("sha256").update(bytes).digest("hex")
+            const file = path.join(directory, `${digest}.json`)
+            const json = JSON.stringify({ source, sha256: digest, text })
+            if (!durable) await fsp.writeFile(file, json)
+            else {
+              const handle = await fsp.open(file, "wx", 0o444)
+              await handle.writeFile(json)
+              await handle.sync()
+              await handle.close()
+            }
+          }
+        }
+        await Promise.all(Array.from({ length: concurrency }, worker))
+      } finally {
+        await agent.close()
+      }
+    }
+    const raw = rawWith(false)
+    const durable = rawWith(true)
+    await citegate()
+    await raw()
+    await durable()
+    const citegateTimes: Array<number> = []
+    const rawTimes: Array<number> = []
+    const durableTimes: Array<number> = []
+    for (let i = 0; i < runs; i++) {
+      citegateTimes.push(await time(citegate))
+      rawTimes.push(await time(raw))
+      durableTimes.push(await time(durable))
+    }
+    const citegateMs = median(citegateTimes)
+    const rawMs = median(rawTimes)
+    const durableMs = median(durableTimes)
+    return [
+      { name: `capture ${name}`, citegateMs, rawMs, ratio: citegateMs / rawMs, target: 1.3 },
+      { name: `capture ${name}, raw with fsync`, citegateMs, rawMs: durableMs, ratio: citegateMs / durableMs, target: 1.3 }
+    ]
+  } finally {
+    server.closeAllConnections()
+    server.close()
+    await fsp.rm(root, { recursive: true, force: true })
+  }
+}
+
+/** Peak RSS above the baseline while capturing an endless body with maxBytes = 1 MiB. */
+const benchMemory = async () => {
+  const { server, url } = await startServer(new Map(), true)
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
+  try {
+    const gc = (globalThis as { gc?: () => void }).gc
+    gc?.()
+    const baseline = process.memoryUsage().rss
+    let peak = baseline
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 2)
+    const source = url("/endless.txt")
+    const attempts = smoke ? 1 : 5
+    const tags: Array<string> = []
+    for (let i = 0; i < attempts; i++) {
+      const runDirectory = path.join(directory, `m${i}`)
+      await fsp.mkdir(runDirectory)
+      const exit = await Effect.runPromiseExit(Effect.scoped(Effect.gen(function*() {
+        const context = yield* Layer.build(
+          Capture.layer({ approved: [source], allowLoopbackHttp: true, maxBytes: MiB, timeoutMs: 30_000 }).pipe(
+            Layer.provide(CaptureStore.layerFileSystem({ directory: runDirectory }))
+          )
+        )
+        return yield* Context.get(context, Capture.Capture).capture(source)
+      })))
+      tags.push(exit._tag === "Failure" && exit.cause._tag === "Fail" ? exit.cause.error._tag : exit._tag)
+    }
+    clearInterval(sampler)
+    peak = Math.max(peak, process.memoryUsage().rss)
+    if (!tags.every((t) => t === "TooLarge")) throw new Error(`expected TooLarge, got ${tags.join(", ")}`)
+    return { baselineMiB: baseline / MiB, peakMiB: peak / MiB, aboveBaselineMiB: (peak - baseline) / MiB, limitMiB: 64 }
+  } finally {
+    server.closeAllConnections()
+    server.close()
+    await fsp.rm(directory, { recursive: true, force: true })
+  }
+}
+
+const main = async () => {
+  const rows: Array<Row> = []
+  let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
+  if (only === undefined || only === "verify") for (const shape of shapes) rows.push(await benchVerify(shape))
+  if (only === undefined || only === "capture") {
+    if (smoke) rows.push(...await benchCapture("smoke 4 x 4 KiB, concurrency 2", 4, 4 * KiB, 2))
+    else {
+      rows.push(...await benchCapture("1 x 16 MiB", 1, 16 * MiB, 1))
+      rows.push(...await benchCapture("200 x 16 KiB, concurrency 8", 200, 16 * KiB, 8))
+    }
+  }
+  if (only === undefined || only === "memory") memory = await benchMemory()
+
+  const fmt = (x: number) => x.toFixed(1)
+  const lines = [
+    `| benchmark | citegate (ms, median of ${runs}) | raw limit (ms) | ratio | target |`,
+    "|---|---:|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.name} | ${fmt(r.citegateMs)} | ${fmt(r.rawMs)} | ${r.ratio.toFixed(2)}x | ≤ ${r.target}x ${r.ratio <= r.target ? "met" : "MISSED"} |`)
+  ]
+  if (memory !== undefined) {
+    lines.push(
+      "",
+      `Memory, endless body with maxBytes = 1 MiB: peak RSS ${fmt(memory.peakMiB)} MiB, ` +
+        `${fmt(memory.aboveBaselineMiB)} MiB above the ${fmt(memory.baselineMiB)} MiB baseline ` +
+        `(limit ${memory.limitMiB} MiB: ${memory.aboveBaselineMiB <= memory.limitMiB ? "met" : "MISSED"})`
+    )
+  }
+  process.stdout.write(lines.join("\n") + "\n")
+  const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
+  fs.mkdirSync("bench", { recursive: true })
+  fs.writeFileSync(
+    path.join("bench", "results.json"),
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory }, null, 2) + "\n"
+  )
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`)
+  process.exitCode = 1
+})
