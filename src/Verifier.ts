@@ -185,7 +185,6 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
       })
 
-      const t0 = performance.now()
       // Each distinct capture is read and rehashed once, however many facts cite it. One after the
       // other: the work is CPU-bound (decode, hash), small reads are synchronous, and a fiber per
       // capture costs more than it saves (measured: docs/performance.md).
@@ -196,8 +195,6 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         )
       )
 
-      const t1 = performance.now()
-      ;(globalThis as any).__t = [(globalThis as any).__t0 ?? 0, t1 - t0]
       const verifiedCaptures = new Map<SourceUrl, CaptureRecord>()
       const entries: Array<VerifiedEntry> = []
       const rejections: Array<FactRejection> = []
