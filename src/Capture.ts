@@ -26,7 +26,7 @@ import { CaptureStore } from "./CaptureStore.js"
 import { captureLimits } from "./Config.js"
 import * as Dispatcher from "./capture/Dispatcher.js"
 import * as UrlPolicy from "./capture/UrlPolicy.js"
-import { CaptureRecord, captureFormat, CaptureRef, type Rfc3339Utc, sha256Of, type SourceUrl } from "./Domain.js"
+import { type CaptureRecord, captureFormat, type CaptureRef, type Rfc3339Utc, sha256Of, type SourceUrl } from "./Domain.js"
 import {
   AddressRejected,
   AmbiguousHeader,
@@ -305,8 +305,8 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     }
     const accessedAt = new Date(yield* Clock.currentTimeMillis).toISOString() as Rfc3339Utc
     // Every field is valid by construction (policy-checked URL, computed digest and length, ISO time,
-    // fatally decoded text), so the constructors skip re-validating a multi-megabyte text.
-    const record = new CaptureRecord({
+    // fatally decoded text), so a multi-megabyte text is not validated a second time.
+    const record: CaptureRecord = {
       format: captureFormat,
       source,
       sha256: sha256Of(body),
@@ -314,12 +314,10 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
       contentType,
       byteLength: body.byteLength,
       text
-    }, { disableValidation: true })
+    }
     yield* store.write(record)
-    return new CaptureRef(
-      { source, sha256: record.sha256, accessedAt, byteLength: record.byteLength },
-      { disableValidation: true }
-    )
+    const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: record.byteLength }
+    return ref
   })
 
   const captureAll: CaptureShape["captureAll"] = (sources, captureOptions) => {

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
@@ -141,53 +141,53 @@ export const makeFileSystem = Effect.fn("CaptureStore.makeFileSystem")(function*
   const corrupt = (source: string, reason: CorruptReason, detail: string) =>
     new CorruptCapture({ source, reason, detail })
 
+  /** Everything after the bytes are read: plain code, no Effect per step (a hot path for many small captures). */
+  const decodeFile = (source: SourceUrl, bytes: Uint8Array): Either.Either<CaptureRecord, CaptureReadError> => {
+    let text: string
+    try {
+      text = utf8.decode(bytes)
+    } catch {
+      return Either.left(corrupt(source, "invalid-utf8", "the record file is not valid UTF-8"))
+    }
+    const parsed = StrictJson.parse(text)
+    if (parsed._tag === "Left") return Either.left(corrupt(source, "invalid-json", parsed.issue.message))
+    const value = parsed.value
+    if (isPlainObject(value) && !("format" in value) && ("text" in value || "sha256" in value)) {
+      return Either.left(new LegacyCapture({ source, detail: "a record without a format field (pre-v1)" }))
+    }
+    const decoded = decodeRecord(value)
+    if (decoded._tag === "Left") {
+      const detail = decoded.left.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
+      return Either.left(corrupt(source, "not-a-v1-record", `not a ${captureFormat} record: ${detail}`))
+    }
+    const record = decoded.right
+    if (record.source !== source) {
+      return Either.left(corrupt(
+        source,
+        "source-mismatch",
+        `the record stored under this source's name is a capture of ${record.source}`
+      ))
+    }
+    const byteLength = Buffer.byteLength(record.text, "utf8")
+    if (byteLength !== record.byteLength) {
+      return Either.left(corrupt(
+        source,
+        "byte-length-mismatch",
+        `the text is ${byteLength} bytes, the record says ${record.byteLength}`
+      ))
+    }
+    return Either.right(record)
+  }
+
   const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
-    Effect.gen(function*() {
-      const bytes = yield* readRegularFile(path.join(directory, recordFileName(source)), maxRecordBytes).pipe(
-        Effect.mapError((failure) =>
-          failure.reason === "missing"
-            ? new MissingCapture({ source })
-            : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
-        )
-      )
-      let text: string
-      try {
-        text = utf8.decode(bytes)
-      } catch {
-        return yield* corrupt(source, "invalid-utf8", "the record file is not valid UTF-8")
-      }
-      const parsed = StrictJson.parse(text)
-      if (parsed._tag === "Left") return yield* corrupt(source, "invalid-json", parsed.issue.message)
-      const value = parsed.value
-      if (isPlainObject(value) && !("format" in value) && ("text" in value || "sha256" in value)) {
-        return yield* new LegacyCapture({
-          source,
-          detail: "a record without a format field (pre-v1)"
-        })
-      }
-      const decoded = decodeRecord(value)
-      if (decoded._tag === "Left") {
-        const detail = decoded.left.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
-        return yield* corrupt(source, "not-a-v1-record", `not a ${captureFormat} record: ${detail}`)
-      }
-      const record = decoded.right
-      if (record.source !== source) {
-        return yield* corrupt(
-          source,
-          "source-mismatch",
-          `the record stored under this source's name is a capture of ${record.source}`
-        )
-      }
-      const byteLength = Buffer.byteLength(record.text, "utf8")
-      if (byteLength !== record.byteLength) {
-        return yield* corrupt(
-          source,
-          "byte-length-mismatch",
-          `the text is ${byteLength} bytes, the record says ${record.byteLength}`
-        )
-      }
-      return record
-    })
+    readRegularFile(path.join(directory, recordFileName(source)), maxRecordBytes).pipe(
+      Effect.mapError((failure) =>
+        failure.reason === "missing"
+          ? new MissingCapture({ source })
+          : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
+      ),
+      Effect.flatMap((bytes) => decodeFile(source, bytes))
+    )
 
   const write = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> => {
     const finalPath = path.join(directory, recordFileName(record.source))

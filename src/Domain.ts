@@ -87,30 +87,29 @@ export type Rfc3339Utc = typeof Rfc3339Utc.Type
 // Reports (what a drafting model proposes)
 // ---------------------------------------------------------------------------
 
+// Records are plain Structs rather than Classes: decoding thousands of them is a hot path, and a
+// class instance per record roughly doubles the decoding cost (docs/performance.md).
+
 /** A fact backed by an excerpt of one exact capture. */
-export class CitedFact extends Schema.Class<CitedFact>("CitedFact")(
-  {
-    state: Schema.Literal("cited"),
-    label: Label,
-    source: NonBlankString,
-    captureSha256: Sha256Hex,
-    snippet: NonBlankString
-  },
-  strict
-) {}
+export const CitedFact = Schema.Struct({
+  state: Schema.Literal("cited"),
+  label: Label,
+  source: NonBlankString,
+  captureSha256: Sha256Hex,
+  snippet: NonBlankString
+}).annotations({ ...strict, identifier: "CitedFact" })
+export type CitedFact = typeof CitedFact.Type
 
 /**
  * A fact the drafter could not ground. It carries a reason and nothing else: no
  * source, snippet, digest or value, so a guess can never pose as evidence.
  */
-export class UnavailableFact extends Schema.Class<UnavailableFact>("UnavailableFact")(
-  {
-    state: Schema.Literal("unavailable"),
-    label: Label,
-    reason: NonBlankString
-  },
-  strict
-) {}
+export const UnavailableFact = Schema.Struct({
+  state: Schema.Literal("unavailable"),
+  label: Label,
+  reason: NonBlankString
+}).annotations({ ...strict, identifier: "UnavailableFact" })
+export type UnavailableFact = typeof UnavailableFact.Type
 
 export const Fact = Schema.Union(CitedFact, UnavailableFact)
 export type Fact = typeof Fact.Type
@@ -141,20 +140,18 @@ export const captureFormat = "citegate.capture/1" as const
  * kept), so the UTF-8 bytes of `text` are exactly the body and `sha256` is the
  * digest of those bytes.
  */
-export class CaptureRecord extends Schema.Class<CaptureRecord>("CaptureRecord")(
-  {
-    format: Schema.Literal(captureFormat),
-    source: SourceUrl,
-    sha256: Sha256Hex,
-    accessedAt: Rfc3339Utc,
-    contentType: Schema.String,
-    byteLength: Schema.NonNegativeInt,
-    text: Schema.String.pipe(
-      Schema.filter((s) => s.isWellFormed() || "must be well-formed Unicode (no lone surrogates)")
-    )
-  },
-  strict
-) {}
+export const CaptureRecord = Schema.Struct({
+  format: Schema.Literal(captureFormat),
+  source: SourceUrl,
+  sha256: Sha256Hex,
+  accessedAt: Rfc3339Utc,
+  contentType: Schema.String,
+  byteLength: Schema.NonNegativeInt,
+  text: Schema.String.pipe(
+    Schema.filter((s) => s.isWellFormed() || "must be well-formed Unicode (no lone surrogates)")
+  )
+}).annotations({ ...strict, identifier: "CaptureRecord" })
+export type CaptureRecord = typeof CaptureRecord.Type
 
 /** A v1 record of a text body, digest and byte length computed from the text's UTF-8 bytes. */
 export const makeCaptureRecord = (fields: {
@@ -163,7 +160,7 @@ export const makeCaptureRecord = (fields: {
   readonly accessedAt: Rfc3339Utc
   readonly contentType: string
 }): CaptureRecord =>
-  new CaptureRecord({
+  CaptureRecord.make({
     format: captureFormat,
     source: fields.source,
     sha256: sha256Of(fields.text),
@@ -174,15 +171,13 @@ export const makeCaptureRecord = (fields: {
   })
 
 /** What a successful capture returns: enough to cite it, without the text. */
-export class CaptureRef extends Schema.Class<CaptureRef>("CaptureRef")(
-  {
-    source: SourceUrl,
-    sha256: Sha256Hex,
-    accessedAt: Rfc3339Utc,
-    byteLength: Schema.NonNegativeInt
-  },
-  strict
-) {}
+export const CaptureRef = Schema.Struct({
+  source: SourceUrl,
+  sha256: Sha256Hex,
+  accessedAt: Rfc3339Utc,
+  byteLength: Schema.NonNegativeInt
+}).annotations({ ...strict, identifier: "CaptureRef" })
+export type CaptureRef = typeof CaptureRef.Type
 
 // ---------------------------------------------------------------------------
 // Verified reports

@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { CaptureExists, CaptureWriteFailed, InvalidRunDirectory, MissingCapture } from "../src/Errors.js"
+import { makeCaptureRecord } from "../src/Domain.js"
+import { CaptureExists, CaptureWriteFailed, CorruptCapture, InvalidRunDirectory, MissingCapture } from "../src/Errors.js"
 import { inventoryRecord, recordPath, SALES, salesRecord, snapshotDirectory, tempDirectory } from "./support.js"
 
 describe("CaptureStore (filesystem)", () => {
@@ -17,6 +18,19 @@ describe("CaptureStore (filesystem)", () => {
       assert.strictEqual(entries[0]!.mode & 0o777, 0o444)
       const read = yield* store.read(SALES)
       assert.deepStrictEqual(read, salesRecord)
+    }))
+
+  it.scoped("reads a large record (past the synchronous-read size) back intact", () =>
+    Effect.gen(function*() {
+      const directory = yield* tempDirectory
+      const store = yield* CaptureStore.makeFileSystem({ directory })
+      const big = makeCaptureRecord({ ...salesRecord, text: "Net sales rose. ".repeat(128 * 1024) + "é\n" })
+      yield* store.write(big)
+      assert.deepStrictEqual(yield* store.read(SALES), big)
+      const tooSmallCap = yield* CaptureStore.makeFileSystem({ directory, maxRecordBytes: 1024 })
+      const error = yield* Effect.flip(tooSmallCap.read(SALES))
+      assert.instanceOf(error, CorruptCapture)
+      assert.strictEqual(error.reason, "too-large")
     }))
 
   it.scoped("CaptureExists: a second capture of one source leaves the first byte-for-byte untouched", () =>

@@ -68,15 +68,16 @@ export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<B
       fs.closeSync(fd)
       return Effect.fail(invalid)
     }
-    // One spare byte detects a file that grew after fstat.
+    // One spare byte detects a file that grew after fstat; a short read of a regular file is its end.
     const buffer = Buffer.allocUnsafe(st.size + 1)
     if (st.size <= syncReadLimit) {
       try {
         let filled = 0
         for (;;) {
-          const bytesRead = fs.readSync(fd, buffer, filled, buffer.length - filled, filled)
+          const wanted = buffer.length - filled
+          const bytesRead = fs.readSync(fd, buffer, filled, wanted, filled)
           filled += bytesRead
-          if (bytesRead === 0 || filled > st.size) break
+          if (bytesRead < wanted || filled > st.size) break
         }
         return filled === st.size ? Effect.succeed(buffer.subarray(0, filled)) : Effect.fail(changed)
       } catch (error) {
