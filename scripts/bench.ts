@@ -92,6 +92,8 @@ const shapes: ReadonlyArray<Shape> = smoke
     { name: "F=100 C=20 S=1MiB", facts: 100, captures: 20, size: MiB, failing: false },
     { name: "F=1000 C=1000 S=1KiB", facts: 1000, captures: 1000, size: KiB, failing: false },
     { name: "F=100 C=1 S=16MiB", facts: 100, captures: 1, size: 16 * MiB, failing: false },
+    // Not one of the required shapes: shows that cost follows capture bytes plus facts, not their product.
+    { name: "F=1000 C=1 S=1MiB", facts: 1000, captures: 1, size: MiB, failing: false },
     { name: "F=100 C=20 S=1MiB, all SnippetAbsent", facts: 100, captures: 20, size: MiB, failing: true }
   ]
 

@@ -34,6 +34,7 @@ import {
   UnknownLabel
 } from "./Errors.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
+import { searchAll } from "./internal/multiSearch.js"
 import { Policy } from "./Policy.js"
 import { VerifiedReport } from "./VerifiedReport.js"
 
@@ -76,15 +77,6 @@ export class Verifier extends Context.Tag("citegate/Verifier")<Verifier, Verifie
 interface LoadedCapture {
   readonly record: CaptureRecord
   readonly textSha256: string
-}
-
-/** First occurrence and number of (possibly overlapping) occurrences, by exact code-unit equality. */
-const locate = (text: string, snippet: string): { readonly start: number; readonly occurrences: number } | undefined => {
-  const start = text.indexOf(snippet)
-  if (start === -1) return undefined
-  let occurrences = 1
-  for (let at = text.indexOf(snippet, start + 1); at !== -1; at = text.indexOf(snippet, at + 1)) occurrences++
-  return { start, occurrences }
 }
 
 const notApproved = (source: string): NotApproved => {
@@ -133,10 +125,11 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       Effect.either
     )
 
-  const checkCited = (fact: CitedFact, capture: Either.Either<LoadedCapture, CaptureReadError>): Either.Either<
-    Evidence,
-    FactError
-  > => {
+  /** The capture's own digest, then the digest the report names: the capture to search, or why not. */
+  const checkDigests = (
+    fact: CitedFact,
+    capture: Either.Either<LoadedCapture, CaptureReadError>
+  ): Either.Either<CaptureRecord, FactError> => {
     if (Either.isLeft(capture)) return Either.left(capture.left)
     const { record, textSha256 } = capture.right
     if (textSha256 !== record.sha256) {
@@ -146,25 +139,10 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     }
     if (fact.captureSha256 !== record.sha256) {
       return Either.left(
-        new DigestMismatch({
-          source: record.source,
-          kind: "report",
-          expected: fact.captureSha256,
-          actual: record.sha256
-        })
+        new DigestMismatch({ source: record.source, kind: "report", expected: fact.captureSha256, actual: record.sha256 })
       )
     }
-    const found = locate(record.text, fact.snippet)
-    if (found === undefined) {
-      return Either.left(
-        new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet: fact.snippet })
-      )
-    }
-    return Either.right({
-      span: { start: found.start, end: found.start + fact.snippet.length },
-      occurrences: found.occurrences,
-      accessedAt: record.accessedAt
-    })
+    return Either.right(record)
   }
 
   const checkReport = (report: Report): Effect.Effect<Verification> =>
@@ -195,24 +173,50 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         )
       )
 
+      // Facts whose capture and digests check out are searched together, one capture at a time.
+      const toSearch = new Map<CaptureRecord, Array<number>>()
+      report.facts.forEach((fact, index) => {
+        if (fact.state !== "cited") return
+        const capture = captures.get(fact.source as SourceUrl)
+        if (capture === undefined) return // not approved: already failed, nothing was read
+        const checked = checkDigests(fact, capture)
+        if (Either.isLeft(checked)) failuresByIndex[index]!.push(checked.left)
+        else {
+          const group = toSearch.get(checked.right)
+          if (group === undefined) toSearch.set(checked.right, [index])
+          else group.push(index)
+        }
+      })
+      const evidenceByIndex = new Map<number, Evidence>()
+      for (const [record, indices] of toSearch) {
+        const snippets = indices.map((index) => (report.facts[index] as CitedFact).snippet)
+        const found = searchAll(record.text, snippets)
+        indices.forEach((index, k) => {
+          const hit = found[k]
+          const snippet = snippets[k]!
+          if (hit === undefined) {
+            failuresByIndex[index]!.push(
+              new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet })
+            )
+          } else {
+            evidenceByIndex.set(index, {
+              span: { start: hit.start, end: hit.start + snippet.length },
+              occurrences: hit.occurrences,
+              accessedAt: record.accessedAt
+            })
+          }
+        })
+      }
+
       const verifiedCaptures = new Map<SourceUrl, CaptureRecord>()
       const entries: Array<VerifiedEntry> = []
       const rejections: Array<FactRejection> = []
       report.facts.forEach((fact, index) => {
         const failures = failuresByIndex[index]!
-        let evidence: Evidence | undefined
-        if (fact.state === "cited") {
-          const capture = captures.get(fact.source as SourceUrl)
-          if (capture !== undefined) {
-            const result = checkCited(fact, capture)
-            if (Either.isLeft(result)) failures.push(result.left)
-            else evidence = result.right
-          }
-        }
         if (Arr.isNonEmptyArray(failures)) {
           for (const error of failures) rejections.push({ index, label: fact.label, error })
         } else if (fact.state === "cited") {
-          entries.push({ index, fact, evidence: evidence! })
+          entries.push({ index, fact, evidence: evidenceByIndex.get(index)! })
           const capture = captures.get(fact.source as SourceUrl)
           if (capture !== undefined && Either.isRight(capture)) {
             verifiedCaptures.set(fact.source as SourceUrl, capture.right.record)
