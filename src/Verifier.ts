@@ -86,7 +86,10 @@ const notApproved = (source: string): NotApproved => {
     : new NotApproved({ source, reason: problem.reason, detail: `URL ${problem.detail}` })
 }
 
-/** The outcome and report once the passing entries are known. */
+/**
+ * The outcome and report once the passing entries are known. The entries were
+ * decoded and checked already, so they are not validated a second time.
+ */
 export const toVerifiedReport = (
   entries: ReadonlyArray<VerifiedEntry>,
   options: { readonly mode: "reject" | "drop"; readonly retractions: ReadonlyArray<FactRejection> }
@@ -99,7 +102,6 @@ export const toVerifiedReport = (
     retractions: options.retractions,
     proves: "provenance-only",
     semanticReview: "not-performed"
-    // The entries were decoded and checked already; validating them again would only repeat work.
   }, { disableValidation: true })
 
 /** Reject-mode acceptance: the report passes only if no fact failed. */

@@ -11,7 +11,7 @@ import * as Config from "../Config.js"
 import * as Gate from "../Gate.js"
 import * as Migrate from "../Migrate.js"
 import * as Render from "../render/Render.js"
-import { Rendering } from "../render/Rendering.js"
+import { fromOutcome } from "../render/Rendering.js"
 import { terminal } from "../render/Escape.js"
 import { CliExit } from "./CliError.js"
 import * as Demo from "./Demo.js"
@@ -78,10 +78,7 @@ const verifyAndRender = (options: {
       Effect.provide(Gate.layer({ runDirectory: options.runDirectory, config })),
       orUsageError
     )
-    const rendering = Either.match(outcome, {
-      onLeft: (error) => Rendering.Rejected({ error }),
-      onRight: ({ captures, report }) => Rendering.Verified({ report, captures })
-    })
+    const rendering = fromOutcome(outcome)
     const output = Render.render(options.format, rendering)
     yield* Option.match(options.out, {
       onNone: () => Io.stdout(output),

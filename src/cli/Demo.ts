@@ -16,7 +16,7 @@ import * as Config from "../Config.js"
 import type { CaptureRef } from "../Domain.js"
 import * as Gate from "../Gate.js"
 import * as Render from "../render/Render.js"
-import { Rendering } from "../render/Rendering.js"
+import { fromOutcome } from "../render/Rendering.js"
 import { WriteFailed } from "./CliError.js"
 import * as Io from "./Io.js"
 import * as Report from "./Report.js"
@@ -174,10 +174,7 @@ export const run = (outputRoot: string) =>
       const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(draft))).pipe(
         Effect.provide(gateLayer)
       )
-      const rendering = Either.match(outcome, {
-        onLeft: (error) => Rendering.Rejected({ error }),
-        onRight: ({ captures, report }) => Rendering.Verified({ report, captures })
-      })
+      const rendering = fromOutcome(outcome)
       for (const format of Render.formats) {
         const file = path.join(directory, "renderings", `${sample.name}.${Render.extension[format]}`)
         yield* Io.writeOutput(file, Render.render(format, rendering))

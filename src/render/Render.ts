@@ -24,4 +24,4 @@ export const render = (format: Format, rendering: Rendering): string =>
     Match.exhaustive
   )
 
-export { Rendering, RenderedResult, resultFormat } from "./Rendering.js"
+export { fromOutcome, Rendering, RenderedResult, resultFormat } from "./Rendering.js"

@@ -3,7 +3,7 @@
  * were verified against) or the typed error that rejected the report. Renderers
  * are pure functions of this value.
  */
-import { Data, Match, Schema } from "effect"
+import { Data, Either, Match, Schema } from "effect"
 import type { CaptureRecord } from "../Domain.js"
 import { VerifyError } from "../Errors.js"
 import { VerifiedReport } from "../VerifiedReport.js"
@@ -13,6 +13,18 @@ export type Rendering = Data.TaggedEnum<{
   Rejected: { readonly error: VerifyError }
 }>
 export const Rendering = Data.taggedEnum<Rendering>()
+
+/** The rendering of a Gate outcome (`Effect.either(gate.checkJsonWithCaptures(…))`). */
+export const fromOutcome = (
+  outcome: Either.Either<
+    { readonly report: VerifiedReport; readonly captures: ReadonlyMap<string, CaptureRecord> },
+    VerifyError
+  >
+): Rendering =>
+  Either.match(outcome, {
+    onLeft: (error) => Rendering.Rejected({ error }),
+    onRight: ({ captures, report }) => Rendering.Verified({ report, captures })
+  })
 
 export const resultFormat = "citegate.result/1" as const
 
