@@ -356,17 +356,24 @@ describe("Capture: response policy", () => {
       }
     }))
 
-  it.scopedLive("a response rejected before its body is read has its socket closed promptly", () =>
-    Effect.gen(function*() {
-      const server = yield* testServer((_req, res) => {
-        res.writeHead(200, { "content-type": "text/html" })
-        const timer = setInterval(() => res.write("<p>more</p>"), 50)
-        res.on("close", () => clearInterval(timer))
-      })
-      const error = yield* failureFrom(server)
-      assert.instanceOf(error, UnsupportedContentType)
-      yield* socketsClosed(server, 1_000)
-    }))
+  for (const [what, status, contentType, tag] of [
+    ["its content type", 200, "text/html", "UnsupportedContentType"],
+    ["its status", 500, "text/plain", "UnexpectedStatus"],
+    ["a redirect", 302, "text/plain", "RedirectRejected"]
+  ] as const) {
+    it.scopedLive(`a response rejected for ${what} before its body is read has its socket closed promptly`, () =>
+      Effect.gen(function*() {
+        const server = yield* testServer((_req, res) => {
+          // An endless body: only an abort from the client ends this connection.
+          res.writeHead(status, { "content-type": contentType, location: "http://127.0.0.1:1/elsewhere" })
+          const timer = setInterval(() => res.write("<p>more</p>"), 50)
+          res.on("close", () => clearInterval(timer))
+        })
+        const error = yield* failureFrom(server)
+        assert.strictEqual(error._tag, tag)
+        yield* socketsClosed(server, 1_000)
+      }))
+  }
 
   it.scopedLive("AmbiguousHeader: a repeated Content-Type fails closed", () =>
     Effect.gen(function*() {
