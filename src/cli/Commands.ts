@@ -61,17 +61,20 @@ const captureInto = (
     return results.every((r) => Either.isRight(r.result))
   })
 
-/** Verifies a report read-only and renders it; returns the exit code. */
+/**
+ * Verifies a report read-only and renders it; returns the exit code: 0 for a
+ * grounded report, 1 for a rejected one or a `no_evidence` outcome.
+ */
 const verifyAndRender = (options: {
   readonly config: Config.PipelineConfig
   readonly runDirectory: string
-  readonly report: string
+  readonly reportText: string
   readonly mode: Option.Option<"reject" | "drop">
   readonly format: Render.Format
   readonly out: Option.Option<string>
 }) =>
   Effect.gen(function*() {
-    const text = yield* orUsageError(Io.readText(options.report, "report"))
+    const text = options.reportText
     const mode = Option.getOrElse(options.mode, () => Config.resolvedMode(options.config))
     const config = { ...options.config, verify: { ...options.config.verify, mode } }
     const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
@@ -120,7 +123,8 @@ const verify = Command.make(
   (args) =>
     Effect.gen(function*() {
       const config = yield* orUsageError(loadConfig(args.config))
-      const code = yield* verifyAndRender({ ...args, config, runDirectory: args.runDir })
+      const reportText = yield* orUsageError(Io.readText(args.report, "report"))
+      const code = yield* verifyAndRender({ ...args, config, reportText, runDirectory: args.runDir })
       yield* exitWith(code === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription("Verify a drafted report against a run's captures (read-only) and render it."))
@@ -139,10 +143,10 @@ const run = Command.make(
   (args) =>
     Effect.gen(function*() {
       const config = yield* orUsageError(loadConfig(args.config))
-      // Also the report must be readable before anything is fetched.
-      yield* orUsageError(Io.readText(args.report, "report"))
+      // The report must be readable before anything is fetched.
+      const reportText = yield* orUsageError(Io.readText(args.report, "report"))
       const allCaptured = yield* captureInto(config, args.runDir, args.allowLoopbackHttp, Io.stderr)
-      const code = yield* verifyAndRender({ ...args, config, runDirectory: args.runDir })
+      const code = yield* verifyAndRender({ ...args, config, reportText, runDirectory: args.runDir })
       yield* exitWith(allCaptured && code === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription("Capture, verify and render in one go."))
