@@ -20,6 +20,8 @@ class PlainSummary implements Reporter {
 }
 
 export default defineConfig({
+  // `import … from "citegate"` (the documentation example) resolves to the TypeScript sources.
+  resolve: { conditions: ["source"] },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,

@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly: no build step between a checkout and the CLI.
-import { register } from "tsx/esm/api"
-
-register()
-await import("../src/cli/main.ts")
+// The compiled CLI (`npm run build`, run by `npm ci` / `npm install` through `prepare`).
+import "../dist/cli/main.js"
