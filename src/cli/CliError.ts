@@ -34,4 +34,3 @@ export class WriteFailed extends Schema.TaggedError<WriteFailed>()("WriteFailed"
 /** Ends the command with an exit code once its output and errors have been written. */
 export class CliExit extends Data.TaggedError("CliExit")<{ readonly code: 1 | 2 }> {}
 
-export const exitCodes = { ok: 0, domainFailure: 1, usage: 2 } as const

@@ -8,6 +8,7 @@ import { Match } from "effect"
 import type { CaptureRecord } from "../Domain.js"
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"
+import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { html as h } from "./Escape.js"
@@ -78,16 +79,16 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
   )
   const sources = [...new Set(report.facts.flatMap((e) => (e.fact.state === "cited" ? [e.fact.source] : [])))]
   for (const entry of report.facts) {
-    const fact = entry.fact
-    if (fact.state === "cited" && "evidence" in entry) {
-      const { evidence } = entry
+    if (isVerifiedCitation(entry)) {
+      const { evidence, fact } = entry
       parts.push(`<section class="fact cited" id="fact-${entry.index}">
 <div class="label">${entry.index}. ${h(fact.label)}</div>
 <div class="excerpt-tag">Verified excerpt</div>
 <blockquote class="excerpt" data-fact="${entry.index}">${h(fact.snippet)}</blockquote>
 <div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${evidence.occurrences} occurrence(s) · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup>[${sources.indexOf(fact.source) + 1}]</sup></div>
 </section>`)
-    } else if (fact.state === "unavailable") {
+    } else if (entry.fact.state === "unavailable") {
+      const fact = entry.fact
       parts.push(`<section class="fact unavailable" id="fact-${entry.index}">
 <div class="label">${entry.index}. ${h(fact.label)}</div>
 <div class="unavailable-tag">Unavailable</div>
@@ -104,7 +105,7 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
     sources.forEach((source, i) => {
       const record = captures.get(source)
       const spans = report.facts.flatMap((e) =>
-        e.fact.state === "cited" && "evidence" in e && e.fact.source === source
+        isVerifiedCitation(e) && e.fact.source === source
           ? [{ index: e.index, start: e.evidence.span.start, end: e.evidence.span.end }]
           : []
       )

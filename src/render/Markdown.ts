@@ -6,6 +6,7 @@
 import { Match } from "effect"
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"
+import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { markdown as md } from "./Escape.js"
@@ -37,7 +38,7 @@ const verified = (report: VerifiedReport): string => {
   ]
   for (const entry of report.facts) {
     out.push(`## Fact ${entry.index}: ${md(entry.fact.label)}`, "")
-    if (entry.fact.state === "cited" && "evidence" in entry) {
+    if (isVerifiedCitation(entry)) {
       const { fact, evidence } = entry
       out.push(
         "**Verified excerpt** (verbatim from the capture):",

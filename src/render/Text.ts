@@ -2,6 +2,7 @@
 import { Match } from "effect"
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"
+import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { quoted, terminal } from "./Escape.js"
@@ -26,7 +27,7 @@ const verified = (report: VerifiedReport): string => {
     : `citegate: NO EVIDENCE (${report.mode} mode): no cited fact was verified; nothing here is grounded`
   const lines = [headline, provenanceNote, ""]
   for (const entry of report.facts) {
-    if (entry.fact.state === "cited" && "evidence" in entry) {
+    if (isVerifiedCitation(entry)) {
       const { fact, evidence } = entry
       lines.push(
         `[${entry.index}] ${quoted(fact.label)}`,
