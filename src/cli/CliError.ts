@@ -31,6 +31,16 @@ export class WriteFailed extends Schema.TaggedError<WriteFailed>()("WriteFailed"
   }
 }
 
+/** The configuration approves plain-http sources, which only test mode (`--allow-loopback-http`) may fetch. */
+export class TestModeRequired extends Schema.TaggedError<TestModeRequired>()("TestModeRequired", {
+  sources: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `The configuration approves plain-http sources (${this.sources.join(", ")}); ` +
+      "only test mode fetches them: pass --allow-loopback-http (literal 127.0.0.1 only), or approve https sources"
+  }
+}
+
 /** Ends the command with an exit code once its output and errors have been written. */
 export class CliExit extends Data.TaggedError("CliExit")<{ readonly code: 1 | 2 }> {}
 

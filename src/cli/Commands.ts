@@ -3,7 +3,7 @@
  * stdout or `--out`. Exit codes: 0 success, 1 domain failure (rejected report,
  * no evidence, failed capture or migration), 2 usage or configuration error.
  */
-import { Command, Options } from "@effect/cli"
+import { Command, CommandDescriptor as Descriptor, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Either, Layer, Option } from "effect"
 import * as Capture from "../Capture.js"
 import * as CaptureStore from "../CaptureStore.js"
@@ -13,28 +13,63 @@ import * as Migrate from "../Migrate.js"
 import * as Render from "../render/Render.js"
 import { fromOutcome } from "../render/Rendering.js"
 import { terminal } from "../render/Escape.js"
-import { CliExit } from "./CliError.js"
+import { CliExit, TestModeRequired } from "./CliError.js"
 import * as Demo from "./Demo.js"
 import * as Io from "./Io.js"
 import * as Report from "./Report.js"
 
-const configOption = Options.file("config").pipe(Options.withDescription("The operator's pipeline.json"))
+const configOption = Options.file("config").pipe(
+  Options.withDescription("The operator's pipeline.json (approved sources, labels, budgets)")
+)
 const runDirOption = Options.directory("run-dir").pipe(Options.withDescription("The run directory of captures"))
 const reportOption = Options.file("report").pipe(Options.withDescription("The drafted report (JSON)"))
 const modeOption = Options.choice("mode", ["reject", "drop"]).pipe(
   Options.optional,
-  Options.withDescription("reject (default): any failure rejects; drop: failed facts are retracted")
+  Options.withDescription(
+    "reject: any failure rejects the report; drop: failed facts are retracted. Default: the config's verify.mode, else reject"
+  )
 )
-const formatOption = Options.choice("format", Render.formats).pipe(Options.withDefault("text" as const))
-const outOption = Options.file("out").pipe(Options.optional, Options.withDescription("Write the rendering here"))
+
+/** `--format`: a choice whose error names the flag (the parser's own message does not). */
+const formatOption = Options.text("format").pipe(
+  Options.withPseudoName(Render.formats.join(" | ")),
+  Options.withDefault("text"),
+  Options.mapEffect((value) =>
+    (Render.formats as ReadonlyArray<string>).includes(value)
+      ? Effect.succeed(value as Render.Format)
+      : Effect.fail(ValidationError.invalidValue(HelpDoc.p(
+        `--format must be one of ${Render.formats.join(", ")}; got ${JSON.stringify(value)}`
+      )))
+  ),
+  Options.withDescription(`Output format: ${Render.formats.join(" | ")} (default text)`)
+)
+const outOption = Options.file("out").pipe(
+  Options.optional,
+  Options.withDescription("Write the rendering to this file (atomically) instead of stdout")
+)
 const loopbackOption = Options.boolean("allow-loopback-http").pipe(
-  Options.withDescription("Test mode: plain http to the literal host 127.0.0.1 only")
+  Options.withDescription("Test mode: plain http to the literal host 127.0.0.1 only, and no other address. Off unless given")
 )
+
+/** The sources a capture would refuse without test mode: named here, before anything is created. */
+const needsLoopbackFlag = (config: Config.PipelineConfig, allowLoopbackHttp: boolean) =>
+  allowLoopbackHttp ? [] : config.sources.filter((source) => source.startsWith("http:"))
 
 /** Reports a usage or configuration error and ends with exit code 2. */
 const orUsageError = <A, R>(effect: Effect.Effect<A, Report.UsageError, R>) =>
   Effect.catchAll(effect, (error) =>
     Effect.zipRight(Io.stderr(Report.usageError(error)), Effect.fail(new CliExit({ code: 2 }))))
+
+/** The exit codes, shown in every command's help. */
+const exitCodes = HelpDoc.enumeration([
+  HelpDoc.p("Exit codes: 0 success (all sources captured; report verified and grounded)"),
+  HelpDoc.p("1 domain failure (rejected report, no_evidence outcome, a failed capture or migration entry)"),
+  HelpDoc.p("2 usage or configuration error (bad options, invalid config, unreadable file, existing run directory)"),
+  HelpDoc.p("70 internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM)")
+])
+
+/** A command's description followed by the exit codes. */
+const describe = (what: string) => HelpDoc.blocks([HelpDoc.p(what), exitCodes])
 
 const exitWith = (code: 0 | 1 | 2) => (code === 0 ? Effect.void : Effect.fail(new CliExit({ code })))
 
@@ -49,6 +84,8 @@ const captureInto = (
   table: (text: string) => Effect.Effect<void>
 ) =>
   Effect.gen(function*() {
+    const plainHttp = needsLoopbackFlag(config, allowLoopbackHttp)
+    if (plainHttp.length > 0) yield* orUsageError(Effect.fail(new TestModeRequired({ sources: plainHttp })))
     yield* orUsageError(Io.createRunDirectory(runDirectory))
     const captureLayer = Capture.layer({ approved: config.sources, allowLoopbackHttp, ...config.capture }).pipe(
       Layer.provide(CaptureStore.layerFileSystem({ directory: runDirectory }))
@@ -108,7 +145,7 @@ const capture = Command.make(
       const allCaptured = yield* captureInto(config, args.runDir, args.allowLoopbackHttp, Io.stdout)
       yield* exitWith(allCaptured ? 0 : 1)
     })
-).pipe(Command.withDescription("Capture every approved source into a NEW run directory."))
+).pipe(Command.withDescription(describe("Capture every approved source into a NEW run directory.")))
 
 const verify = Command.make(
   "verify",
@@ -127,7 +164,7 @@ const verify = Command.make(
       const code = yield* verifyAndRender({ ...args, config, reportText, runDirectory: args.runDir })
       yield* exitWith(code === 0 ? 0 : 1)
     })
-).pipe(Command.withDescription("Verify a drafted report against a run's captures (read-only) and render it."))
+).pipe(Command.withDescription(describe("Verify a drafted report against a run's captures (read-only) and render it.")))
 
 const run = Command.make(
   "run",
@@ -149,7 +186,7 @@ const run = Command.make(
       const code = yield* verifyAndRender({ ...args, config, reportText, runDirectory: args.runDir })
       yield* exitWith(allCaptured && code === 0 ? 0 : 1)
     })
-).pipe(Command.withDescription("Capture, verify and render in one go."))
+).pipe(Command.withDescription(describe("Capture, verify and render in one go.")))
 
 const migrate = Command.make(
   "migrate",
@@ -175,15 +212,25 @@ const migrate = Command.make(
       yield* Io.stdout(lines.join("\n") + "\n")
       yield* exitWith(result.rejected.length === 0 ? 0 : 1)
     })
-).pipe(Command.withDescription("Restore approved legacy records as v1 captures in a NEW run directory."))
+).pipe(Command.withDescription(describe("Restore approved legacy records as v1 captures in a NEW run directory.")))
 
 const demo = Command.make(
   "demo",
-  { output: Options.directory("output").pipe(Options.withDefault("demo-output")) },
+  {
+    output: Options.directory("output").pipe(
+      Options.withDefault("demo-output"),
+      Options.withDescription("Where the demo writes its run and renderings, in a new timestamped folder (default ./demo-output)")
+    )
+  },
   (args) => Demo.run(args.output).pipe(orUsageError)
-).pipe(Command.withDescription("Run the whole pipeline offline against a synthetic source server on 127.0.0.1."))
+).pipe(Command.withDescription(describe("Run the whole pipeline offline against a synthetic source server on 127.0.0.1.")))
+
+const commands = [capture, verify, run, migrate, demo] as const
+
+/** The subcommands' names. */
+export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [...Descriptor.getNames(c.descriptor as Descriptor.Command<unknown>)])
 
 export const command = Command.make("run-pipeline").pipe(
-  Command.withDescription("citegate: provable citations for generated reports."),
-  Command.withSubcommands([capture, verify, run, migrate, demo])
+  Command.withDescription(describe("citegate: provable citations for generated reports.")),
+  Command.withSubcommands(commands)
 )

@@ -5,7 +5,7 @@ import type { InvalidBudget, InvalidConfig, InvalidRunDirectory } from "../Error
 import * as Describe from "../render/Describe.js"
 import { terminal } from "../render/Escape.js"
 import * as Text from "../render/Text.js"
-import type { FileUnreadable, RunDirectoryExists, WriteFailed } from "./CliError.js"
+import type { FileUnreadable, RunDirectoryExists, TestModeRequired, WriteFailed } from "./CliError.js"
 
 export type UsageError =
   | FileUnreadable
@@ -14,6 +14,7 @@ export type UsageError =
   | InvalidConfig
   | InvalidRunDirectory
   | InvalidBudget
+  | TestModeRequired
 
 export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
@@ -22,7 +23,8 @@ export const usageError = (error: UsageError): string =>
     FileUnreadable: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     RunDirectoryExists: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     WriteFailed: (e) => `${e._tag}: ${terminal(e.message)}\n`,
-    InvalidBudget: (e) => `${e._tag}: ${terminal(e.message)}\n`
+    InvalidBudget: (e) => `${e._tag}: ${terminal(e.message)}\n`,
+    TestModeRequired: (e) => `${e._tag}: ${terminal(e.message)}\n`
   })
 
 export const progress = (event: CaptureEvent): string =>

@@ -7,12 +7,14 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit } from "effect"
 import { version } from "../version.js"
-import { command } from "./Commands.js"
+import { command, commandNames } from "./Commands.js"
+import { helpFirst, withHelpConsole } from "./Help.js"
 import * as Io from "./Io.js"
 
 const cli = Command.run(command, { name: "run-pipeline", version })
 
-const program = Effect.suspend(() => cli(process.argv)).pipe(
+const program = Effect.suspend(() => cli(helpFirst(process.argv, commandNames))).pipe(
+  withHelpConsole("run-pipeline"),
   Effect.as(0),
   Effect.catchAll((error) => {
     if (ValidationError.isValidationError(error)) return Effect.succeed(2)
