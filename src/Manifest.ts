@@ -40,9 +40,16 @@ export const CapturedSource = Schema.Struct({
 }).annotations({ ...strict, identifier: "CapturedSource" })
 export type CapturedSource = typeof CapturedSource.Type
 
-/** Why a source cannot be cited in this run: the error a citation of it would fail with. */
-export const MissingReason = Schema.Union(MissingCapture, CorruptCapture, LegacyCapture, DigestMismatch)
+const MissingReasonError = Schema.Union(MissingCapture, CorruptCapture, LegacyCapture, DigestMismatch)
+
+/**
+ * Why a source cannot be cited in this run: the error a citation of it would
+ * fail with, as a plain record (`_tag` and the error's fields).
+ */
+export const MissingReason = Schema.encodedSchema(MissingReasonError)
 export type MissingReason = typeof MissingReason.Type
+
+const toReason = Schema.encodeSync(MissingReasonError)
 
 /** An approved source without a usable capture in this run. */
 export const MissingSource = Schema.Struct({
@@ -113,7 +120,7 @@ export const make = Effect.fn("Manifest.make")(function*(
   const sources = yield* Effect.forEach(config.sources, (source, i) =>
     Effect.map(Effect.either(store.read(source)), (read): ManifestSource => {
       const number = i + 1
-      if (Either.isLeft(read)) return { number, source, status: "missing", reason: read.left }
+      if (Either.isLeft(read)) return { number, source, status: "missing", reason: toReason(read.left) }
       const record = read.right
       const computed = sha256Of(record.text)
       if (computed !== record.sha256) {
@@ -125,7 +132,7 @@ export const make = Effect.fn("Manifest.make")(function*(
           stored: record.sha256,
           computed
         })
-        return { number, source, status: "missing", reason }
+        return { number, source, status: "missing", reason: toReason(reason) }
       }
       return {
         number,

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import * as CaptureStore from "../src/CaptureStore.js"
 import type { CaptureRecord } from "../src/Domain.js"
-import { CaptureExists, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected } from "../src/Errors.js"
+import { CaptureExists, CorruptCapture, DigestMismatch, InvalidConfig, MissingCapture, ReportRejected } from "../src/Errors.js"
 import * as Gate from "../src/Gate.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import { cited, INVENTORY, inventoryRecord, pipelineConfig, SALES, salesRecord, tempDirectory } from "./support.js"
@@ -138,7 +138,7 @@ describe("Gate configuration input", () => {
       // The second "sources" would silently win under JSON.parse.
       const repeated = configText.replace(/^\{/, `{"sources":["https://evil.test/x.txt"],`)
       const error = yield* Effect.flip(gateOver(repeated))
-      assert.strictEqual(error._tag, "InvalidConfig")
+      assert.instanceOf(error, InvalidConfig)
       assert.match(error.issues[0].message, /sources/)
       assert.include(error.issues[0].message.toLowerCase(), "repeated")
     }))
