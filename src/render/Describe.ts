@@ -31,7 +31,8 @@ export const factError = (error: FactError): Description =>
     }),
     DuplicateLabel: (e): Description => ({
       title: "Duplicate label",
-      fields: [["label", e.label], ["first used by fact", String(e.firstIndex)]],
+      // Renderings number facts from 1.
+      fields: [["label", e.label], ["first used by fact", String(e.firstIndex + 1)]],
       fix: "Report each label once."
     }),
     MissingCapture: (e): Description => ({
