@@ -1,8 +1,10 @@
 /**
  * HTML rendering: a self-contained page with no script at all (a Content
  * Security Policy forbids any), every untrusted value escaped. Verified
- * excerpts are visually distinct from conclusions; each citation's footnote
- * opens the exact capture text at the exact span, highlighted.
+ * excerpts are visually distinct from conclusions; each citation's link and
+ * `[n]` marker open the exact capture text at the exact span, highlighted and
+ * outlined when targeted, each highlight linking back to its fact. Facts are
+ * numbered from 1; ids and data attributes keep the 0-based index.
  */
 import { Match } from "effect"
 import type { CaptureRecord } from "../Domain.js"
@@ -135,6 +137,12 @@ ${record === undefined
   return page("citegate: verified report", parts.join("\n"), targeted === "" ? "" : `\n${targeted}\n`)
 }
 
+/**
+ * Rejected values are where a reader looks for the difference (a double space,
+ * a zero-width character): they keep their whitespace (`code.value` is
+ * `pre-wrap`) and show controls and invisible characters as `\u{…}`, as in the
+ * text rendering.
+ */
 const rejection = (failure: FactRejection): string => {
   const d = Describe.factError(failure.error)
   return `<div class="failure" data-tag="${h(failure.error._tag)}">
