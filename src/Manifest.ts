@@ -195,7 +195,7 @@ export const toPrompt = (manifest: Manifest): string => {
   const sourceLines = manifest.sources.map((s) =>
     s.status === "captured"
       ? `[${s.number}] ${JSON.stringify({ source: s.source, captureSha256: s.captureSha256 })}\n` +
-        `    ${s.byteLength} bytes, ${JSON.stringify(s.contentType)}, accessed ${s.accessedAt}`
+        `    ${s.byteLength} bytes, ${terminal(s.contentType)}, accessed ${s.accessedAt}`
       : `[${s.number}] ${JSON.stringify({ source: s.source })}\n    NOT AVAILABLE in this run (${missingSummary(s.reason)}): do not cite it.`
   )
   const cited = JSON.stringify({
