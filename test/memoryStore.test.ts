@@ -2,7 +2,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import * as CaptureStore from "../src/CaptureStore.js"
 import type { CaptureRecord } from "../src/Domain.js"
-import { CaptureExists, CorruptCapture, DigestMismatch, InvalidConfig, MissingCapture, ReportRejected } from "../src/Errors.js"
+import {
+  CaptureExists,
+  CorruptCapture,
+  DigestMismatch,
+  factErrorTags,
+  groupFailures,
+  InvalidConfig,
+  MissingCapture,
+  ReportRejected
+} from "../src/Errors.js"
 import * as Gate from "../src/Gate.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import { cited, INVENTORY, inventoryRecord, pipelineConfig, SALES, salesRecord, tempDirectory } from "./support.js"
@@ -158,5 +167,33 @@ describe("Gate configuration input", () => {
       }
       const invalid = yield* Effect.flip(gateOver("{\"sources\": "))
       assert.strictEqual(invalid._tag, "InvalidConfig")
+    }))
+})
+
+describe("Errors.groupFailures", () => {
+  it.effect("groups drop-mode retractions and rejections by tag, every tag a key, report order kept", () =>
+    Effect.gen(function*() {
+      const store = MemoryStore.layer({ records: [salesRecord] })
+      const draft = JSON.stringify({
+        facts: [
+          cited("q3_net_sales", salesRecord, "absent one"),
+          { ...cited("q3_returns", salesRecord, "Net sales"), captureSha256: inventoryRecord.sha256 },
+          cited("q3_inventory", salesRecord, "absent two")
+        ]
+      })
+      const dropGate = yield* Effect.provide(
+        Gate.Gate,
+        Gate.layerWithStore({ ...(pipelineConfig as object), verify: { mode: "drop" } }).pipe(Layer.provide(store))
+      )
+      const report = yield* dropGate.checkJson(draft)
+      const groups = groupFailures(report.retractions)
+      assert.deepStrictEqual(Object.keys(groups), [...factErrorTags])
+      assert.deepStrictEqual(groups.SnippetAbsent.map((f) => [f.index, f.error.snippet]), [[0, "absent one"], [2, "absent two"]])
+      assert.deepStrictEqual(groups.DigestMismatch.map((f) => f.error.reported), [inventoryRecord.sha256])
+      assert.deepStrictEqual(groups.MissingCapture, [])
+      const rejectGate = yield* Effect.provide(Gate.Gate, Gate.layerWithStore(pipelineConfig).pipe(Layer.provide(store)))
+      const rejected = yield* Effect.flip(rejectGate.checkJson(draft))
+      assert.instanceOf(rejected, ReportRejected)
+      if (rejected instanceof ReportRejected) assert.deepStrictEqual(groupFailures(rejected), groups)
     }))
 })
