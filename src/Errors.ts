@@ -158,21 +158,30 @@ export class DuplicateLabel extends Schema.TaggedError<DuplicateLabel>()("Duplic
 }
 
 /**
- * `report`: the digest the report names differs from the capture's digest.
- * `stored`: the stored text no longer hashes to the capture's own digest (the capture was altered).
+ * `report`: the digest the report names (`reported`) differs from this run's capture (`stored`).
+ * `stored`: the stored text no longer hashes to the capture's own recorded digest (the capture was altered).
  */
 export const DigestMismatchKind = Schema.Literal("report", "stored")
+export type DigestMismatchKind = typeof DigestMismatchKind.Type
 
+/**
+ * Three digests, always all present, so each field means the same for both kinds:
+ * `reported` is the digest the report names, `stored` the digest recorded in this
+ * run's capture record, `computed` the SHA-256 of the record's text as read now.
+ * `kind: "report"`: `reported` ≠ `stored` (and `computed` = `stored`).
+ * `kind: "stored"`: `computed` ≠ `stored`; the capture was altered.
+ */
 export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("DigestMismatch", {
   source: Schema.String,
   kind: DigestMismatchKind,
-  expected: Schema.String,
-  actual: Schema.String
+  reported: Schema.String,
+  stored: Schema.String,
+  computed: Schema.String
 }) {
   override get message() {
     return this.kind === "report"
-      ? `The report names capture ${short(this.expected)}… of ${this.source}, but this run's capture is ${short(this.actual)}…`
-      : `The capture of ${this.source} was altered: its text hashes to ${short(this.actual)}…, not its recorded ${short(this.expected)}…`
+      ? `The report names capture ${short(this.reported)}… of ${this.source}, but this run's capture is ${short(this.stored)}…`
+      : `The capture of ${this.source} was altered: its text hashes to ${short(this.computed)}…, not its recorded ${short(this.stored)}…`
   }
 }
 
@@ -230,6 +239,45 @@ export class ReportRejected extends Schema.TaggedError<ReportRejected>()("Report
     return `The report was rejected: ${n} fact failure${n === 1 ? "" : "s"}: ` +
       this.failures.map((f) => `fact ${f.index} (${JSON.stringify(f.label)}): ${f.error._tag}`).join(", ")
   }
+}
+
+/** The tags of `FactError`, in a fixed order (the order of `groupFailures`' keys). */
+export const factErrorTags = [
+  "NotApproved",
+  "UnknownLabel",
+  "DuplicateLabel",
+  "MissingCapture",
+  "CorruptCapture",
+  "LegacyCapture",
+  "DigestMismatch",
+  "SnippetAbsent"
+] as const satisfies ReadonlyArray<FactError["_tag"]>
+// A FactError tag missing from the list above is a type error here.
+const _everyFactErrorTagListed: Exclude<FactError["_tag"], typeof factErrorTags[number]> extends never ? true : never = true
+void _everyFactErrorTagListed
+
+/** A failed fact whose error is known to carry one tag. */
+export interface FactRejectionOf<Tag extends FactError["_tag"]> {
+  readonly index: number
+  readonly label: string
+  readonly error: Extract<FactError, { readonly _tag: Tag }>
+}
+
+/** Failures grouped by error tag: every tag is a key, each with its (possibly empty) typed list, report order kept. */
+export type GroupedFailures = { readonly [Tag in FactError["_tag"]]: ReadonlyArray<FactRejectionOf<Tag>> }
+
+/**
+ * Group the failures of a `ReportRejected` (or drop-mode `retractions`) by the
+ * tag of their error, so each group is typed without narrowing `_tag` by hand.
+ */
+export const groupFailures = (failures: ReportRejected | ReadonlyArray<FactRejection>): GroupedFailures => {
+  const list: ReadonlyArray<FactRejection> = "failures" in failures ? failures.failures : failures
+  const groups = Object.fromEntries(factErrorTags.map((tag) => [tag, [] as Array<FactRejection>])) as Record<
+    FactError["_tag"],
+    Array<FactRejection>
+  >
+  for (const failure of list) groups[failure.error._tag].push(failure)
+  return groups as unknown as GroupedFailures
 }
 
 export const VerifyError = Schema.Union(InvalidReport, ReportRejected)

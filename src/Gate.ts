@@ -14,6 +14,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import * as CaptureStore from "./CaptureStore.js"
+import * as Config from "./Config.js"
 import type { InvalidConfig, InvalidReport, InvalidRunDirectory, ReportRejected } from "./Errors.js"
 import * as Policy from "./Policy.js"
 import type { CaptureRecord } from "./Domain.js"
@@ -87,24 +88,51 @@ export const make: Effect.Effect<GateShape, never, Verifier.Verifier | Policy.Po
 })
 
 /**
- * The Gate over any CaptureStore (a database-backed one, say), configured from
- * an untrusted configuration value that is decoded strictly.
+ * The operator's configuration as given to a Gate layer: `pipeline.json` as
+ * JSON text (decoded with the strict JSON path, so a repeated or `__proto__`
+ * key is an `InvalidConfig`), or an already-parsed value (decoded strictly;
+ * `JSON.parse` has already let a repeated key's last value win).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConfigInput = string | unknown
+
+const policyLayer = (config: ConfigInput): Layer.Layer<Policy.Policy, InvalidConfig> =>
+  typeof config === "string"
+    ? Layer.effect(Policy.Policy, Effect.map(Config.decodeText(config), Policy.fromConfig))
+    : Policy.layerConfig(config)
+
+/**
+ * The Gate over any CaptureStore you provide (in memory, database-backed, …),
+ * under the operator's configuration (JSON text or a parsed value), decoded
+ * strictly.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig = (config: unknown): Layer.Layer<Gate, InvalidConfig, CaptureStore.CaptureStore> =>
+export const layerWithStore = (config: ConfigInput): Layer.Layer<Gate, InvalidConfig, CaptureStore.CaptureStore> =>
   Layer.effect(Gate, make).pipe(
     Layer.provide(Verifier.layer),
-    Layer.provide(Policy.layerConfig(config))
+    Layer.provide(policyLayer(config))
   )
 
 /**
+ * @deprecated Renamed `layerWithStore` (it is the Gate over any CaptureStore,
+ * not a layer built from Effect's `Config`).
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = layerWithStore
+
+/**
  * The embedded default: the Gate over one run directory on the local filesystem.
+ * `config` is `pipeline.json` as text (preferred: repeated keys are rejected)
+ * or as a parsed value.
  *
  * @example
  * ```ts
- * const GateLive = Gate.layer({ runDirectory: "runs/2026-11-30", config: pipelineJson })
+ * const GateLive = Gate.layer({ runDirectory: "runs/2026-11-30", config: pipelineJsonText })
  * const program = Effect.flatMap(Gate.Gate, (gate) => gate.checkJson(draft))
  * Effect.runPromise(Effect.provide(program, GateLive))
  * ```
@@ -114,8 +142,8 @@ export const layerConfig = (config: unknown): Layer.Layer<Gate, InvalidConfig, C
  */
 export const layer = (options: {
   readonly runDirectory: string
-  readonly config: unknown
+  readonly config: ConfigInput
 }): Layer.Layer<Gate, InvalidConfig | InvalidRunDirectory> =>
-  layerConfig(options.config).pipe(
+  layerWithStore(options.config).pipe(
     Layer.provide(CaptureStore.layerFileSystem({ directory: options.runDirectory }))
   )

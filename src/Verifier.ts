@@ -136,12 +136,24 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     const { record, textSha256 } = capture.right
     if (textSha256 !== record.sha256) {
       return Either.left(
-        new DigestMismatch({ source: record.source, kind: "stored", expected: record.sha256, actual: textSha256 })
+        new DigestMismatch({
+          source: record.source,
+          kind: "stored",
+          reported: fact.captureSha256,
+          stored: record.sha256,
+          computed: textSha256
+        })
       )
     }
     if (fact.captureSha256 !== record.sha256) {
       return Either.left(
-        new DigestMismatch({ source: record.source, kind: "report", expected: fact.captureSha256, actual: record.sha256 })
+        new DigestMismatch({
+          source: record.source,
+          kind: "report",
+          reported: fact.captureSha256,
+          stored: record.sha256,
+          computed: textSha256
+        })
       )
     }
     return Either.right(record)

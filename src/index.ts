@@ -11,12 +11,16 @@
 /** Trusted side: fetches approved sources and writes capture records. */
 export * as Capture from "./Capture.js"
 export * as CaptureStore from "./CaptureStore.js"
+/** An in-memory CaptureStore (tests, services that hold captures elsewhere). */
+export * as MemoryStore from "./store/Memory.js"
 export * as Migrate from "./Migrate.js"
 
 /** Read-only side: checks reports against captures. */
 export * as Verifier from "./Verifier.js"
 export * as Gate from "./Gate.js"
 export * as Policy from "./Policy.js"
+/** What a drafting model is handed: the run's numbered sources and digests, and a prompt block. */
+export * as Manifest from "./Manifest.js"
 
 /** Shared records, configuration and errors. */
 export * as Config from "./Config.js"

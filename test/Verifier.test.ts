@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
+import { makeCaptureRecord, sha256Of, type SourceUrl } from "../src/Domain.js"
 import {
   CorruptCapture,
   DigestMismatch,
@@ -183,8 +183,9 @@ describe("Verifier: one test per failure tag", () => {
       const failure = onlyFailure(yield* rejection(directory, { facts: [{ ...salesFact, captureSha256: otherDigest }] }))
       assert.instanceOf(failure.error, DigestMismatch)
       assert.strictEqual(failure.error.kind, "report")
-      assert.strictEqual(failure.error.expected, otherDigest)
-      assert.strictEqual(failure.error.actual, salesRecord.sha256)
+      assert.strictEqual(failure.error.reported, otherDigest)
+      assert.strictEqual(failure.error.stored, salesRecord.sha256)
+      assert.strictEqual(failure.error.computed, salesRecord.sha256)
     }))
 
   it.scoped("DigestMismatch (stored): the capture text was altered after capture", () =>
@@ -201,8 +202,9 @@ describe("Verifier: one test per failure tag", () => {
       )
       assert.instanceOf(failure.error, DigestMismatch)
       assert.strictEqual(failure.error.kind, "stored")
-      assert.strictEqual(failure.error.expected, salesRecord.sha256)
-      assert.notStrictEqual(failure.error.actual, salesRecord.sha256)
+      assert.strictEqual(failure.error.reported, salesRecord.sha256)
+      assert.strictEqual(failure.error.stored, salesRecord.sha256)
+      assert.strictEqual(failure.error.computed, sha256Of(JSON.parse(tampered).text))
     }))
 
   it.scoped("SnippetAbsent: no normalisation of case, whitespace or punctuation", () =>

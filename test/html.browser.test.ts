@@ -87,6 +87,9 @@ describe("HTML rendering in headless Chromium", () => {
           scripts: document.scripts.length,
           images: document.images.length,
           links: Array.from(document.querySelectorAll("a")).map((a) => a.getAttribute("href")),
+          danglingLinks: Array.from(document.querySelectorAll("a"))
+            .map((a) => a.getAttribute("href") ?? "")
+            .filter((href) => document.getElementById(href.slice(1)) === null),
           highlighted: range.map((i) =>
             marks.filter((m) => (m.dataset.facts ?? "").split(" ").includes(String(i))).map((m) => m.textContent).join("")),
           quotes: range.map((i) => document.querySelector('blockquote[data-fact="' + i + '"]')?.textContent ?? null),
@@ -100,6 +103,7 @@ describe("HTML rendering in headless Chromium", () => {
           scripts: number
           images: number
           links: Array<string | null>
+          danglingLinks: Array<string>
           highlighted: Array<string>
           quotes: Array<string | null>
           anchors: Array<boolean>
@@ -110,10 +114,56 @@ describe("HTML rendering in headless Chromium", () => {
       assert.strictEqual(state.scripts, 0)
       assert.strictEqual(state.images, 0)
       assert.deepStrictEqual(dialogs, [])
-      // Only the renderer's own in-page footnote links exist.
-      for (const href of state.links) assert.match(href ?? "", /^#fact-\d+-excerpt$/)
+      // Only the renderer's own in-page links exist (excerpt, source footnote, back to the fact), each to an element on the page.
+      for (const href of state.links) assert.match(href ?? "", /^#(fact-\d+-excerpt|capture-\d+|fact-\d+)$/)
+      assert.deepStrictEqual(state.danglingLinks, [])
       assert.deepStrictEqual(state.highlighted, snippets)
       assert.deepStrictEqual(state.quotes, snippets)
       assert.deepStrictEqual(state.anchors, snippets.map(() => true))
+    }))
+
+  it.scopedLive("the targeted excerpt is outlined, highlights link back to their fact, rejected snippets keep their spaces", () =>
+    Effect.gen(function*() {
+      const directory = yield* runDirectoryWith([sales])
+      const gate = yield* gateFor(directory, { sources: [SALES], labels: ["a", "b"] })
+      const checked = yield* gate.checkJsonWithCaptures(JSON.stringify({
+        facts: [
+          { state: "cited", label: "a", source: SALES, captureSha256: sales.sha256, snippet: "Q3 2026" },
+          { state: "cited", label: "b", source: SALES, captureSha256: sales.sha256, snippet: "Online share 61%" }
+        ]
+      }))
+      const rejected = yield* Effect.flip(gate.checkJson(JSON.stringify({
+        facts: [{ state: "cited", label: "a", source: SALES, captureSha256: sales.sha256, snippet: "Net  sales" }]
+      })))
+      const out = yield* tempDirectory
+      const file = path.join(out, "report.html")
+      const rejectedFile = path.join(out, "rejected.html")
+      yield* Effect.promise(() => fsp.writeFile(file, Render.render("html", Rendering.Verified(checked))))
+      yield* Effect.promise(() => fsp.writeFile(rejectedFile, Render.render("html", Rendering.Rejected({ error: rejected }))))
+      const b = yield* browser
+      const page = yield* Effect.promise(() => b.newPage())
+      yield* Effect.promise(() => page.goto(`file://${file}#fact-1-excerpt`))
+      const state = yield* Effect.promise(() =>
+        page.evaluate(`(() => {
+          const marks = Array.from(document.querySelectorAll("mark"))
+          const outline = (i) => marks.filter((m) => m.dataset.facts === String(i)).map((m) => getComputedStyle(m).outlineStyle)
+          return {
+            targeted: outline(1),
+            other: outline(0),
+            back: marks.map((m) => m.querySelector("a")?.getAttribute("href") ?? null),
+            numbers: Array.from(document.querySelectorAll(".fact .label")).map((l) => l.textContent)
+          }
+        })()`) as Promise<{ targeted: Array<string>; other: Array<string>; back: Array<string | null>; numbers: Array<string> }>
+      )
+      assert.deepStrictEqual(state.targeted, ["solid"])
+      assert.deepStrictEqual(state.other, ["none"])
+      assert.deepStrictEqual(state.back, ["#fact-0", "#fact-1"])
+      assert.deepStrictEqual(state.numbers, ["1. a", "2. b"])
+      yield* Effect.promise(() => page.goto(`file://${rejectedFile}`))
+      // innerText is the text as laid out: collapsed whitespace would show one space here.
+      const shown = yield* Effect.promise(() =>
+        page.evaluate(`Array.from(document.querySelectorAll("code.value")).map((c) => c.innerText)`) as Promise<Array<string>>
+      )
+      assert.include(shown, "Net  sales")
     }))
 })

@@ -60,7 +60,9 @@ describe("renderers", () => {
       const { rejected, verified } = yield* fixtures
       for (const rendering of [verified, rejected]) {
         const html = yield* Effect.promise(async () => marked.parse(Render.render("markdown", rendering), { gfm: true }))
-        assert.notMatch(html, /<(a|img|script|b)[\s>]/i, html)
+        assert.notMatch(html, /<(img|script|b)[\s>]/i, html)
+        // The only links are the approved source of a verified citation.
+        for (const link of html.match(/<a\b[^>]*>/gi) ?? []) assert.strictEqual(link, `<a href="${SOURCE}">`)
         assert.include(html, "&lt;")
       }
       const md = Render.render("markdown", verified)

@@ -3,15 +3,14 @@
  * publishes reports whose citations are proved. (Type-checked and run by the
  * test suite.)
  */
-import { Context, Effect, Layer } from "effect"
-import { Gate, Render } from "citegate"
+import { Context, Data, Effect, Layer, Match } from "effect"
+import { Errors, Gate, Render, type ReportRejected } from "citegate"
 
-/** What this application does when a draft is not publishable. */
-export class DraftNotPublishable extends Error {
-  constructor(readonly reason: string, readonly details: string) {
-    super(`draft not publishable: ${reason}`)
-  }
-}
+/** What this application does when a draft is not publishable: its own tagged error. */
+export class DraftNotPublishable extends Data.TaggedError("DraftNotPublishable")<{
+  readonly reason: string
+  readonly details: string
+}> {}
 
 export class Publisher extends Context.Tag("app/Publisher")<Publisher, {
   /** Verify a drafted report (JSON text) and return it as Markdown, or say why not. */
@@ -27,15 +26,19 @@ export const PublisherLive = Layer.effect(
         gate.checkJsonWithCaptures(draft).pipe(
           Effect.flatMap(({ captures, report }) =>
             report.outcome === "no_evidence"
-              ? Effect.fail(new DraftNotPublishable("no_evidence", "no cited fact was verified"))
+              ? Effect.fail(new DraftNotPublishable({ reason: "no_evidence", details: "no cited fact was verified" }))
               : Effect.succeed(Render.render("markdown", Render.Rendering.Verified({ report, captures })))
           ),
           Effect.catchTags({
             // The rendering of a rejection lists every failure: useful to send back to the drafter.
             InvalidReport: (error) =>
-              Effect.fail(new DraftNotPublishable("InvalidReport", Render.render("text", Render.Rendering.Rejected({ error })))),
+              Effect.fail(
+                new DraftNotPublishable({ reason: "InvalidReport", details: Render.render("text", Render.Rendering.Rejected({ error })) })
+              ),
             ReportRejected: (error) =>
-              Effect.fail(new DraftNotPublishable("ReportRejected", Render.render("text", Render.Rendering.Rejected({ error }))))
+              Effect.fail(
+                new DraftNotPublishable({ reason: "ReportRejected", details: Render.render("text", Render.Rendering.Rejected({ error })) })
+              )
           })
         )
     })
@@ -44,8 +47,29 @@ export const PublisherLive = Layer.effect(
 
 /**
  * The application layer: the publisher over the Gate over one capture run.
- * `config` is the operator's pipeline.json (parsed); it is decoded strictly and
- * the layer fails with `InvalidConfig` or `InvalidRunDirectory` if it is wrong.
+ * `pipelineJson` is the operator's pipeline.json as text: decoded strictly, a
+ * repeated key included (a `JSON.parse`d value would already have lost that
+ * check). The layer fails with `InvalidConfig` or `InvalidRunDirectory`.
  */
-export const makeAppLayer = (runDirectory: string, config: unknown) =>
-  PublisherLive.pipe(Layer.provide(Gate.layer({ runDirectory, config })))
+export const makeAppLayer = (runDirectory: string, pipelineJson: string) =>
+  PublisherLive.pipe(Layer.provide(Gate.layer({ runDirectory, config: pipelineJson })))
+
+/**
+ * A rejection summarised for the drafter, one line per kind of failure, each
+ * group typed by its tag (no narrowing of `failures[i].error._tag` by hand).
+ */
+export const summarise = (rejected: ReportRejected): ReadonlyArray<string> => {
+  const groups = Errors.groupFailures(rejected)
+  const facts = (failures: ReadonlyArray<{ readonly index: number }>) => failures.map((f) => f.index + 1).join(", ")
+  return [
+    ...groups.SnippetAbsent.map((f) => `fact ${f.index + 1}: quote ${f.error.source} exactly`),
+    ...groups.DigestMismatch.map((f) =>
+      Match.value(f.error.kind).pipe(
+        Match.when("report", () => `fact ${f.index + 1}: cite capture ${f.error.stored}, not ${f.error.reported}`),
+        Match.when("stored", () => `fact ${f.index + 1}: the capture of ${f.error.source} was altered`),
+        Match.exhaustive
+      )
+    ),
+    ...(groups.NotApproved.length > 0 ? [`facts ${facts(groups.NotApproved)}: cite only approved sources`] : [])
+  ]
+}

@@ -4,11 +4,13 @@
  * no evidence, failed capture or migration), 2 usage or configuration error.
  */
 import { Command, CommandDescriptor as Descriptor, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Effect, Either, Layer, Option } from "effect"
+import { Effect, Either, Layer, Option, Schema } from "effect"
 import * as Capture from "../Capture.js"
 import * as CaptureStore from "../CaptureStore.js"
 import * as Config from "../Config.js"
+import { CaptureError } from "../Errors.js"
 import * as Gate from "../Gate.js"
+import * as Manifest from "../Manifest.js"
 import * as Migrate from "../Migrate.js"
 import * as Render from "../render/Render.js"
 import { fromOutcome } from "../render/Rendering.js"
@@ -30,19 +32,27 @@ const modeOption = Options.choice("mode", ["reject", "drop"]).pipe(
   )
 )
 
-/** `--format`: a choice whose error names the flag (the parser's own message does not). */
-const formatOption = Options.text("format").pipe(
-  Options.withPseudoName(Render.formats.join(" | ")),
-  Options.withDefault("text"),
-  Options.mapEffect((value) =>
-    (Render.formats as ReadonlyArray<string>).includes(value)
-      ? Effect.succeed(value as Render.Format)
-      : Effect.fail(ValidationError.invalidValue(HelpDoc.p(
-        `--format must be one of ${Render.formats.join(", ")}; got ${JSON.stringify(value)}`
-      )))
-  ),
-  Options.withDescription(`Output format: ${Render.formats.join(" | ")} (default text)`)
-)
+/** A choice with a default whose error names the flag (the parser's own message does not). */
+const choiceOption = <const C extends ReadonlyArray<string>>(
+  name: string,
+  choices: C,
+  fallback: C[number],
+  description: string
+) =>
+  Options.text(name).pipe(
+    Options.withPseudoName(choices.join(" | ")),
+    Options.withDefault(fallback),
+    Options.mapEffect((value) =>
+      choices.includes(value)
+        ? Effect.succeed(value as C[number])
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(
+          `--${name} must be one of ${choices.join(", ")}; got ${JSON.stringify(value)}`
+        )))
+    ),
+    Options.withDescription(`${description} (default ${fallback})`)
+  )
+
+const formatOption = choiceOption("format", Render.formats, "text", `Output format: ${Render.formats.join(" | ")}`)
 const outOption = Options.file("out").pipe(
   Options.optional,
   Options.withDescription("Write the rendering to this file (atomically) instead of stdout")
@@ -76,12 +86,37 @@ const exitWith = (code: 0 | 1 | 2) => (code === 0 ? Effect.void : Effect.fail(ne
 const loadConfig = (file: string) =>
   Effect.flatMap(Io.readText(file, "configuration"), Config.decodeText)
 
+const encodeCaptureError = Schema.encodeSync(CaptureError)
+
+/**
+ * `capture --format json`: one result per approved source in configuration order, numbered as in
+ * `sources`; a captured source with the digest a citation must name, a failed one with its typed error.
+ */
+const captureJson = (results: ReadonlyArray<Capture.CaptureResult>): string =>
+  JSON.stringify({
+    format: "citegate.capture-results/1",
+    results: results.map(({ result, source }, i) =>
+      Either.match(result, {
+        onRight: (ref) => ({
+          number: i + 1,
+          source,
+          status: "captured",
+          captureSha256: ref.sha256,
+          byteLength: ref.byteLength,
+          accessedAt: ref.accessedAt
+        }),
+        onLeft: (error) => ({ number: i + 1, source, status: "failed", error: encodeCaptureError(error) })
+      })
+    )
+  }, null, 2) + "\n"
+
 /** Captures every approved source into a new run directory; returns whether all succeeded. */
 const captureInto = (
   config: Config.PipelineConfig,
   runDirectory: string,
   allowLoopbackHttp: boolean,
-  table: (text: string) => Effect.Effect<void>
+  table: (text: string) => Effect.Effect<void>,
+  format: "table" | "json" = "table"
 ) =>
   Effect.gen(function*() {
     const plainHttp = needsLoopbackFlag(config, allowLoopbackHttp)
@@ -94,7 +129,7 @@ const captureInto = (
       Capture.Capture,
       (capture) => capture.captureAll(config.sources, { onEvent: (event) => Io.stderr(Report.progress(event)) })
     ).pipe(Effect.provide(captureLayer), orUsageError)
-    yield* table(Report.captureTable(results))
+    yield* table(format === "json" ? captureJson(results) : Report.captureTable(results))
     return results.every((r) => Either.isRight(r.result))
   })
 
@@ -138,11 +173,16 @@ const verifyAndRender = (options: {
 
 const capture = Command.make(
   "capture",
-  { config: configOption, runDir: runDirOption, allowLoopbackHttp: loopbackOption },
+  {
+    config: configOption,
+    runDir: runDirOption,
+    allowLoopbackHttp: loopbackOption,
+    format: choiceOption("format", ["table", "json"], "table", "table, or json (citegate.capture-results/1, for scripts) on stdout")
+  },
   (args) =>
     Effect.gen(function*() {
       const config = yield* orUsageError(loadConfig(args.config))
-      const allCaptured = yield* captureInto(config, args.runDir, args.allowLoopbackHttp, Io.stdout)
+      const allCaptured = yield* captureInto(config, args.runDir, args.allowLoopbackHttp, Io.stdout, args.format)
       yield* exitWith(allCaptured ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("Capture every approved source into a NEW run directory.")))
@@ -225,10 +265,39 @@ const demo = Command.make(
   (args) => Demo.run(args.output).pipe(orUsageError)
 ).pipe(Command.withDescription(describe("Run the whole pipeline offline against a synthetic source server on 127.0.0.1.")))
 
-const commands = [capture, verify, run, migrate, demo] as const
+// --- sources: the run's manifest for the drafting model -------------------------------------------
+
+const sources = Command.make(
+  "sources",
+  {
+    config: configOption,
+    runDir: runDirOption,
+    format: choiceOption("format", ["text", "json", "prompt"], "text", "text, json (citegate.manifest/1) or prompt (a block for the drafting model)")
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const config = yield* orUsageError(loadConfig(args.config))
+      const manifest = yield* Manifest.make(config).pipe(
+        Effect.provide(CaptureStore.layerFileSystem({ directory: args.runDir })),
+        orUsageError
+      )
+      const render = { text: Manifest.toText, json: Manifest.toJson, prompt: Manifest.toPrompt }[args.format]
+      yield* Io.stdout(render(manifest))
+      const missing = manifest.sources.filter((s) => s.status === "missing").length
+      if (missing > 0) yield* Io.stderr(`sources: ${missing} of ${manifest.sources.length} approved source(s) have no usable capture in this run\n`)
+      // Like capture: 1 when an approved source cannot be cited from this run.
+      yield* exitWith(Manifest.isComplete(manifest) ? 0 : 1)
+    })
+).pipe(Command.withDescription(describe(
+  "List the run's sources (number, URL, capture digest) for the drafting model, as text, JSON or a prompt block (read-only)."
+)))
+
+const commands = [capture, verify, run, migrate, demo, sources] as const
 
 /** The subcommands' names. */
-export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [...Descriptor.getNames(c.descriptor as Descriptor.Command<unknown>)])
+export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [
+  ...Descriptor.getNames(c.descriptor as Descriptor.Command<unknown>)
+])
 
 export const command = Command.make("run-pipeline").pipe(
   Command.withDescription(describe("citegate: provable citations for generated reports.")),

@@ -16,7 +16,7 @@ import * as Config from "../Config.js"
 import type { CaptureRef } from "../Domain.js"
 import * as Gate from "../Gate.js"
 import * as Render from "../render/Render.js"
-import { fromOutcome } from "../render/Rendering.js"
+import { fromOutcome, plural } from "../render/Rendering.js"
 import { WriteFailed } from "./CliError.js"
 import * as Io from "./Io.js"
 import * as Report from "./Report.js"
@@ -186,7 +186,7 @@ export const run = (outputRoot: string) =>
             : `REJECTED: ${error._tag}`,
         onRight: ({ report }) =>
           report.outcome === "grounded"
-            ? `GROUNDED (${report.facts.length} facts kept, ${report.retractions.length} retracted)`
+            ? `GROUNDED (${plural(report.facts.length, "fact")} kept, ${report.retractions.length} retracted)`
             : `NO EVIDENCE (${report.retractions.length} retracted)`
       })
       lines.push(

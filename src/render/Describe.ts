@@ -31,7 +31,8 @@ export const factError = (error: FactError): Description =>
     }),
     DuplicateLabel: (e): Description => ({
       title: "Duplicate label",
-      fields: [["label", e.label], ["first used by fact", String(e.firstIndex)]],
+      // Renderings number facts from 1.
+      fields: [["label", e.label], ["first used by fact", String(e.firstIndex + 1)]],
       fix: "Report each label once."
     }),
     MissingCapture: (e): Description => ({
@@ -53,12 +54,12 @@ export const factError = (error: FactError): Description =>
       e.kind === "report"
         ? {
           title: "Report names a different capture",
-          fields: [["source", e.source], ["report names", prefix(e.expected)], ["this run has", prefix(e.actual)]],
+          fields: [["source", e.source], ["report names", prefix(e.reported)], ["this run has", prefix(e.stored)]],
           fix: "Cite the digest of this run's capture, and quote from that capture."
         }
         : {
           title: "Capture was altered after capture",
-          fields: [["source", e.source], ["recorded digest", prefix(e.expected)], ["text now hashes to", prefix(e.actual)]],
+          fields: [["source", e.source], ["recorded digest", prefix(e.stored)], ["text now hashes to", prefix(e.computed)]],
           fix: "Treat the run as tampered with; capture the source again into a new run."
         },
     SnippetAbsent: (e): Description => ({

@@ -15,17 +15,84 @@ export const terminal = (s: string): string => s.replace(/\\/g, "\\\\").replace(
 /** A double-quoted terminal-safe string literal. */
 export const quoted = (s: string): string => `"${terminal(s).replace(/"/g, '\\"')}"`
 
+const alnum = /[\p{L}\p{N}]/u
+
 /**
- * For Markdown text: controls made visible, then every ASCII punctuation
- * character backslash-escaped and `&`, `<`, `>` written as entities, so no
- * link, image, emphasis, HTML or autolink can form.
+ * For Markdown (CommonMark + GFM) inline text, never placed at the start of a
+ * line. Controls and line breaks are made visible first (as in the text
+ * rendering, a backslash shows doubled), then only what could start markup is
+ * backslash-escaped: `\`, backticks, `*`, `_` (unless inside a word), `[`, `]`,
+ * `<`, `>`, `&`, `|`, `~`, `#`, and the starts of GFM autolinks (`://`, `www.`,
+ * `@`) wherever they occur (some parsers link `www.` inside a word). So no
+ * link, image, emphasis, code, HTML, entity, table or autolink can form, and
+ * ordinary text (`4,210`, `10:30`, `(approx.)`) reads as it is.
  */
-export const markdown = (s: string): string =>
-  terminal(s)
-    .replace(/[!"#$%'()*+,\-./:;=?@[\\\]^_`{|}~]/g, (c) => `\\${c}`)
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
+export const markdown = (s: string): string => {
+  const t = terminal(s)
+  let out = ""
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i]!
+    if (c === "_") {
+      const intraword = i > 0 && i + 1 < t.length && alnum.test(t[i - 1]!) && alnum.test(t[i + 1]!)
+      out += intraword ? c : "\\_"
+    } else if ("\\`*[]<>&|~#@".includes(c)) {
+      out += `\\${c}`
+    } else if (c === ":" && t.startsWith("//", i + 1)) {
+      out += "\\:"
+    } else if (c === "." && i >= 3 && t.slice(i - 3, i).toLowerCase() === "www") {
+      out += "\\."
+    } else {
+      out += c
+    }
+  }
+  return out
+}
+
+const longestRun = (s: string, c: string) => {
+  let longest = 0
+  let run = 0
+  for (const ch of s) {
+    run = ch === c ? run + 1 : 0
+    if (run > longest) longest = run
+  }
+  return longest
+}
+
+/**
+ * A Markdown code span: nothing inside it is markup, and its spaces are kept
+ * as they are. Controls and line breaks are made visible as in `terminal`.
+ */
+export const markdownCode = (s: string): string => {
+  const t = terminal(s)
+  if (t === "") return "` `"
+  const fence = "`".repeat(longestRun(t, "`") + 1)
+  // CommonMark strips one space from each end when both are there; pad when the content would lose or merge an edge.
+  const pad = /^[ `]|[ `]$/.test(t) && !/^ +$/.test(t) ? " " : ""
+  return `${fence}${pad}${t}${pad}${fence}`
+}
+
+/**
+ * A fenced Markdown code block: rendered as preformatted text, so every space
+ * (a double space, an indent) stays visible, and nothing inside is markup. Line
+ * breaks (LF) stay line breaks; every other control (CR, tab, …) is made
+ * visible as in `terminal`. The fence is longer than any backtick run inside,
+ * so the content cannot close it.
+ */
+export const markdownBlock = (s: string): string => {
+  const t = s.split("\n").map(terminal).join("\n")
+  const fence = "`".repeat(Math.max(3, longestRun(t, "`") + 1))
+  return `${fence}text\n${t}\n${fence}`
+}
+
+/**
+ * A Markdown autolink for an absolute http(s) URL that is exactly its own
+ * canonical form (what a verified citation's source is); anything else is a
+ * code span, never a link.
+ */
+export const markdownUrl = (url: string): string => {
+  const canonical = URL.canParse(url) && new URL(url).href === url && /^https?:\/\//.test(url) && !/[\s<>`]/.test(url)
+  return canonical ? `<${url}>` : markdownCode(url)
+}
 
 /**
  * For HTML text and attribute values. Characters are kept (so that text in the

@@ -1,8 +1,10 @@
 /**
  * HTML rendering: a self-contained page with no script at all (a Content
  * Security Policy forbids any), every untrusted value escaped. Verified
- * excerpts are visually distinct from conclusions; each citation's footnote
- * opens the exact capture text at the exact span, highlighted.
+ * excerpts are visually distinct from conclusions; each citation's link and
+ * `[n]` marker open the exact capture text at the exact span, highlighted and
+ * outlined when targeted, each highlight linking back to its fact. Facts are
+ * numbered from 1; ids and data attributes keep the 0-based index.
  */
 import { Match } from "effect"
 import type { CaptureRecord } from "../Domain.js"
@@ -12,7 +14,8 @@ import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { html as h } from "./Escape.js"
-import { counts, digestPrefix, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import { counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import { terminal } from "./Escape.js"
 
 const style = `
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
@@ -29,18 +32,22 @@ blockquote.excerpt { margin: .5rem 0; padding: .5rem 1rem; background: #f3f6fb; 
 .citation { font-size: .85rem; color: #444; }
 .capture pre { white-space: pre-wrap; word-break: break-word; background: #fafafa; border: 1px solid #ddd; padding: 1rem; max-height: 30rem; overflow: auto; }
 mark { background: #ffe066; }
+mark a { color: inherit; text-decoration: none; }
+.fact:target { background: #fffbe6; }
+code.value { white-space: pre-wrap; word-break: break-word; background: #f1f1f1; border-radius: 3px; }
+sup a { text-decoration: none; }
 .failure { border-left: 4px solid #c0392b; padding-left: .75rem; margin: .75rem 0; }
 code { font-family: ui-monospace, monospace; }
 `
 
-const page = (title: string, body: string) => `<!doctype html>
+const page = (title: string, body: string, extraStyle = "") => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="referrer" content="no-referrer">
 <title>${h(title)}</title>
-<style>${style}</style>
+<style>${style}${extraStyle}</style>
 </head>
 <body>
 ${body}
@@ -51,8 +58,8 @@ ${body}
 /**
  * The capture text with every cited span highlighted. Spans may overlap, so the
  * text is cut at every span boundary; each piece covered by a span is a
- * `<mark>` listing the facts it belongs to, and an empty anchor marks where
- * each fact's excerpt starts.
+ * `<mark>` listing the facts it belongs to (a link back to the first of them),
+ * and an empty anchor marks where each fact's excerpt starts.
  */
 const highlightedCapture = (text: string, spans: ReadonlyArray<{ readonly index: number; readonly start: number; readonly end: number }>) => {
   const cuts = [...new Set([0, text.length, ...spans.flatMap((s) => [s.start, s.end])])].sort((a, b) => a - b)
@@ -63,7 +70,12 @@ const highlightedCapture = (text: string, spans: ReadonlyArray<{ readonly index:
     for (const span of spans) if (span.start === from) out.push(`<span class="anchor" id="fact-${span.index}-excerpt"></span>`)
     const piece = h(text.slice(from, to))
     const covering = spans.filter((s) => s.start <= from && to <= s.end).map((s) => s.index)
-    out.push(covering.length > 0 ? `<mark data-facts="${covering.join(" ")}">${piece}</mark>` : piece)
+    // Each highlighted piece links back to its (first) fact; overlapping excerpts list every fact in the title.
+    out.push(
+      covering.length > 0
+        ? `<mark data-facts="${covering.join(" ")}"><a href="#fact-${covering[0]}" title="fact ${covering.map(factNumber).join(", ")}">${piece}</a></mark>`
+        : piece
+    )
   }
   return out.join("")
 }
@@ -73,7 +85,7 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
   const parts: Array<string> = [`<h1>Verified report</h1>`]
   parts.push(
     report.outcome === "grounded"
-      ? `<p class="outcome grounded">Outcome: grounded (${h(report.mode)} mode): ${n.cited} verified citation(s), ${n.unavailable} unavailable.</p>`
+      ? `<p class="outcome grounded">Outcome: grounded (${h(report.mode)} mode): ${plural(n.cited, "verified citation")}, ${n.unavailable} unavailable.</p>`
       : `<p class="outcome no_evidence">Outcome: no evidence (${h(report.mode)} mode): no cited fact was verified; nothing here is grounded.</p>`,
     `<p class="note">${h(provenanceNote)}</p>`
   )
@@ -82,21 +94,21 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
     if (isVerifiedCitation(entry)) {
       const { evidence, fact } = entry
       parts.push(`<section class="fact cited" id="fact-${entry.index}">
-<div class="label">${entry.index}. ${h(fact.label)}</div>
+<div class="label">${factNumber(entry.index)}. ${h(fact.label)}</div>
 <div class="excerpt-tag">Verified excerpt</div>
 <blockquote class="excerpt" data-fact="${entry.index}">${h(fact.snippet)}</blockquote>
-<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${evidence.occurrences} occurrence(s) · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup>[${sources.indexOf(fact.source) + 1}]</sup></div>
+<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>
 </section>`)
     } else if (entry.fact.state === "unavailable") {
       const fact = entry.fact
       parts.push(`<section class="fact unavailable" id="fact-${entry.index}">
-<div class="label">${entry.index}. ${h(fact.label)}</div>
+<div class="label">${factNumber(entry.index)}. ${h(fact.label)}</div>
 <div class="unavailable-tag">Unavailable</div>
 <p>Reason given by the drafter (unverified explanation, not evidence): <span class="explanation">${h(fact.reason)}</span></p>
 </section>`)
     }
   }
-  parts.push(`<p class="note">${h(unavailableNote)}</p>`)
+  if (n.unavailable > 0) parts.push(`<p class="note">${h(unavailableNote)}</p>`)
   if (report.retractions.length > 0) {
     parts.push(`<h2>Retracted facts (drop mode)</h2>`, ...report.retractions.map(rejection))
   }
@@ -118,14 +130,24 @@ ${record === undefined
 </section>`)
     })
   }
-  return page("citegate: verified report", parts.join("\n"))
+  // The excerpt a citation's link opens is outlined in the capture text (`:target`), every piece of it.
+  const targeted = report.facts.filter(isVerifiedCitation).map((e) =>
+    `#fact-${e.index}-excerpt:target ~ mark[data-facts~="${e.index}"] { background: #ffb347; outline: 2px solid #d9480f; }`
+  ).join("\n")
+  return page("citegate: verified report", parts.join("\n"), targeted === "" ? "" : `\n${targeted}\n`)
 }
 
+/**
+ * Rejected values are where a reader looks for the difference (a double space,
+ * a zero-width character): they keep their whitespace (`code.value` is
+ * `pre-wrap`) and show controls and invisible characters as `\u{…}`, as in the
+ * text rendering.
+ */
 const rejection = (failure: FactRejection): string => {
   const d = Describe.factError(failure.error)
   return `<div class="failure" data-tag="${h(failure.error._tag)}">
-<div><strong>Fact ${failure.index}</strong> (label <span class="label">${h(failure.label)}</span>): <code>${h(failure.error._tag)}</code>: ${h(d.title)}</div>
-<ul>${d.fields.map(([name, value]) => `<li>${h(name)}: <span class="value">${h(value)}</span></li>`).join("")}</ul>
+<div><strong>Fact ${factNumber(failure.index)}</strong> (label <code class="value">${h(terminal(failure.label))}</code>): <code>${h(failure.error._tag)}</code>: ${h(d.title)}</div>
+<ul>${d.fields.map(([name, value]) => `<li>${h(name)}: <code class="value">${h(terminal(value))}</code></li>`).join("")}</ul>
 <div>What to do: ${h(d.fix)}</div>
 </div>`
 }
@@ -143,7 +165,7 @@ const rejected = (error: VerifyError): string =>
       page(
         "citegate: report rejected",
         `<h1>Report rejected</h1>
-<p class="outcome rejected">${e.failures.length} failure(s). Nothing in this report is accepted.</p>
+<p class="outcome rejected">${plural(e.failures.length, "failure")}. Nothing in this report is accepted.</p>
 ${e.failures.map(rejection).join("\n")}`
       )
   })

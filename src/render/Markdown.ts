@@ -1,7 +1,11 @@
 /**
- * Markdown rendering. Verified excerpts are block quotes under a "Verified
- * excerpt" marker; conclusions and explanations are plain paragraphs. Every
- * untrusted value is escaped so no link, image or HTML can form.
+ * Markdown rendering (CommonMark + GFM). Verified excerpts and rejected
+ * snippets are fenced code blocks, so every character and space of them shows
+ * as it is (a double space stays visible) and nothing in them is markup. Other
+ * untrusted values are code spans or minimally escaped text placed mid-line:
+ * no link, image, emphasis or HTML can form from a source or a report. The
+ * only links are the sources of verified citations, as autolinks, and only for
+ * canonical http(s) URLs.
  */
 import { Match } from "effect"
 import type { FactRejection, VerifyError } from "../Errors.js"
@@ -9,18 +13,25 @@ import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
-import { markdown as md } from "./Escape.js"
-import { counts, digestPrefix, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import { markdown as md, markdownBlock, markdownCode, markdownUrl } from "./Escape.js"
+import { counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
 
-const blockquote = (text: string) =>
-  text.split(/\r\n|\r|\n/).map((line) => (line === "" ? ">" : `> ${md(line)}`)).join("\n")
+/** Fields whose exact characters and spacing the reader must compare: shown as blocks. */
+const blockFields = new Set(["snippet"])
 
 const rejection = (failure: FactRejection): string => {
   const d = Describe.factError(failure.error)
+  const inline = d.fields.filter(([name]) => !blockFields.has(name))
+  const blocks = d.fields.filter(([name]) => blockFields.has(name))
   return [
-    `- **Fact ${failure.index}** (label ${md(failure.label)}): \`${failure.error._tag}\`: ${md(d.title)}`,
-    ...d.fields.map(([name, value]) => `  - ${md(name)}: ${md(value)}`),
-    `  - what to do: ${md(d.fix)}`
+    `### Fact ${factNumber(failure.index)}: \`${failure.error._tag}\`: ${md(d.title)}`,
+    "",
+    `- label: ${markdownCode(failure.label)}`,
+    ...inline.map(([name, value]) => `- ${md(name)}: ${markdownCode(value)}`),
+    "",
+    ...blocks.flatMap(([name, value]) => [`The ${md(name)}, exactly as given:`, "", markdownBlock(value), ""]),
+    `What to do: ${md(d.fix)}`,
+    ""
   ].join("\n")
 }
 
@@ -30,38 +41,36 @@ const verified = (report: VerifiedReport): string => {
     "# Verified report",
     "",
     report.outcome === "grounded"
-      ? `**Outcome: grounded** (${report.mode} mode): ${n.cited} verified citation(s), ${n.unavailable} unavailable.`
+      ? `**Outcome: grounded** (${report.mode} mode): ${plural(n.cited, "verified citation")}, ${n.unavailable} unavailable.`
       : `**Outcome: no evidence** (${report.mode} mode): no cited fact was verified; nothing here is grounded.`,
     "",
     `*${provenanceNote}*`,
     ""
   ]
   for (const entry of report.facts) {
-    out.push(`## Fact ${entry.index}: ${md(entry.fact.label)}`, "")
+    out.push(`## Fact ${factNumber(entry.index)}: ${md(entry.fact.label)}`, "")
     if (isVerifiedCitation(entry)) {
       const { fact, evidence } = entry
       out.push(
         "**Verified excerpt** (verbatim from the capture):",
         "",
-        blockquote(fact.snippet),
+        markdownBlock(fact.snippet),
         "",
-        `Source: ${md(fact.source)}  `,
+        `Source: ${markdownUrl(fact.source)}  `,
         `Capture: sha256 \`${digestPrefix(fact.captureSha256)}\`…, accessed ${md(evidence.accessedAt)}, ` +
-          `characters ${evidence.span.start}–${evidence.span.end}, ${evidence.occurrences} occurrence(s)`,
+          `characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}`,
         ""
       )
     } else if (entry.fact.state === "unavailable") {
       out.push(
-        "**Unavailable.** Reason given by the drafter (unverified explanation, not evidence):",
-        "",
-        md(entry.fact.reason),
+        `**Unavailable.** Reason given by the drafter (unverified explanation, not evidence): ${md(entry.fact.reason)}`,
         ""
       )
     }
   }
-  out.push(`*${unavailableNote}*`, "")
+  if (n.unavailable > 0) out.push(`*${unavailableNote}*`, "")
   if (report.retractions.length > 0) {
-    out.push("## Retracted facts (drop mode)", "", ...report.retractions.map(rejection), "")
+    out.push(`## Retracted facts (drop mode): ${plural(report.retractions.length, "failure")}`, "", ...report.retractions.map(rejection))
   }
   return out.join("\n")
 }
@@ -74,17 +83,17 @@ const rejected = (error: VerifyError): string =>
         "",
         "The report is not a valid report. Nothing in it is accepted.",
         "",
-        ...e.issues.map((issue) => `- ${md(formatPath(issue.path))}: ${md(issue.message)}`),
+        ...e.issues.map((issue) => `- ${markdownCode(formatPath(issue.path))}: ${md(issue.message)}`),
         ""
       ].join("\n"),
     ReportRejected: (e) =>
       [
         "# Report rejected",
         "",
-        `${e.failures.length} failure(s). Nothing in this report is accepted.`,
+        `${plural(e.failures.length, "failure")} in ${plural(new Set(e.failures.map((f) => f.index)).size, "fact")}. ` +
+        "Nothing in this report is accepted.",
         "",
-        ...e.failures.map(rejection),
-        ""
+        ...e.failures.map(rejection)
       ].join("\n")
   })
 

@@ -66,3 +66,10 @@ export const provenanceNote =
 export const unavailableNote = "Unavailable: the drafter's reason is an unverified explanation, not evidence."
 
 export const digestPrefix = (digest: string) => digest.slice(0, 12)
+
+/** `1 failure`, `2 failures`: a count with its noun in the right number. */
+export const plural = (n: number, singular: string, pluralForm = `${singular}s`) =>
+  `${n} ${n === 1 ? singular : pluralForm}`
+
+/** Facts are numbered from 1 in human renderings (fact N is `facts[N - 1]`); JSON keeps the 0-based `index`. */
+export const factNumber = (index: number) => index + 1

@@ -6,7 +6,7 @@ import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { quoted, terminal } from "./Escape.js"
-import { counts, digestPrefix, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import { counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
 
 const indent = (lines: ReadonlyArray<string>, by = "    ") => lines.map((line) => by + line)
 
@@ -17,34 +17,34 @@ const description = (d: Describe.Description): Array<string> => [
 
 const rejection = (failure: FactRejection): Array<string> => {
   const d = Describe.factError(failure.error)
-  return [`[${failure.index}] ${quoted(failure.label)}: ${failure.error._tag}: ${d.title}`, ...indent(description(d))]
+  return [`[${factNumber(failure.index)}] ${quoted(failure.label)}: ${failure.error._tag}: ${d.title}`, ...indent(description(d))]
 }
 
 const verified = (report: VerifiedReport): string => {
   const n = counts(report)
   const headline = report.outcome === "grounded"
-    ? `citegate: GROUNDED (${report.mode} mode): ${n.cited} verified citation(s), ${n.unavailable} unavailable`
+    ? `citegate: GROUNDED (${report.mode} mode): ${plural(n.cited, "verified citation")}, ${n.unavailable} unavailable`
     : `citegate: NO EVIDENCE (${report.mode} mode): no cited fact was verified; nothing here is grounded`
   const lines = [headline, provenanceNote, ""]
   for (const entry of report.facts) {
     if (isVerifiedCitation(entry)) {
       const { fact, evidence } = entry
       lines.push(
-        `[${entry.index}] ${quoted(fact.label)}`,
+        `[${factNumber(entry.index)}] ${quoted(fact.label)}`,
         `    VERIFIED EXCERPT  ${quoted(fact.snippet)}`,
         `    source    ${terminal(fact.source)}`,
         `    capture   sha256 ${digestPrefix(fact.captureSha256)}…  accessed ${evidence.accessedAt}`,
-        `    span      ${evidence.span.start}–${evidence.span.end} (${evidence.occurrences} occurrence${evidence.occurrences === 1 ? "" : "s"})`
+        `    span      ${evidence.span.start}–${evidence.span.end} (${plural(evidence.occurrences, "occurrence")})`
       )
     } else if (entry.fact.state === "unavailable") {
       lines.push(
-        `[${entry.index}] ${quoted(entry.fact.label)}`,
+        `[${factNumber(entry.index)}] ${quoted(entry.fact.label)}`,
         `    UNAVAILABLE  reason (unverified explanation): ${quoted(entry.fact.reason)}`
       )
     }
   }
   if (report.facts.length === 0) lines.push("(no facts)")
-  lines.push("", unavailableNote)
+  if (n.unavailable > 0) lines.push("", unavailableNote)
   if (report.retractions.length > 0) {
     lines.push("", `Retracted in drop mode (${report.retractions.length}):`)
     for (const failure of report.retractions) lines.push(...indent(rejection(failure), "  "))
@@ -56,13 +56,13 @@ const rejected = (error: VerifyError): string =>
   Match.valueTags(error, {
     InvalidReport: (e) =>
       [
-        `citegate: REJECTED: the report is not a valid report (${e.issues.length} issue${e.issues.length === 1 ? "" : "s"})`,
+        `citegate: REJECTED: the report is not a valid report (${plural(e.issues.length, "issue")})`,
         ...e.issues.map((issue) => `  ${terminal(formatPath(issue.path))}: ${terminal(issue.message)}`)
       ].join("\n") + "\n",
     ReportRejected: (e) => {
       const facts = new Set(e.failures.map((f) => f.index)).size
       return [
-        `citegate: REJECTED: ${e.failures.length} failure(s) in ${facts} fact(s); nothing in this report is accepted`,
+        `citegate: REJECTED: ${plural(e.failures.length, "failure")} in ${plural(facts, "fact")}; nothing in this report is accepted`,
         ...e.failures.flatMap((failure) => indent(rejection(failure), "  "))
       ].join("\n") + "\n"
     }

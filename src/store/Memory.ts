@@ -1,0 +1,104 @@
+/**
+ * An in-memory `CaptureStore`: for tests, and for services that keep captures
+ * somewhere other than a run directory and load them per request.
+ *
+ * Same contract as the filesystem store: `write` is exclusive (`CaptureExists`,
+ * the first record left untouched), `read` of an unknown source is
+ * `MissingCapture`. Records are kept as their canonical serialisation (the
+ * bytes the filesystem store would write) and decoded strictly on every read,
+ * so a record behaves as it would on disk: a value that is not a valid v1
+ * record of its source comes back as `CorruptCapture`, never as a record.
+ * Nothing is shared between two stores; one store is one run.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Either, Layer } from "effect"
+import { CaptureStore, type CaptureStoreShape, encodeRecord } from "../CaptureStore.js"
+import { CaptureRecord, captureFormat, type SourceUrl } from "../Domain.js"
+import {
+  CaptureExists,
+  type CaptureReadError,
+  type CaptureWriteError,
+  CaptureWriteFailed,
+  CorruptCapture,
+  MissingCapture
+} from "../Errors.js"
+import { decodeUnknown } from "../internal/decode.js"
+import * as StrictJson from "../internal/strictJson.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryOptions {
+  /** Records the store starts with, written through the same exclusive `write` (a repeated source fails). */
+  readonly records?: Iterable<CaptureRecord>
+}
+
+const decodeRecord = decodeUnknown(CaptureRecord)
+
+/** The strict read path: the same checks, in the same order, as a record file on disk. */
+const decodeStored = (source: SourceUrl, text: string): Either.Either<CaptureRecord, CaptureReadError> => {
+  const corrupt = (reason: CorruptCapture["reason"], detail: string) =>
+    Either.left(new CorruptCapture({ source, reason, detail }))
+  const parsed = StrictJson.parse(text)
+  if (parsed._tag === "Left") return corrupt("invalid-json", parsed.issue.message)
+  const decoded = decodeRecord(parsed.value)
+  if (Either.isLeft(decoded)) {
+    const detail = decoded.left.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
+    return corrupt("not-a-v1-record", `not a ${captureFormat} record: ${detail}`)
+  }
+  const record = decoded.right
+  if (record.source !== source) {
+    return corrupt("source-mismatch", `the record stored under this source's name is a capture of ${record.source}`)
+  }
+  const byteLength = Buffer.byteLength(record.text, "utf8")
+  if (byteLength !== record.byteLength) {
+    return corrupt("byte-length-mismatch", `the text is ${byteLength} bytes, the record says ${record.byteLength}`)
+  }
+  return Either.right(record)
+}
+
+/**
+ * A new, empty (or seeded) in-memory store.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptions = {}) {
+  // Keyed by the exact source URL string, like the filesystem store's file names.
+  const stored = new Map<string, string>()
+
+  const write = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
+    Effect.suspend((): Effect.Effect<void, CaptureWriteError> => {
+      if (stored.has(record.source)) return Effect.fail(new CaptureExists({ source: record.source }))
+      let text: string
+      try {
+        text = encodeRecord(record)
+      } catch (error) {
+        // A value that cannot be serialised (a BigInt, a cycle) is a failed write, as on disk.
+        return Effect.fail(new CaptureWriteFailed({ source: String(record.source), detail: String(error) }))
+      }
+      // The check and the set run without yielding in between: exclusive under concurrent writers.
+      stored.set(record.source, text)
+      return Effect.void
+    })
+
+  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    Effect.suspend((): Effect.Effect<CaptureRecord, CaptureReadError> => {
+      const text = stored.get(source)
+      return text === undefined ? Effect.fail(new MissingCapture({ source })) : decodeStored(source, text)
+    })
+
+  for (const record of options.records ?? []) yield* write(record)
+  return CaptureStore.of({ read, write }) satisfies CaptureStoreShape
+})
+
+/**
+ * The in-memory store as a layer: a fresh store each time the layer is built.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: MemoryOptions = {}): Layer.Layer<CaptureStore, CaptureWriteError> =>
+  Layer.effect(CaptureStore, make(options))
