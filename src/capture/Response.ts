@@ -1,7 +1,7 @@
 /**
  * The response policy of the capture stage, checked on the status line and
  * headers before any body byte is read: 200 only, no redirects, unambiguous
- * framing headers, identity encoding, `text/plain` UTF-8, and an announced
+ * framing headers, no transfer coding but `chunked`, identity encoding, `text/plain` UTF-8, and an announced
  * length within the byte cap.
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -13,7 +13,8 @@ import {
   TooLarge,
   UnexpectedStatus,
   UnsupportedContentEncoding,
-  UnsupportedContentType
+  UnsupportedContentType,
+  UnsupportedTransferEncoding
 } from "../Errors.js"
 
 /** `text/plain`, with no parameter but an optional `charset=utf-8` (case-insensitive, quoted allowed). */
@@ -52,6 +53,11 @@ export const checkResponse = (
     for (const name of ["content-type", "content-length", "content-encoding"]) {
       const value = headerValue(response, name)
       if (value !== null && value.includes(",")) return yield* new AmbiguousHeader({ source, header: name, value })
+    }
+    // The parser decodes only the final `chunked` coding; any other coding would reach the record still encoded.
+    const transferEncoding = headerValue(response, "transfer-encoding")
+    if (transferEncoding !== null && transferEncoding.trim().toLowerCase() !== "chunked") {
+      return yield* new UnsupportedTransferEncoding({ source, transferEncoding })
     }
     const encoding = headerValue(response, "content-encoding")
     if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {
