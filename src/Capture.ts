@@ -11,9 +11,11 @@
  * 3. Response policy: 200 only, no redirects, `text/plain` UTF-8, identity
  *    encoding, unambiguous framing headers, a byte cap enforced while
  *    streaming (`capture/Response.ts`, `capture/Body.ts`), fatal UTF-8 decoding.
- * 4. One deadline by interruption over connect, headers and the whole body;
+ * 4. TLS: certificates always verified, against Node's bundled roots plus the
+ *    operator's CA file, whatever the environment says (`capture/Trust.ts`).
+ * 5. One deadline by interruption over connect, headers and the whole body;
  *    interruption aborts the socket.
- * 5. The record is written atomically and exclusively; a failed capture writes nothing.
+ * 6. The record is written atomically and exclusively; a failed capture writes nothing.
  *
  * @since 0.1.0
  */
@@ -26,9 +28,10 @@ import { readBody } from "./capture/Body.js"
 import * as Dispatcher from "./capture/Dispatcher.js"
 import { checkResponse } from "./capture/Response.js"
 import { transportError } from "./capture/Transport.js"
+import * as Trust from "./capture/Trust.js"
 import * as UrlPolicy from "./capture/UrlPolicy.js"
 import { type CaptureRecord, captureFormat, type CaptureRef, type Rfc3339Utc, sha256Of, type SourceUrl } from "./Domain.js"
-import { type CaptureError, InvalidBudget, InvalidEncoding, Timeout } from "./Errors.js"
+import { type CaptureError, InvalidBudget, type InvalidCaFile, InvalidEncoding, Timeout } from "./Errors.js"
 import { version } from "./version.js"
 
 /**
@@ -86,12 +89,16 @@ export interface CaptureOptions {
   readonly maxBytes?: number | undefined
   /** Sources fetched at once by `captureAll`. */
   readonly concurrency?: number | undefined
-  /** Test mode: plain http to the literal host 127.0.0.1 only. Off unless passed. */
+  /** Test mode: http (and https) to the literal host 127.0.0.1 only. Off unless passed. */
   readonly allowLoopbackHttp?: boolean | undefined
   /** Host name resolution; defaults to the system resolver. */
   readonly resolver?: Dispatcher.Resolver | undefined
   /** Socket opening after the address check; replaceable only to inject network faults in tests. */
   readonly socketConnector?: Dispatcher.Connector | undefined
+  /** Extra CA certificates (PEM text) trusted besides Node's bundled roots, e.g. an operator's private CA. */
+  readonly ca?: string | ReadonlyArray<string> | undefined
+  /** A PEM file of extra CA certificates (`capture.caFile`), read when the stage starts. */
+  readonly caFile?: string | undefined
 }
 
 export interface Budgets {
@@ -124,10 +131,12 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
   const store = yield* CaptureStore
   const allowLoopbackHttp = options.allowLoopbackHttp === true
   const approved = new Set(options.approved)
+  const ca = yield* Trust.loadExtraCa(options)
   const dispatcher = yield* Dispatcher.make({
     allowLoopbackHttp,
     resolver: options.resolver,
-    socketConnector: options.socketConnector
+    socketConnector: options.socketConnector,
+    ca
   })
   const client = NodeHttpClient.makeUndici(dispatcher).pipe(
     HttpClient.withTracerPropagation(false),
@@ -214,5 +223,5 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: CaptureOptions): Layer.Layer<Capture, InvalidBudget, CaptureStore> =>
+export const layer = (options: CaptureOptions): Layer.Layer<Capture, InvalidBudget | InvalidCaFile, CaptureStore> =>
   Layer.scoped(Capture, make(options))

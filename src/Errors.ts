@@ -123,7 +123,8 @@ export const NotApprovedReason = Schema.Literal(
   "not-canonical",
   "scheme-not-allowed",
   "userinfo",
-  "fragment"
+  "fragment",
+  "host-not-allowed"
 )
 export type NotApprovedReason = typeof NotApprovedReason.Type
 

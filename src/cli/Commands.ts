@@ -5,7 +5,9 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Effect, Either, Layer, Option } from "effect"
+import * as path from "node:path"
 import * as Capture from "../Capture.js"
+import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../CaptureStore.js"
 import * as Config from "../Config.js"
 import * as Gate from "../Gate.js"
@@ -44,13 +46,20 @@ const loadConfig = (file: string) =>
 /** Captures every approved source into a new run directory; returns whether all succeeded. */
 const captureInto = (
   config: Config.PipelineConfig,
+  configFile: string,
   runDirectory: string,
   allowLoopbackHttp: boolean,
   table: (text: string) => Effect.Effect<void>
 ) =>
   Effect.gen(function*() {
+    // A relative caFile names a file beside pipeline.json, wherever the command is run from. It is read
+    // (and checked) before the run directory exists, so a bad one leaves nothing behind.
+    const { caFile, ...budgets } = config.capture ?? {}
+    const ca = yield* orUsageError(
+      Trust.loadExtraCa({ caFile: caFile === undefined ? undefined : path.resolve(path.dirname(configFile), caFile) })
+    )
     yield* orUsageError(Io.createRunDirectory(runDirectory))
-    const captureLayer = Capture.layer({ approved: config.sources, allowLoopbackHttp, ...config.capture }).pipe(
+    const captureLayer = Capture.layer({ approved: config.sources, allowLoopbackHttp, ...budgets, ca }).pipe(
       Layer.provide(CaptureStore.layerFileSystem({ directory: runDirectory }))
     )
     const results = yield* Effect.flatMap(
@@ -105,7 +114,7 @@ const capture = Command.make(
   (args) =>
     Effect.gen(function*() {
       const config = yield* orUsageError(loadConfig(args.config))
-      const allCaptured = yield* captureInto(config, args.runDir, args.allowLoopbackHttp, Io.stdout)
+      const allCaptured = yield* captureInto(config, args.config, args.runDir, args.allowLoopbackHttp, Io.stdout)
       yield* exitWith(allCaptured ? 0 : 1)
     })
 ).pipe(Command.withDescription("Capture every approved source into a NEW run directory."))
@@ -145,7 +154,7 @@ const run = Command.make(
       const config = yield* orUsageError(loadConfig(args.config))
       // The report must be readable before anything is fetched.
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))
-      const allCaptured = yield* captureInto(config, args.runDir, args.allowLoopbackHttp, Io.stderr)
+      const allCaptured = yield* captureInto(config, args.config, args.runDir, args.allowLoopbackHttp, Io.stderr)
       const code = yield* verifyAndRender({ ...args, config, reportText, runDirectory: args.runDir })
       yield* exitWith(allCaptured && code === 0 ? 0 : 1)
     })

@@ -1,7 +1,7 @@
 /** How the command line reports progress, capture results and usage errors (always text, on stderr unless noted). */
 import { Either, Match } from "effect"
 import type { CaptureEvent, CaptureResult } from "../Capture.js"
-import type { InvalidBudget, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
+import type { InvalidBudget, InvalidCaFile, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
 import * as Describe from "../render/Describe.js"
 import { terminal } from "../render/Escape.js"
 import * as Text from "../render/Text.js"
@@ -14,6 +14,7 @@ export type UsageError =
   | InvalidConfig
   | InvalidRunDirectory
   | InvalidBudget
+  | InvalidCaFile
 
 export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
@@ -22,7 +23,8 @@ export const usageError = (error: UsageError): string =>
     FileUnreadable: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     RunDirectoryExists: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     WriteFailed: (e) => `${e._tag}: ${terminal(e.message)}\n`,
-    InvalidBudget: (e) => `${e._tag}: ${terminal(e.message)}\n`
+    InvalidBudget: (e) => `${e._tag}: ${terminal(e.message)}\n`,
+    InvalidCaFile: (e) => `${e._tag}: ${terminal(e.message)}\n`
   })
 
 export const progress = (event: CaptureEvent): string =>
