@@ -65,9 +65,9 @@ const body = "Net sales for Q3 2026 were 4,210 units.\n"
 /** An https server on 127.0.0.1 (never any other address) with the given key and certificate. */
 const httpsServer = (credentials: { readonly key: string; readonly cert: string }) =>
   Effect.acquireRelease(
-    Effect.async<{ server: https.Server; state: { port: number; requests: number; connections: number; servernames: Array<string | false> } }>(
+    Effect.async<{ server: https.Server; state: { port: number; requests: number; connections: number; servernames: Array<string | false | null> } }>(
       (resume) => {
-        const state = { port: 0, requests: 0, connections: 0, servernames: [] as Array<string | false> }
+        const state = { port: 0, requests: 0, connections: 0, servernames: [] as Array<string | false | null> }
         const server = https.createServer(credentials, (_req, res) => {
           state.requests++
           res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end(body)

@@ -28,7 +28,32 @@ const modeOption = Options.choice("mode", ["reject", "drop"]).pipe(
   Options.withDescription("reject (default): any failure rejects; drop: failed facts are retracted")
 )
 const formatOption = Options.choice("format", Render.formats).pipe(Options.withDefault("text" as const))
-const outOption = Options.file("out").pipe(Options.optional, Options.withDescription("Write the rendering here"))
+const outOption = Options.file("out").pipe(
+  Options.optional,
+  Options.withDescription("Write the rendering here: never inside the run directory or over an input")
+)
+const forceOption = Options.boolean("force").pipe(
+  Options.withDescription("Let --out replace an existing file (never a capture, the config or the report)")
+)
+
+/** Refuses, before anything is read, fetched or written, an --out that would destroy evidence or input. */
+const checkOut = (args: {
+  readonly out: Option.Option<string>
+  readonly force: boolean
+  readonly runDir: string
+  readonly config: string
+  readonly report: string
+}) =>
+  Option.match(args.out, {
+    onNone: () => Effect.void,
+    onSome: (out) =>
+      orUsageError(Io.checkOutput({
+        out,
+        runDirectory: args.runDir,
+        inputs: [{ path: args.config, what: "configuration" }, { path: args.report, what: "report" }],
+        force: args.force
+      }))
+  })
 const loopbackOption = Options.boolean("allow-loopback-http").pipe(
   Options.withDescription("Test mode: plain http to the literal host 127.0.0.1 only")
 )
@@ -81,6 +106,7 @@ const verifyAndRender = (options: {
   readonly mode: Option.Option<"reject" | "drop">
   readonly format: Render.Format
   readonly out: Option.Option<string>
+  readonly force: boolean
 }) =>
   Effect.gen(function*() {
     const text = options.reportText
@@ -94,7 +120,7 @@ const verifyAndRender = (options: {
     const output = Render.render(options.format, rendering)
     yield* Option.match(options.out, {
       onNone: () => Io.stdout(output),
-      onSome: (file) => orUsageError(Io.writeOutput(file, output))
+      onSome: (file) => orUsageError(Io.writeOutput(file, output, { overwrite: options.force }))
     })
     const summary = Either.match(outcome, {
       onLeft: (error) => `verify: REJECTED (${error._tag})`,
@@ -127,10 +153,12 @@ const verify = Command.make(
     report: reportOption,
     mode: modeOption,
     format: formatOption,
-    out: outOption
+    out: outOption,
+    force: forceOption
   },
   (args) =>
     Effect.gen(function*() {
+      yield* checkOut(args)
       const config = yield* orUsageError(loadConfig(args.config))
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))
       const code = yield* verifyAndRender({ ...args, config, reportText, runDirectory: args.runDir })
@@ -147,10 +175,12 @@ const run = Command.make(
     allowLoopbackHttp: loopbackOption,
     mode: modeOption,
     format: formatOption,
-    out: outOption
+    out: outOption,
+    force: forceOption
   },
   (args) =>
     Effect.gen(function*() {
+      yield* checkOut(args)
       const config = yield* orUsageError(loadConfig(args.config))
       // The report must be readable before anything is fetched.
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))

@@ -5,7 +5,7 @@ import type { InvalidBudget, InvalidCaFile, InvalidConfig, InvalidRunDirectory }
 import * as Describe from "../render/Describe.js"
 import { terminal } from "../render/Escape.js"
 import * as Text from "../render/Text.js"
-import type { FileUnreadable, RunDirectoryExists, WriteFailed } from "./CliError.js"
+import type { FileUnreadable, OutputRefused, RunDirectoryExists, WriteFailed } from "./CliError.js"
 
 export type UsageError =
   | FileUnreadable
@@ -15,6 +15,7 @@ export type UsageError =
   | InvalidRunDirectory
   | InvalidBudget
   | InvalidCaFile
+  | OutputRefused
 
 export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
@@ -24,7 +25,8 @@ export const usageError = (error: UsageError): string =>
     RunDirectoryExists: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     WriteFailed: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     InvalidBudget: (e) => `${e._tag}: ${terminal(e.message)}\n`,
-    InvalidCaFile: (e) => `${e._tag}: ${terminal(e.message)}\n`
+    InvalidCaFile: (e) => `${e._tag}: ${terminal(e.message)}\n`,
+    OutputRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`
   })
 
 export const progress = (event: CaptureEvent): string =>
