@@ -1,7 +1,8 @@
 /**
  * The `run-pipeline` commands. Errors and progress go to stderr; renderings to
  * stdout or `--out`. Exit codes: 0 success, 1 domain failure (rejected report,
- * no evidence, failed capture or migration), 2 usage or configuration error.
+ * no evidence, failed capture or migration), 2 usage or configuration error;
+ * main.ts adds 70 (internal error) and 130 / 143 (SIGINT / SIGTERM).
  */
 import { Command, Options } from "@effect/cli"
 import { Effect, Either, Layer, Option } from "effect"
@@ -223,6 +224,10 @@ const demo = Command.make(
 ).pipe(Command.withDescription("Run the whole pipeline offline against a synthetic source server on 127.0.0.1."))
 
 export const command = Command.make("run-pipeline").pipe(
-  Command.withDescription("citegate: provable citations for generated reports."),
+  Command.withDescription(
+    "citegate: provable citations for generated reports. Exit codes: 0 success; 1 domain failure " +
+      "(rejected report, no evidence, failed capture or migration); 2 usage or configuration error; " +
+      "70 internal error; 130 interrupted by SIGINT; 143 interrupted by SIGTERM."
+  ),
   Command.withSubcommands([capture, verify, run, migrate, demo])
 )
