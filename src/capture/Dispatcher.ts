@@ -49,7 +49,7 @@ export const verifyingConnector = (extraCa: ReadonlyArray<string>): Connector =>
   Undici.buildConnector({ rejectUnauthorized: true, secureContext: secureContext(extraCa) })
 
 export interface DispatcherOptions {
-  /** Test mode: only 127.0.0.1 may be reached. */
+  /** Test mode: only the address 127.0.0.1 may be reached (the URL policy also requires it as the literal host). */
   readonly allowLoopbackHttp: boolean
   readonly resolver?: Resolver | undefined
   /**

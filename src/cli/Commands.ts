@@ -56,7 +56,7 @@ const checkOut = (args: {
       }))
   })
 const loopbackOption = Options.boolean("allow-loopback-http").pipe(
-  Options.withDescription("Test mode: plain http to the literal host 127.0.0.1 only")
+  Options.withDescription("Test mode: http (or https) to the literal host 127.0.0.1 only")
 )
 
 /** Reports a usage or configuration error and ends with exit code 2. */
