@@ -45,8 +45,19 @@ export type Connector = Undici.buildConnector.connector
  * anchors given explicitly (see Trust.ts): nothing in the environment turns
  * either off or widens them.
  */
-export const verifyingConnector = (extraCa: ReadonlyArray<string>): Connector =>
-  Undici.buildConnector({ rejectUnauthorized: true, secureContext: secureContext(extraCa) })
+export const verifyingConnector = (extraCa: ReadonlyArray<string>): Connector => {
+  // Built on first use: the secure context parses every bundled root (tens of milliseconds).
+  let tlsConnector: Connector | undefined
+  let plainConnector: Connector | undefined
+  return (options, callback) => {
+    if (options.protocol === "https:") {
+      tlsConnector ??= Undici.buildConnector({ rejectUnauthorized: true, secureContext: secureContext(extraCa) })
+      return tlsConnector(options, callback)
+    }
+    plainConnector ??= Undici.buildConnector({})
+    return plainConnector(options, callback)
+  }
+}
 
 export interface DispatcherOptions {
   /** Test mode: only the address 127.0.0.1 may be reached (the URL policy also requires it as the literal host). */
