@@ -100,6 +100,14 @@ export const loadExtraCa = (options: TrustOptions): Effect.Effect<ReadonlyArray<
     if (certificates.length > maxCaCertificates) {
       return yield* new InvalidCaFile({ path: options.caFile ?? null, detail: `more than ${maxCaCertificates} certificates` })
     }
+    if (certificates.length > 0) {
+      // OpenSSL must accept them too, now rather than at the first connection.
+      try {
+        tls.createSecureContext({ ca: certificates })
+      } catch (error) {
+        return yield* new InvalidCaFile({ path: options.caFile ?? null, detail: `not usable by TLS: ${errorText(error)}` })
+      }
+    }
     return certificates
   })
 
