@@ -37,7 +37,11 @@ export const maxFactsLimit = 10_000
 export const CaptureBudgets = Schema.Struct({
   timeoutMs: Schema.optional(intBetween(captureLimits.timeoutMs.min, captureLimits.timeoutMs.max)),
   maxBytes: Schema.optional(intBetween(captureLimits.maxBytes.min, captureLimits.maxBytes.max)),
-  concurrency: Schema.optional(intBetween(captureLimits.concurrency.min, captureLimits.concurrency.max))
+  concurrency: Schema.optional(intBetween(captureLimits.concurrency.min, captureLimits.concurrency.max)),
+  /** A PEM file of extra CA certificates to trust (a private CA); the CLI resolves it against pipeline.json's directory. */
+  caFile: Schema.optional(
+    Schema.String.pipe(Schema.filter((s) => (s.length >= 1 && s.length <= 4096) || "must be a path of 1 to 4096 characters"))
+  )
 }).annotations({ ...strict, identifier: "CaptureBudgets" })
 export type CaptureBudgets = typeof CaptureBudgets.Type
 

@@ -123,7 +123,8 @@ export const NotApprovedReason = Schema.Literal(
   "not-canonical",
   "scheme-not-allowed",
   "userinfo",
-  "fragment"
+  "fragment",
+  "host-not-allowed"
 )
 export type NotApprovedReason = typeof NotApprovedReason.Type
 
@@ -433,6 +434,46 @@ export class InvalidBudget extends Schema.TaggedError<InvalidBudget>()("InvalidB
   }
 }
 
+/**
+ * The body is framed by a transfer coding other than `chunked` (e.g. `gzip, chunked`): the HTTP
+ * parser would hand over still-encoded bytes. Rejected, never decoded.
+ */
+export class UnsupportedTransferEncoding extends Schema.TaggedError<UnsupportedTransferEncoding>()(
+  "UnsupportedTransferEncoding",
+  { source: Schema.String, transferEncoding: Schema.String }
+) {
+  override get message() {
+    return `${this.source} sent Transfer-Encoding ${JSON.stringify(this.transferEncoding)}; only chunked (or no transfer coding) is captured`
+  }
+}
+
+/**
+ * The server's TLS certificate was not accepted: not issued by a trusted CA (the system's, or
+ * `capture.caFile` when set), expired, or not valid for the source's host name.
+ */
+export class CertificateRejected extends Schema.TaggedError<CertificateRejected>()("CertificateRejected", {
+  source: Schema.String,
+  host: Schema.String,
+  /** Node's verification code, e.g. `DEPTH_ZERO_SELF_SIGNED_CERT`, `ERR_TLS_CERT_ALTNAME_INVALID`. */
+  code: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The TLS certificate of ${this.host} for ${this.source} was rejected (${this.code}): ${this.detail}`
+  }
+}
+
+/** The CA certificates given by `capture.caFile` (or the `ca` option) cannot be used; nothing was fetched. */
+export class InvalidCaFile extends Schema.TaggedError<InvalidCaFile>()("InvalidCaFile", {
+  /** The file, or null when the certificates were passed directly as `ca`. */
+  path: Schema.NullOr(Schema.String),
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.path === null ? "The ca option" : `The CA file ${this.path}`} cannot be used: ${this.detail}`
+  }
+}
+
 /** Why capturing one source failed. */
 export const CaptureError = Schema.Union(
   NotApproved,
@@ -448,7 +489,9 @@ export const CaptureError = Schema.Union(
   Timeout,
   ConnectionFailed,
   CaptureExists,
-  CaptureWriteFailed
+  CaptureWriteFailed,
+  UnsupportedTransferEncoding,
+  CertificateRejected
 )
 export type CaptureError = typeof CaptureError.Type
 

@@ -144,6 +144,16 @@ export const captureError = (error: CaptureError): Description =>
       title: "Could not write the capture",
       fields: [["detail", e.detail]],
       fix: "Check the run directory's disk; nothing was written under the final name."
+    }),
+    UnsupportedTransferEncoding: (e): Description => ({
+      title: "Transfer coding refused",
+      fields: [["transfer encoding", e.transferEncoding]],
+      fix: "The server must send the body plainly or chunked, with no other transfer coding."
+    }),
+    CertificateRejected: (e): Description => ({
+      title: "TLS certificate rejected",
+      fields: [["host", e.host], ["code", e.code], ["detail", e.detail]],
+      fix: "The server needs a valid certificate for this host; for a private CA, set capture.caFile to its PEM file."
     })
   })
 
