@@ -61,7 +61,8 @@ export const writeOutput = (file: string, text: string, options?: { readonly ove
     catch: (error) =>
       errorCode(error) === "EEXIST"
         ? new OutputRefused({ path: file, reason: "exists", detail: "the file exists; pass --force to replace it" })
-        : new WriteFailed({ path: file, detail: errorText(error) })
+        // The temporary name is an implementation detail: the operator asked for `file`.
+        : new WriteFailed({ path: file, detail: errorText(error).split(temp).join(file) })
   }).pipe(Effect.ensuring(Effect.promise(() => fsp.rm(temp, { force: true }))))
 }
 
