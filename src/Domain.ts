@@ -16,9 +16,17 @@ export const decodeOptions = { errors: "all", onExcessProperty: "error" } as con
 
 const isBlank = (s: string) => !/\S/u.test(s)
 
-/** A string with at least one non-whitespace character. */
+/**
+ * A string with at least one non-whitespace character, in well-formed Unicode:
+ * no lone surrogate, which every rendering would show as U+FFFD and which
+ * could let a snippet match half of a character.
+ */
 export const NonBlankString = Schema.String.pipe(
-  Schema.filter((s) => !isBlank(s) || "must not be empty or blank", { identifier: "NonBlankString" })
+  Schema.filter(
+    (s) =>
+      isBlank(s) ? "must not be empty or blank" : s.isWellFormed() || "must be well-formed Unicode (no lone surrogates)",
+    { identifier: "NonBlankString" }
+  )
 )
 
 /** SHA-256 digest as 64 lowercase hex characters. */
@@ -116,6 +124,18 @@ export type Fact = typeof Fact.Type
 
 /** Default upper bound on the number of facts in one report. */
 export const defaultMaxFacts = 100
+
+/**
+ * The fact limit as a check that runs before any fact is decoded: one look at
+ * the length of an own `facts` array, so a million facts cost nothing more.
+ */
+export const tooManyFacts = (maxFacts: number) => (input: unknown) => {
+  if (typeof input !== "object" || input === null) return undefined
+  const facts = Object.getOwnPropertyDescriptor(input, "facts")?.value
+  return Array.isArray(facts) && facts.length > maxFacts
+    ? { path: ["facts"], message: `must hold at most ${maxFacts} facts, got ${facts.length}` }
+    : undefined
+}
 
 /** The Report schema for a given fact limit. */
 export const makeReport = (maxFacts: number) =>
