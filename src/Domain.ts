@@ -125,23 +125,35 @@ export type Fact = typeof Fact.Type
 /** Default upper bound on the number of facts in one report. */
 export const defaultMaxFacts = 100
 
+const tooManyFactsMessage = (maxFacts: number, length: number) => `must hold at most ${maxFacts} facts, got ${length}`
+
 /**
- * The fact limit as a check that runs before any fact is decoded: one look at
- * the length of an own `facts` array, so a million facts cost nothing more.
+ * The fact limit, checked before any fact is decoded. In report JSON text, the
+ * structural pass refuses any array longer than `maxFacts` (`facts` is a
+ * report's only array) before `JSON.parse` builds its elements; for a value,
+ * one look at the length of an own `facts` array. Either way a million facts
+ * cost one linear pass, and one issue.
  */
-export const tooManyFacts = (maxFacts: number) => (input: unknown) => {
-  if (typeof input !== "object" || input === null) return undefined
-  const facts = Object.getOwnPropertyDescriptor(input, "facts")?.value
-  return Array.isArray(facts) && facts.length > maxFacts
-    ? { path: ["facts"], message: `must hold at most ${maxFacts} facts, got ${facts.length}` }
-    : undefined
-}
+export const factLimits = (maxFacts: number) => ({
+  maxArrayLength: maxFacts,
+  arrayTooLong: (path: ReadonlyArray<string | number>, length: number) =>
+    path.length === 1 && path[0] === "facts"
+      ? tooManyFactsMessage(maxFacts, length)
+      : `must hold at most ${maxFacts} elements (the fact limit), got ${length}`,
+  precheck: (input: unknown) => {
+    if (typeof input !== "object" || input === null) return undefined
+    const facts = Object.getOwnPropertyDescriptor(input, "facts")?.value
+    return Array.isArray(facts) && facts.length > maxFacts
+      ? { path: ["facts"], message: tooManyFactsMessage(maxFacts, facts.length) }
+      : undefined
+  }
+})
 
 /** The Report schema for a given fact limit. */
 export const makeReport = (maxFacts: number) =>
   Schema.Struct({
     facts: Schema.Array(Fact).pipe(
-      Schema.filter((facts) => facts.length <= maxFacts || `must hold at most ${maxFacts} facts, got ${facts.length}`)
+      Schema.filter((facts) => facts.length <= maxFacts || tooManyFactsMessage(maxFacts, facts.length))
     )
   }).annotations({ ...strict, identifier: "Report" })
 

@@ -13,11 +13,11 @@ import {
   type CaptureRecord,
   type CitedFact,
   type Evidence,
+  factLimits,
   makeReport,
   type Report,
   sha256Of,
   type SourceUrl,
-  tooManyFacts,
   urlProblem,
   type VerifiedEntry,
   verifiedFormat
@@ -119,9 +119,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   const store = yield* CaptureStore
   const policy = yield* Policy
   const reportSchema = makeReport(policy.maxFacts)
-  // The fact limit is checked before any fact is decoded (Domain.tooManyFacts).
-  const decodeReport = decodeUnknown(reportSchema, tooManyFacts(policy.maxFacts))
-  const decodeReportJson = decodeJson(reportSchema, tooManyFacts(policy.maxFacts))
+  // The fact limit is checked before any fact is decoded (Domain.factLimits).
+  const decodeReport = decodeUnknown(reportSchema, factLimits(policy.maxFacts))
+  const decodeReportJson = decodeJson(reportSchema, factLimits(policy.maxFacts))
 
   const loadCapture = (source: SourceUrl): Effect.Effect<Either.Either<LoadedCapture, CaptureReadError>> =>
     store.read(source).pipe(

@@ -100,6 +100,28 @@ describe("strict JSON: nesting", () => {
   })
 })
 
+describe("strict JSON: array length", () => {
+  const options = { maxArrayLength: 3 }
+
+  it("accepts arrays up to the limit, empty ones included", () => {
+    assert.strictEqual(StrictJson.parse(`{"a":[],"b":[1,2,3],"c":[[],[{}],["x,y,z"]]}`, options)._tag, "Right")
+  })
+
+  it("refuses a longer array before parsing: its length is reported even in text that is not JSON", () => {
+    // Without the limit the same text is refused for its syntax.
+    assert.match(strictIssue(`{"a":[1,[1,2,3,4]],"b":}`).message, /^not valid JSON/)
+    const limited = StrictJson.parse(`{"a":[1,[1,2,3,4]],"b":}`, options)
+    assert.deepStrictEqual(limited, {
+      _tag: "Left",
+      issue: { path: ["a", 1], message: "must hold at most 3 elements, got 4" }
+    })
+  })
+
+  it("commas inside strings are not elements", () => {
+    assert.strictEqual(StrictJson.parse(`["a,b,c,d,e", "\\",\\",\\","]`, options)._tag, "Right")
+  })
+})
+
 describe("Gate: hostile reports are InvalidReport, never a defect", () => {
   it.scoped("checkJson: a report 3,000 arrays deep (the old error formatter overflowed the stack)", () =>
     Effect.gen(function*() {
@@ -207,7 +229,7 @@ describe("Gate: hostile reports are InvalidReport, never a defect", () => {
   it.scoped("invalid JSON: the parser's message is bounded too", () =>
     Effect.gen(function*() {
       const gate = yield* gateFor(yield* runDirectoryWith([emojiRecord]), config(["a"]))
-      const error = yield* invalidReport(gate.checkJson(`{"facts":[` + "1,".repeat(500_000) + `]`))
+      const error = yield* invalidReport(gate.checkJson(`{"facts":[],"x":"${"y".repeat(500_000)}",}`))
       assert.match(error.issues[0].message, /^not valid JSON/)
       assert.isAtMost(error.issues[0].message.length, maxMessageLength + 40)
     }))

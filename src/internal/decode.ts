@@ -22,6 +22,11 @@ const invalid = (issues: Arr.NonEmptyReadonlyArray<Issue>, total: number = issue
 /** A check run before the Schema, on a value not yet known to be plain data: it must not assume anything. */
 export type Precheck = (input: unknown) => Issue | undefined
 
+/** Size limits of one kind of document, checked before the expensive work. */
+export interface Limits extends StrictJson.Options {
+  readonly precheck?: Precheck
+}
+
 const toInvalid = (error: ParseResult.ParseError): Invalid => {
   // The value is plain data at most `maxDepth` deep (checked first), so formatting recurses a bounded
   // depth and runs no code of the caller's (Schema's formatter calls a custom `toString`).
@@ -119,14 +124,14 @@ const runPrecheck = (precheck: Precheck | undefined, input: unknown): Issue | un
 
 /**
  * Strict decode (unknown keys rejected, all issues collected, at most
- * `maxIssues` listed). `precheck` runs first (a size limit, say, that must hold
+ * `maxIssues` listed). `limits.precheck` runs first (a size limit, say, that must hold
  * before the expensive decode starts); then the value must be plain JSON data
  * at most `maxDepth` deep; only then does the Schema see it.
  */
-export const decodeUnknown = <A, I>(schema: Schema.Schema<A, I, never>, precheck?: Precheck) => {
+export const decodeUnknown = <A, I>(schema: Schema.Schema<A, I, never>, limits?: Limits) => {
   const decode = decodeParsed(schema, undefined)
   return (input: unknown): Either.Either<A, Invalid> => {
-    const early = runPrecheck(precheck, input)
+    const early = runPrecheck(limits?.precheck, input)
     if (early !== undefined) return Either.left(invalid([early]))
     const notPlain = plainDataIssue(input)
     return notPlain !== undefined ? Either.left(invalid([notPlain])) : decode(input)
@@ -142,11 +147,14 @@ const decodeParsed = <A, I>(schema: Schema.Schema<A, I, never>, precheck: Preche
   }
 }
 
-/** Strict JSON (depth bounded, no repeated or prototype keys) followed by a strict decode. */
-export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>, precheck?: Precheck) => {
-  const decode = decodeParsed(schema, precheck)
+/**
+ * Strict JSON (depth and, if given, array length bounded before parsing; no
+ * repeated or prototype keys) followed by a strict decode.
+ */
+export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>, limits?: Limits) => {
+  const decode = decodeParsed(schema, limits?.precheck)
   return (text: string): Either.Either<A, Invalid> => {
-    const parsed = StrictJson.parse(text)
+    const parsed = StrictJson.parse(text, limits)
     return parsed._tag === "Left" ? Either.left(invalid([parsed.issue])) : decode(parsed.value)
   }
 }

@@ -5,7 +5,7 @@
  * else, so no later step (parse, decode, error formatting) meets a deep value.
  *
  * One structural pass runs FIRST, over the raw text: it tracks nesting and keys
- * and jumps over string contents with `indexOf`, so a multi-megabyte capture
+ * (and, if asked, array lengths) and jumps over string contents with `indexOf`, so a multi-megabyte capture
  * text costs a handful of native scans. Each open container costs one frame on
  * an explicit stack (no recursion); a path is built from the stack only when an
  * issue is reported. Then the native `JSON.parse` checks syntax: a syntax error
@@ -23,6 +23,17 @@ export const maxDepth = 64
 export interface JsonIssue {
   readonly path: ReadonlyArray<string | number>
   readonly message: string
+}
+
+/** Limits a caller adds for one kind of document. */
+export interface Options {
+  /**
+   * Longest array: checked by the structural pass, so a report of a million
+   * facts is refused before `JSON.parse` allocates a million objects.
+   */
+  readonly maxArrayLength?: number
+  /** The message for an array over `maxArrayLength`, given its path and length. */
+  readonly arrayTooLong?: (path: ReadonlyArray<string | number>, length: number) => string
 }
 
 export type StrictJsonResult =
@@ -54,15 +65,17 @@ const pathTo = (stack: ReadonlyArray<Frame>, depth: number): Array<string | numb
 export const depthMessage = `nesting deeper than ${maxDepth} levels of arrays and objects`
 
 interface Scan {
-  /** Nesting beyond `maxDepth`: reported before the text is parsed. */
-  readonly tooDeep?: JsonIssue | undefined
+  /** Nesting beyond `maxDepth`, or an array over `maxArrayLength`: reported before the text is parsed. */
+  readonly limit?: JsonIssue | undefined
   /** The first repeated or forbidden key, reported only if the text is valid JSON. */
   readonly key?: JsonIssue | undefined
 }
 
-const scan = (text: string): Scan => {
+const scan = (text: string, options: Options | undefined): Scan => {
   const stack: Array<Frame> = []
   let key: JsonIssue | undefined
+  let tooLong: JsonIssue | undefined
+  const maxArrayLength = options?.maxArrayLength ?? Infinity
   const length = text.length
   for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i)
@@ -70,14 +83,24 @@ const scan = (text: string): Scan => {
       case 0x7b: // {
       case 0x5b: // [
         if (stack.length === maxDepth) {
-          return { tooDeep: { path: pathTo(stack, stack.length), message: depthMessage }, key }
+          return { limit: tooLong ?? { path: pathTo(stack, stack.length), message: depthMessage }, key }
         }
         stack.push({ isObject: code === 0x7b, keys: undefined, expectKey: true, currentKey: "", index: 0 })
         break
       case 0x7d: // }
-      case 0x5d: // ]
+      case 0x5d: { // ]
+        const top = stack[stack.length - 1]
+        // A non-empty array holds one element more than its commas (in valid JSON). The pass goes on to
+        // the array's end so that the message can give its length; it allocates nothing per element.
+        if (tooLong === undefined && top !== undefined && !top.isObject && top.index > 0 && top.index + 1 > maxArrayLength) {
+          const path = pathTo(stack, stack.length - 1)
+          const message = options?.arrayTooLong?.(path, top.index + 1) ??
+            `must hold at most ${maxArrayLength} elements, got ${top.index + 1}`
+          tooLong = { path, message }
+        }
         stack.pop()
         break
+      }
       case 0x2c: { // ,
         const top = stack[stack.length - 1]
         if (top !== undefined) {
@@ -88,7 +111,7 @@ const scan = (text: string): Scan => {
       }
       case QUOTE: {
         const close = closingQuote(text, i)
-        if (close === -1) return { key } // not JSON: JSON.parse says why
+        if (close === -1) return { limit: tooLong, key } // not JSON: JSON.parse says why
         const top = stack[stack.length - 1]
         if (top?.isObject === true && top.expectKey) {
           const raw = text.slice(i + 1, close)
@@ -119,12 +142,12 @@ const scan = (text: string): Scan => {
         break
     }
   }
-  return { key }
+  return { limit: tooLong, key }
 }
 
-export const parse = (text: string): StrictJsonResult => {
-  const found = scan(text)
-  if (found.tooDeep !== undefined) return { _tag: "Left", issue: found.tooDeep }
+export const parse = (text: string, options?: Options): StrictJsonResult => {
+  const found = scan(text, options)
+  if (found.limit !== undefined) return { _tag: "Left", issue: found.limit }
   let value: unknown
   try {
     value = JSON.parse(text)
