@@ -98,7 +98,18 @@ export type Rfc3339Utc = typeof Rfc3339Utc.Type
 // Records are plain Structs rather than Classes: decoding thousands of them is a hot path, and a
 // class instance per record roughly doubles the decoding cost (docs/performance.md).
 
-/** A fact backed by an excerpt of one exact capture. */
+/**
+ * A fact backed by an excerpt of one exact capture.
+ *
+ * A verified span never splits a surrogate pair. The snippet is well-formed
+ * (NonBlankString) and so is the capture text (CaptureRecord), and the span is
+ * where the snippet's code units occur in the text. A well-formed snippet cannot
+ * begin with a low surrogate (nothing before it to pair with) nor end with a
+ * high surrogate (nothing after it), so the text's unit at `start` is not the
+ * low half of a pair and the unit before `end` is not the high half of one:
+ * both boundaries fall between characters. Each high surrogate inside the
+ * snippet is followed by its low one in the snippet, hence in the text too.
+ */
 export const CitedFact = Schema.Struct({
   state: Schema.Literal("cited"),
   label: Label,
