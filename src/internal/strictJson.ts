@@ -91,7 +91,7 @@ const scan = (text: string, options: Options | undefined): Scan => {
       case 0x5d: { // ]
         const top = stack[stack.length - 1]
         // A non-empty array holds one element more than its commas (in valid JSON). The pass goes on to
-        // the array's end so that the message can give its length; it allocates nothing per element.
+        // the array's end so that the message can give its length; it keeps nothing per element.
         if (tooLong === undefined && top !== undefined && !top.isObject && top.index > 0 && top.index + 1 > maxArrayLength) {
           const path = pathTo(stack, stack.length - 1)
           const message = options?.arrayTooLong?.(path, top.index + 1) ??
