@@ -68,7 +68,7 @@ const decodeConfigJson = decodeJson(PipelineConfig)
  * @since 0.1.0
  */
 export const decode = (input: unknown): Effect.Effect<PipelineConfig, InvalidConfig> =>
-  Effect.mapError(decodeConfig(input), (issues) => new InvalidConfig({ issues }))
+  Effect.mapError(decodeConfig(input), (invalid) => new InvalidConfig(invalid))
 
 /**
  * Decode configuration JSON text (repeated and prototype keys rejected).
@@ -76,7 +76,7 @@ export const decode = (input: unknown): Effect.Effect<PipelineConfig, InvalidCon
  * @since 0.1.0
  */
 export const decodeText = (text: string): Effect.Effect<PipelineConfig, InvalidConfig> =>
-  Effect.mapError(decodeConfigJson(text), (issues) => new InvalidConfig({ issues }))
+  Effect.mapError(decodeConfigJson(text), (invalid) => new InvalidConfig(invalid))
 
 export const resolvedMaxFacts = (config: PipelineConfig): number => config.verify?.maxFacts ?? defaultMaxFacts
 export const resolvedMode = (config: PipelineConfig): Mode => config.verify?.mode ?? "reject"

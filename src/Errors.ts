@@ -24,8 +24,15 @@ export const formatPath = (path: ReadonlyArray<string | number>): string =>
     ? "(root)"
     : path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("")
 
-const formatIssues = (issues: ReadonlyArray<Issue>) =>
-  issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join("; ")
+const formatIssues = (issues: ReadonlyArray<Issue>, omitted: number | undefined) =>
+  issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join("; ") +
+  (omitted === undefined || omitted === 0 ? "" : `; and ${omitted} more issue${omitted === 1 ? "" : "s"} not listed`)
+
+/**
+ * Issues found beyond those listed: a hostile document can carry millions of them, so only the
+ * first few (20) are listed, each message cut, and the rest counted. Absent when all are listed.
+ */
+const Omitted = Schema.optional(Schema.NonNegativeInt)
 
 // ---------------------------------------------------------------------------
 // Capture store: reading
@@ -222,12 +229,13 @@ export type FactRejection = typeof FactRejection.Type
 // Verification: whole-report failures
 // ---------------------------------------------------------------------------
 
-/** The report is not a valid report: every schema issue, with its path. */
+/** The report is not a valid report: its schema issues with their paths (the first 20, the rest counted). */
 export class InvalidReport extends Schema.TaggedError<InvalidReport>()("InvalidReport", {
-  issues: Schema.NonEmptyArray(Issue)
+  issues: Schema.NonEmptyArray(Issue),
+  omitted: Omitted
 }) {
   override get message() {
-    return `The report is invalid: ${formatIssues(this.issues)}`
+    return `The report is invalid: ${formatIssues(this.issues, this.omitted)}`
   }
 }
 
@@ -290,10 +298,11 @@ export type VerifyError = typeof VerifyError.Type
 
 /** A configuration document (pipeline.json, Gate options) failed strict decoding. */
 export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", {
-  issues: Schema.NonEmptyArray(Issue)
+  issues: Schema.NonEmptyArray(Issue),
+  omitted: Omitted
 }) {
   override get message() {
-    return `The configuration is invalid: ${formatIssues(this.issues)}`
+    return `The configuration is invalid: ${formatIssues(this.issues, this.omitted)}`
   }
 }
 

@@ -15,6 +15,10 @@ export interface Description {
   readonly fix: string
 }
 
+/** The line that stands for issues found but not listed (`omitted` on InvalidReport / InvalidConfig). */
+export const omittedIssues = (omitted: number | undefined): ReadonlyArray<string> =>
+  omitted === undefined || omitted === 0 ? [] : [`and ${omitted} more issue${omitted === 1 ? "" : "s"} not listed`]
+
 const prefix = (digest: string) => `${digest.slice(0, 12)}…`
 
 export const factError = (error: FactError): Description =>
@@ -161,7 +165,10 @@ export const configError = (error: InvalidConfig | InvalidRunDirectory): Descrip
   Match.valueTags(error, {
     InvalidConfig: (e): Description => ({
       title: "Invalid configuration",
-      fields: e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+      fields: [
+        ...e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
+      ],
       fix: "Correct the configuration at the paths shown."
     }),
     InvalidRunDirectory: (e): Description => ({
