@@ -154,8 +154,10 @@ describe("the packed package", () => {
         files: Array<{ path: string }>
       }>
       const files = manifest[0]!.files.map((f) => f.path)
-      assert.include(files, "dist/bundle/run-pipeline.js")
+      assert.include(files, "dist/bundle/run-pipeline.cjs")
+      assert.include(files, "dist/bundle/run-pipeline.cache")
       assert.include(files, "bin/run-pipeline.js")
+      assert.include(files, "bin/load-bundle.js")
       assert.include(files, "dist/index.js")
       assert.include(files, "dist/index.d.ts")
       // The compiled CLI modules import @effect/cli, which library users do not install.
