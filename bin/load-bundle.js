@@ -1,8 +1,10 @@
 // Runs the CLI bundle (dist/bundle/run-pipeline.cjs) with the V8 code cache made for it at build time
-// (dist/bundle/run-pipeline.cache): compiling the 2 MB bundle is a large share of start-up. The cache
-// starts with the SHA-256 of the bundle it was made from and is used only for exactly that bundle;
-// V8 itself refuses it for another Node version or other flags, and the bundle is then compiled
-// from source as usual.
+// (dist/bundle/run-pipeline.cache): compiling the 2 MB bundle is a large share of start-up.
+// The cache is used only for exactly the bundle it was made from and only when intact: the bundle's
+// first line names its digest, and the cache starts with that digest and the SHA-256 of its own
+// payload. (V8 does not checksum the payload in release builds: a damaged cache could crash the
+// process.) V8 itself refuses a cache from another Node version or other flags; the bundle is then
+// compiled from source as usual.
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
@@ -14,15 +16,22 @@ const directory = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", 
 export const bundleFile = path.join(directory, "run-pipeline.cjs")
 export const cacheFile = path.join(directory, "run-pipeline.cache")
 
-/** Compiles and runs the bundle; `produceCache` (the build only) writes the cache when the process exits. */
+/**
+ * Compiles and runs the bundle; `produceCache` (the build only) writes the cache when the process
+ * exits. Returns whether a cache was used (the build checks it).
+ */
 export const runBundle = ({ produceCache = false } = {}) => {
   const source = fs.readFileSync(bundleFile, "utf8")
-  const digest = createHash("sha256").update(source).digest()
+  const id = /^\/\/ citegate bundle ([0-9a-f]{64})\n/.exec(source)?.[1]
+  const digest = Buffer.from(id ?? "", "hex")
   let cachedData
-  if (!produceCache) {
+  if (id !== undefined && !produceCache) {
     try {
       const cache = fs.readFileSync(cacheFile)
-      if (cache.subarray(0, 32).equals(digest)) cachedData = cache.subarray(32)
+      const payload = cache.subarray(64)
+      if (cache.subarray(0, 32).equals(digest) && cache.subarray(32, 64).equals(createHash("sha256").update(payload).digest())) {
+        cachedData = payload
+      }
     } catch {
       // No cache: compile from source.
     }
@@ -38,9 +47,13 @@ export const runBundle = ({ produceCache = false } = {}) => {
         : { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER })
     }
   )
-  if (produceCache) {
-    process.once("exit", () => fs.writeFileSync(cacheFile, Buffer.concat([digest, script.createCachedData()])))
+  if (id !== undefined && produceCache) {
+    process.once("exit", () => {
+      const payload = script.createCachedData()
+      fs.writeFileSync(cacheFile, Buffer.concat([digest, createHash("sha256").update(payload).digest(), payload]))
+    })
   }
   const module = { exports: {} }
   script.runInThisContext()(module.exports, createRequire(bundleFile), module, bundleFile, directory)
+  return { cacheUsed: cachedData !== undefined && !script.cachedDataRejected }
 }

@@ -15,6 +15,7 @@
  */
 import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -22,12 +23,14 @@ import { fileURLToPath } from "node:url"
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
 const loader = path.join(root, "bin", "load-bundle.js")
 
-if (process.argv[2] === "--make-code-cache") {
-  // Child mode: run the CLI once (`--version`) through the real loader, writing the cache at exit,
-  // so that the functions start-up runs are in it already compiled.
+if (process.argv[2] === "--make-code-cache" || process.argv[2] === "--check-code-cache") {
+  // Child modes: run the CLI once (`--version`) through the real loader, either writing the cache at
+  // exit (so the functions start-up runs are in it already compiled) or saying whether V8 took it.
   const { bundleFile, runBundle } = await import(loader)
+  const make = process.argv[2] === "--make-code-cache"
   process.argv = [process.argv[0], bundleFile, "--version"]
-  runBundle({ produceCache: true })
+  const { cacheUsed } = runBundle({ produceCache: make })
+  if (!make) process.once("exit", () => process.stderr.write(`code cache used: ${cacheUsed}\n`))
 } else {
   const outfile = path.join(root, "dist", "bundle", "run-pipeline.cjs")
   const result = await build({
@@ -56,10 +59,20 @@ if (process.argv[2] === "--make-code-cache") {
     }
     process.exit(1)
   }
+  // The first line names the bundle's digest: the loader matches it against the cache's header.
+  const code = fs.readFileSync(outfile, "utf8")
+  fs.writeFileSync(outfile, `// citegate bundle ${createHash("sha256").update(code).digest("hex")}\n${code}`)
   fs.rmSync(path.join(root, "dist", "bundle", "run-pipeline.cache"), { force: true })
-  const made = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--make-code-cache"], { encoding: "utf8" })
-  if (made.status !== 0) {
-    process.stderr.write(`the bundled CLI failed to start:\n${made.stdout}${made.stderr}`)
-    process.exit(1)
+  for (const mode of ["--make-code-cache", "--check-code-cache"]) {
+    const ran = spawnSync(process.execPath, [fileURLToPath(import.meta.url), mode], { encoding: "utf8" })
+    if (ran.status !== 0) {
+      process.stderr.write(`the bundled CLI failed to start:\n${ran.stdout}${ran.stderr}`)
+      process.exit(1)
+    }
+    // Made and refused on the same machine at once means the loader and the cache disagree.
+    if (mode === "--check-code-cache" && !ran.stderr.includes("code cache used: true")) {
+      process.stderr.write(`V8 refused the bundle's code cache:\n${ran.stderr}`)
+      process.exit(1)
+    }
   }
 }

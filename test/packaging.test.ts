@@ -238,3 +238,52 @@ describe("the packed package", () => {
       assert.strictEqual(rendered.report.outcome, "grounded")
     }), { timeout: 300_000 })
 })
+
+describe("the CLI bundle's code cache", () => {
+  // Runs `--version` through a copy of the loader and says whether V8 was given the cache.
+  const versionWith = (directory: string) =>
+    run(process.execPath, [
+      "--input-type=module",
+      "-e",
+      `const { bundleFile, runBundle } = await import(process.argv[1])
+       process.argv = [process.argv[0], bundleFile, "--version"]
+       const { cacheUsed } = runBundle()
+       process.once("exit", () => process.stderr.write("cache used: " + cacheUsed))`,
+      path.join(directory, "bin", "load-bundle.js")
+    ], directory)
+
+  it.scopedLive("is used when intact, and a damaged, foreign or missing cache is ignored, never run", () =>
+    Effect.gen(function*() {
+      const copy = yield* tempDirectory
+      const cache = path.join(copy, "dist", "bundle", "run-pipeline.cache")
+      yield* Effect.promise(async () => {
+        await fsp.cp(path.join(root, "bin"), path.join(copy, "bin"), { recursive: true })
+        await fsp.cp(path.join(root, "dist", "bundle"), path.join(copy, "dist", "bundle"), { recursive: true })
+        await fsp.writeFile(path.join(copy, "package.json"), JSON.stringify({ type: "module" }))
+      })
+      const intact = yield* Effect.promise(() => fsp.readFile(cache))
+      const expect = (ran: Ran, used: boolean) => {
+        succeeds("run-pipeline --version", ran)
+        assert.strictEqual(ran.stdout.trim(), pkg.version)
+        assert.strictEqual(ran.stderr, `cache used: ${used}`)
+      }
+      expect(yield* versionWith(copy), true)
+
+      // One changed byte in the compiled code (V8 would run it, or crash, without the payload digest).
+      const damaged = Buffer.from(intact)
+      damaged[damaged.length >> 1] = damaged[damaged.length >> 1]! ^ 0xff
+      yield* Effect.promise(() => fsp.writeFile(cache, damaged))
+      expect(yield* versionWith(copy), false)
+
+      // A cache made for another bundle.
+      const foreign = Buffer.from(intact)
+      foreign[0] = foreign[0]! ^ 0xff
+      yield* Effect.promise(() => fsp.writeFile(cache, foreign))
+      expect(yield* versionWith(copy), false)
+
+      yield* Effect.promise(() => fsp.writeFile(cache, intact.subarray(0, 100)))
+      expect(yield* versionWith(copy), false)
+      yield* Effect.promise(() => fsp.rm(cache))
+      expect(yield* versionWith(copy), false)
+    }), { timeout: 60_000 })
+})
