@@ -68,7 +68,9 @@ const readmeInstall = () => {
 
 // Compiles and runs the README example with the application's own entry point.
 const consumerMain = `import { Effect, Either, Layer } from "effect"
-import { Capture, CaptureStore } from "citegate"
+import { Capture, CaptureStore, Gate, Render } from "citegate"
+import * as GateOnly from "citegate/Gate"
+import * as RenderOnly from "citegate/Render"
 import { DraftNotPublishable, makeAppLayer, Publisher } from "./embed-gate.js"
 
 const [runDirectory, source] = process.argv.slice(2) as [string, string]
@@ -93,6 +95,8 @@ const program = Effect.gen(function*() {
   const refused = yield* Effect.flip(publisher.publish(JSON.stringify({ facts: [fact("Net sales rose")] })))
   const report = JSON.stringify({ facts: [fact("Net sales for Q3 2026 were 4,210 units")] })
   return {
+    // The subpath entries (which load no HTTP client) are the same modules as the root's.
+    sameModules: GateOnly.Gate === Gate.Gate && RenderOnly.render === Render.render,
     sha256,
     grounded: markdown.includes("**Outcome: grounded**"),
     refusedIsAppError: refused instanceof DraftNotPublishable,
@@ -198,6 +202,7 @@ describe("the packed package", () => {
       yield* Effect.promise(() => fsp.mkdir(runDirectory))
       const ran = succeeds("the application", yield* run(process.execPath, [path.join(app, "out", "main.js"), runDirectory, source], app))
       const result = JSON.parse(ran.stdout) as {
+        sameModules: boolean
         sha256: string
         grounded: boolean
         refusedIsAppError: boolean
@@ -205,6 +210,7 @@ describe("the packed package", () => {
         refusedDetails: string
         report: string
       }
+      assert.isTrue(result.sameModules)
       assert.strictEqual(result.sha256, sha256Of(salesText))
       assert.isTrue(result.grounded)
       assert.isTrue(result.refusedIsAppError)
