@@ -160,6 +160,9 @@ const describeCause = (error: unknown): string => {
   return messages.join(": ") || "transport error"
 }
 
+/** Bodies with a Content-Length up to this size are read whole (cheapest); larger ones into one buffer as they arrive. */
+const wholeReadBytes = 1024 * 1024
+
 const isAddressRefused = (u: unknown): u is Dispatcher.AddressRefusedError =>
   u instanceof Dispatcher.AddressRefusedError
 
@@ -241,6 +244,36 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     response: HttpClientResponse.HttpClientResponse,
     declared: number | null
   ): Effect.Effect<Buffer, CaptureError> => {
+    if (declared !== null && declared > wholeReadBytes) {
+      // Copied into one buffer of the declared size as it arrives: `arrayBuffer` would hold every chunk and
+      // their concatenation at once, twice the body.
+      const body = Buffer.allocUnsafe(declared)
+      let filled = 0
+      return Stream.runForEachChunk(response.stream, (chunk) => {
+        for (const piece of chunk) {
+          if (filled + piece.byteLength > declared) {
+            return Effect.fail(new TruncatedBody({ source, expectedBytes: declared, receivedBytes: filled + piece.byteLength }))
+          }
+          body.set(piece, filled)
+          filled += piece.byteLength
+        }
+        return Effect.void
+      }).pipe(
+        Effect.catchTag("ResponseError", (error) => {
+          const refused = transportError(source)(error)
+          return Effect.fail(
+            refused._tag === "ConnectionFailed"
+              ? new TruncatedBody({ source, expectedBytes: declared, receivedBytes: null })
+              : refused
+          )
+        }),
+        Effect.flatMap(() =>
+          filled === declared
+            ? Effect.succeed(body)
+            : Effect.fail(new TruncatedBody({ source, expectedBytes: declared, receivedBytes: filled }))
+        )
+      )
+    }
     if (declared !== null) {
       return response.arrayBuffer.pipe(
         Effect.mapError((error) => {

@@ -68,8 +68,16 @@ const recordHead = (record: CaptureRecord): string =>
 
 const recordTail = "\"}\n"
 
-/** Code units of text escaped at once while writing a record: at most 6 MiB of JSON per piece. */
-export const encodeChunkCodeUnits = 1024 * 1024
+/**
+ * Code units of text escaped at once while writing a record: at most 96 KiB of
+ * JSON per piece, small enough for the young generation (a larger string goes
+ * to V8's large-object space, which only a full collection frees, and a 64 MiB
+ * body then leaves hundreds of MiB of dead pieces behind).
+ */
+export const encodeChunkCodeUnits = 16 * 1024
+
+/** Bytes gathered before one write(2): few system calls, one small buffer reused for the whole record. */
+const stagingBytes = 1024 * 1024
 
 /**
  * The canonical serialisation of a record in pieces (fixed key order, one
@@ -111,7 +119,7 @@ export const encodeRecord = (record: CaptureRecord): string => Array.from(encode
 export interface FileIo {
   /** Create `file` exclusively (failing if the name exists, a symlink included) for writing, with `mode`. */
   readonly create: (file: string, mode: number) => Promise<number>
-  /** Write all of `bytes` at the descriptor's current position. */
+  /** Write all of `bytes` at the descriptor's current position (`bytes` may be reused once this settles). */
   readonly write: (fd: number, bytes: Uint8Array) => Promise<void>
   readonly fsync: (fd: number) => Promise<void>
   readonly close: (fd: number) => Promise<void>
@@ -176,16 +184,16 @@ const writeRecordFile = async (
   io: FileIo,
   tempPath: string,
   finalPath: string,
-  chunks: Iterable<string>,
+  pieces: Iterable<string>,
   signal: AbortSignal
 ): Promise<"written" | "exists"> => {
   const fd = await io.create(tempPath, 0o444)
   try {
     let open = true
     try {
-      for (const chunk of chunks) {
+      for (const bytes of staged(pieces)) {
         if (signal.aborted) throw new WriteAborted("interrupted")
-        await io.write(fd, Buffer.from(chunk, "utf8"))
+        await io.write(fd, bytes)
       }
       await io.fsync(fd)
       open = false
@@ -204,6 +212,33 @@ const writeRecordFile = async (
   } finally {
     await io.unlink(tempPath).catch(() => undefined)
   }
+}
+
+/**
+ * UTF-8 bytes of `pieces`, gathered into one reused staging buffer and handed
+ * out a buffer-full at a time; each slice is valid until the next is asked
+ * for. A record of one piece (most records) is encoded directly, without the
+ * staging buffer.
+ */
+function* staged(pieces: Iterable<string>): Generator<Uint8Array, void, undefined> {
+  const iterator = pieces[Symbol.iterator]()
+  let current = iterator.next()
+  let staging: Buffer | undefined
+  let used = 0
+  while (current.done !== true) {
+    const piece = current.value
+    current = iterator.next()
+    if (staging === undefined && current.done === true) return yield Buffer.from(piece, "utf8")
+    staging ??= Buffer.allocUnsafe(stagingBytes)
+    const length = Buffer.byteLength(piece, "utf8")
+    if (used + length > staging.length && used > 0) {
+      yield staging.subarray(0, used)
+      used = 0
+    }
+    if (length > staging.length) yield Buffer.from(piece, "utf8")
+    else used += staging.write(piece, used, "utf8")
+  }
+  if (used > 0) yield staging!.subarray(0, used)
 }
 
 export interface FileSystemOptions {
