@@ -3,8 +3,10 @@
  * the measurement's own and nothing else's. Spawned by `scripts/bench.ts` and
  * by the memory tests; prints one JSON line.
  *
- *   capture MAXBYTES DIR   capture a MAXBYTES body of control characters (U+0001)
- *                          from a 127.0.0.1 server, with maxBytes = MAXBYTES, into DIR
+ *   capture MAXBYTES DIR [chunked]
+ *                          capture a MAXBYTES body of control characters (U+0001)
+ *                          from a 127.0.0.1 server, with maxBytes = MAXBYTES, into DIR;
+ *                          `chunked`: the server sends no Content-Length
  *   read DIR SOURCE        read the record of SOURCE in DIR through the store
  *                          (strict read, decode, source and length checks) and rehash it
  */
@@ -43,10 +45,10 @@ const report = (fields: Record<string, unknown>, base: number) => {
   process.stdout.write(JSON.stringify({ ...fields, baselineBytes: base, peakBytes: hwm, aboveBaselineBytes: hwm - base }) + "\n")
 }
 
-const capture = async (maxBytes: number, directory: string) => {
+const capture = async (maxBytes: number, directory: string, chunked: boolean) => {
   const body = Buffer.alloc(maxBytes, 0x01)
   const server = http.createServer((_request, response) => {
-    response.writeHead(200, { "content-type": "text/plain", "content-length": String(body.byteLength) })
+    response.writeHead(200, { "content-type": "text/plain", ...(chunked ? {} : { "content-length": String(body.byteLength) }) })
     response.end(body)
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -63,7 +65,7 @@ const capture = async (maxBytes: number, directory: string) => {
     const base = baseline()
     const ref = await Effect.runPromise(program)
     const recordBytes = fs.statSync(path.join(directory, CaptureStore.recordFileName(source))).size
-    report({ mode: "capture", source, bodyBytes: ref.byteLength, recordBytes }, base)
+    report({ mode: chunked ? "capture-chunked" : "capture", source, bodyBytes: ref.byteLength, recordBytes }, base)
   } finally {
     server.closeAllConnections()
     server.close()
@@ -81,7 +83,7 @@ const read = async (directory: string, source: SourceUrl) => {
 
 const [mode, ...rest] = process.argv.slice(2)
 const run = mode === "capture"
-  ? capture(Number(rest[0] ?? 64 * MiB), rest[1]!)
+  ? capture(Number(rest[0] ?? 64 * MiB), rest[1]!, rest[2] === "chunked")
   : mode === "read"
   ? read(rest[0]!, rest[1]! as SourceUrl)
   : Promise.reject(new Error("usage: bench-memory-child capture MAXBYTES DIR | read DIR SOURCE"))

@@ -291,20 +291,34 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     }
     const chunks: Array<Uint8Array> = []
     let received = 0
+    // Past 1 MiB, chunks go into one buffer of the cap instead of a list concatenated at the end (which
+    // holds the body twice). Its pages become resident only as they are written, so it costs what arrived.
+    let whole: Buffer | undefined
     return Stream.runForEachChunk(response.stream, (chunk) => {
       for (const piece of chunk) {
-        received += piece.byteLength
-        if (received > budgets.maxBytes) {
+        if (received + piece.byteLength > budgets.maxBytes) {
+          received += piece.byteLength
           return Effect.fail(
             new TooLarge({ source, maxBytes: budgets.maxBytes, declaredBytes: null, receivedBytes: received })
           )
         }
-        chunks.push(piece)
+        if (whole === undefined && received + piece.byteLength > wholeReadBytes) {
+          whole = Buffer.allocUnsafe(budgets.maxBytes)
+          let at = 0
+          for (const earlier of chunks) {
+            whole.set(earlier, at)
+            at += earlier.byteLength
+          }
+          chunks.length = 0
+        }
+        if (whole === undefined) chunks.push(piece)
+        else whole.set(piece, received)
+        received += piece.byteLength
       }
       return Effect.void
     }).pipe(
       Effect.catchTag("ResponseError", (error) => Effect.fail(transportError(source)(error))),
-      Effect.map(() => Buffer.concat(chunks, received))
+      Effect.map(() => (whole === undefined ? Buffer.concat(chunks, received) : whole.subarray(0, received)))
     )
   }
 
