@@ -148,15 +148,28 @@ describe("CaptureStore crash safety: a write stopped between any two steps", () 
       }
     }))
 
-  it.scopedLive("interrupting a write stops it and removes its temporary file", () =>
+  it.scoped("interrupting a write stops it at the next buffer and removes its temporary file", () =>
     Effect.gen(function*() {
       const directory = yield* tempDirectory
-      const store = yield* CaptureStore.makeFileSystem({ directory })
-      const huge = makeCaptureRecord({ ...salesRecord, text: "\u0001".repeat(32 * 1024 * 1024) })
+      const started = yield* Deferred.make<void>()
+      let writes = 0
+      const io: CaptureStore.FileIo = {
+        ...CaptureStore.nodeIo,
+        write: (fd, bytes) => {
+          writes++
+          Deferred.unsafeDone(started, Exit.void)
+          return CaptureStore.nodeIo.write(fd, bytes)
+        }
+      }
+      const store = yield* CaptureStore.makeFileSystem({ directory, io })
+      // About 24 MiB of JSON: two dozen staging buffers.
+      const huge = makeCaptureRecord({ ...salesRecord, text: "\u0001".repeat(4 * 1024 * 1024) })
       const fiber = yield* Effect.fork(store.write(huge))
-      yield* Effect.sleep("20 millis")
+      yield* Deferred.await(started)
       yield* Fiber.interrupt(fiber)
+      assert.isAtMost(writes, 2)
       assert.deepStrictEqual(yield* Effect.promise(() => fsp.readdir(directory)), [])
+      assert.instanceOf(yield* Effect.flip(store.read(SALES)), MissingCapture)
     }))
 })
 
