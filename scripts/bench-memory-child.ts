@@ -7,6 +7,8 @@
  *                          capture a MAXBYTES body of control characters (U+0001)
  *                          from a 127.0.0.1 server, with maxBytes = MAXBYTES, into DIR;
  *                          `chunked`: the server sends no Content-Length
+ *   capture-many N MAXBYTES DIR
+ *                          the same for N sources at once (`captureAll`, concurrency N)
  *   read DIR SOURCE        read the record of SOURCE in DIR through the store
  *                          (strict read, decode, source and length checks) and rehash it
  */
@@ -72,6 +74,34 @@ const capture = async (maxBytes: number, directory: string, chunked: boolean) =>
   }
 }
 
+const captureMany = async (count: number, maxBytes: number, directory: string) => {
+  const body = Buffer.alloc(maxBytes, 0x01)
+  const server = http.createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "text/plain", "content-length": String(body.byteLength) })
+    response.end(body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as AddressInfo).port
+  const sources = Array.from({ length: count }, (_, i) => `http://127.0.0.1:${port}/control-${i}.txt`)
+  try {
+    const program = Effect.scoped(Effect.gen(function*() {
+      const context = yield* Layer.build(
+        Capture.layer({ approved: sources, allowLoopbackHttp: true, maxBytes, timeoutMs: 300_000, concurrency: count })
+          .pipe(Layer.provide(CaptureStore.layerFileSystem({ directory })))
+      )
+      return yield* Context.get(context, Capture.Capture).captureAll(sources)
+    }))
+    const base = baseline()
+    const results = capturedCount(await Effect.runPromise(program))
+    report({ mode: "capture-many", sources: count, captured: results }, base)
+  } finally {
+    server.closeAllConnections()
+    server.close()
+  }
+}
+
+const capturedCount = (results: ReadonlyArray<Capture.CaptureResult>) => results.filter((r) => r.result._tag === "Right").length
+
 const read = async (directory: string, source: SourceUrl) => {
   const store = await Effect.runPromise(CaptureStore.makeFileSystem({ directory }))
   const base = baseline()
@@ -84,6 +114,8 @@ const read = async (directory: string, source: SourceUrl) => {
 const [mode, ...rest] = process.argv.slice(2)
 const run = mode === "capture"
   ? capture(Number(rest[0] ?? 64 * MiB), rest[1]!, rest[2] === "chunked")
+  : mode === "capture-many"
+  ? captureMany(Number(rest[0]), Number(rest[1]), rest[2]!)
   : mode === "read"
   ? read(rest[0]!, rest[1]! as SourceUrl)
   : Promise.reject(new Error("usage: bench-memory-child capture MAXBYTES DIR | read DIR SOURCE"))
