@@ -42,7 +42,8 @@ const changed: SafeReadFailure = { reason: "unreadable", detail: "the file chang
  * docs/threat-model.md), and snapshots (`cp -al`, `rsync --link-dest`) and a
  * write interrupted between link and unlink leave records with several links.
  * Opening never follows a symlink (O_NOFOLLOW) and never blocks on a FIFO
- * (O_NONBLOCK); devices and FIFOs are refused as not regular files. Nothing is written, renamed or chmodded.
+ * (O_NONBLOCK); devices and FIFOs are refused as not regular files. Nothing
+ * is written, renamed or chmodded.
  *
  * Open and fstat are synchronous, and so is the read of a small file: on a
  * local file these are microseconds, less than the thread-pool round trips of
