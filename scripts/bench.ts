@@ -315,6 +315,40 @@ const benchMemory = async () => {
   }
 }
 
+/**
+ * Peak RSS (the kernel's VmHWM) of one capture of a body of control characters at `maxBytes`, and of
+ * reading its record back, each in a process of its own (`scripts/bench-memory-child.ts`), so that
+ * the figure is the operation's own. U+0001 is the worst case of the v1 JSON record: six bytes each.
+ */
+const benchCapPeak = async (maxBytes: number) => {
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
+  const child = (args: ReadonlyArray<string>) =>
+    new Promise<{ readonly source: string; readonly recordBytes: number; readonly aboveBaselineBytes: number }>((
+      resolve,
+      reject
+    ) => {
+      const script = path.join(import.meta.dirname, "bench-memory-child.ts")
+      const proc = spawn(process.execPath, ["--expose-gc", "--import", "tsx", script, ...args], {
+        stdio: ["ignore", "pipe", "inherit"]
+      })
+      let out = ""
+      proc.stdout.on("data", (d) => (out += d))
+      proc.on("close", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`memory child exit ${code}`))))
+    })
+  try {
+    const capture = await child(["capture", String(maxBytes), directory])
+    const read = await child(["read", directory, capture.source])
+    return {
+      maxBytesMiB: maxBytes / MiB,
+      recordMiB: capture.recordBytes / MiB,
+      captureAboveBaselineMiB: capture.aboveBaselineBytes / MiB,
+      readAboveBaselineMiB: read.aboveBaselineBytes / MiB
+    }
+  } finally {
+    await fsp.rm(directory, { recursive: true, force: true })
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Hostile input: limits checked before expensive work
 // ---------------------------------------------------------------------------
@@ -499,6 +533,7 @@ const main = async () => {
   const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
   let startup: Array<StartupRow> | undefined
   if (only === undefined || only === "startup") startup = await benchStartup()
+  const capPeak = only === undefined || only === "memory" ? await benchCapPeak(smoke ? MiB : 64 * MiB) : undefined
 
   const fmt = (x: number) => x.toFixed(1)
   const lines = [
@@ -523,12 +558,22 @@ const main = async () => {
     )
   }
   if (startup !== undefined) lines.push("", ...startupLines(startup))
+  if (capPeak !== undefined) {
+    const capPeakTarget = 3 * capPeak.maxBytesMiB
+    lines.push(
+      "",
+      `Memory, one capture of a ${capPeak.maxBytesMiB} MiB body of control characters at maxBytes = ${capPeak.maxBytesMiB} MiB ` +
+        `(own process, VmHWM): ${fmt(capPeak.captureAboveBaselineMiB)} MiB above baseline ` +
+        `(target ≤ 3 × maxBytes = ${capPeakTarget} MiB: ${capPeak.captureAboveBaselineMiB <= capPeakTarget ? "met" : "MISSED"}); ` +
+        `record ${fmt(capPeak.recordMiB)} MiB on disk; reading it back: ${fmt(capPeak.readAboveBaselineMiB)} MiB above baseline`
+    )
+  }
   process.stdout.write(lines.join("\n") + "\n")
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, hostile, startup }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, startup }, null, 2) + "\n"
   )
 }
 

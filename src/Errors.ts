@@ -50,6 +50,7 @@ export class MissingCapture extends Schema.TaggedError<MissingCapture>()("Missin
 export const CorruptReason = Schema.Literal(
   "unreadable",
   "symlink",
+  // No longer produced (hard-linked records are read); kept so that older JSON results still decode.
   "hard-linked",
   "not-a-regular-file",
   "too-large",
