@@ -11,21 +11,18 @@ import { createHash, randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { CaptureRecord, captureFormat, sha256Of, type SourceUrl } from "./Domain.js"
+import { type CaptureRecord, sha256Of, type SourceUrl } from "./Domain.js"
 import {
   CaptureExists,
   type CaptureReadError,
   type CaptureWriteError,
   CaptureWriteFailed,
-  CorruptCapture,
   type CorruptReason,
   InvalidRunDirectory,
-  LegacyCapture,
   MissingCapture
 } from "./Errors.js"
-import { decodeUnknown } from "./internal/decode.js"
+import { corrupt, decodeRecordBytes } from "./internal/recordDecode.js"
 import { errorCode, errorText, readRegularFile } from "./internal/safeRead.js"
-import * as StrictJson from "./internal/strictJson.js"
 
 /**
  * @since 0.1.0
@@ -252,62 +249,6 @@ export interface FileSystemOptions {
 // A 64 MiB body (the largest capture budget) escapes to at most 6x its size in JSON.
 export const defaultMaxRecordBytes = 400 * 1024 * 1024
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
-
-const decodeRecord = decodeUnknown(CaptureRecord)
-
-const isPlainObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
-const corrupt = (source: string, reason: CorruptReason, detail: string) =>
-  new CorruptCapture({ source, reason, detail })
-
-/**
- * Everything after the bytes are read: plain code, no Effect per step (a hot
- * path for many small captures). `expected` is the source whose name the file
- * has, when known; errors name `source`.
- */
-const decodeFile = (
-  source: string,
-  expected: string | undefined,
-  bytes: Uint8Array
-): Either.Either<CaptureRecord, CorruptCapture | LegacyCapture> => {
-  let text: string
-  try {
-    text = utf8.decode(bytes)
-  } catch {
-    return Either.left(corrupt(source, "invalid-utf8", "the record file is not valid UTF-8"))
-  }
-  const parsed = StrictJson.parse(text)
-  if (parsed._tag === "Left") return Either.left(corrupt(source, "invalid-json", parsed.issue.message))
-  const value = parsed.value
-  if (isPlainObject(value) && !("format" in value) && ("text" in value || "sha256" in value)) {
-    return Either.left(new LegacyCapture({ source, detail: "a record without a format field (pre-v1)" }))
-  }
-  const decoded = decodeRecord(value)
-  if (decoded._tag === "Left") {
-    const detail = decoded.left.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
-    return Either.left(corrupt(source, "not-a-v1-record", `not a ${captureFormat} record: ${detail}`))
-  }
-  const record = decoded.right
-  if (expected !== undefined && record.source !== expected) {
-    return Either.left(corrupt(
-      source,
-      "source-mismatch",
-      `the record stored under this source's name is a capture of ${record.source}`
-    ))
-  }
-  const byteLength = Buffer.byteLength(record.text, "utf8")
-  if (byteLength !== record.byteLength) {
-    return Either.left(corrupt(
-      source,
-      "byte-length-mismatch",
-      `the text is ${byteLength} bytes, the record says ${record.byteLength}`
-    ))
-  }
-  return Either.right(record)
-}
-
 /**
  * A store over one run directory on the local filesystem.
  *
@@ -326,7 +267,7 @@ export const makeFileSystem = Effect.fn("CaptureStore.makeFileSystem")(function*
           ? new MissingCapture({ source })
           : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
       ),
-      Effect.flatMap((bytes) => decodeFile(source, source, bytes))
+      Effect.flatMap((bytes) => decodeRecordBytes(source, source, bytes))
     )
 
   const write = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
@@ -489,7 +430,7 @@ const readRecord = (file: string, name: string, maxRecordBytes: number): Effect.
       detail: failure.detail
     })),
     Effect.flatMap((bytes) =>
-      Either.match(decodeFile(name, undefined, bytes), {
+      Either.match(decodeRecordBytes(name, undefined, bytes), {
         onLeft: (error): Effect.Effect<void, RecordProblem> =>
           Effect.fail({
             name,

@@ -12,19 +12,17 @@
  *
  * @since 0.1.0
  */
-import { Effect, Either, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { CaptureStore, type CaptureStoreShape, encodeRecord } from "../CaptureStore.js"
-import { CaptureRecord, captureFormat, type SourceUrl } from "../Domain.js"
+import type { CaptureRecord, SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
   type CaptureReadError,
   type CaptureWriteError,
   CaptureWriteFailed,
-  CorruptCapture,
   MissingCapture
 } from "../Errors.js"
-import { decodeUnknown } from "../internal/decode.js"
-import * as StrictJson from "../internal/strictJson.js"
+import { decodeRecordText } from "../internal/recordDecode.js"
 
 /**
  * @since 0.1.0
@@ -33,30 +31,6 @@ import * as StrictJson from "../internal/strictJson.js"
 export interface MemoryOptions {
   /** Records the store starts with, written through the same exclusive `write` (a repeated source fails). */
   readonly records?: Iterable<CaptureRecord>
-}
-
-const decodeRecord = decodeUnknown(CaptureRecord)
-
-/** The strict read path: the same checks, in the same order, as a record file on disk. */
-const decodeStored = (source: SourceUrl, text: string): Either.Either<CaptureRecord, CaptureReadError> => {
-  const corrupt = (reason: CorruptCapture["reason"], detail: string) =>
-    Either.left(new CorruptCapture({ source, reason, detail }))
-  const parsed = StrictJson.parse(text)
-  if (parsed._tag === "Left") return corrupt("invalid-json", parsed.issue.message)
-  const decoded = decodeRecord(parsed.value)
-  if (Either.isLeft(decoded)) {
-    const detail = decoded.left.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
-    return corrupt("not-a-v1-record", `not a ${captureFormat} record: ${detail}`)
-  }
-  const record = decoded.right
-  if (record.source !== source) {
-    return corrupt("source-mismatch", `the record stored under this source's name is a capture of ${record.source}`)
-  }
-  const byteLength = Buffer.byteLength(record.text, "utf8")
-  if (byteLength !== record.byteLength) {
-    return corrupt("byte-length-mismatch", `the text is ${byteLength} bytes, the record says ${record.byteLength}`)
-  }
-  return Either.right(record)
 }
 
 /**
@@ -87,7 +61,7 @@ export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptio
   const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
     Effect.suspend((): Effect.Effect<CaptureRecord, CaptureReadError> => {
       const text = stored.get(source)
-      return text === undefined ? Effect.fail(new MissingCapture({ source })) : decodeStored(source, text)
+      return text === undefined ? Effect.fail(new MissingCapture({ source })) : decodeRecordText(source, source, text)
     })
 
   for (const record of options.records ?? []) yield* write(record)
