@@ -58,7 +58,9 @@ export const CorruptReason = Schema.Literal(
   "invalid-json",
   "not-a-v1-record",
   "source-mismatch",
-  "byte-length-mismatch"
+  "byte-length-mismatch",
+  // A database row whose record bytes no longer hash to the digest stored beside them.
+  "record-digest-mismatch"
 )
 export type CorruptReason = typeof CorruptReason.Type
 
@@ -119,6 +121,20 @@ export class InvalidRunDirectory extends Schema.TaggedError<InvalidRunDirectory>
 }) {
   override get message() {
     return `Run directory ${this.path} cannot be used: ${this.detail}`
+  }
+}
+
+/**
+ * A database-backed store cannot be opened for this run: the database is
+ * unreachable, its schema is not migrated, or the run is missing (or, for a
+ * new run, already there). `run` names the run; `detail` never holds credentials.
+ */
+export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
+  run: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The capture store cannot be used for run ${JSON.stringify(this.run)}: ${this.detail}`
   }
 }
 

@@ -13,6 +13,8 @@ export * as Capture from "./Capture.js"
 export * as CaptureStore from "./CaptureStore.js"
 /** An in-memory CaptureStore (tests, services that hold captures elsewhere). */
 export * as MemoryStore from "./store/Memory.js"
+// The PostgreSQL store is only a subpath entry, `citegate/PostgresStore`: it loads `@effect/sql-pg`
+// and the `pg` driver (optional peers), which an application without a database never installs.
 export * as Migrate from "./Migrate.js"
 
 /** Read-only side: checks reports against captures. */

@@ -62,3 +62,15 @@ export class OutputRefused extends Schema.TaggedError<OutputRefused>()("OutputRe
 /** Ends the command with an exit code once its output and errors have been written. */
 export class CliExit extends Data.TaggedError("CliExit")<{ readonly code: 1 | 2 }> {}
 
+
+/**
+ * The options do not name exactly one store: `--run-dir DIR` (a run directory), or `--run NAME`
+ * with `--store URL` or `CITEGATE_DATABASE_URL` (a run in PostgreSQL).
+ */
+export class StoreChoiceInvalid extends Schema.TaggedError<StoreChoiceInvalid>()("StoreChoiceInvalid", {
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.detail}; name a run directory with --run-dir DIR, or a PostgreSQL run with --run NAME and --store postgres://… (or CITEGATE_DATABASE_URL)`
+  }
+}

@@ -1,11 +1,18 @@
 /** How the command line reports progress, capture results and usage errors (always text, on stderr unless noted). */
 import { Either, Match } from "effect"
 import type { CaptureEvent, CaptureResult } from "../Capture.js"
-import type { InvalidBudget, InvalidCaFile, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
+import type { InvalidBudget, InvalidCaFile, InvalidConfig, InvalidRunDirectory, StoreUnavailable } from "../Errors.js"
 import * as Describe from "../render/Describe.js"
 import { terminal } from "../render/Escape.js"
 import * as Text from "../render/Text.js"
-import type { FileUnreadable, OutputRefused, RunDirectoryExists, TestModeRequired, WriteFailed } from "./CliError.js"
+import type {
+  FileUnreadable,
+  OutputRefused,
+  RunDirectoryExists,
+  StoreChoiceInvalid,
+  TestModeRequired,
+  WriteFailed
+} from "./CliError.js"
 
 export type UsageError =
   | FileUnreadable
@@ -13,6 +20,8 @@ export type UsageError =
   | WriteFailed
   | InvalidConfig
   | InvalidRunDirectory
+  | StoreUnavailable
+  | StoreChoiceInvalid
   | InvalidBudget
   | TestModeRequired
   | InvalidCaFile
@@ -22,6 +31,8 @@ export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
     InvalidConfig: (e) => Text.describe(e._tag, Describe.configError(e)),
     InvalidRunDirectory: (e) => Text.describe(e._tag, Describe.configError(e)),
+    StoreUnavailable: (e) => Text.describe(e._tag, Describe.configError(e)),
+    StoreChoiceInvalid: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     FileUnreadable: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     RunDirectoryExists: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     WriteFailed: (e) => `${e._tag}: ${terminal(e.message)}\n`,

@@ -6,7 +6,7 @@
  * Values are returned raw; each renderer escapes them for its format.
  */
 import { Match } from "effect"
-import type { CaptureError, FactError, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
+import type { CaptureError, FactError, InvalidConfig, InvalidRunDirectory, StoreUnavailable } from "../Errors.js"
 import { formatPath } from "../Errors.js"
 
 export interface Description {
@@ -161,7 +161,7 @@ export const captureError = (error: CaptureError): Description =>
     })
   })
 
-export const configError = (error: InvalidConfig | InvalidRunDirectory): Description =>
+export const configError = (error: InvalidConfig | InvalidRunDirectory | StoreUnavailable): Description =>
   Match.valueTags(error, {
     InvalidConfig: (e): Description => ({
       title: "Invalid configuration",
@@ -175,5 +175,10 @@ export const configError = (error: InvalidConfig | InvalidRunDirectory): Descrip
       title: "Unusable run directory",
       fields: [["path", e.path], ["detail", e.detail]],
       fix: "Point --run-dir at the run directory written by `run-pipeline capture`."
+    }),
+    StoreUnavailable: (e): Description => ({
+      title: "Capture store unavailable",
+      fields: [["run", e.run], ["detail", e.detail]],
+      fix: "Check the database URL and credentials, run the store's migration, and name a run written by `run-pipeline capture --run` (a new name for capture)."
     })
   })

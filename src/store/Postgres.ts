@@ -1,0 +1,243 @@
+/**
+ * A `CaptureStore` in PostgreSQL, for capture on several workers and
+ * verification in several services. One database holds many named runs; a
+ * store is opened on one run.
+ *
+ * Same contract as the filesystem store: `write` is exclusive (`CaptureExists`,
+ * the first record untouched) and atomic (one transaction: a writer killed
+ * mid-write leaves nothing visible); `read` returns exactly the bytes written,
+ * decoded through the one strict decoder every store uses. The database adds
+ * what a directory cannot: the table is append-only by trigger, and capture
+ * and verifier roles hold only INSERT and SELECT (src/store/PostgresMigrations.ts).
+ *
+ * `@effect/sql-pg` (with `@effect/sql` and the `pg` driver) is an optional peer
+ * dependency of citegate: only applications that import `citegate/PostgresStore`
+ * install it.
+ *
+ * @since 0.1.0
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { createHash } from "node:crypto"
+import { CaptureStore, type CaptureStoreShape, defaultMaxRecordBytes, encodeRecordChunks } from "../CaptureStore.js"
+import type { CaptureRecord, SourceUrl } from "../Domain.js"
+import {
+  CaptureExists,
+  type CaptureReadError,
+  type CaptureWriteError,
+  CaptureWriteFailed,
+  MissingCapture,
+  StoreUnavailable
+} from "../Errors.js"
+import { corrupt, decodeRecordBytes } from "../internal/recordDecode.js"
+import { migrations, migrationsTable } from "./PostgresMigrations.js"
+
+export { captureRole, migrationsTable, verifierRole } from "./PostgresMigrations.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface PostgresOptions {
+  /** The run's name: 1 to 200 characters, well-formed, no control characters. */
+  readonly run: string
+  /**
+   * Create the run (it must not exist yet: a run is never mixed with another's
+   * captures), as `run-pipeline capture` does. Default: the run must exist.
+   */
+  readonly create?: boolean
+  /** Largest record `read` fetches, in bytes (default 400 MiB, as on disk). */
+  readonly maxRecordBytes?: number
+}
+
+const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
+
+/** The SQLSTATE of a failed statement (the driver's error is the SqlError's cause). */
+const sqlState = (error: SqlError): string | undefined => {
+  const cause = error.cause
+  return typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
+}
+
+/** The driver's message (the SqlError's own is generic); never the connection string. */
+const sqlDetail = (error: SqlError): string =>
+  error.cause instanceof Error && error.cause.message !== "" ? error.cause.message : error.message
+
+const runProblem = (run: string): string | undefined => {
+  if (run.length === 0 || run.length > 200) return "a run name has 1 to 200 characters"
+  if (!run.isWellFormed()) return "a run name must be well-formed Unicode"
+  if (/[\u0000-\u001f\u007f]/u.test(run)) return "a run name has no control characters"
+  return undefined
+}
+
+const unavailable = (run: string) => (error: SqlError) => {
+  const state = sqlState(error)
+  const detail = state === "42P01"
+    ? "the database has no citegate tables: run the migration first (run-pipeline store-init, or PostgresStore.migrate)"
+    : state === "42501"
+    ? `permission denied: ${sqlDetail(error)}`
+    : sqlDetail(error)
+  return new StoreUnavailable({ run, detail })
+}
+
+interface CaptureRow {
+  readonly record: Uint8Array | null
+  readonly size: number
+  readonly record_sha256: string
+  readonly sha256: string
+}
+
+/**
+ * A store on one run, over the `SqlClient` in context (a PostgreSQL client).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresOptions) {
+  const sql = yield* SqlClient.SqlClient
+  const run = options.run
+  const maxRecordBytes = options.maxRecordBytes ?? defaultMaxRecordBytes
+  const problem = runProblem(run)
+  if (problem !== undefined) return yield* new StoreUnavailable({ run, detail: problem })
+
+  if (options.create === true) {
+    yield* sql`INSERT INTO citegate_runs (run) VALUES (${run})`.pipe(
+      Effect.mapError((error) =>
+        sqlState(error) === "23505"
+          ? new StoreUnavailable({
+            run,
+            detail: "the run already exists; captures go into a new run so evidence is never mixed"
+          })
+          : unavailable(run)(error)
+      )
+    )
+  } else {
+    const rows = yield* Effect.mapError(sql`SELECT run FROM citegate_runs WHERE run = ${run}`, unavailable(run))
+    if (rows.length === 0) return yield* new StoreUnavailable({ run, detail: "no such run in this database" })
+  }
+
+  const write = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
+    Effect.suspend(() => {
+      let bytes: Buffer
+      try {
+        bytes = Buffer.concat(Array.from(encodeRecordChunks(record), (piece) => Buffer.from(piece, "utf8")))
+      } catch (error) {
+        return Effect.fail(new CaptureWriteFailed({ source: String(record.source), detail: String(error) }))
+      }
+      // One statement in one transaction: the row appears complete at commit, or not at all.
+      return sql.withTransaction(
+        sql`INSERT INTO citegate_captures (run, source, record, record_sha256, sha256)
+            VALUES (${run}, ${record.source}, ${bytes}, ${sha256Hex(bytes)}, ${record.sha256})`
+      ).pipe(
+        Effect.asVoid,
+        Effect.mapError((error): CaptureWriteError => {
+          const state = sqlState(error)
+          if (state === "23505") return new CaptureExists({ source: record.source })
+          const detail = state === "23503" ? `the run ${JSON.stringify(run)} does not exist` : sqlDetail(error)
+          return new CaptureWriteFailed({ source: record.source, detail })
+        })
+      )
+    })
+
+  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    sql<CaptureRow>`
+      SELECT octet_length(record) AS size, record_sha256, sha256,
+             CASE WHEN octet_length(record) <= ${maxRecordBytes} THEN record END AS record
+      FROM citegate_captures WHERE run = ${run} AND source = ${source}`.pipe(
+      Effect.mapError((error) => corrupt(source, "unreadable", `the database: ${sqlDetail(error)}`)),
+      Effect.flatMap((rows): Either.Either<CaptureRecord, CaptureReadError> => {
+        const row = rows[0]
+        if (row === undefined) return Either.left(new MissingCapture({ source }))
+        if (row.record === null) {
+          return Either.left(corrupt(source, "too-large", `the record is ${row.size} bytes, over the limit of ${maxRecordBytes}`))
+        }
+        const actual = sha256Hex(row.record)
+        if (actual !== row.record_sha256) {
+          return Either.left(corrupt(
+            source,
+            "record-digest-mismatch",
+            `the record's bytes hash to ${actual}, the row says ${row.record_sha256}`
+          ))
+        }
+        return Either.flatMap(
+          decodeRecordBytes(source, source, row.record),
+          (record) =>
+            record.sha256 === row.sha256 ? Either.right(record) : Either.left(corrupt(
+              source,
+              "record-digest-mismatch",
+              `the record names the capture digest ${record.sha256}, the row ${row.sha256}`
+            ))
+        )
+      })
+    )
+
+  return CaptureStore.of({ read, write }) satisfies CaptureStoreShape
+})
+
+/**
+ * The store on one run as a layer, over the `SqlClient` you provide (a
+ * `PgClient` layer, shared with the rest of your application).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: PostgresOptions): Layer.Layer<CaptureStore, StoreUnavailable, SqlClient.SqlClient> =>
+  Layer.effect(CaptureStore, make(options))
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ConnectionOptions {
+  /** `postgres://user[:password]@host[:port]/database` (a Redacted keeps it out of logs). */
+  readonly url: string | Redacted.Redacted
+  /** Pool size (default 10). */
+  readonly maxConnections?: number
+}
+
+/**
+ * A PostgreSQL client for the store: connects once to check the URL; the
+ * connection error carries no credentials.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerClient = (
+  options: ConnectionOptions & { readonly run?: string }
+): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, StoreUnavailable> =>
+  PgClient.layer({
+    url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
+    maxConnections: options.maxConnections,
+    applicationName: "citegate"
+  }).pipe(Layer.mapError((error) => new StoreUnavailable({ run: options.run ?? "", detail: sqlDetail(error) })))
+
+/**
+ * The store on one run with its own client, for applications that have no
+ * `SqlClient` of their own.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerUrl = (options: PostgresOptions & ConnectionOptions): Layer.Layer<CaptureStore, StoreUnavailable> =>
+  layer(options).pipe(Layer.provide(layerClient(options)))
+
+/**
+ * Creates or upgrades citegate's tables, trigger and roles; returns the
+ * migrations it ran (none when the schema is current). Run it as the
+ * database owner, with the right to create roles, never as a worker.
+ *
+ * @since 0.1.0
+ * @category migration
+ */
+export const migrate: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError,
+  SqlClient.SqlClient
+> = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable })

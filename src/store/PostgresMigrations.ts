@@ -1,0 +1,96 @@
+/**
+ * The PostgreSQL store's schema, as `@effect/sql` migrations loaded from code
+ * (no migration files to ship or find at run time). Each migration runs once,
+ * in a transaction, recorded in `citegate_migrations`; never edit one that has
+ * shipped: add the next.
+ *
+ * What the schema guarantees by itself, whoever connects:
+ * - one capture per (run, source): the primary key, so two writers racing for
+ *   the same source cannot both succeed, in one process or in many;
+ * - append-only: a trigger refuses UPDATE, DELETE and TRUNCATE on every table
+ *   (the owner too; only dropping or disabling the trigger gets round it);
+ * - two group roles: `citegate_capture` may create runs and insert captures and
+ *   bodies, and read nothing but run names; `citegate_verifier` may only read.
+ *   Login roles are made members of them (docs/deployment.md).
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+
+/** The role capture workers log in as (through membership): INSERT only. */
+export const captureRole = "citegate_capture"
+/** The role verifying services log in as (through membership): SELECT only. */
+export const verifierRole = "citegate_verifier"
+/** Where `@effect/sql`'s migrator records which migrations ran. */
+export const migrationsTable = "citegate_migrations"
+
+/** Creates a group role unless it exists: roles belong to the cluster, and another database may have made it. */
+const ensureRole = (role: string) => `
+DO $$
+BEGIN
+  CREATE ROLE ${role} NOLOGIN;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN
+  NULL;
+END
+$$`
+
+const appendOnly = (table: string) => [
+  `CREATE TRIGGER ${table}_append_only BEFORE UPDATE OR DELETE ON ${table}
+     FOR EACH ROW EXECUTE FUNCTION citegate_append_only()`,
+  `CREATE TRIGGER ${table}_no_truncate BEFORE TRUNCATE ON ${table}
+     FOR EACH STATEMENT EXECUTE FUNCTION citegate_append_only()`
+]
+
+const sha256Check = (column: string) => `CHECK (${column} ~ '^[0-9a-f]{64}$')`
+
+/** Migration 1: runs, captures, bodies, the append-only trigger and the two roles. */
+const initial: ReadonlyArray<string> = [
+  `CREATE TABLE citegate_runs (
+     run text PRIMARY KEY CHECK (char_length(run) BETWEEN 1 AND 200),
+     created_at timestamptz NOT NULL DEFAULT now()
+   )`,
+  // Body bytes, content-addressed: a capture that keeps its raw body names it by digest.
+  `CREATE TABLE citegate_bodies (
+     sha256 text PRIMARY KEY ${sha256Check("sha256")},
+     bytes bytea NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now()
+   )`,
+  // `record` is the record's canonical serialisation, byte for byte what the filesystem store writes;
+  // `record_sha256` is the digest of those bytes, `sha256` the capture digest inside the record.
+  `CREATE TABLE citegate_captures (
+     run text NOT NULL REFERENCES citegate_runs (run),
+     source text NOT NULL,
+     record bytea NOT NULL,
+     record_sha256 text NOT NULL ${sha256Check("record_sha256")},
+     sha256 text NOT NULL ${sha256Check("sha256")},
+     body_sha256 text REFERENCES citegate_bodies (sha256),
+     created_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (run, source)
+   )`,
+  `CREATE FUNCTION citegate_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     RAISE EXCEPTION 'citegate: % on % refused: captures are append-only', TG_OP, TG_TABLE_NAME
+       USING ERRCODE = 'insufficient_privilege';
+   END
+   $$`,
+  ...appendOnly("citegate_runs"),
+  ...appendOnly("citegate_bodies"),
+  ...appendOnly("citegate_captures"),
+  ensureRole(captureRole),
+  ensureRole(verifierRole),
+  "REVOKE ALL ON citegate_runs, citegate_bodies, citegate_captures FROM PUBLIC",
+  // Capture: create runs (and see their names, to open one), insert captures and bodies. Exclusivity
+  // is the primary key's: an INSERT that collides fails, and needs no SELECT to find out.
+  `GRANT SELECT, INSERT ON citegate_runs TO ${captureRole}`,
+  `GRANT INSERT ON citegate_bodies, citegate_captures TO ${captureRole}`,
+  `GRANT SELECT ON citegate_runs, citegate_bodies, citegate_captures TO ${verifierRole}`
+]
+
+const statements = (list: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (statement) => sql.unsafe(statement), { discard: true }))
+
+/** The migrations, by `<id>_<name>` (the key format `Migrator.fromRecord` reads). */
+export const migrations = {
+  "1_citegate_store": statements(initial)
+}

@@ -1,0 +1,266 @@
+/**
+ * One contract, three stores: the filesystem store, the in-memory store and
+ * the PostgreSQL store pass the same tests. PostgreSQL runs on a throwaway
+ * cluster (test/support/postgresCluster.ts); without its binaries that part is
+ * skipped with the reason printed, unless CI is set.
+ *
+ * "Listing" in the contract is the manifest: a run's sources are the
+ * configuration's approved sources, each read through `read` (the store has
+ * no listing of its own, so nothing can list a capture that was not approved).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Either, Layer, type Scope } from "effect"
+import * as fsp from "node:fs/promises"
+import { afterAll, beforeAll } from "vitest"
+import * as CaptureStore from "../src/CaptureStore.js"
+import { type CaptureRecord, makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
+import { CaptureExists, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected } from "../src/Errors.js"
+import * as Gate from "../src/Gate.js"
+import * as Manifest from "../src/Manifest.js"
+import * as MemoryStore from "../src/store/Memory.js"
+import * as PostgresStore from "../src/store/Postgres.js"
+import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
+import {
+  accessedAt,
+  cited,
+  INVENTORY,
+  inventoryRecord,
+  pipelineConfig,
+  recordPath,
+  SALES,
+  salesRecord,
+  tempDirectory
+} from "./support.js"
+
+type Store = CaptureStore.CaptureStoreShape
+
+/** One fresh, empty run of a store. */
+interface Run {
+  /** Opens a store on this run: for the filesystem and PostgreSQL a new handle (as another process would). */
+  readonly open: Effect.Effect<Store, unknown, Scope.Scope>
+  /** Rewrites `from` to `to` inside the stored serialisation of `source`, behind the store's back. */
+  readonly tamper?: (source: SourceUrl, from: string, to: string) => Effect.Effect<void>
+}
+
+interface StoreUnderTest {
+  readonly name: string
+  readonly skip: boolean
+  readonly freshRun: Effect.Effect<Run, unknown, Scope.Scope>
+  /** What a verification of a capture altered after the fact fails with, in this store. */
+  readonly tampered?: "DigestMismatch" | "CorruptCapture"
+}
+
+const storeOf = (layer: Layer.Layer<CaptureStore.CaptureStore, unknown>) =>
+  Effect.map(Layer.build(layer), (context) => Context.get(context, CaptureStore.CaptureStore))
+
+const filesystem: StoreUnderTest = {
+  name: "filesystem",
+  skip: false,
+  tampered: "DigestMismatch",
+  freshRun: Effect.map(tempDirectory, (directory): Run => ({
+    open: CaptureStore.makeFileSystem({ directory }),
+    tamper: (source, from, to) =>
+      Effect.promise(async () => {
+        const file = recordPath(directory, source)
+        const text = await fsp.readFile(file, "utf8")
+        await fsp.rm(file)
+        await fsp.writeFile(file, text.replace(from, to))
+      })
+  }))
+}
+
+const memory: StoreUnderTest = {
+  name: "memory",
+  skip: false,
+  // One store is one run, and nothing outside the process can reach it: there is nothing to tamper with.
+  freshRun: Effect.map(MemoryStore.make(), (store): Run => ({ open: Effect.succeed(store) }))
+}
+
+let cluster: Cluster | undefined
+let database = ""
+let runs = 0
+
+const postgres: StoreUnderTest = {
+  name: "postgres",
+  skip: skipPostgres,
+  tampered: "CorruptCapture",
+  freshRun: Effect.gen(function*() {
+    const url = cluster!.url(database)
+    const run = `contract-${++runs}`
+    // The run is created once (as `capture` does); every handle after that opens the existing run.
+    yield* storeOf(PostgresStore.layerUrl({ url, run, create: true }))
+    return {
+      open: storeOf(PostgresStore.layerUrl({ url, run, maxConnections: 2 })),
+      tamper: (source, from, to) =>
+        Effect.sync(() => {
+          const quote = (s: string) => `'${s.replaceAll("'", "''")}'`
+          // What a superuser can do: switch the trigger off and rewrite the row.
+          cluster!.psql(
+            database,
+            `BEGIN;
+             ALTER TABLE citegate_captures DISABLE TRIGGER citegate_captures_append_only;
+             UPDATE citegate_captures
+               SET record = convert_to(replace(convert_from(record, 'UTF8'), ${quote(from)}, ${quote(to)}), 'UTF8')
+               WHERE run = ${quote(run)} AND source = ${quote(source)};
+             ALTER TABLE citegate_captures ENABLE TRIGGER citegate_captures_append_only;
+             COMMIT;`
+          )
+        })
+    } satisfies Run
+  })
+}
+
+beforeAll(async () => {
+  if (skipPostgres) return
+  cluster = await startCluster()
+  database = createDatabase(cluster, "contract")
+  await Effect.runPromise(
+    PostgresStore.migrate.pipe(Effect.provide(PostgresStore.layerClient({ url: cluster.url(database) })))
+  )
+}, 120_000)
+
+afterAll(() => cluster?.stop())
+
+/** A record whose text exercises the serialisation: escapes, surrogate pairs, NUL, separators, many chunks. */
+const awkwardRecord = makeCaptureRecord({
+  source: "https://awkward.test/a?b=c&d=%C3%A9" as SourceUrl,
+  text: `"quoted" \\ back\u0000slash\u0001\b\f\n\r\t \u2028\u2029 é 😀 ${"🌍x".repeat(40_000)} end`,
+  accessedAt,
+  contentType: "text/plain; charset=utf-8"
+})
+
+const gateOver = (store: Store) =>
+  Effect.provide(Gate.Gate, Gate.layerWithStore(pipelineConfig).pipe(Layer.provide(Layer.succeed(CaptureStore.CaptureStore, store))))
+
+for (const subject of [filesystem, memory, postgres]) {
+  describe.skipIf(subject.skip)(`store contract: ${subject.name}`, () => {
+    it.scopedLive("reads back exactly the record written, through a new handle", () =>
+      Effect.gen(function*() {
+        const run = yield* subject.freshRun
+        const writer = yield* run.open
+        yield* writer.write(salesRecord)
+        yield* writer.write(awkwardRecord)
+        const reader = yield* run.open
+        assert.deepStrictEqual(yield* reader.read(SALES), salesRecord)
+        const awkward = yield* reader.read(awkwardRecord.source)
+        assert.deepStrictEqual(awkward, awkwardRecord)
+        assert.strictEqual(awkward.text, awkwardRecord.text)
+      }))
+
+    it.scopedLive("a missing capture is MissingCapture, and another run's capture is not this run's", () =>
+      Effect.gen(function*() {
+        const run = yield* subject.freshRun
+        const store = yield* run.open
+        yield* store.write(salesRecord)
+        const missing = yield* Effect.flip(store.read(INVENTORY))
+        assert.instanceOf(missing, MissingCapture)
+        assert.strictEqual(missing.source, INVENTORY)
+        const other = yield* Effect.flatMap(subject.freshRun, (r) => r.open)
+        const elsewhere = yield* Effect.flip(other.read(SALES))
+        assert.instanceOf(elsewhere, MissingCapture)
+        assert.strictEqual(elsewhere.source, SALES)
+      }))
+
+    it.scopedLive("exclusive create: a second write of a source is CaptureExists and the first record stays", () =>
+      Effect.gen(function*() {
+        const run = yield* subject.freshRun
+        const store = yield* run.open
+        yield* store.write(salesRecord)
+        const later = makeCaptureRecord({ ...salesRecord, text: "a different text", accessedAt: "2026-10-02T00:00:00.000Z" as typeof accessedAt })
+        const error = yield* Effect.flip(store.write(later))
+        assert.instanceOf(error, CaptureExists)
+        assert.strictEqual(error.source, SALES)
+        assert.deepStrictEqual(yield* (yield* run.open).read(SALES), salesRecord)
+      }))
+
+    it.scopedLive("concurrent writers of one source on separate handles: exactly one wins, the rest are CaptureExists", () =>
+      Effect.gen(function*() {
+        const run = yield* subject.freshRun
+        const writers = yield* Effect.forEach(Array.from({ length: 8 }), () => run.open)
+        const records = writers.map((_, i) => makeCaptureRecord({ ...inventoryRecord, text: `${inventoryRecord.text} #${i}` }))
+        const results = yield* Effect.forEach(
+          writers,
+          (writer, i) => Effect.either(writer.write(records[i]!)),
+          { concurrency: "unbounded" }
+        )
+        const winners = results.flatMap((r, i) => (Either.isRight(r) ? [i] : []))
+        assert.strictEqual(winners.length, 1)
+        for (const r of results) {
+          if (Either.isLeft(r)) {
+            assert.instanceOf(r.left, CaptureExists)
+            assert.strictEqual(r.left.source, INVENTORY)
+          }
+        }
+        assert.deepStrictEqual(yield* (yield* run.open).read(INVENTORY), records[winners[0]!]!)
+      }))
+
+    it.scopedLive("a record that is not a valid v1 record of its source reads back as CorruptCapture", () =>
+      Effect.gen(function*() {
+        const store = yield* Effect.flatMap(subject.freshRun, (r) => r.open)
+        // Written by buggy trusted code: the declared length disagrees with the text, or a field is invalid.
+        yield* store.write({ ...salesRecord, byteLength: salesRecord.byteLength + 1 })
+        const length = yield* Effect.flip(store.read(SALES))
+        assert.instanceOf(length, CorruptCapture)
+        assert.strictEqual(length.reason, "byte-length-mismatch")
+        assert.strictEqual(length.source, SALES)
+        yield* store.write({ ...inventoryRecord, accessedAt: "yesterday" } as unknown as CaptureRecord)
+        const invalid = yield* Effect.flip(store.read(INVENTORY))
+        assert.instanceOf(invalid, CorruptCapture)
+        assert.strictEqual(invalid.reason, "not-a-v1-record")
+        assert.include(invalid.detail, "accessedAt")
+      }))
+
+    it.scopedLive("verification through the Gate: a grounded report, and a rejected snippet that is not in the capture", () =>
+      Effect.gen(function*() {
+        const store = yield* Effect.flatMap(subject.freshRun, (r) => r.open)
+        yield* store.write(salesRecord)
+        const gate = yield* gateOver(store)
+        const report = yield* gate.check({ facts: [cited("q3_net_sales", salesRecord, "Net sales for Q3 2026 were 4,210")] })
+        assert.strictEqual(report.outcome, "grounded")
+        const rejected = yield* Effect.flip(gate.check({ facts: [cited("q3_net_sales", salesRecord, "were 9,210")] }))
+        assert.instanceOf(rejected, ReportRejected)
+        assert.strictEqual(rejected.failures[0]!.error._tag, "SnippetAbsent")
+      }))
+
+    it.scopedLive("listing: the manifest names the captured source with its digest and the missing one as missing", () =>
+      Effect.gen(function*() {
+        const store = yield* Effect.flatMap(subject.freshRun, (r) => r.open)
+        yield* store.write(salesRecord)
+        const manifest = yield* Manifest.make({ sources: [SALES, INVENTORY], labels: ["q3_net_sales"] } as never).pipe(
+          Effect.provideService(CaptureStore.CaptureStore, store)
+        )
+        assert.deepStrictEqual(manifest.sources.map((s) => [s.number, s.source, s.status]), [
+          [1, SALES, "captured"],
+          [2, INVENTORY, "missing"]
+        ])
+        const first = manifest.sources[0]!
+        assert.strictEqual(first.status === "captured" ? first.captureSha256 : "", salesRecord.sha256)
+      }))
+
+    const tampered = subject.tampered
+    if (tampered !== undefined) {
+      it.scopedLive(`a capture altered after the fact never verifies (${tampered})`, () =>
+        Effect.gen(function*() {
+          const run = yield* subject.freshRun
+          const store = yield* run.open
+          yield* store.write(salesRecord)
+          yield* run.tamper!(SALES, "4,210", "9,210")
+          const gate = yield* gateOver(yield* run.open)
+          const rejected = yield* Effect.flip(
+            gate.check({ facts: [cited("q3_net_sales", salesRecord, "Net sales for Q3 2026 were 9,210")] })
+          )
+          assert.instanceOf(rejected, ReportRejected)
+          const error = rejected.failures[0]!.error
+          if (tampered === "DigestMismatch") {
+            assert.instanceOf(error, DigestMismatch)
+            assert.strictEqual(error.kind, "stored")
+            assert.strictEqual(error.stored, salesRecord.sha256)
+          } else {
+            assert.instanceOf(error, CorruptCapture)
+            assert.strictEqual(error.reason, "record-digest-mismatch")
+            assert.strictEqual(error.source, SALES)
+          }
+        }))
+    }
+  })
+}
