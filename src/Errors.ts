@@ -134,7 +134,8 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("St
   detail: Schema.String
 }) {
   override get message() {
-    return `The capture store cannot be used for run ${JSON.stringify(this.run)}: ${this.detail}`
+    const run = this.run === "" ? "" : ` for run ${JSON.stringify(this.run)}`
+    return `The capture store cannot be used${run}: ${this.detail}`
   }
 }
 

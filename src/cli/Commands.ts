@@ -18,10 +18,11 @@ import * as Migrate from "../Migrate.js"
 import * as Render from "../render/Render.js"
 import { fromOutcome } from "../render/Rendering.js"
 import { terminal } from "../render/Escape.js"
-import { CliExit, TestModeRequired } from "./CliError.js"
+import { CliExit, StoreChoiceInvalid, TestModeRequired } from "./CliError.js"
 import * as Demo from "./Demo.js"
 import * as Io from "./Io.js"
 import * as Report from "./Report.js"
+import * as Store from "./Store.js"
 
 const configOption = Options.file("config").pipe(
   Options.withDescription("The operator's pipeline.json (approved sources, labels, budgets)")
@@ -68,7 +69,7 @@ const forceOption = Options.boolean("force").pipe(
 const checkOut = (args: {
   readonly out: Option.Option<string>
   readonly force: boolean
-  readonly runDir: string
+  readonly runDir: string | undefined
   readonly config: string
   readonly report: string
 }) =>
@@ -135,11 +136,11 @@ const captureJson = (results: ReadonlyArray<Capture.CaptureResult>): string =>
     )
   }, null, 2) + "\n"
 
-/** Captures every approved source into a new run directory; returns whether all succeeded. */
+/** Captures every approved source into a new run (directory); returns whether all succeeded. */
 const captureInto = (
   config: Config.PipelineConfig,
   configFile: string,
-  runDirectory: string,
+  store: Store.StoreChoice,
   allowLoopbackHttp: boolean,
   table: (text: string) => Effect.Effect<void>,
   format: "table" | "json" = "table"
@@ -153,9 +154,9 @@ const captureInto = (
     const ca = yield* orUsageError(
       Trust.loadExtraCa({ caFile: caFile === undefined ? undefined : path.resolve(path.dirname(configFile), caFile) })
     )
-    yield* orUsageError(Io.createRunDirectory(runDirectory))
+    const storeLayer = yield* orUsageError(Store.createRun(store))
     const captureLayer = Capture.layer({ approved: config.sources, allowLoopbackHttp, ...budgets, ca }).pipe(
-      Layer.provide(CaptureStore.layerFileSystem({ directory: runDirectory }))
+      Layer.provide(storeLayer)
     )
     const results = yield* Effect.flatMap(
       Capture.Capture,
@@ -171,7 +172,7 @@ const captureInto = (
  */
 const verifyAndRender = (options: {
   readonly config: Config.PipelineConfig
-  readonly runDirectory: string
+  readonly store: Store.StoreChoice
   readonly reportText: string
   readonly mode: Option.Option<"reject" | "drop">
   readonly format: Render.Format
@@ -182,8 +183,9 @@ const verifyAndRender = (options: {
     const text = options.reportText
     const mode = Option.getOrElse(options.mode, () => Config.resolvedMode(options.config))
     const config = { ...options.config, verify: { ...options.config.verify, mode } }
+    const storeLayer = yield* Store.existingRun(options.store)
     const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
-      Effect.provide(Gate.layer({ runDirectory: options.runDirectory, config })),
+      Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(storeLayer))),
       orUsageError
     )
     const rendering = fromOutcome(outcome)
@@ -209,13 +211,15 @@ const capture = Command.make(
   {
     config: configOption,
     runDir: runDirOption,
+    store: Store.storeOption,
     allowLoopbackHttp: loopbackOption,
     format: choiceOption("format", ["table", "json"], "table", "table, or json (citegate.capture-results/1, for scripts) on stdout")
   },
   (args) =>
     Effect.gen(function*() {
+      const store = yield* orUsageError(Store.choose(args.runDir, args.store))
       const config = yield* orUsageError(loadConfig(args.config))
-      const allCaptured = yield* captureInto(config, args.config, args.runDir, args.allowLoopbackHttp, Io.stdout, args.format)
+      const allCaptured = yield* captureInto(config, args.config, store, args.allowLoopbackHttp, Io.stdout, args.format)
       yield* exitWith(allCaptured ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("Capture every approved source into a NEW run directory.")))
@@ -225,6 +229,7 @@ const verify = Command.make(
   {
     config: configOption,
     runDir: runDirOption,
+    store: Store.storeOption,
     report: reportOption,
     mode: modeOption,
     format: formatOption,
@@ -233,10 +238,11 @@ const verify = Command.make(
   },
   (args) =>
     Effect.gen(function*() {
-      yield* checkOut(args)
+      const store = yield* orUsageError(Store.choose(args.runDir, args.store))
+      yield* checkOut({ ...args, runDir: Store.runDirectoryOf(store) })
       const config = yield* orUsageError(loadConfig(args.config))
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))
-      const code = yield* verifyAndRender({ ...args, config, reportText, runDirectory: args.runDir })
+      const code = yield* verifyAndRender({ ...args, config, reportText, store })
       yield* exitWith(code === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("Verify a drafted report against a run's captures (read-only) and render it.")))
@@ -246,6 +252,7 @@ const run = Command.make(
   {
     config: configOption,
     runDir: runDirOption,
+    store: Store.storeOption,
     report: reportOption,
     allowLoopbackHttp: loopbackOption,
     mode: modeOption,
@@ -255,12 +262,13 @@ const run = Command.make(
   },
   (args) =>
     Effect.gen(function*() {
-      yield* checkOut(args)
+      const store = yield* orUsageError(Store.choose(args.runDir, args.store))
+      yield* checkOut({ ...args, runDir: Store.runDirectoryOf(store) })
       const config = yield* orUsageError(loadConfig(args.config))
       // The report must be readable before anything is fetched.
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))
-      const allCaptured = yield* captureInto(config, args.config, args.runDir, args.allowLoopbackHttp, Io.stderr)
-      const code = yield* verifyAndRender({ ...args, config, reportText, runDirectory: args.runDir })
+      const allCaptured = yield* captureInto(config, args.config, store, args.allowLoopbackHttp, Io.stderr)
+      const code = yield* verifyAndRender({ ...args, config, reportText, store })
       yield* exitWith(allCaptured && code === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("Capture, verify and render in one go.")))
@@ -309,13 +317,16 @@ const sources = Command.make(
   {
     config: configOption,
     runDir: runDirOption,
+    store: Store.storeOption,
     format: choiceOption("format", ["text", "json", "prompt"], "text", "text, json (citegate.manifest/1) or prompt (a block for the drafting model)")
   },
   (args) =>
     Effect.gen(function*() {
+      const store = yield* orUsageError(Store.choose(args.runDir, args.store))
       const config = yield* orUsageError(loadConfig(args.config))
+      const storeLayer = yield* Store.existingRun(store)
       const manifest = yield* Manifest.make(config).pipe(
-        Effect.provide(CaptureStore.layerFileSystem({ directory: args.runDir })),
+        Effect.provide(storeLayer),
         orUsageError
       )
       const render = { text: Manifest.toText, json: Manifest.toJson, prompt: Manifest.toPrompt }[args.format]
@@ -381,7 +392,30 @@ const doctor = Command.make(
   "Check a run directory: every record verifies; list (and with --fix remove) leftovers of interrupted writes."
 )))
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor] as const
+// ---------------------------------------------------------------------------
+// store-init: citegate's tables, trigger and roles in a PostgreSQL database
+// ---------------------------------------------------------------------------
+
+const storeInit = Command.make(
+  "store-init",
+  { store: Store.storeOption },
+  (args) =>
+    Effect.gen(function*() {
+      const store = yield* orUsageError(Store.choose("", args.store))
+      if (store._tag !== "Postgres") {
+        return yield* orUsageError(Effect.fail(new StoreChoiceInvalid({ detail: "store-init needs a database" })))
+      }
+      const ran = yield* orUsageError(Store.initialise(store.url))
+      const lines = ran.length === 0
+        ? ["the schema is current; no migration ran"]
+        : ran.map(([id, name]) => `migrated  ${id}_${name}`)
+      yield* Io.stdout(lines.join("\n") + "\n")
+    })
+).pipe(Command.withDescription(describe(
+  "Create or upgrade citegate's tables, append-only trigger and roles in PostgreSQL (--store or CITEGATE_DATABASE_URL); run as the database owner."
+)))
+
+const commands = [capture, verify, run, migrate, demo, sources, doctor, storeInit] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [

@@ -100,7 +100,8 @@ const isWithin = (directory: string, file: string) => {
  */
 export const checkOutput = (options: {
   readonly out: string
-  readonly runDirectory: string
+  /** None for a run kept in a database. */
+  readonly runDirectory: string | undefined
   readonly inputs: ReadonlyArray<{ readonly path: string; readonly what: string }>
   readonly force: boolean
 }) =>
@@ -113,8 +114,8 @@ export const checkOutput = (options: {
       const named = path.join(await realName(parent), path.basename(path.resolve(out)))
       const existing = await exists(named)
       const target = existing === undefined ? named : await fsp.realpath(named).catch(() => named)
-      const runDirectory = await realName(options.runDirectory)
-      if (isWithin(runDirectory, named) || isWithin(runDirectory, target)) {
+      const runDirectory = options.runDirectory === undefined ? undefined : await realName(options.runDirectory)
+      if (runDirectory !== undefined && (isWithin(runDirectory, named) || isWithin(runDirectory, target))) {
         return refused("inside-run-directory", `it is inside the run directory ${runDirectory}; captures are never overwritten`)
       }
       const parentStat = await fsp.stat(parent).catch(() => undefined)

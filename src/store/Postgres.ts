@@ -240,4 +240,23 @@ export const migrate: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   Migrator.MigrationError | SqlError,
   SqlClient.SqlClient
-> = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
+> = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable }).pipe(
+  // The migrator turns a failed migration into a defect; it is an expected failure here (no right to create roles, say).
+  Effect.catchAllDefect((defect) => defect instanceof Migrator.MigrationError ? Effect.fail(defect) : Effect.die(defect))
+)
+
+/**
+ * A failure of the database as `StoreUnavailable` for `run` (empty: no run),
+ * with the driver's message and never the connection string.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const storeUnavailable = (run: string, error: SqlError | Migrator.MigrationError): StoreUnavailable => {
+  if (error._tag === "SqlError") return unavailable(run)(error)
+  const cause = error.cause
+  const inner = typeof cause === "object" && cause !== null && "_tag" in cause && cause._tag === "SqlError"
+    ? `: ${sqlDetail(cause as SqlError)}`
+    : ""
+  return new StoreUnavailable({ run, detail: `${error.message}${inner}` })
+}
