@@ -3,13 +3,13 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|capture|memory|hostile|startup
+ *   --only verify|capture|memory|hostile|startup|postgres
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
  */
 import { Agent } from "@effect/platform-node/Undici"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
@@ -23,6 +23,8 @@ import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
 import * as Gate from "../src/Gate.js"
+import * as PostgresStore from "../src/store/Postgres.js"
+import { createDatabase, missingReason, postgresPresent, startCluster } from "../test/support/postgresCluster.js"
 
 const args = process.argv.slice(2)
 const smoke = args.includes("--smoke")
@@ -516,6 +518,129 @@ const startupLines = (rows: ReadonlyArray<StartupRow>) => [
   )
 ]
 
+// ---------------------------------------------------------------------------
+// PostgreSQL store (skipped when the server binaries are absent)
+// ---------------------------------------------------------------------------
+
+interface PostgresRow {
+  readonly name: string
+  readonly postgresMs: number
+  readonly filesystemMs: number
+}
+
+/**
+ * Verification of one report from PostgreSQL against the same from a run directory, and 8 workers
+ * (each its own connection) writing one run concurrently against 8 concurrent writers into one directory.
+ */
+const benchPostgres = async (): Promise<Array<PostgresRow>> => {
+  const cluster = await startCluster()
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
+  try {
+    const database = createDatabase(cluster, "bench")
+    const url = cluster.url(database)
+    await Effect.runPromise(PostgresStore.migrate.pipe(Effect.provide(PostgresStore.layerClient({ url }))))
+    const shape = smoke ? { facts: 10, captures: 2, size: 4 * KiB } : { facts: 100, captures: 20, size: MiB }
+    const sources = Array.from({ length: shape.captures }, (_, i) => `https://bench.example.com/source-${i}.txt` as SourceUrl)
+    const records = sources.map((source, i) =>
+      makeCaptureRecord({ source, text: makeText(i + 1, shape.size), accessedAt, contentType: "text/plain" })
+    )
+    const labels = Array.from({ length: shape.facts }, (_, i) => `fact_${i}`)
+    const facts = labels.map((label, i) => {
+      const record = records[i % records.length]!
+      const start = (i * 7919) % (record.text.length - 60)
+      return { state: "cited", label, source: record.source, captureSha256: record.sha256, snippet: record.text.slice(start, start + 60) }
+    })
+    const reportText = JSON.stringify({ facts })
+    const config = { sources, labels, verify: { maxFacts: Math.max(100, shape.facts), mode: "drop" } }
+    const writeAll = (layer: Layer.Layer<CaptureStore.CaptureStore, unknown>) =>
+      Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        const store = Context.get(yield* Layer.build(layer), CaptureStore.CaptureStore)
+        for (const record of records) yield* store.write(record)
+      })))
+    await writeAll(PostgresStore.layerUrl({ url, run: "verify", create: true }))
+    await writeAll(CaptureStore.layerFileSystem({ directory }))
+
+    const verifyWith = async (store: Layer.Layer<CaptureStore.CaptureStore, unknown>) => {
+      const scope = await Effect.runPromise(Scope.make())
+      const context = await Effect.runPromise(
+        Layer.buildWithScope(Gate.layerWithStore(config).pipe(Layer.provide(store)), scope)
+      )
+      const gate = Context.get(context, Gate.Gate)
+      const once = async () => {
+        const report = await Effect.runPromise(gate.checkJson(reportText))
+        if (report.facts.length !== shape.facts) throw new Error(`expected ${shape.facts} verified facts, got ${report.facts.length}`)
+      }
+      return { once, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+    }
+    const fromPostgres = await verifyWith(PostgresStore.layerUrl({ url, run: "verify" }))
+    const fromDisk = await verifyWith(CaptureStore.layerFileSystem({ directory }))
+    for (let i = 0; i < warmups; i++) {
+      await fromPostgres.once()
+      await fromDisk.once()
+    }
+    const pgTimes: Array<number> = []
+    const fsTimes: Array<number> = []
+    for (let i = 0; i < runs; i++) {
+      pgTimes.push(await time(fromPostgres.once))
+      fsTimes.push(await time(fromDisk.once))
+    }
+    await fromPostgres.close()
+    await fromDisk.close()
+    const rows: Array<PostgresRow> = [{
+      name: `verify F=${shape.facts} C=${shape.captures} S=${shape.size / KiB} KiB`,
+      postgresMs: median(pgTimes),
+      filesystemMs: median(fsTimes)
+    }]
+
+    // 8 workers writing one run: each worker its own store handle (PostgreSQL: its own connection).
+    const workers = 8
+    const perWorker = smoke ? 2 : 25
+    const workerRecords = (round: number) =>
+      Array.from({ length: workers }, (_, w) =>
+        Array.from({ length: perWorker }, (_, i) =>
+          makeCaptureRecord({
+            source: `https://bench.example.com/r${round}/w${w}/s${i}.txt` as SourceUrl,
+            text: makeText(1000 + w * perWorker + i, 16 * KiB),
+            accessedAt,
+            contentType: "text/plain"
+          })))
+    const concurrentWrites = (open: (round: number) => Layer.Layer<CaptureStore.CaptureStore, unknown>, round: number) => {
+      const batches = workerRecords(round)
+      return Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        const stores = yield* Effect.forEach(batches, () => Effect.map(Layer.build(open(round)), Context.get(CaptureStore.CaptureStore)))
+        const start = performance.now()
+        yield* Effect.forEach(stores, (store, w) => Effect.forEach(batches[w]!, store.write, { discard: true }), {
+          concurrency: "unbounded",
+          discard: true
+        })
+        return performance.now() - start
+      })))
+    }
+    const pgWrites: Array<number> = []
+    const fsWrites: Array<number> = []
+    for (let round = 0; round < warmups + runs; round++) {
+      await Effect.runPromise(Effect.scoped(Layer.build(PostgresStore.layerUrl({ url, run: `workers-${round}`, create: true }))))
+      const runDirectory = path.join(directory, `workers-${round}`)
+      await fsp.mkdir(runDirectory)
+      const pg = await concurrentWrites((r) => PostgresStore.layerUrl({ url, run: `workers-${r}`, maxConnections: 1 }), round)
+      const disk = await concurrentWrites(() => CaptureStore.layerFileSystem({ directory: runDirectory }), round)
+      if (round >= warmups) {
+        pgWrites.push(pg)
+        fsWrites.push(disk)
+      }
+    }
+    rows.push({
+      name: `${workers} workers x ${perWorker} captures x 16 KiB into one run`,
+      postgresMs: median(pgWrites),
+      filesystemMs: median(fsWrites)
+    })
+    return rows
+  } finally {
+    cluster.stop()
+    await fsp.rm(directory, { recursive: true, force: true })
+  }
+}
+
 const main = async () => {
   const rows: Array<Row> = []
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
@@ -534,6 +659,11 @@ const main = async () => {
   let startup: Array<StartupRow> | undefined
   if (only === undefined || only === "startup") startup = await benchStartup()
   const capPeak = only === undefined || only === "memory" ? await benchCapPeak(smoke ? MiB : 64 * MiB) : undefined
+  let postgres: Array<PostgresRow> | undefined
+  if (only === undefined || only === "postgres") {
+    if (postgresPresent) postgres = await benchPostgres()
+    else process.stderr.write(`bench: PostgreSQL skipped: ${missingReason}\n`)
+  }
 
   const fmt = (x: number) => x.toFixed(1)
   const lines = [
@@ -568,12 +698,20 @@ const main = async () => {
         `record ${fmt(capPeak.recordMiB)} MiB on disk; reading it back: ${fmt(capPeak.readAboveBaselineMiB)} MiB above baseline`
     )
   }
+  if (postgres !== undefined) {
+    lines.push(
+      "",
+      `| store (median of ${runs}) | PostgreSQL (ms) | filesystem (ms) | ratio |`,
+      "|---|---:|---:|---:|",
+      ...postgres.map((r) => `| ${r.name} | ${fmt(r.postgresMs)} | ${fmt(r.filesystemMs)} | ${(r.postgresMs / r.filesystemMs).toFixed(2)}x |`)
+    )
+  }
   process.stdout.write(lines.join("\n") + "\n")
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, startup }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, startup, postgres }, null, 2) + "\n"
   )
 }
 
