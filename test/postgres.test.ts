@@ -256,6 +256,27 @@ describe.skipIf(skipPostgres)("PostgreSQL store: a superuser rewriting history i
     }))
 })
 
+describe.skipIf(skipPostgres)("PostgreSQL store: bytes that are not a record", () => {
+  it.scopedLive("a row rewritten to invalid UTF-8, digest recomputed: CorruptCapture (invalid-utf8), never text with U+FFFD", () =>
+    Effect.gen(function*() {
+      const run = newRun()
+      yield* Effect.flatMap(storeAs("worker", { run, create: true }), (s) => s.write(salesRecord))
+      const bad = `'\\x7b22ff22'::bytea`
+      cluster.psql(
+        database,
+        `BEGIN;
+         ALTER TABLE citegate_captures DISABLE TRIGGER citegate_captures_append_only;
+         UPDATE citegate_captures SET record = ${bad}, record_sha256 = encode(sha256(${bad}), 'hex') WHERE run = '${run}';
+         ALTER TABLE citegate_captures ENABLE TRIGGER citegate_captures_append_only;
+         COMMIT;`
+      )
+      const error = yield* Effect.flip((yield* storeAs("auditor", { run })).read(SALES))
+      assert.instanceOf(error, CorruptCapture)
+      assert.strictEqual(error.reason, "invalid-utf8")
+      assert.strictEqual(error.source, SALES)
+    }))
+})
+
 describe.skipIf(skipPostgres)("PostgreSQL store: opening fails typed", () => {
   it.scopedLive("StoreUnavailable: a missing run, an existing run to create, a bad name, no schema, no server", () =>
     Effect.gen(function*() {

@@ -61,7 +61,8 @@ const runServerTool = (tool: string, args: ReadonlyArray<string>, cwd: string) =
   return result.stdout
 }
 
-export const startCluster = async (): Promise<Cluster> => {
+/** `durable`: fsync on, as in production (the bench); tests run without it. */
+export const startCluster = async (options: { readonly durable?: boolean } = {}): Promise<Cluster> => {
   if (!postgresPresent) throw new Error(missingReason)
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "citegate-pg-"))
   if (asRoot) {
@@ -70,7 +71,7 @@ export const startCluster = async (): Promise<Cluster> => {
     fs.chownSync(directory, uid, gid)
   }
   const data = path.join(directory, "data")
-  runServerTool("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"], directory)
+  runServerTool("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", ...(options.durable === true ? [] : ["--no-sync"])], directory)
   let port = 0
   for (let attempt = 0; ; attempt++) {
     port = await freePort()
@@ -85,7 +86,7 @@ export const startCluster = async (): Promise<Cluster> => {
         "-l",
         path.join(directory, "server.log"),
         "-o",
-        `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`
+        `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=${options.durable === true ? "on" : "off"} -c max_connections=200`
       ], directory)
       break
     } catch (error) {
