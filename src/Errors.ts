@@ -307,6 +307,16 @@ export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidC
   }
 }
 
+/** The operator's migration map does not decode (see `Migrate.decodeMap`); nothing was migrated. */
+export class InvalidMigrationMap extends Schema.TaggedError<InvalidMigrationMap>()("InvalidMigrationMap", {
+  issues: Schema.NonEmptyArray(Issue),
+  omitted: Omitted
+}) {
+  override get message() {
+    return `The migration map is invalid: ${formatIssues(this.issues, this.omitted)}`
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Capture (trusted pipeline code fetching approved sources)
 // ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@
  * Values are returned raw; each renderer escapes them for its format.
  */
 import { Match } from "effect"
-import type { CaptureError, FactError, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
+import type { CaptureError, FactError, InvalidConfig, InvalidMigrationMap, InvalidRunDirectory } from "../Errors.js"
 import { formatPath } from "../Errors.js"
 
 export interface Description {
@@ -161,8 +161,16 @@ export const captureError = (error: CaptureError): Description =>
     })
   })
 
-export const configError = (error: InvalidConfig | InvalidRunDirectory): Description =>
+export const configError = (error: InvalidConfig | InvalidMigrationMap | InvalidRunDirectory): Description =>
   Match.valueTags(error, {
+    InvalidMigrationMap: (e): Description => ({
+      title: "Invalid migration map",
+      fields: [
+        ...e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
+      ],
+      fix: "Correct the migration map at the paths shown: { \"entries\": [{ \"file\": …, \"source\": … }] }."
+    }),
     InvalidConfig: (e): Description => ({
       title: "Invalid configuration",
       fields: [
