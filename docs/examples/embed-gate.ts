@@ -35,7 +35,9 @@ export const PublisherLive = Layer.effect(
             InvalidReport: (error) =>
               Effect.fail(new DraftNotPublishable("InvalidReport", Render.render("text", Render.Rendering.Rejected({ error })))),
             ReportRejected: (error) =>
-              Effect.fail(new DraftNotPublishable("ReportRejected", Render.render("text", Render.Rendering.Rejected({ error }))))
+              Effect.fail(new DraftNotPublishable("ReportRejected", Render.render("text", Render.Rendering.Rejected({ error })))),
+            VerificationTimeout: (error) =>
+              Effect.fail(new DraftNotPublishable("VerificationTimeout", Render.render("text", Render.Rendering.Rejected({ error }))))
           })
         )
     })

@@ -145,7 +145,17 @@ const rejected = (error: VerifyError): string =>
         `<h1>Report rejected</h1>
 <p class="outcome rejected">${e.failures.length} failure(s). Nothing in this report is accepted.</p>
 ${e.failures.map(rejection).join("\n")}`
+      ),
+    VerificationTimeout: (e) => {
+      const d = Describe.verifyError(e)
+      return page(
+        "citegate: report rejected",
+        `<h1>Report rejected</h1>
+<p class="outcome rejected">${h(d.title)}. Nothing in this report is accepted.</p>
+<ul>${d.fields.map(([name, value]) => `<li>${h(name)}: <span class="value">${h(value)}</span></li>`).join("")}</ul>
+<div>What to do: ${h(d.fix)}</div>`
       )
+    }
   })
 
 export const render = (rendering: Rendering): string =>

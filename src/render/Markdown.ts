@@ -85,7 +85,20 @@ const rejected = (error: VerifyError): string =>
         "",
         ...e.failures.map(rejection),
         ""
+      ].join("\n"),
+    VerificationTimeout: (e) => {
+      const d = Describe.verifyError(e)
+      return [
+        "# Report rejected",
+        "",
+        `${md(d.title)}. Nothing in this report is accepted.`,
+        "",
+        ...d.fields.map(([name, value]) => `- ${md(name)}: ${md(value)}`),
+        "",
+        md(d.fix),
+        ""
       ].join("\n")
+    }
   })
 
 export const render = (rendering: Rendering): string =>
