@@ -295,10 +295,19 @@ const worthOnePass = (text: string, snippets: ReadonlyArray<string>) => snippets
 /** Start searching `text` for every snippet; drive it with `step`. */
 export const start = (text: string, snippets: ReadonlyArray<string>, options: SearchOptions = {}): Search => {
   const factor = options.fastPathFactor ?? 2
+  // A snippet cited more than once is searched once.
+  const firstOf = new Map<string, number>()
+  const sameAs = snippets.map((snippet, i) => {
+    const first = firstOf.get(snippet)
+    if (first !== undefined) return first
+    firstOf.set(snippet, i)
+    return i
+  })
   const singles: Array<SingleSearch | undefined> = new Array(snippets.length)
   const long: Array<number> = []
   const onePass = options.onePass ?? worthOnePass(text, snippets)
   snippets.forEach((snippet, i) => {
+    if (sameAs[i] !== i) return
     if (onePass && snippet.length >= minWindow) long.push(i)
     else singles[i] = new SingleSearch(text, snippet, factor)
   })
@@ -329,7 +338,7 @@ export const start = (text: string, snippets: ReadonlyArray<string>, options: Se
       return Math.max(work, 1)
     },
     results: () =>
-      snippets.map((_, i) => {
+      sameAs.map((i) => {
         const single = singles[i]
         if (single !== undefined) return single.result()
         if (pass === undefined || pass.first[i] === -1) return undefined
