@@ -297,7 +297,7 @@ export const start = (text: string, snippets: ReadonlyArray<string>, options: Se
   const factor = options.fastPathFactor ?? 2
   // A snippet cited more than once is searched once.
   const firstOf = new Map<string, number>()
-  const sameAs = snippets.map((snippet, i) => {
+  const sameAs = snippets.length === 1 ? [0] : snippets.map((snippet, i) => {
     const first = firstOf.get(snippet)
     if (first !== undefined) return first
     firstOf.set(snippet, i)
