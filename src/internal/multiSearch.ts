@@ -313,8 +313,11 @@ export const start = (text: string, snippets: ReadonlyArray<string>, options: Se
   })
   let pass = long.length === 0 ? undefined : new OnePass(text, snippets, long, factor)
   let next = 0 // the first single search that may not be done
-  const search: Search = {
-    done: false,
+  let done = false
+  return {
+    get done() {
+      return done
+    },
     step: (budget) => {
       let work = 0
       do {
@@ -330,7 +333,7 @@ export const start = (text: string, snippets: ReadonlyArray<string>, options: Se
         }
         while (next < singles.length && (singles[next] === undefined || singles[next]!.done)) next++
         if (next === singles.length) {
-          ;(search as { done: boolean }).done = true
+          done = true
           break
         }
         work += singles[next]!.step(budget - work)
@@ -345,7 +348,6 @@ export const start = (text: string, snippets: ReadonlyArray<string>, options: Se
         return { start: pass.first[i]!, occurrences: pass.counts[i]! }
       })
   }
-  return search
 }
 
 /** The whole search at once, without yielding. */
