@@ -129,6 +129,33 @@ describe("linear search", () => {
     }
   })
 
+  it("one pass: probing a crowded cluster of the hash table is counted as work", () => {
+    // Find 200 distinct 8-unit prefixes whose hashes land in the same slot of a 1024-slot table.
+    const BASE = 0x01000193
+    const hash = (s: string) => {
+      let h = 0
+      for (let j = 0; j < 8; j++) h = (Math.imul(h, BASE) + s.charCodeAt(j)) | 0
+      return h
+    }
+    const slotOf = (s: string) => {
+      const h = hash(s)
+      return (h ^ (h >>> 15)) & 1023
+    }
+    const snippets: Array<string> = []
+    for (let i = 0; snippets.length < 200; i++) {
+      const candidate = flat(`zz${i.toString(36).padStart(6, "0")}`)
+      if (slotOf(candidate) === slotOf("aaaaaaaa")) snippets.push(candidate)
+    }
+    const text = flat("a".repeat(1 << 18))
+    const { results, work } = stepped(text, snippets, 1 << 16, { onePass: true })
+    assert.deepStrictEqual(results, snippets.map(() => undefined))
+    const linear = snippets.reduce((sum, s) => sum + text.length + s.length, 0)
+    assert.isAtMost(work, 8 * linear + 100_000)
+    // Every position probes the whole cluster, or each snippet is searched alone: about 200 units per
+    // position either way, and the count must say so (it decides when the Verifier yields).
+    assert.isAbove(work, 100 * text.length)
+  })
+
   // The reproductions of the hostile-input finding: each took from most of a minute to minutes before
   // (more than the 30 s test timeout).
   it("an 800 KB capture of one repeated character and a 400 KB snippet", () => {

@@ -252,6 +252,9 @@ class OnePass {
     while (work < budget) {
       let slot = (h ^ (h >>> 15)) & mask
       while (used[slot] === 1) {
+        // Occupied slots probed count too: chosen prefixes could crowd one cluster.
+        this.confirmWork++
+        work++
         if (table[slot] === h) {
           for (const i of byHash.get(h)!) {
             const snippet = snippets[i]!
