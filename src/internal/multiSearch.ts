@@ -165,7 +165,12 @@ class SingleSearch {
     used += i - this.from
     this.from = i
     this.matched = j
-    if (i >= n) this.done = true
+    if (i >= n) {
+      this.done = true
+      // Not needed any more; other snippets of the same capture may still be searched.
+      this.table = undefined
+      this.pattern = undefined
+    }
     return Math.max(used, 1)
   }
 
