@@ -290,7 +290,20 @@ export const groupFailures = (failures: ReportRejected | ReadonlyArray<FactRejec
   return groups as unknown as GroupedFailures
 }
 
-export const VerifyError = Schema.Union(InvalidReport, ReportRejected)
+
+/**
+ * Verification did not finish within the configured deadline (`verify.timeoutMs`).
+ * Nothing in the report is accepted; no partial result is returned.
+ */
+export class VerificationTimeout extends Schema.TaggedError<VerificationTimeout>()("VerificationTimeout", {
+  timeoutMs: Schema.Int.pipe(Schema.positive())
+}) {
+  override get message() {
+    return `Verification did not finish within ${this.timeoutMs} ms; nothing in the report is accepted`
+  }
+}
+
+export const VerifyError = Schema.Union(InvalidReport, ReportRejected, VerificationTimeout)
 export type VerifyError = typeof VerifyError.Type
 
 // ---------------------------------------------------------------------------

@@ -6,7 +6,14 @@
  * Values are returned raw; each renderer escapes them for its format.
  */
 import { Match } from "effect"
-import type { CaptureError, FactError, InvalidConfig, InvalidMigrationMap, InvalidRunDirectory } from "../Errors.js"
+import type {
+  CaptureError,
+  FactError,
+  InvalidConfig,
+  InvalidMigrationMap,
+  InvalidRunDirectory,
+  VerificationTimeout
+} from "../Errors.js"
 import { formatPath } from "../Errors.js"
 
 export interface Description {
@@ -183,5 +190,15 @@ export const configError = (error: InvalidConfig | InvalidMigrationMap | Invalid
       title: "Unusable run directory",
       fields: [["path", e.path], ["detail", e.detail]],
       fix: "Point --run-dir at the run directory written by `run-pipeline capture`."
+    })
+  })
+
+/** A whole-report failure that is neither a schema issue nor a fact failure. */
+export const verifyError = (error: VerificationTimeout): Description =>
+  Match.valueTags(error, {
+    VerificationTimeout: (e): Description => ({
+      title: "Verification timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing in this report is accepted. Cite fewer or smaller excerpts, or raise verify.timeoutMs if the captures are legitimately this large."
     })
   })
