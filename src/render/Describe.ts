@@ -3,7 +3,8 @@
  * The switch is exhaustive: an error tag added without a description here is a
  * type error, so no renderer can silently forget one.
  *
- * Values are returned raw; each renderer escapes them for its format.
+ * Values are returned unescaped, each cut to `maxShownLength`; each renderer
+ * escapes them for its format.
  */
 import { Match } from "effect"
 import type {
@@ -15,6 +16,7 @@ import type {
   VerificationTimeout
 } from "../Errors.js"
 import { formatPath } from "../Errors.js"
+import { cut } from "../internal/bounded.js"
 
 export interface Description {
   readonly title: string
@@ -28,7 +30,17 @@ export const omittedIssues = (omitted: number | undefined): ReadonlyArray<string
 
 const prefix = (digest: string) => `${digest.slice(0, 12)}…`
 
-export const factError = (error: FactError): Description =>
+/** Longest value a description shows; past it the head, an ellipsis and the total length (a hostile snippet can be megabytes). */
+export const maxShownLength = 2_000
+
+const shown = (description: Description): Description => ({
+  ...description,
+  fields: description.fields.map(([name, value]) => [name, cut(value, maxShownLength)] as const)
+})
+
+export const factError = (error: FactError): Description => shown(factErrorUnbounded(error))
+
+const factErrorUnbounded = (error: FactError): Description =>
   Match.valueTags(error, {
     NotApproved: (e): Description => ({
       title: "Source not approved",
@@ -80,7 +92,9 @@ export const factError = (error: FactError): Description =>
     })
   })
 
-export const captureError = (error: CaptureError): Description =>
+export const captureError = (error: CaptureError): Description => shown(captureErrorUnbounded(error))
+
+const captureErrorUnbounded = (error: CaptureError): Description =>
   Match.valueTags(error, {
     NotApproved: (e): Description => ({
       title: "Source not approved",
