@@ -1,7 +1,14 @@
 /** How the command line reports progress, capture results and usage errors (always text, on stderr unless noted). */
 import { Either, Match } from "effect"
 import type { CaptureEvent, CaptureResult } from "../Capture.js"
-import type { InvalidBudget, InvalidCaFile, InvalidConfig, InvalidRunDirectory, StoreUnavailable } from "../Errors.js"
+import type {
+  InvalidBudget,
+  InvalidCaFile,
+  InvalidConfig,
+  InvalidMigrationMap,
+  InvalidRunDirectory,
+  StoreUnavailable
+} from "../Errors.js"
 import * as Describe from "../render/Describe.js"
 import { terminal } from "../render/Escape.js"
 import * as Text from "../render/Text.js"
@@ -19,6 +26,7 @@ export type UsageError =
   | RunDirectoryExists
   | WriteFailed
   | InvalidConfig
+  | InvalidMigrationMap
   | InvalidRunDirectory
   | StoreUnavailable
   | StoreChoiceInvalid
@@ -30,6 +38,7 @@ export type UsageError =
 export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
     InvalidConfig: (e) => Text.describe(e._tag, Describe.configError(e)),
+    InvalidMigrationMap: (e) => Text.describe(e._tag, Describe.configError(e)),
     InvalidRunDirectory: (e) => Text.describe(e._tag, Describe.configError(e)),
     StoreUnavailable: (e) => Text.describe(e._tag, Describe.configError(e)),
     StoreChoiceInvalid: (e) => `${e._tag}: ${terminal(e.message)}\n`,
