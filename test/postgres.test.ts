@@ -298,6 +298,12 @@ describe.skipIf(skipPostgres)("PostgreSQL store: opening fails typed", () => {
       )
       assert.instanceOf(unmigrated, StoreUnavailable)
       assert.include(unmigrated.detail, "no citegate tables")
+      // The migration refuses a database whose encoding would not check the records' UTF-8.
+      cluster.psql("postgres", "CREATE DATABASE latin ENCODING 'SQL_ASCII' TEMPLATE template0")
+      const latin = yield* Effect.flip(PostgresStore.migrate.pipe(Effect.provide(PostgresStore.layerClient({ url: cluster.url("latin") }))))
+      if (latin._tag !== "MigrationError") return assert.fail(`expected a MigrationError, got ${latin._tag}`)
+      assert.strictEqual(latin.reason, "failed")
+      assert.include(PostgresStore.storeUnavailable("", latin).detail, "citegate needs a UTF8 database; this one is SQL_ASCII")
       const noServer = yield* Effect.flip(
         build(CaptureStore.CaptureStore, PostgresStore.layerUrl({ url: `postgres://postgres:secret-pw@127.0.0.1:1/x`, run }))
       )

@@ -46,6 +46,15 @@ const sha256Check = (column: string) => `CHECK (${column} ~ '^[0-9a-f]{64}$')`
 
 /** Migration 1: runs, captures, bodies, the append-only trigger and the two roles. */
 const initial: ReadonlyArray<string> = [
+  // Records are read back as text converted from their bytes: only a UTF8 database converts (and
+  // checks) them exactly; SQL_ASCII would pass invalid bytes through for the driver to replace.
+  `DO $$
+   BEGIN
+     IF current_setting('server_encoding') <> 'UTF8' THEN
+       RAISE EXCEPTION 'citegate needs a UTF8 database; this one is %', current_setting('server_encoding');
+     END IF;
+   END
+   $$`,
   `CREATE TABLE citegate_runs (
      run text PRIMARY KEY CHECK (char_length(run) BETWEEN 1 AND 200),
      created_at timestamptz NOT NULL DEFAULT now()
