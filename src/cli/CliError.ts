@@ -64,13 +64,13 @@ export class CliExit extends Data.TaggedError("CliExit")<{ readonly code: 1 | 2 
 
 
 /**
- * The options do not name exactly one store: `--run-dir DIR` (a run directory), or `--run NAME`
- * with `--store URL` or `CITEGATE_DATABASE_URL` (a run in PostgreSQL).
+ * The options do not name a usable store: `--store` (or `CITEGATE_DATABASE_URL`) is not a PostgreSQL
+ * URL, or a command that needs a database was given none.
  */
 export class StoreChoiceInvalid extends Schema.TaggedError<StoreChoiceInvalid>()("StoreChoiceInvalid", {
   detail: Schema.String
 }) {
   override get message() {
-    return `${this.detail}; name a run directory with --run-dir DIR, or a PostgreSQL run with --run NAME and --store postgres://… (or CITEGATE_DATABASE_URL)`
+    return `${this.detail}; give --store postgres://user@host/db (or set CITEGATE_DATABASE_URL), and --run-dir then names the run in the database; without either, --run-dir is a run directory`
   }
 }

@@ -17,7 +17,10 @@ import * as Io from "./Io.js"
 /** The environment variable that names the database when `--store` is not given. */
 export const databaseUrlVariable = "CITEGATE_DATABASE_URL"
 
-export const storeOption = Options.redacted("store").pipe(
+// Plain text wrapped at once: Redacted keeps the URL (and any password in it) out of logs and errors.
+export const storeOption = Options.text("store").pipe(
+  Options.withPseudoName("url"),
+  Options.map(Redacted.make),
   Options.optional,
   Options.withDescription(
     `postgres://user@host/db: keep captures in PostgreSQL, --run-dir then names the run (default $${databaseUrlVariable}; without either, the filesystem)`

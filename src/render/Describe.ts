@@ -211,7 +211,7 @@ export const configError = (
     StoreUnavailable: (e): Description => ({
       title: "Capture store unavailable",
       fields: [["run", e.run], ["detail", e.detail]],
-      fix: "Check the database URL and credentials, run the store's migration, and name a run written by `run-pipeline capture --run` (a new name for capture)."
+      fix: "Check the database URL and credentials, run the store's migration, and name with --run-dir a run written by `run-pipeline capture --store …` (a new name for capture)."
     })
   })
 
