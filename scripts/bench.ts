@@ -533,8 +533,8 @@ interface PostgresRow {
  * (each its own connection) writing one run concurrently against 8 concurrent writers into one directory.
  */
 const benchPostgres = async (): Promise<Array<PostgresRow>> => {
-  // fsync on, as the filesystem store fsyncs every record.
-  const cluster = await startCluster({ durable: true })
+  // fsync on, as the filesystem store fsyncs every record (not for --smoke, which measures nothing).
+  const cluster = await startCluster({ durable: !smoke })
   const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
   try {
     const database = createDatabase(cluster, "bench")
