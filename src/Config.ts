@@ -87,14 +87,18 @@ const listPrecheck = (input: unknown) => {
   return undefined
 }
 
-const decodeConfig = decodeUnknown(PipelineConfig, { precheck: listPrecheck })
-// No array in a configuration is longer than the longest list: refused before `JSON.parse` builds it.
-const decodeConfigJson = decodeJson(PipelineConfig, {
+// No array in a configuration is longer than the longest list: refused before `JSON.parse` builds it
+// (text), or before any element is looked at (value).
+const configLimits = {
   maxArrayLength: Math.max(configListLimits.sources, configListLimits.labels),
-  precheck: listPrecheck,
-  arrayTooLong: (_path, length) =>
-    `must hold at most ${Math.max(configListLimits.sources, configListLimits.labels)} elements, got ${length}`
-})
+  arrayTooLong: (path: ReadonlyArray<string | number>, length: number) =>
+    path.length === 1 && (path[0] === "sources" || path[0] === "labels")
+      ? `must hold at most ${configListLimits[path[0]]} ${path[0]}, got ${length}`
+      : `must hold at most ${Math.max(configListLimits.sources, configListLimits.labels)} elements, got ${length}`,
+  precheck: listPrecheck
+}
+const decodeConfig = decodeUnknown(PipelineConfig, configLimits)
+const decodeConfigJson = decodeJson(PipelineConfig, configLimits)
 
 /**
  * Decode an already-parsed configuration value.
