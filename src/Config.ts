@@ -47,11 +47,22 @@ export const VerifyOptions = Schema.Struct({
 }).annotations({ ...strict, identifier: "VerifyOptions" })
 export type VerifyOptions = typeof VerifyOptions.Type
 
+/**
+ * Answers (prose with inline citations). `uncited`: whether a factual-looking
+ * sentence without a citation rejects the answer ("reject") or is listed as a
+ * finding ("report", the default).
+ */
+export const AnswersOptions = Schema.Struct({
+  uncited: Schema.optional(Schema.Literal("reject", "report"))
+}).annotations({ ...strict, identifier: "AnswersOptions" })
+export type AnswersOptions = typeof AnswersOptions.Type
+
 export const PipelineConfig = Schema.Struct({
   sources: Schema.NonEmptyArray(SourceUrl).pipe(Schema.filter(unique("sources"))),
   labels: Schema.NonEmptyArray(Label).pipe(Schema.filter(unique("labels"))),
   capture: Schema.optional(CaptureBudgets),
-  verify: Schema.optional(VerifyOptions)
+  verify: Schema.optional(VerifyOptions),
+  answers: Schema.optional(AnswersOptions)
 }).annotations({ ...strict, identifier: "PipelineConfig" })
 export type PipelineConfig = typeof PipelineConfig.Type
 
@@ -76,3 +87,4 @@ export const decodeText = (text: string): Effect.Effect<PipelineConfig, InvalidC
 
 export const resolvedMaxFacts = (config: PipelineConfig): number => config.verify?.maxFacts ?? defaultMaxFacts
 export const resolvedMode = (config: PipelineConfig): Mode => config.verify?.mode ?? "reject"
+export const resolvedUncited = (config: PipelineConfig): "reject" | "report" => config.answers?.uncited ?? "report"

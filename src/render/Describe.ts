@@ -6,7 +6,16 @@
  * Values are returned raw; each renderer escapes them for its format.
  */
 import { Match } from "effect"
-import type { CaptureError, FactError, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
+import type {
+  AnswerError,
+  CaptureError,
+  CitationError,
+  Evi1Issue,
+  FactError,
+  InvalidConfig,
+  InvalidRunDirectory,
+  UncitedSentence
+} from "../Errors.js"
 import { formatPath } from "../Errors.js"
 
 export interface Description {
@@ -158,5 +167,117 @@ export const configError = (error: InvalidConfig | InvalidRunDirectory): Descrip
       title: "Unusable run directory",
       fields: [["path", e.path], ["detail", e.detail]],
       fix: "Point --run-dir at the run directory written by `run-pipeline capture`."
+    })
+  })
+
+/** Why one citation of an answer failed. The capture and search failures read as for report facts. */
+export const citationError = (error: CitationError): Description =>
+  Match.valueTags(error, {
+    NotApproved: (e) => factError(e),
+    MissingCapture: (e) => factError(e),
+    CorruptCapture: (e) => factError(e),
+    LegacyCapture: (e) => factError(e),
+    DigestMismatch: (e) => factError(e),
+    SnippetAbsent: (e): Description => ({
+      title: "Quote not found verbatim",
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["quote", e.snippet]],
+      fix: "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or drop the claim."
+    }),
+    SpanMismatch: (e): Description => ({
+      title: "Quote is not at the cited position",
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["claimed code points", `${e.claimedStart}–${e.claimedEnd}`],
+        ["first found at code point", String(e.foundStart)],
+        ["quote", e.quote]
+      ],
+      fix: "The quote exists elsewhere in the capture only: the citation's indices point at other text."
+    }),
+    AnchorUnsupported: (e): Description => ({
+      title: "Anchor cannot be checked",
+      fields: [["source", e.source], ["anchor", e.anchor], ["value", e.value]],
+      fix: "Captures are plain text without pages, headings or blocks: cite the quote without the anchor."
+    })
+  })
+
+/** One issue of an EVI1 text, with its line. */
+export const evi1Issue = (issue: Evi1Issue): Description =>
+  Match.valueTags(issue, {
+    Evi1MalformedLine: (i): Description => ({
+      title: "Malformed line",
+      fields: [["line", String(i.line)], ["detail", i.detail]],
+      fix: "Evidence lines are cX|n|\"quote\" between EVI1 and END_EVI1; escape only \\\", \\\\ and \\n."
+    }),
+    Evi1DuplicateClaimId: (i): Description => ({
+      title: "Claim id used twice",
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["first used on line", String(i.firstLine)]],
+      fix: "Give every claim its own id."
+    }),
+    Evi1DuplicateEvidence: (i): Description => ({
+      title: "Evidence given twice",
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["source", String(i.source)], ["first given on line", String(i.firstLine)]],
+      fix: "Give one evidence line per claim and source."
+    }),
+    Evi1MissingEvidence: (i): Description => ({
+      title: "Citation without evidence",
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["source", String(i.source)]],
+      fix: "Add the evidence line cX|n|\"quote\" for this claim and source, or remove the [n]."
+    }),
+    Evi1UnusedEvidence: (i): Description => ({
+      title: "Evidence without citation",
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["source", String(i.source)]],
+      fix: "Cite the source in that claim's group, or remove the evidence line."
+    }),
+    Evi1SourceOutOfRange: (i): Description => ({
+      title: "Source number out of range",
+      fields: [["line", String(i.line)], ["source", String(i.source)], ["manifest sources", String(i.sources)]],
+      fix: "Cite sources by their numbers in this run's manifest (1 to n)."
+    }),
+    Evi1SourceUnavailable: (i): Description => ({
+      title: "Source not available in this run",
+      fields: [["line", String(i.line)], ["source", String(i.source)], ["url", i.url]],
+      fix: "The manifest lists this source as missing; do not cite it."
+    }),
+    Evi1OrphanMarker: (i): Description => ({
+      title: "Claim id without citation",
+      fields: [["line", String(i.line)], ["claim", i.claimId]],
+      fix: "Put the sources directly before the claim id: [n]{cX}."
+    })
+  })
+
+export const uncitedSentence = (e: UncitedSentence): Description => ({
+  title: "Uncited factual-looking sentence",
+  fields: [...(e.line === null ? [] : [["line", String(e.line)] as const]), ["sentence", e.sentence]],
+  fix: "Cite the sentence with a verbatim quote, or remove it."
+})
+
+/** Why a whole answer was not accepted. */
+export const answerError = (error: AnswerError): Description =>
+  Match.valueTags(error, {
+    InvalidAnswer: (e): Description => ({
+      title: "Invalid answer",
+      fields: e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+      fix: "Correct the answer at the paths shown."
+    }),
+    StaleManifest: (e): Description => ({
+      title: e.named === null ? "Answer names no manifest" : "Answer drafted against another manifest",
+      fields: [["answer names", e.named === null ? "(none)" : prefix(e.named)], ["this run's manifest", prefix(e.current)]],
+      fix: "Draft against this run's manifest and name its digest (MANIFEST line or --manifest-digest); numbers are never re-bound."
+    }),
+    Evi1Invalid: (e): Description => ({
+      title: "EVI1 protocol violated",
+      fields: e.issues.map((issue) => [`line ${issue.line}`, `${issue._tag}: ${evi1Issue(issue).title}`] as const),
+      fix: "Correct every line shown."
+    }),
+    AnswerTooLarge: (e): Description => ({
+      title: "Answer too large",
+      fields: [["max characters", String(e.maxChars)], ["received", String(e.receivedChars)]],
+      fix: "Answers are limited in size; split the answer."
+    }),
+    AnswerRejected: (e): Description => ({
+      title: "Answer rejected",
+      fields: [["failed citations", String(e.citations.length)], ["uncited sentences", String(e.uncited.length)]],
+      fix: "Every failure is listed; in drop mode failed citations are retracted instead."
     })
   })
