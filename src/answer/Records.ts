@@ -116,6 +116,9 @@ export interface BoundAnswer {
 // Verified answers
 // ---------------------------------------------------------------------------
 
+// Output schemas holding error instances carry no strictness annotation (it would also apply when
+// encoding the errors, which own a `stack`); decode them with `decodeOptions` instead.
+
 /** A citation whose quote was found verbatim (and, with `chars`, exactly there). `index` is its position in the claim. */
 export const VerifiedAnswerCitation = Schema.Struct({
   index: Schema.NonNegativeInt,
@@ -129,7 +132,7 @@ export const RetractedCitation = Schema.Struct({
   index: Schema.NonNegativeInt,
   citation: Citation,
   error: CitationError
-}).annotations({ ...strict, identifier: "RetractedCitation" })
+}).annotations({ identifier: "RetractedCitation" })
 export type RetractedCitation = typeof RetractedCitation.Type
 
 /** A claim with at least one verified citation; its failed citations are listed as retracted. */
@@ -139,7 +142,7 @@ export const GroundedClaim = Schema.Struct({
   text: Schema.String,
   citations: Schema.NonEmptyArray(VerifiedAnswerCitation),
   retracted: Schema.Array(RetractedCitation)
-}).annotations({ ...strict, identifier: "GroundedClaim" })
+}).annotations({ identifier: "GroundedClaim" })
 export type GroundedClaim = typeof GroundedClaim.Type
 
 /** A claim that lost every citation: removed from the answer with its text, kept here for the audit. */
@@ -148,7 +151,7 @@ export const RemovedClaim = Schema.Struct({
   id: Schema.String,
   text: Schema.String,
   reasons: Schema.NonEmptyArray(RetractedCitation)
-}).annotations({ ...strict, identifier: "RemovedClaim" })
+}).annotations({ identifier: "RemovedClaim" })
 export type RemovedClaim = typeof RemovedClaim.Type
 
 export const AnswerSummary = Schema.Struct({
@@ -177,7 +180,7 @@ export const VerifiedAnswer = Schema.Struct({
   summary: AnswerSummary,
   proves: Schema.Literal("provenance-only"),
   semanticReview: Schema.Literal("not-performed")
-}).annotations({ ...strict, identifier: "VerifiedAnswer" })
+}).annotations({ identifier: "VerifiedAnswer" })
 export type VerifiedAnswer = typeof VerifiedAnswer.Type
 
 /** `answers.uncited` in pipeline.json: whether an uncited factual-looking sentence rejects the answer. */
