@@ -4,9 +4,7 @@ import * as Answer from "../src/answer/Answer.js"
 import * as Anthropic from "../src/answer/Anthropic.js"
 import { type BoundAnswer, limits } from "../src/answer/Records.js"
 import * as AnswerRender from "../src/answer/Render.js"
-import * as CaptureStore from "../src/CaptureStore.js"
-import type { PipelineConfig } from "../src/Config.js"
-import { decodeOptions, makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
+import { decodeOptions, makeCaptureRecord } from "../src/Domain.js"
 import {
   AnchorUnsupported,
   AnswerRejected,
@@ -22,22 +20,8 @@ import * as Manifest from "../src/Manifest.js"
 import * as Policy from "../src/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as Verifier from "../src/Verifier.js"
+import { config, emojiRecord } from "./answerSupport.js"
 import { accessedAt, INVENTORY, inventoryRecord, SALES, salesRecord } from "./support.js"
-
-/** Text beyond the BMP: every emoji is two UTF-16 code units but one code point. */
-export const EMOJI = "https://reports.northwind.test/emoji.txt" as SourceUrl
-export const emojiRecord = makeCaptureRecord({
-  source: EMOJI,
-  text: "Mood 😀😀 report.\nThe 🚲 fleet grew to 42 bikes in Q3.\nThe fleet grew to 42 bikes again.\n",
-  accessedAt,
-  contentType: "text/plain"
-})
-const OUTLOOK = "https://reports.northwind.test/q4-outlook.txt" as SourceUrl
-
-export const config = {
-  sources: [SALES, INVENTORY, EMOJI, OUTLOOK],
-  labels: ["unused"]
-} as unknown as PipelineConfig
 
 const layerFor = (options: Answer.AnswersOptions, records = [salesRecord, inventoryRecord, emojiRecord]) =>
   Answer.layer(options).pipe(
@@ -495,7 +479,3 @@ describe("answer renderings", () => {
     }))
 })
 
-// Used by the CLI tests: the run's records.
-export const answerRecords = [salesRecord, inventoryRecord, emojiRecord]
-export const storeLayer = (records = answerRecords) => MemoryStore.layer({ records }).pipe(Layer.orDie)
-export type { CaptureStore }

@@ -306,9 +306,14 @@ export class Parser {
     if (text !== "") body.push({ _tag: "Text", text })
 
     // Evidence against citations: each (claim, source) of the body needs exactly one evidence line.
-    const cited = new Map<string, number>() // "cX|n" -> line of the citation
+    // "cX|n" -> the first citation of it (a repeated claim id is reported once, as a duplicate).
+    const cited = new Map<string, { readonly claimId: string; readonly source: number; readonly line: number }>()
     for (const segment of body) {
-      if (segment._tag === "Cite") for (const n of segment.sources) cited.set(`${segment.claimId}|${n}`, segment.line)
+      if (segment._tag !== "Cite") continue
+      for (const n of segment.sources) {
+        const key = `${segment.claimId}|${n}`
+        if (!cited.has(key)) cited.set(key, { claimId: segment.claimId, source: n, line: segment.line })
+      }
     }
     const given = new Map<string, number>()
     for (const e of appendix?.evidence ?? []) {
@@ -321,13 +326,8 @@ export class Parser {
       given.set(key, e.line)
       if (!cited.has(key)) issues.push({ _tag: "Evi1UnusedEvidence", line: e.line, claimId: e.claimId, source: e.source })
     }
-    for (const segment of body) {
-      if (segment._tag !== "Cite") continue
-      for (const n of segment.sources) {
-        if (!given.has(`${segment.claimId}|${n}`)) {
-          issues.push({ _tag: "Evi1MissingEvidence", line: segment.line, claimId: segment.claimId, source: n })
-        }
-      }
+    for (const [key, c] of cited) {
+      if (!given.has(key)) issues.push({ _tag: "Evi1MissingEvidence", line: c.line, claimId: c.claimId, source: c.source })
     }
 
     if (Arr.isNonEmptyArray(issues)) return Either.left(new Evi1Invalid({ issues: sortIssues(issues) }))
