@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|capture|memory
+ *   --only verify|capture|memory|hostile
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
@@ -314,6 +314,69 @@ const benchMemory = async () => {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Hostile input: limits checked before expensive work
+// ---------------------------------------------------------------------------
+
+interface HostileRow {
+  readonly name: string
+  readonly bytes: number
+  readonly citegateMs: number
+  /** `JSON.parse` of the same text: the least any JSON reader must spend. */
+  readonly parseMs: number
+}
+
+/** Reports refused by a limit (`InvalidReport`): the cost is one linear pass plus `JSON.parse`, whatever the shape. */
+const benchHostile = async (): Promise<Array<HostileRow>> => {
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
+  try {
+    const source = "https://bench.example.com/hostile.txt" as SourceUrl
+    const record = makeCaptureRecord({ source, text: makeText(1, 4 * KiB), accessedAt, contentType: "text/plain" })
+    await Effect.runPromise(Effect.flatMap(CaptureStore.makeFileSystem({ directory }), (store) => store.write(record)))
+    const fact = (i: number) => ({
+      state: "cited", label: `fact_${i}`, source, captureSha256: record.sha256, snippet: record.text.slice(0, 60)
+    })
+    const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth)
+    const cases = [
+      // {"facts":[ …62 arrays… ]}: 64 levels, the deepest allowed, refused by the schema (not a fact).
+      { name: "nesting 64 deep (deepest allowed)", maxFacts: 100, text: `{"facts":[${nested(62)}]}` },
+      { name: "nesting 40,000 deep", maxFacts: 100, text: `{"facts":[${nested(40_000)}]}` },
+      { name: "maxFacts+1 = 101 facts", maxFacts: 100, text: JSON.stringify({ facts: Array.from({ length: 101 }, (_, i) => fact(i)) }) },
+      {
+        name: "maxFacts+1 = 10,001 facts",
+        maxFacts: 10_000,
+        text: JSON.stringify({ facts: Array.from({ length: 10_001 }, (_, i) => fact(i)) })
+      },
+      { name: "1,000,000 {} facts, maxFacts 100", maxFacts: 100, text: `{"facts":[${Array(1_000_000).fill("{}").join(",")}]}` }
+    ]
+    const rows: Array<HostileRow> = []
+    for (const c of smoke ? cases.slice(0, 3) : cases) {
+      const config = { sources: [source], labels: ["fact_0"], verify: { maxFacts: c.maxFacts } }
+      const context = await Effect.runPromise(Effect.scoped(Layer.build(Gate.layer({ runDirectory: directory, config }))))
+      const gate = Context.get(context, Gate.Gate)
+      const citegate = async () => {
+        const error = await Effect.runPromise(Effect.flip(gate.checkJson(c.text)))
+        if (error._tag !== "InvalidReport") throw new Error(`${c.name}: expected InvalidReport, got ${error._tag}`)
+      }
+      const raw = async () => void JSON.parse(c.text)
+      for (let i = 0; i < warmups; i++) {
+        await citegate()
+        await raw()
+      }
+      const citegateTimes: Array<number> = []
+      const parseTimes: Array<number> = []
+      for (let i = 0; i < runs; i++) {
+        citegateTimes.push(await time(citegate))
+        parseTimes.push(await time(raw))
+      }
+      rows.push({ name: c.name, bytes: c.text.length, citegateMs: median(citegateTimes), parseMs: median(parseTimes) })
+    }
+    return rows
+  } finally {
+    await fsp.rm(directory, { recursive: true, force: true })
+  }
+}
+
 const main = async () => {
   const rows: Array<Row> = []
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
@@ -327,6 +390,8 @@ const main = async () => {
       rows.push(...await benchCapture("200 x 16 KiB, concurrency 8", 200, 16 * KiB, 8))
     }
   }
+
+  const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
 
   const fmt = (x: number) => x.toFixed(1)
   const lines = [
@@ -342,12 +407,20 @@ const main = async () => {
         `(limit ${memory.limitMiB} MiB: ${memory.aboveBaselineMiB <= memory.limitMiB ? "met" : "MISSED"})`
     )
   }
+  if (hostile.length > 0) {
+    lines.push(
+      "",
+      "| hostile report (refused with InvalidReport) | bytes | citegate (ms) | JSON.parse alone (ms) |",
+      "|---|---:|---:|---:|",
+      ...hostile.map((r) => `| ${r.name} | ${r.bytes} | ${r.citegateMs.toFixed(2)} | ${r.parseMs.toFixed(2)} |`)
+    )
+  }
   process.stdout.write(lines.join("\n") + "\n")
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, hostile }, null, 2) + "\n"
   )
 }
 

@@ -10,38 +10,28 @@
  *    (`capture/AddressPolicy.ts`, `capture/Dispatcher.ts`).
  * 3. Response policy: 200 only, no redirects, `text/plain` UTF-8, identity
  *    encoding, unambiguous framing headers, a byte cap enforced while
- *    streaming, fatal UTF-8 decoding.
- * 4. One deadline by interruption over connect, headers and the whole body;
+ *    streaming (`capture/Response.ts`, `capture/Body.ts`), fatal UTF-8 decoding.
+ * 4. TLS: certificates always verified, against Node's bundled roots plus the
+ *    operator's CA file, whatever the environment says (`capture/Trust.ts`).
+ * 5. One deadline by interruption over connect, headers and the whole body;
  *    interruption aborts the socket.
- * 5. The record is written atomically and exclusively; a failed capture writes nothing.
+ * 6. The record is written atomically and exclusively; a failed capture writes nothing.
  *
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Clock, Context, Data, Duration, Effect, Either, Layer, Option, Stream } from "effect"
+import { Clock, Context, Data, Duration, Effect, Either, Layer } from "effect"
 import { CaptureStore } from "./CaptureStore.js"
 import { captureLimits } from "./Config.js"
+import { readBody } from "./capture/Body.js"
 import * as Dispatcher from "./capture/Dispatcher.js"
+import { checkResponse } from "./capture/Response.js"
+import { transportError } from "./capture/Transport.js"
+import * as Trust from "./capture/Trust.js"
 import * as UrlPolicy from "./capture/UrlPolicy.js"
 import { type CaptureRecord, captureFormat, type CaptureRef, type Rfc3339Utc, sha256Of, type SourceUrl } from "./Domain.js"
-import {
-  AddressRejected,
-  AmbiguousHeader,
-  type CaptureError,
-  ConnectionFailed,
-  InvalidBudget,
-  InvalidEncoding,
-  RedirectRejected,
-  Timeout,
-  TooLarge,
-  TruncatedBody,
-  UnexpectedStatus,
-  UnsupportedContentEncoding,
-  UnsupportedContentType
-} from "./Errors.js"
+import { type CaptureError, InvalidBudget, type InvalidCaFile, InvalidEncoding, Timeout } from "./Errors.js"
 import { version } from "./version.js"
 
 /**
@@ -99,12 +89,16 @@ export interface CaptureOptions {
   readonly maxBytes?: number | undefined
   /** Sources fetched at once by `captureAll`. */
   readonly concurrency?: number | undefined
-  /** Test mode: plain http to the literal host 127.0.0.1 only. Off unless passed. */
+  /** Test mode: http (and https) to the literal host 127.0.0.1 only. Off unless passed. */
   readonly allowLoopbackHttp?: boolean | undefined
   /** Host name resolution; defaults to the system resolver. */
   readonly resolver?: Dispatcher.Resolver | undefined
   /** Socket opening after the address check; replaceable only to inject network faults in tests. */
   readonly socketConnector?: Dispatcher.Connector | undefined
+  /** Extra CA certificates (PEM text) trusted besides Node's bundled roots, e.g. an operator's private CA. */
+  readonly ca?: string | ReadonlyArray<string> | undefined
+  /** A PEM file of extra CA certificates (`capture.caFile`), read when the stage starts. */
+  readonly caFile?: string | undefined
 }
 
 export interface Budgets {
@@ -126,42 +120,7 @@ export const validateBudgets = (options: Partial<Record<keyof Budgets, number | 
   }).pipe(Effect.map((entries) => Object.fromEntries(entries) as unknown as Budgets))
 
 /** `text/plain`, with no parameter but an optional `charset=utf-8` (case-insensitive, quoted allowed). */
-export const isPlainTextUtf8 = (contentType: string): boolean => {
-  const [mediaType, ...parameters] = contentType.split(";").map((part) => part.trim())
-  if (mediaType?.toLowerCase() !== "text/plain") return false
-  const nonEmpty = parameters.filter((p) => p !== "")
-  if (nonEmpty.length === 0) return true
-  if (nonEmpty.length > 1) return false
-  const match = /^charset\s*=\s*(?:"utf-8"|utf-8)$/i.exec(nonEmpty[0]!)
-  return match !== null
-}
-
-const headerValue = (response: HttpClientResponse.HttpClientResponse, name: string): string | null =>
-  Option.getOrNull(Option.fromNullable(response.headers[name]))
-
-/** Finds an error of the given class anywhere in a cause chain. */
-const findCause = <A>(error: unknown, isA: (u: unknown) => u is A): A | undefined => {
-  for (let current: unknown = error, depth = 0; current !== undefined && depth < 10; depth++) {
-    if (isA(current)) return current
-    current = typeof current === "object" && current !== null && "cause" in current ? current.cause : undefined
-  }
-  return undefined
-}
-
-const describeCause = (error: unknown): string => {
-  const messages: Array<string> = []
-  for (let current: unknown = error, depth = 0; current !== undefined && depth < 10; depth++) {
-    if (current instanceof Error) {
-      const code = "code" in current ? ` (${String(current.code)})` : ""
-      if (current.message !== "" && !messages.includes(current.message + code)) messages.push(current.message + code)
-    }
-    current = typeof current === "object" && current !== null && "cause" in current ? current.cause : undefined
-  }
-  return messages.join(": ") || "transport error"
-}
-
-const isAddressRefused = (u: unknown): u is Dispatcher.AddressRefusedError =>
-  u instanceof Dispatcher.AddressRefusedError
+export { isPlainTextUtf8 } from "./capture/Response.js"
 
 /**
  * @since 0.1.0
@@ -172,10 +131,12 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
   const store = yield* CaptureStore
   const allowLoopbackHttp = options.allowLoopbackHttp === true
   const approved = new Set(options.approved)
+  const ca = yield* Trust.loadExtraCa(options)
   const dispatcher = yield* Dispatcher.make({
     allowLoopbackHttp,
     resolver: options.resolver,
-    socketConnector: options.socketConnector
+    socketConnector: options.socketConnector,
+    ca
   })
   const client = NodeHttpClient.makeUndici(dispatcher).pipe(
     HttpClient.withTracerPropagation(false),
@@ -188,98 +149,11 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     "accept-encoding": "identity"
   }
 
-  const transportError = (source: SourceUrl) => (error: HttpClientError.HttpClientError | Error): CaptureError => {
-    const refused = findCause(error, isAddressRefused)
-    if (refused !== undefined) {
-      return new AddressRejected({ source, host: refused.host, address: refused.address, reason: refused.reason })
-    }
-    return new ConnectionFailed({ source, detail: describeCause(error) })
-  }
-
-  /** Checks status and headers; yields the content type and the declared length, if any. */
-  const checkResponse = (source: SourceUrl, response: HttpClientResponse.HttpClientResponse) =>
-    Effect.gen(function*() {
-      const status = response.status
-      if (status >= 300 && status < 400) {
-        return yield* new RedirectRejected({ source, status, location: headerValue(response, "location") })
-      }
-      if (status !== 200) return yield* new UnexpectedStatus({ source, status })
-      // A repeated header arrives joined with ", "; none of these legitimately contains a comma.
-      for (const name of ["content-type", "content-length", "content-encoding"]) {
-        const value = headerValue(response, name)
-        if (value !== null && value.includes(",")) return yield* new AmbiguousHeader({ source, header: name, value })
-      }
-      const encoding = headerValue(response, "content-encoding")
-      if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {
-        return yield* new UnsupportedContentEncoding({ source, contentEncoding: encoding })
-      }
-      const contentType = headerValue(response, "content-type")
-      if (contentType === null || !isPlainTextUtf8(contentType)) {
-        return yield* new UnsupportedContentType({ source, contentType })
-      }
-      const contentLength = headerValue(response, "content-length")
-      if (contentLength === null) return { contentType, declared: null }
-      if (!/^\d+$/.test(contentLength.trim())) {
-        return yield* new AmbiguousHeader({ source, header: "content-length", value: contentLength })
-      }
-      const declared = Number(contentLength.trim())
-      if (declared > budgets.maxBytes) {
-        return yield* new TooLarge({ source, maxBytes: budgets.maxBytes, declaredBytes: declared, receivedBytes: 0 })
-      }
-      return { contentType, declared }
-    })
-
-  /**
-   * Reads the body within the cap. With a Content-Length (already checked
-   * against the cap) the HTTP parser frames the body to exactly that length, so
-   * it is read whole; otherwise it is streamed and the request aborted as soon
-   * as the total passes the cap. Either way memory holds at most the cap plus
-   * one chunk.
-   */
-  const readBody = (
-    source: SourceUrl,
-    response: HttpClientResponse.HttpClientResponse,
-    declared: number | null
-  ): Effect.Effect<Buffer, CaptureError> => {
-    if (declared !== null) {
-      return response.arrayBuffer.pipe(
-        Effect.mapError((error) => {
-          const refused = transportError(source)(error)
-          return refused._tag === "ConnectionFailed"
-            ? new TruncatedBody({ source, expectedBytes: declared, receivedBytes: null })
-            : refused
-        }),
-        Effect.flatMap((buffer) =>
-          buffer.byteLength === declared
-            ? Effect.succeed(Buffer.from(buffer))
-            : Effect.fail(new TruncatedBody({ source, expectedBytes: declared, receivedBytes: buffer.byteLength }))
-        )
-      )
-    }
-    const chunks: Array<Uint8Array> = []
-    let received = 0
-    return Stream.runForEachChunk(response.stream, (chunk) => {
-      for (const piece of chunk) {
-        received += piece.byteLength
-        if (received > budgets.maxBytes) {
-          return Effect.fail(
-            new TooLarge({ source, maxBytes: budgets.maxBytes, declaredBytes: null, receivedBytes: received })
-          )
-        }
-        chunks.push(piece)
-      }
-      return Effect.void
-    }).pipe(
-      Effect.catchTag("ResponseError", (error) => Effect.fail(transportError(source)(error))),
-      Effect.map(() => Buffer.concat(chunks, received))
-    )
-  }
-
   const fetchBody = (source: SourceUrl) =>
     Effect.gen(function*() {
       const response = yield* client.get(source, { headers }).pipe(Effect.mapError(transportError(source)))
-      const { contentType, declared } = yield* checkResponse(source, response)
-      const body = yield* readBody(source, response, declared)
+      const { contentType, declared } = yield* checkResponse(source, response, budgets)
+      const body = yield* readBody(source, response, declared, budgets)
       return { contentType, body }
     }).pipe(
       Effect.scoped,
@@ -349,5 +223,5 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: CaptureOptions): Layer.Layer<Capture, InvalidBudget, CaptureStore> =>
+export const layer = (options: CaptureOptions): Layer.Layer<Capture, InvalidBudget | InvalidCaFile, CaptureStore> =>
   Layer.scoped(Capture, make(options))

@@ -157,7 +157,7 @@ export const makeFileSystem = Effect.fn("CaptureStore.makeFileSystem")(function*
     }
     const decoded = decodeRecord(value)
     if (decoded._tag === "Left") {
-      const detail = decoded.left.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
+      const detail = decoded.left.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
       return Either.left(corrupt(source, "not-a-v1-record", `not a ${captureFormat} record: ${detail}`))
     }
     const record = decoded.right

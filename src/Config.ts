@@ -37,7 +37,11 @@ export const maxFactsLimit = 10_000
 export const CaptureBudgets = Schema.Struct({
   timeoutMs: Schema.optional(intBetween(captureLimits.timeoutMs.min, captureLimits.timeoutMs.max)),
   maxBytes: Schema.optional(intBetween(captureLimits.maxBytes.min, captureLimits.maxBytes.max)),
-  concurrency: Schema.optional(intBetween(captureLimits.concurrency.min, captureLimits.concurrency.max))
+  concurrency: Schema.optional(intBetween(captureLimits.concurrency.min, captureLimits.concurrency.max)),
+  /** A PEM file of extra CA certificates to trust (a private CA); the CLI resolves it against pipeline.json's directory. */
+  caFile: Schema.optional(
+    Schema.String.pipe(Schema.filter((s) => (s.length >= 1 && s.length <= 4096) || "must be a path of 1 to 4096 characters"))
+  )
 }).annotations({ ...strict, identifier: "CaptureBudgets" })
 export type CaptureBudgets = typeof CaptureBudgets.Type
 
@@ -75,7 +79,7 @@ const decodeConfigJson = decodeJson(PipelineConfig)
  * @since 0.1.0
  */
 export const decode = (input: unknown): Effect.Effect<PipelineConfig, InvalidConfig> =>
-  Effect.mapError(decodeConfig(input), (issues) => new InvalidConfig({ issues }))
+  Effect.mapError(decodeConfig(input), (invalid) => new InvalidConfig(invalid))
 
 /**
  * Decode configuration JSON text (repeated and prototype keys rejected).
@@ -83,7 +87,7 @@ export const decode = (input: unknown): Effect.Effect<PipelineConfig, InvalidCon
  * @since 0.1.0
  */
 export const decodeText = (text: string): Effect.Effect<PipelineConfig, InvalidConfig> =>
-  Effect.mapError(decodeConfigJson(text), (issues) => new InvalidConfig({ issues }))
+  Effect.mapError(decodeConfigJson(text), (invalid) => new InvalidConfig(invalid))
 
 export const resolvedMaxFacts = (config: PipelineConfig): number => config.verify?.maxFacts ?? defaultMaxFacts
 export const resolvedMode = (config: PipelineConfig): Mode => config.verify?.mode ?? "reject"

@@ -16,9 +16,17 @@ export const decodeOptions = { errors: "all", onExcessProperty: "error" } as con
 
 const isBlank = (s: string) => !/\S/u.test(s)
 
-/** A string with at least one non-whitespace character. */
+/**
+ * A string with at least one non-whitespace character, in well-formed Unicode:
+ * no lone surrogate, which every rendering would show as U+FFFD and which
+ * could let a snippet match half of a character.
+ */
 export const NonBlankString = Schema.String.pipe(
-  Schema.filter((s) => !isBlank(s) || "must not be empty or blank", { identifier: "NonBlankString" })
+  Schema.filter(
+    (s) =>
+      isBlank(s) ? "must not be empty or blank" : s.isWellFormed() || "must be well-formed Unicode (no lone surrogates)",
+    { identifier: "NonBlankString" }
+  )
 )
 
 /** SHA-256 digest as 64 lowercase hex characters. */
@@ -90,7 +98,18 @@ export type Rfc3339Utc = typeof Rfc3339Utc.Type
 // Records are plain Structs rather than Classes: decoding thousands of them is a hot path, and a
 // class instance per record roughly doubles the decoding cost (docs/performance.md).
 
-/** A fact backed by an excerpt of one exact capture. */
+/**
+ * A fact backed by an excerpt of one exact capture.
+ *
+ * A verified span never splits a surrogate pair. The snippet is well-formed
+ * (NonBlankString) and so is the capture text (CaptureRecord), and the span is
+ * where the snippet's code units occur in the text. A well-formed snippet cannot
+ * begin with a low surrogate (nothing before it to pair with) nor end with a
+ * high surrogate (nothing after it), so the text's unit at `start` is not the
+ * low half of a pair and the unit before `end` is not the high half of one:
+ * both boundaries fall between characters. Each high surrogate inside the
+ * snippet is followed by its low one in the snippet, hence in the text too.
+ */
 export const CitedFact = Schema.Struct({
   state: Schema.Literal("cited"),
   label: Label,
@@ -117,11 +136,35 @@ export type Fact = typeof Fact.Type
 /** Default upper bound on the number of facts in one report. */
 export const defaultMaxFacts = 100
 
+const tooManyFactsMessage = (maxFacts: number, length: number) => `must hold at most ${maxFacts} facts, got ${length}`
+
+/**
+ * The fact limit, checked before any fact is decoded. In report JSON text, the
+ * structural pass refuses any array longer than `maxFacts` (`facts` is a
+ * report's only array) before `JSON.parse` builds its elements; for a value,
+ * one look at the length of an own `facts` array. Either way a million facts
+ * cost one linear pass, and one issue.
+ */
+export const factLimits = (maxFacts: number) => ({
+  maxArrayLength: maxFacts,
+  arrayTooLong: (path: ReadonlyArray<string | number>, length: number) =>
+    path.length === 1 && path[0] === "facts"
+      ? tooManyFactsMessage(maxFacts, length)
+      : `must hold at most ${maxFacts} elements (the fact limit), got ${length}`,
+  precheck: (input: unknown) => {
+    if (typeof input !== "object" || input === null) return undefined
+    const facts = Object.getOwnPropertyDescriptor(input, "facts")?.value
+    return Array.isArray(facts) && facts.length > maxFacts
+      ? { path: ["facts"], message: tooManyFactsMessage(maxFacts, facts.length) }
+      : undefined
+  }
+})
+
 /** The Report schema for a given fact limit. */
 export const makeReport = (maxFacts: number) =>
   Schema.Struct({
     facts: Schema.Array(Fact).pipe(
-      Schema.filter((facts) => facts.length <= maxFacts || `must hold at most ${maxFacts} facts, got ${facts.length}`)
+      Schema.filter((facts) => facts.length <= maxFacts || tooManyFactsMessage(maxFacts, facts.length))
     )
   }).annotations({ ...strict, identifier: "Report" })
 

@@ -24,8 +24,15 @@ export const formatPath = (path: ReadonlyArray<string | number>): string =>
     ? "(root)"
     : path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("")
 
-const formatIssues = (issues: ReadonlyArray<Issue>) =>
-  issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join("; ")
+const formatIssues = (issues: ReadonlyArray<Issue>, omitted: number | undefined) =>
+  issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join("; ") +
+  (omitted === undefined || omitted === 0 ? "" : `; and ${omitted} more issue${omitted === 1 ? "" : "s"} not listed`)
+
+/**
+ * Issues found beyond those listed: a hostile document can carry millions of them, so only the
+ * first few (20) are listed, each message cut, and the rest counted. Absent when all are listed.
+ */
+const Omitted = Schema.optional(Schema.NonNegativeInt)
 
 // ---------------------------------------------------------------------------
 // Capture store: reading
@@ -123,7 +130,8 @@ export const NotApprovedReason = Schema.Literal(
   "not-canonical",
   "scheme-not-allowed",
   "userinfo",
-  "fragment"
+  "fragment",
+  "host-not-allowed"
 )
 export type NotApprovedReason = typeof NotApprovedReason.Type
 
@@ -221,12 +229,13 @@ export type FactRejection = typeof FactRejection.Type
 // Verification: whole-report failures
 // ---------------------------------------------------------------------------
 
-/** The report is not a valid report: every schema issue, with its path. */
+/** The report is not a valid report: its schema issues with their paths (the first 20, the rest counted). */
 export class InvalidReport extends Schema.TaggedError<InvalidReport>()("InvalidReport", {
-  issues: Schema.NonEmptyArray(Issue)
+  issues: Schema.NonEmptyArray(Issue),
+  omitted: Omitted
 }) {
   override get message() {
-    return `The report is invalid: ${formatIssues(this.issues)}`
+    return `The report is invalid: ${formatIssues(this.issues, this.omitted)}`
   }
 }
 
@@ -289,10 +298,11 @@ export type VerifyError = typeof VerifyError.Type
 
 /** A configuration document (pipeline.json, Gate options) failed strict decoding. */
 export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", {
-  issues: Schema.NonEmptyArray(Issue)
+  issues: Schema.NonEmptyArray(Issue),
+  omitted: Omitted
 }) {
   override get message() {
-    return `The configuration is invalid: ${formatIssues(this.issues)}`
+    return `The configuration is invalid: ${formatIssues(this.issues, this.omitted)}`
   }
 }
 
@@ -433,6 +443,46 @@ export class InvalidBudget extends Schema.TaggedError<InvalidBudget>()("InvalidB
   }
 }
 
+/**
+ * The body is framed by a transfer coding other than `chunked` (e.g. `gzip, chunked`): the HTTP
+ * parser would hand over still-encoded bytes. Rejected, never decoded.
+ */
+export class UnsupportedTransferEncoding extends Schema.TaggedError<UnsupportedTransferEncoding>()(
+  "UnsupportedTransferEncoding",
+  { source: Schema.String, transferEncoding: Schema.String }
+) {
+  override get message() {
+    return `${this.source} sent Transfer-Encoding ${JSON.stringify(this.transferEncoding)}; only chunked (or no transfer coding) is captured`
+  }
+}
+
+/**
+ * The server's TLS certificate was not accepted: not issued by a trusted CA (the system's, or
+ * `capture.caFile` when set), expired, or not valid for the source's host name.
+ */
+export class CertificateRejected extends Schema.TaggedError<CertificateRejected>()("CertificateRejected", {
+  source: Schema.String,
+  host: Schema.String,
+  /** Node's verification code, e.g. `DEPTH_ZERO_SELF_SIGNED_CERT`, `ERR_TLS_CERT_ALTNAME_INVALID`. */
+  code: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The TLS certificate of ${this.host} for ${this.source} was rejected (${this.code}): ${this.detail}`
+  }
+}
+
+/** The CA certificates given by `capture.caFile` (or the `ca` option) cannot be used; nothing was fetched. */
+export class InvalidCaFile extends Schema.TaggedError<InvalidCaFile>()("InvalidCaFile", {
+  /** The file, or null when the certificates were passed directly as `ca`. */
+  path: Schema.NullOr(Schema.String),
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.path === null ? "The ca option" : `The CA file ${this.path}`} cannot be used: ${this.detail}`
+  }
+}
+
 /** Why capturing one source failed. */
 export const CaptureError = Schema.Union(
   NotApproved,
@@ -448,7 +498,9 @@ export const CaptureError = Schema.Union(
   Timeout,
   ConnectionFailed,
   CaptureExists,
-  CaptureWriteFailed
+  CaptureWriteFailed,
+  UnsupportedTransferEncoding,
+  CertificateRejected
 )
 export type CaptureError = typeof CaptureError.Type
 
@@ -551,10 +603,11 @@ export class UncitedSentence extends Schema.TaggedError<UncitedSentence>()("Unci
 
 /** The answer is not a valid answer (schema, or a numbered handle the manifest does not hold): every issue. */
 export class InvalidAnswer extends Schema.TaggedError<InvalidAnswer>()("InvalidAnswer", {
-  issues: Schema.NonEmptyArray(Issue)
+  issues: Schema.NonEmptyArray(Issue),
+  omitted: Omitted
 }) {
   override get message() {
-    return `The answer is invalid: ${formatIssues(this.issues)}`
+    return `The answer is invalid: ${formatIssues(this.issues, this.omitted)}`
   }
 }
 

@@ -63,7 +63,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
  * @since 0.1.0
  */
 export const decodeMap = (text: string): Effect.Effect<MigrationMap, InvalidConfig> =>
-  Effect.mapError(decodeMapJson(text), (issues) => new InvalidConfig({ issues }))
+  Effect.mapError(decodeMapJson(text), (invalid) => new InvalidConfig(invalid))
 
 /**
  * Migrate the approved legacy entries into the CaptureStore's (new) run.
@@ -93,13 +93,13 @@ export const migrate = Effect.fn("Migrate.migrate")(function*(options: {
       }
       const legacy = yield* Effect.mapError(
         decodeJson(Schema.Unknown)(text),
-        (issues) => reject("not-a-legacy-record", issues.map((i) => i.message).join("; "))
+        (invalid) => reject("not-a-legacy-record", invalid.issues.map((i) => i.message).join("; "))
       ).pipe(
         Effect.flatMap((value) =>
           Effect.mapError(
             decodeLegacy(value),
-            (issues) =>
-              reject("not-a-legacy-record", issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "))
+            (invalid) =>
+              reject("not-a-legacy-record", invalid.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "))
           )
         )
       )

@@ -13,6 +13,7 @@ import {
   type CaptureRecord,
   type CitedFact,
   type Evidence,
+  factLimits,
   makeReport,
   type Report,
   sha256Of,
@@ -154,8 +155,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   const store = yield* CaptureStore
   const policy = yield* Policy
   const reportSchema = makeReport(policy.maxFacts)
-  const decodeReport = decodeUnknown(reportSchema)
-  const decodeReportJson = decodeJson(reportSchema)
+  // The fact limit is checked before any fact is decoded (Domain.factLimits).
+  const decodeReport = decodeUnknown(reportSchema, factLimits(policy.maxFacts))
+  const decodeReportJson = decodeJson(reportSchema, factLimits(policy.maxFacts))
 
   const loadCapture = (source: SourceUrl): Effect.Effect<Either.Either<LoadedCapture, CaptureReadError>> =>
     store.read(source).pipe(
@@ -312,12 +314,12 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   })
 
   const check = Effect.fn("Verifier.check")(function*(input: unknown) {
-    const report = yield* Effect.mapError(decodeReport(input), (issues) => new InvalidReport({ issues }))
+    const report = yield* Effect.mapError(decodeReport(input), (invalid) => new InvalidReport(invalid))
     return yield* checkReport(report)
   })
 
   const checkJson = Effect.fn("Verifier.checkJson")(function*(text: string) {
-    const report = yield* Effect.mapError(decodeReportJson(text), (issues) => new InvalidReport({ issues }))
+    const report = yield* Effect.mapError(decodeReportJson(text), (invalid) => new InvalidReport(invalid))
     return yield* checkReport(report)
   })
 

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { helpFirst, withProgramName } from "../src/cli/Help.js"
+import * as Io from "../src/cli/Io.js"
 import { fixturePath, tempDirectory } from "./support.js"
 
 const bin = fixturePath("..", "bin", "run-pipeline.js")
@@ -147,4 +148,17 @@ describe("help helpers", () => {
   it("withProgramName prefixes subcommand usage lines only", () => {
     assert.strictEqual(withProgramName("run-pipeline", "$ verify --x\n$ run-pipeline\n a $ b"), "$ run-pipeline verify --x\n$ run-pipeline\n a $ b")
   })
+})
+
+describe("--out write failures", () => {
+  it.scoped("WriteFailed names the file asked for, never the temporary file", () =>
+    Effect.gen(function*() {
+      const work = yield* tempDirectory
+      const target = path.join(work, "no-such-directory", "report.html")
+      const error = yield* Effect.flip(Io.writeOutput(target, "<p>x</p>"))
+      assert.strictEqual(error._tag, "WriteFailed")
+      assert.strictEqual(error.path, target)
+      assert.include(error.detail, target)
+      assert.notInclude(error.detail, ".partial")
+    }))
 })

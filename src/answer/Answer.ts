@@ -193,7 +193,8 @@ export const resolveNumber = (
     : Either.left(`source ${n} (${entry.source}) has no usable capture in this run (${entry.reason._tag}); it cannot be cited`)
 }
 
-const decodeAnswerJson = decodeJson(Answer)
+// Arrays longer than the claim limit are refused by the structural JSON pass, before any decoding.
+const decodeAnswerJson = decodeJson(Answer, { maxArrayLength: limits.maxClaims })
 
 /**
  * Bind a decoded `citegate.answer/1` to this run: numbered citations get the
@@ -246,7 +247,7 @@ export const fromJson = (
     return Either.left(new InvalidAnswer({ issues: [{ path: [], message: `is longer than ${limits.maxChars} characters` }] }))
   }
   return Either.flatMap(
-    Either.mapLeft(decodeAnswerJson(text), (issues) => new InvalidAnswer({ issues })),
+    Either.mapLeft(decodeAnswerJson(text), (invalid) => new InvalidAnswer(invalid)),
     (answer) => bind(answer, manifest, options)
   )
 }

@@ -37,6 +37,8 @@ import { Either, ParseResult, Schema } from "effect"
 import * as Arr from "effect/Array"
 import { NonBlankString } from "../Domain.js"
 import { InvalidAnswer, type Issue, type StaleManifest } from "../Errors.js"
+import { boundMessage, boundSegment } from "../internal/bounded.js"
+import { maxIssues, plainDataIssue } from "../internal/decode.js"
 import * as StrictJson from "../internal/strictJson.js"
 import type { Manifest } from "../Manifest.js"
 import { checkManifest, resolveNumber, sentences } from "./Answer.js"
@@ -90,24 +92,34 @@ export type Response = typeof Response.Type
 
 const lenientDecode = Schema.decodeUnknownEither(Response, { errors: "all", onExcessProperty: "ignore" })
 
-const issuesOf = (error: ParseResult.ParseError): Arr.NonEmptyArray<Issue> => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-    path: issue.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
-    message: issue.message
+/** The first `maxIssues` issues, bounded in length, and how many more there were. */
+const invalidOf = (error: ParseResult.ParseError): InvalidAnswer => {
+  const all = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const issues = all.slice(0, maxIssues).map((issue) => ({
+    path: issue.path.map((p) => boundSegment(typeof p === "symbol" ? String(p) : p)),
+    message: boundMessage(issue.message)
   }))
-  return Arr.isNonEmptyArray(issues) ? issues : [{ path: [], message: "invalid" }]
+  return Arr.isNonEmptyArray(issues)
+    ? new InvalidAnswer({ issues, ...(all.length > issues.length ? { omitted: all.length - issues.length } : {}) })
+    : new InvalidAnswer({ issues: [{ path: [], message: "invalid" }] })
 }
 
-/** Decode a parsed Messages API response (vendor keys citegate does not read are ignored). */
-export const decodeResponse = (input: unknown): Either.Either<Response, InvalidAnswer> =>
-  Either.mapLeft(lenientDecode(input), (error) => new InvalidAnswer({ issues: issuesOf(error) }))
+/**
+ * Decode a parsed Messages API response (vendor keys citegate does not read
+ * are ignored). The value must be plain JSON data (what `decodeResponseJson` parses).
+ */
+export const decodeResponse = (input: unknown): Either.Either<Response, InvalidAnswer> => {
+  const notPlain = plainDataIssue(input)
+  if (notPlain !== undefined) return Either.left(new InvalidAnswer({ issues: [notPlain] }))
+  return Either.mapLeft(lenientDecode(input), invalidOf)
+}
 
 /** Decode response JSON text: size limit, strict JSON (no repeated or prototype keys), then `decodeResponse`. */
 export const decodeResponseJson = (text: string): Either.Either<Response, InvalidAnswer> => {
   if (text.length > limits.maxChars) {
     return Either.left(new InvalidAnswer({ issues: [{ path: [], message: `is longer than ${limits.maxChars} characters` }] }))
   }
-  const parsed = StrictJson.parse(text)
+  const parsed = StrictJson.parse(text, { maxArrayLength: limits.maxClaims })
   return parsed._tag === "Left" ? Either.left(new InvalidAnswer({ issues: [parsed.issue] })) : decodeResponse(parsed.value)
 }
 

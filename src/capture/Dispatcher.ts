@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import * as dns from "node:dns/promises"
 import { isIP } from "node:net"
 import { addressProblem } from "./AddressPolicy.js"
+import { certificateErrorCodes, secureContext } from "./Trust.js"
 
 export interface ResolvedAddress {
   readonly address: string
@@ -29,17 +30,46 @@ export class AddressRefusedError extends Error {
   }
 }
 
+/** Raised inside the connector when the server's certificate fails verification; mapped to `CertificateRejected`. */
+export class CertificateRefusedError extends Error {
+  constructor(readonly host: string, readonly code: string, detail: string, options?: { readonly cause?: unknown }) {
+    super(detail, options)
+    this.name = "CertificateRefusedError"
+  }
+}
+
 export type Connector = Undici.buildConnector.connector
 
+/**
+ * undici's connector with certificate verification forced on and the trust
+ * anchors given explicitly (see Trust.ts): nothing in the environment turns
+ * either off or widens them.
+ */
+export const verifyingConnector = (extraCa: ReadonlyArray<string>): Connector => {
+  // Built on first use: the secure context parses every bundled root (tens of milliseconds).
+  let tlsConnector: Connector | undefined
+  let plainConnector: Connector | undefined
+  return (options, callback) => {
+    if (options.protocol === "https:") {
+      tlsConnector ??= Undici.buildConnector({ rejectUnauthorized: true, secureContext: secureContext(extraCa) })
+      return tlsConnector(options, callback)
+    }
+    plainConnector ??= Undici.buildConnector({})
+    return plainConnector(options, callback)
+  }
+}
+
 export interface DispatcherOptions {
-  /** Test mode: only 127.0.0.1 may be reached. */
+  /** Test mode: only the address 127.0.0.1 may be reached (the URL policy also requires it as the literal host). */
   readonly allowLoopbackHttp: boolean
   readonly resolver?: Resolver | undefined
   /**
    * Opens the socket once the address is checked; defaults to undici's own
-   * connector. Replaceable only to inject network faults in tests.
+   * connector with verification forced on. Replaceable only to inject network faults in tests.
    */
   readonly socketConnector?: Connector | undefined
+  /** Extra CA certificates (PEM) trusted besides Node's bundled roots. */
+  readonly ca?: ReadonlyArray<string> | undefined
 }
 
 const unbracket = (hostname: string) =>
@@ -48,7 +78,7 @@ const unbracket = (hostname: string) =>
 /** A connector that refuses any disallowed address before a socket exists. */
 export const guardedConnector = (options: DispatcherOptions): Connector => {
   const resolver = options.resolver ?? systemResolver
-  const connectSocket = options.socketConnector ?? Undici.buildConnector({})
+  const connectSocket = options.socketConnector ?? verifyingConnector(options.ca ?? [])
   return (connectOptions, callback) => {
     const host = unbracket(connectOptions.hostname)
     const family = isIP(host)
@@ -70,7 +100,15 @@ export const guardedConnector = (options: DispatcherOptions): Connector => {
             // `host` keeps the name for TLS SNI and certificate checks; the socket goes to the checked address.
             host: connectOptions.host ?? connectOptions.hostname,
             hostname: address
-          }, callback),
+          }, (...args) => {
+            const error = args[0]
+            if (error === null) return callback(...args)
+            const code = "code" in error ? String(error.code) : ""
+            return callback(
+              certificateErrorCodes.has(code) ? new CertificateRefusedError(host, code, error.message, { cause: error }) : error,
+              null
+            )
+          }),
         (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null)
       )
   }

@@ -1,15 +1,16 @@
 /**
  * Which URL strings the capture stage may fetch, decided before any DNS lookup
  * or socket: an exact member of the operator's approved set, exactly its own
- * canonical form, https (plain http only in test mode, and then only to the
- * literal host 127.0.0.1), without userinfo or fragment in any form.
+ * canonical form, https (plain http only in test mode), without userinfo or
+ * fragment in any form. Test mode reaches only the literal host 127.0.0.1,
+ * whatever the scheme.
  */
 import { type SourceUrl, urlProblem } from "../Domain.js"
 import { NotApproved } from "../Errors.js"
 
 export interface UrlPolicyOptions {
   readonly approved: ReadonlySet<string>
-  /** Test mode: plain http, only to the literal host 127.0.0.1. Off unless passed. */
+  /** Test mode: http or https, only to the literal host 127.0.0.1. Off unless passed. */
   readonly allowLoopbackHttp: boolean
 }
 
@@ -35,6 +36,15 @@ export const check = (source: string, options: UrlPolicyOptions): SourceUrl | No
         detail: "in test mode plain http may only reach the literal host 127.0.0.1"
       })
     }
+  }
+  // Test mode reaches the literal host 127.0.0.1 only, over https too: a name is never resolved there,
+  // so no DNS answer (or injected resolver) can steer a test-mode capture anywhere.
+  if (options.allowLoopbackHttp && url.hostname !== "127.0.0.1") {
+    return new NotApproved({
+      source,
+      reason: "host-not-allowed",
+      detail: "in test mode only the literal host 127.0.0.1 may be reached"
+    })
   }
   return source as SourceUrl
 }

@@ -41,6 +41,24 @@ export class TestModeRequired extends Schema.TaggedError<TestModeRequired>()("Te
   }
 }
 
+export const OutputRefusedReason = Schema.Literal("inside-run-directory", "is-an-input", "exists")
+export type OutputRefusedReason = typeof OutputRefusedReason.Type
+
+/**
+ * `--out` names a place the rendering must not go: inside the run directory (evidence), the same
+ * file as an input (the configuration or the report), or an existing file without `--force`.
+ * Nothing was written.
+ */
+export class OutputRefused extends Schema.TaggedError<OutputRefused>()("OutputRefused", {
+  path: Schema.String,
+  reason: OutputRefusedReason,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Refusing to write the rendering to ${this.path}: ${this.detail}`
+  }
+}
+
 /** Ends the command with an exit code once its output and errors have been written. */
 export class CliExit extends Data.TaggedError("CliExit")<{ readonly code: 1 | 2 }> {}
 

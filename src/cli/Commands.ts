@@ -1,15 +1,18 @@
 /**
  * The `run-pipeline` commands. Errors and progress go to stderr; renderings to
  * stdout or `--out`. Exit codes: 0 success, 1 domain failure (rejected report,
- * no evidence, failed capture or migration), 2 usage or configuration error.
+ * no evidence, failed capture or migration), 2 usage or configuration error;
+ * main.ts adds 70 (internal error) and 130 / 143 (SIGINT / SIGTERM).
  */
 import { Command, CommandDescriptor as Descriptor, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Either, Layer, Option, Schema } from "effect"
+import * as path from "node:path"
 import * as Answer from "../answer/Answer.js"
 import * as Anthropic from "../answer/Anthropic.js"
 import * as Evi1 from "../answer/Evi1.js"
 import * as AnswerRender from "../answer/Render.js"
 import * as Capture from "../Capture.js"
+import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../CaptureStore.js"
 import * as Config from "../Config.js"
 import type { BoundAnswer } from "../answer/Records.js"
@@ -62,10 +65,32 @@ const choiceOption = <const C extends ReadonlyArray<string>>(
 const formatOption = choiceOption("format", Render.formats, "text", `Output format: ${Render.formats.join(" | ")}`)
 const outOption = Options.file("out").pipe(
   Options.optional,
-  Options.withDescription("Write the rendering to this file (atomically) instead of stdout")
+  Options.withDescription("Write the rendering to this file (atomically) instead of stdout; never inside the run directory or over an input")
 )
+const forceOption = Options.boolean("force").pipe(
+  Options.withDescription("Let --out replace an existing file (never a capture, the config or the report)")
+)
+
+/** Refuses, before anything is read, fetched or written, an --out that would destroy evidence or input. */
+const checkOut = (args: {
+  readonly out: Option.Option<string>
+  readonly force: boolean
+  readonly runDir: string
+  readonly config: string
+  readonly report: string
+}) =>
+  Option.match(args.out, {
+    onNone: () => Effect.void,
+    onSome: (out) =>
+      orUsageError(Io.checkOutput({
+        out,
+        runDirectory: args.runDir,
+        inputs: [{ path: args.config, what: "configuration" }, { path: args.report, what: "report" }],
+        force: args.force
+      }))
+  })
 const loopbackOption = Options.boolean("allow-loopback-http").pipe(
-  Options.withDescription("Test mode: plain http to the literal host 127.0.0.1 only, and no other address. Off unless given")
+  Options.withDescription("Test mode: http (or https) to the literal host 127.0.0.1 only, and no other address. Off unless given")
 )
 
 /** The sources a capture would refuse without test mode: named here, before anything is created. */
@@ -120,6 +145,7 @@ const captureJson = (results: ReadonlyArray<Capture.CaptureResult>): string =>
 /** Captures every approved source into a new run directory; returns whether all succeeded. */
 const captureInto = (
   config: Config.PipelineConfig,
+  configFile: string,
   runDirectory: string,
   allowLoopbackHttp: boolean,
   table: (text: string) => Effect.Effect<void>,
@@ -128,8 +154,14 @@ const captureInto = (
   Effect.gen(function*() {
     const plainHttp = needsLoopbackFlag(config, allowLoopbackHttp)
     if (plainHttp.length > 0) yield* orUsageError(Effect.fail(new TestModeRequired({ sources: plainHttp })))
+    // A relative caFile names a file beside pipeline.json, wherever the command is run from. It is read
+    // (and checked) before the run directory exists, so a bad one leaves nothing behind.
+    const { caFile, ...budgets } = config.capture ?? {}
+    const ca = yield* orUsageError(
+      Trust.loadExtraCa({ caFile: caFile === undefined ? undefined : path.resolve(path.dirname(configFile), caFile) })
+    )
     yield* orUsageError(Io.createRunDirectory(runDirectory))
-    const captureLayer = Capture.layer({ approved: config.sources, allowLoopbackHttp, ...config.capture }).pipe(
+    const captureLayer = Capture.layer({ approved: config.sources, allowLoopbackHttp, ...budgets, ca }).pipe(
       Layer.provide(CaptureStore.layerFileSystem({ directory: runDirectory }))
     )
     const results = yield* Effect.flatMap(
@@ -151,6 +183,7 @@ const verifyAndRender = (options: {
   readonly mode: Option.Option<"reject" | "drop">
   readonly format: Render.Format
   readonly out: Option.Option<string>
+  readonly force: boolean
 }) =>
   Effect.gen(function*() {
     const text = options.reportText
@@ -164,7 +197,7 @@ const verifyAndRender = (options: {
     const output = Render.render(options.format, rendering)
     yield* Option.match(options.out, {
       onNone: () => Io.stdout(output),
-      onSome: (file) => orUsageError(Io.writeOutput(file, output))
+      onSome: (file) => orUsageError(Io.writeOutput(file, output, { overwrite: options.force }))
     })
     const summary = Either.match(outcome, {
       onLeft: (error) => `verify: REJECTED (${error._tag})`,
@@ -189,7 +222,7 @@ const capture = Command.make(
   (args) =>
     Effect.gen(function*() {
       const config = yield* orUsageError(loadConfig(args.config))
-      const allCaptured = yield* captureInto(config, args.runDir, args.allowLoopbackHttp, Io.stdout, args.format)
+      const allCaptured = yield* captureInto(config, args.config, args.runDir, args.allowLoopbackHttp, Io.stdout, args.format)
       yield* exitWith(allCaptured ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("Capture every approved source into a NEW run directory.")))
@@ -202,10 +235,12 @@ const verify = Command.make(
     report: reportOption,
     mode: modeOption,
     format: formatOption,
-    out: outOption
+    out: outOption,
+    force: forceOption
   },
   (args) =>
     Effect.gen(function*() {
+      yield* checkOut(args)
       const config = yield* orUsageError(loadConfig(args.config))
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))
       const code = yield* verifyAndRender({ ...args, config, reportText, runDirectory: args.runDir })
@@ -222,14 +257,16 @@ const run = Command.make(
     allowLoopbackHttp: loopbackOption,
     mode: modeOption,
     format: formatOption,
-    out: outOption
+    out: outOption,
+    force: forceOption
   },
   (args) =>
     Effect.gen(function*() {
+      yield* checkOut(args)
       const config = yield* orUsageError(loadConfig(args.config))
       // The report must be readable before anything is fetched.
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))
-      const allCaptured = yield* captureInto(config, args.runDir, args.allowLoopbackHttp, Io.stderr)
+      const allCaptured = yield* captureInto(config, args.config, args.runDir, args.allowLoopbackHttp, Io.stderr)
       const code = yield* verifyAndRender({ ...args, config, reportText, runDirectory: args.runDir })
       yield* exitWith(allCaptured && code === 0 ? 0 : 1)
     })

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { errorCode, errorText } from "../internal/safeRead.js"
-import { FileUnreadable, RunDirectoryExists, WriteFailed } from "./CliError.js"
+import { FileUnreadable, OutputRefused, RunDirectoryExists, WriteFailed } from "./CliError.js"
 
 const maxInputBytes = 64 * 1024 * 1024
 
@@ -39,8 +39,12 @@ export const createRunDirectory = (directory: string) =>
         : new WriteFailed({ path: directory, detail: errorText(error) })
   })
 
-/** Writes an output file atomically: a complete file appears under the name, or nothing does. */
-export const writeOutput = (file: string, text: string) => {
+/**
+ * Writes an output file atomically: a complete file appears under the name, or nothing does. An
+ * existing name is left alone (`OutputRefused`) unless `overwrite`; the check is the link itself,
+ * so nothing created in the meantime is replaced either.
+ */
+export const writeOutput = (file: string, text: string, options?: { readonly overwrite?: boolean | undefined }) => {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.partial`)
   return Effect.tryPromise({
     try: async () => {
@@ -51,8 +55,84 @@ export const writeOutput = (file: string, text: string) => {
       } finally {
         await handle.close()
       }
-      await fsp.rename(temp, file)
+      if (options?.overwrite === true) return fsp.rename(temp, file)
+      return fsp.link(temp, file).then(() => fsp.unlink(temp))
     },
-    catch: (error) => new WriteFailed({ path: file, detail: errorText(error) })
-  }).pipe(Effect.tapError(() => Effect.promise(() => fsp.rm(temp, { force: true }))))
+    catch: (error) =>
+      errorCode(error) === "EEXIST"
+        ? new OutputRefused({ path: file, reason: "exists", detail: "the file exists; pass --force to replace it" })
+        // The temporary name is an implementation detail: the operator asked for `file`.
+        : new WriteFailed({ path: file, detail: errorText(error).split(temp).join(file) })
+  }).pipe(Effect.ensuring(Effect.promise(() => fsp.rm(temp, { force: true }))))
 }
+
+const exists = (file: string) =>
+  fsp.lstat(file).then(
+    (st) => st,
+    (error) => {
+      if (errorCode(error) === "ENOENT") return undefined
+      throw error
+    }
+  )
+
+/** The real path of a name that may not exist yet: its parent's real path plus its own name. */
+const realName = async (file: string): Promise<string> => {
+  const absolute = path.resolve(file)
+  try {
+    return await fsp.realpath(absolute)
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error
+    const parent = path.dirname(absolute)
+    return parent === absolute ? absolute : path.join(await realName(parent), path.basename(absolute))
+  }
+}
+
+const isWithin = (directory: string, file: string) => {
+  const relative = path.relative(directory, file)
+  return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+}
+
+/**
+ * Checks, before anything is read, fetched or written, that `--out` cannot destroy evidence or
+ * input: it must not lie inside the run directory (real paths: symlinked directories and `..`
+ * resolved), must not be the same file as an input (by real path and by device and inode), and
+ * must not exist unless `force`.
+ */
+export const checkOutput = (options: {
+  readonly out: string
+  readonly runDirectory: string
+  readonly inputs: ReadonlyArray<{ readonly path: string; readonly what: string }>
+  readonly force: boolean
+}) =>
+  Effect.tryPromise({
+    try: async (): Promise<OutputRefused | undefined> => {
+      const { out } = options
+      const refused = (reason: OutputRefused["reason"], detail: string) => new OutputRefused({ path: out, reason, detail })
+      // The name itself (a symlink is replaced by the rename, not followed) and, if it is a link, where it leads.
+      const parent = path.dirname(path.resolve(out))
+      const named = path.join(await realName(parent), path.basename(path.resolve(out)))
+      const existing = await exists(named)
+      const target = existing === undefined ? named : await fsp.realpath(named).catch(() => named)
+      const runDirectory = await realName(options.runDirectory)
+      if (isWithin(runDirectory, named) || isWithin(runDirectory, target)) {
+        return refused("inside-run-directory", `it is inside the run directory ${runDirectory}; captures are never overwritten`)
+      }
+      const parentStat = await fsp.stat(parent).catch(() => undefined)
+      if (parentStat === undefined || !parentStat.isDirectory()) throw new Error(`the directory ${parent} does not exist`)
+      const outStat = existing === undefined ? undefined : await fsp.stat(named).catch(() => undefined)
+      for (const input of options.inputs) {
+        const inputReal = await fsp.realpath(input.path).catch(() => path.resolve(input.path))
+        const inputStat = await fsp.stat(input.path).catch(() => undefined)
+        const sameInode = outStat !== undefined && inputStat !== undefined &&
+          outStat.dev === inputStat.dev && outStat.ino === inputStat.ino
+        if (inputReal === named || inputReal === target || sameInode) {
+          return refused("is-an-input", `it is the ${input.what} ${input.path}`)
+        }
+      }
+      if (existing !== undefined && !options.force) {
+        return refused("exists", "the file exists; pass --force to replace it")
+      }
+      return undefined
+    },
+    catch: (error) => new WriteFailed({ path: options.out, detail: errorText(error) })
+  }).pipe(Effect.flatMap((refusal) => (refusal === undefined ? Effect.void : Effect.fail(refusal))))

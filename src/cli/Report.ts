@@ -1,11 +1,11 @@
 /** How the command line reports progress, capture results and usage errors (always text, on stderr unless noted). */
 import { Either, Match } from "effect"
 import type { CaptureEvent, CaptureResult } from "../Capture.js"
-import type { InvalidBudget, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
+import type { InvalidBudget, InvalidCaFile, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
 import * as Describe from "../render/Describe.js"
 import { terminal } from "../render/Escape.js"
 import * as Text from "../render/Text.js"
-import type { FileUnreadable, RunDirectoryExists, TestModeRequired, WriteFailed } from "./CliError.js"
+import type { FileUnreadable, OutputRefused, RunDirectoryExists, TestModeRequired, WriteFailed } from "./CliError.js"
 
 export type UsageError =
   | FileUnreadable
@@ -15,6 +15,8 @@ export type UsageError =
   | InvalidRunDirectory
   | InvalidBudget
   | TestModeRequired
+  | InvalidCaFile
+  | OutputRefused
 
 export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
@@ -24,7 +26,9 @@ export const usageError = (error: UsageError): string =>
     RunDirectoryExists: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     WriteFailed: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     InvalidBudget: (e) => `${e._tag}: ${terminal(e.message)}\n`,
-    TestModeRequired: (e) => `${e._tag}: ${terminal(e.message)}\n`
+  TestModeRequired: (e) => `${e._tag}: ${terminal(e.message)}\n`,
+    InvalidCaFile: (e) => `${e._tag}: ${terminal(e.message)}\n`,
+    OutputRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`
   })
 
 export const progress = (event: CaptureEvent): string =>

@@ -1,13 +1,19 @@
 /**
  * The `run-pipeline` entry point: runs the command at the edge and turns its
- * result into the process exit code.
+ * result into the process exit code (see Exit.ts): 0, 1, 2 from the command,
+ * 70 for a defect, 130 / 143 for SIGINT / SIGTERM.
+ *
+ * Signals are handled here rather than by NodeRuntime.runMain, which interrupts
+ * on either signal but cannot say which one arrived. The first signal
+ * interrupts the program (finalizers run: sockets are closed, temporary files
+ * removed); a second one ends the process at once.
  */
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Effect } from "effect"
 import { version } from "../version.js"
 import { command, commandNames } from "./Commands.js"
+import * as CliExit from "./Exit.js"
 import { helpFirst, withHelpConsole } from "./Help.js"
 import * as Io from "./Io.js"
 
@@ -15,18 +21,37 @@ const cli = Command.run(command, { name: "run-pipeline", version })
 
 const program = Effect.suspend(() => cli(helpFirst(process.argv, commandNames))).pipe(
   withHelpConsole("run-pipeline"),
-  Effect.as(0),
+  Effect.as(CliExit.exitCodes.success as number),
   Effect.catchAll((error) => {
-    if (ValidationError.isValidationError(error)) return Effect.succeed(2)
-    return Effect.succeed(error.code)
+    if (ValidationError.isValidationError(error)) return Effect.succeed(CliExit.exitCodes.usage as number)
+    return Effect.succeed(error.code as number)
   }),
   Effect.catchAllDefect((defect) =>
-    Effect.as(Io.stderr(`run-pipeline: internal error: ${Cause.pretty(Cause.die(defect))}\n`), 1)
+    Effect.as(
+      Io.stderr(`run-pipeline: internal error: ${Cause.pretty(Cause.die(defect))}\n`),
+      CliExit.exitCodes.internal as number
+    )
   ),
   Effect.provide(NodeContext.layer)
 )
 
-NodeRuntime.runMain(program, {
-  disableErrorReporting: true,
-  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) ? (exit.value as number) : 1)
+const fiber = Effect.runFork(program)
+// The fiber may wait on nothing Node counts as pending work (an Effect-level deferred); keep the loop alive.
+const keepAlive = setInterval(() => undefined, 2 ** 31 - 1)
+let received: CliExit.Signal | undefined
+
+const onSignal = (signal: CliExit.Signal) => {
+  if (received !== undefined) process.exit(CliExit.signalExitCode(received))
+  received = signal
+  fiber.unsafeInterruptAsFork(fiber.id())
+}
+for (const signal of Object.keys(CliExit.signals) as Array<CliExit.Signal>) process.on(signal, () => onSignal(signal))
+
+fiber.addObserver((exit) => {
+  clearInterval(keepAlive)
+  const { code, message } = CliExit.outcome(exit, received)
+  if (message !== undefined) process.stderr.write(message)
+  // Success ends naturally once output is flushed; anything else ends now, whatever is still open.
+  if (code === 0) process.exitCode = 0
+  else process.exit(code)
 })

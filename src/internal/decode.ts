@@ -1,29 +1,160 @@
 import { Either, ParseResult, Schema } from "effect"
 import * as Arr from "effect/Array"
+import { types } from "node:util"
 import { decodeOptions } from "../Domain.js"
 import type { Issue } from "../Errors.js"
+import { boundMessage, boundSegment } from "./bounded.js"
 import * as StrictJson from "./strictJson.js"
 
-const toIssues = (error: ParseResult.ParseError): Arr.NonEmptyReadonlyArray<Issue> => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-    path: issue.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
-    message: issue.message
+/** Most issues an `InvalidReport` or `InvalidConfig` lists; the rest are only counted (`omitted`). */
+export const maxIssues = 20
+
+/** Why a document did not decode: the first `maxIssues` issues, and how many more there were. */
+export interface Invalid {
+  readonly issues: Arr.NonEmptyReadonlyArray<Issue>
+  /** Issues found but not listed; absent when every issue is listed. */
+  readonly omitted?: number
+}
+
+const invalid = (issues: Arr.NonEmptyReadonlyArray<Issue>, total: number = issues.length): Invalid =>
+  total > issues.length ? { issues, omitted: total - issues.length } : { issues }
+
+/** A check run before the Schema, on a value not yet known to be plain data: it must not assume anything. */
+export type Precheck = (input: unknown) => Issue | undefined
+
+/** Size limits of one kind of document, checked before the expensive work. */
+export interface Limits extends StrictJson.Options {
+  readonly precheck?: Precheck
+}
+
+const toInvalid = (error: ParseResult.ParseError): Invalid => {
+  // The value is plain data at most `maxDepth` deep (checked first), so formatting recurses a bounded
+  // depth and runs no code of the caller's (Schema's formatter calls a custom `toString`).
+  const all = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const issues = all.slice(0, maxIssues).map((issue) => ({
+    path: issue.path.map((p) => boundSegment(typeof p === "symbol" ? String(p) : p)),
+    message: boundMessage(issue.message)
   }))
-  return Arr.isNonEmptyReadonlyArray(issues) ? issues : [{ path: [], message: "invalid" }]
+  return Arr.isNonEmptyReadonlyArray(issues) ? invalid(issues, all.length) : { issues: [{ path: [], message: "invalid" }] }
 }
 
-/** Strict decode (unknown keys rejected, all issues collected) to a list of issues with paths. */
-export const decodeUnknown = <A, I>(schema: Schema.Schema<A, I, never>) => {
+/** How a value is not plain JSON data, or `undefined` for a plain array or object. */
+const containerProblem = (value: object): string | undefined => {
+  if (types.isProxy(value)) return "must be plain JSON data, not a Proxy"
+  const proto = Object.getPrototypeOf(value)
+  if (Array.isArray(value)) return proto === Array.prototype ? undefined : "must be a plain array"
+  if (proto !== Object.prototype && proto !== null) {
+    return "must be a plain object (its prototype is not Object.prototype: inherited keys do not count)"
+  }
+  if (Object.getOwnPropertySymbols(value).length > 0) return "must be plain JSON data, not an object with symbol keys"
+  return undefined
+}
+
+/**
+ * The first way `input` is not plain JSON data at most `maxDepth` deep: a
+ * non-plain prototype (so no inherited key can stand in for an own one), an
+ * accessor property (no getter runs while decoding), a Proxy, a function, a
+ * symbol or bigint. Iterative, with parent pointers for the path: a value
+ * nested a million deep (or cyclic) costs `maxDepth` steps down one branch.
+ */
+export const plainDataIssue = (input: unknown): Issue | undefined => {
+  interface Node {
+    readonly value: unknown
+    readonly depth: number
+    readonly parent: Node | undefined
+    readonly segment: string | number
+  }
+  const pathOf = (node: Node): Array<string | number> => {
+    const path: Array<string | number> = []
+    for (let n: Node = node; n.parent !== undefined; n = n.parent) path.push(boundSegment(n.segment))
+    return path.reverse()
+  }
+  const pending: Array<Node> = [{ value: input, depth: 0, parent: undefined, segment: "" }]
+  let node: Node | undefined
+  try {
+    while ((node = pending.pop()) !== undefined) {
+      const value = node.value
+      if (value === null || value === undefined) continue
+      const type = typeof value
+      if (type === "string" || type === "number" || type === "boolean") continue
+      if (type !== "object") return { path: pathOf(node), message: `must be plain JSON data, not a ${type}` }
+      const container = value as object
+      const current = node
+      if (node.depth === StrictJson.maxDepth) return { path: pathOf(node), message: StrictJson.depthMessage }
+      const problem = containerProblem(container)
+      if (problem !== undefined) return { path: pathOf(node), message: problem }
+      const visit = (key: string | number): Issue | undefined => {
+        const descriptor = Object.getOwnPropertyDescriptor(container, key)
+        const child: Node = { value: descriptor?.value, depth: current.depth + 1, parent: current, segment: key }
+        if (descriptor === undefined) return { path: pathOf(child), message: "must be plain JSON data, not a hole" }
+        if (!("value" in descriptor)) return { path: pathOf(child), message: "must be plain JSON data, not a getter" }
+        if (!descriptor.enumerable) {
+          return { path: pathOf(child), message: "must be plain JSON data, not a non-enumerable property" }
+        }
+        pending.push(child)
+        return undefined
+      }
+      if (Array.isArray(container)) {
+        for (let i = 0; i < container.length; i++) {
+          const issue = visit(i)
+          if (issue !== undefined) return issue
+        }
+      } else {
+        for (const key of Object.getOwnPropertyNames(container)) {
+          const issue = visit(key)
+          if (issue !== undefined) return issue
+        }
+      }
+    }
+  } catch {
+    // A revoked Proxy or the like: whatever it is, it is not plain data.
+    return { path: node === undefined ? [] : pathOf(node), message: "must be plain JSON data" }
+  }
+  return undefined
+}
+
+const runPrecheck = (precheck: Precheck | undefined, input: unknown): Issue | undefined => {
+  if (precheck === undefined) return undefined
+  try {
+    return precheck(input)
+  } catch {
+    return undefined // the value is not plain data: the full check that follows says so
+  }
+}
+
+/**
+ * Strict decode (unknown keys rejected, all issues collected, at most
+ * `maxIssues` listed). `limits.precheck` runs first (a size limit, say, that must hold
+ * before the expensive decode starts); then the value must be plain JSON data
+ * at most `maxDepth` deep; only then does the Schema see it.
+ */
+export const decodeUnknown = <A, I>(schema: Schema.Schema<A, I, never>, limits?: Limits) => {
+  const decode = decodeParsed(schema, undefined)
+  return (input: unknown): Either.Either<A, Invalid> => {
+    const early = runPrecheck(limits?.precheck, input)
+    if (early !== undefined) return Either.left(invalid([early]))
+    const notPlain = plainDataIssue(input)
+    return notPlain !== undefined ? Either.left(invalid([notPlain])) : decode(input)
+  }
+}
+
+/** Decode of a value `JSON.parse` made from depth-checked text: plain data by construction. */
+const decodeParsed = <A, I>(schema: Schema.Schema<A, I, never>, precheck: Precheck | undefined) => {
   const decode = Schema.decodeUnknownEither(schema, decodeOptions)
-  return (input: unknown): Either.Either<A, Arr.NonEmptyReadonlyArray<Issue>> =>
-    Either.mapLeft(decode(input), toIssues)
+  return (input: unknown): Either.Either<A, Invalid> => {
+    const early = runPrecheck(precheck, input)
+    return early !== undefined ? Either.left(invalid([early])) : Either.mapLeft(decode(input), toInvalid)
+  }
 }
 
-/** Strict JSON (no repeated or prototype keys) followed by a strict decode. */
-export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = decodeUnknown(schema)
-  return (text: string): Either.Either<A, Arr.NonEmptyReadonlyArray<Issue>> => {
-    const parsed = StrictJson.parse(text)
-    return parsed._tag === "Left" ? Either.left([parsed.issue]) : decode(parsed.value)
+/**
+ * Strict JSON (depth and, if given, array length bounded before parsing; no
+ * repeated or prototype keys) followed by a strict decode.
+ */
+export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>, limits?: Limits) => {
+  const decode = decodeParsed(schema, limits?.precheck)
+  return (text: string): Either.Either<A, Invalid> => {
+    const parsed = StrictJson.parse(text, limits)
+    return parsed._tag === "Left" ? Either.left(invalid([parsed.issue])) : decode(parsed.value)
   }
 }

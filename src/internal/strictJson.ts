@@ -1,16 +1,39 @@
 /**
  * JSON parsing that refuses what `JSON.parse` silently accepts: a repeated key
  * (last wins) and the prototype-polluting keys `__proto__`, `constructor` and
- * `prototype`. What an operator approved must never hinge on key order.
+ * `prototype`; and refuses nesting deeper than `maxDepth`, before anything
+ * else, so no later step (parse, decode, error formatting) meets a deep value.
  *
- * Syntax is checked by the native `JSON.parse`; a second, structural pass over
- * the already-valid text checks keys. The pass jumps over string contents with
- * `indexOf`, so a multi-megabyte capture text costs a handful of native scans.
+ * One structural pass runs FIRST, over the raw text: it tracks nesting and keys
+ * (and, if asked, array lengths) and jumps over string contents with `indexOf`, so a multi-megabyte capture
+ * text costs a handful of native scans. Each open container costs one frame on
+ * an explicit stack (no recursion); a path is built from the stack only when an
+ * issue is reported. Then the native `JSON.parse` checks syntax: a syntax error
+ * is reported in preference to a key issue, which the scan may have seen in
+ * text that is not JSON at all.
  */
+import { boundMessage, boundSegment, closingQuote, quote } from "./bounded.js"
+
+/**
+ * Deepest nesting of arrays and objects accepted in any JSON document or value
+ * citegate decodes (a report needs 3: report, facts, fact).
+ */
+export const maxDepth = 64
 
 export interface JsonIssue {
   readonly path: ReadonlyArray<string | number>
   readonly message: string
+}
+
+/** Limits a caller adds for one kind of document. */
+export interface Options {
+  /**
+   * Longest array: checked by the structural pass, so a report of a million
+   * facts is refused before `JSON.parse` allocates a million objects.
+   */
+  readonly maxArrayLength?: number
+  /** The message for an array over `maxArrayLength`, given its path and length. */
+  readonly arrayTooLong?: (path: ReadonlyArray<string | number>, length: number) => string
 }
 
 export type StrictJsonResult =
@@ -19,84 +42,97 @@ export type StrictJsonResult =
 
 const forbiddenKeys = new Set(["__proto__", "constructor", "prototype"])
 
-interface ObjectFrame {
-  readonly kind: "object"
-  readonly path: ReadonlyArray<string | number>
-  readonly keys: Set<string>
+interface Frame {
+  readonly isObject: boolean
+  keys: Set<string> | undefined // made at the first key: a million `{}` cost no Set
   expectKey: boolean
   currentKey: string
-}
-
-interface ArrayFrame {
-  readonly kind: "array"
-  readonly path: ReadonlyArray<string | number>
   index: number
 }
 
-type Frame = ObjectFrame | ArrayFrame
-
 const QUOTE = 0x22
-const BACKSLASH = 0x5c
 
-/** Index of the closing quote of the string whose opening quote is at `open`. */
-const closingQuote = (text: string, open: number): number => {
-  let from = open + 1
-  for (;;) {
-    const quote = text.indexOf('"', from)
-    if (quote === -1) return -1
-    let backslashes = 0
-    for (let i = quote - 1; i > open && text.charCodeAt(i) === BACKSLASH; i--) backslashes++
-    if (backslashes % 2 === 0) return quote
-    from = quote + 1
+/** The path to the container held by `stack[depth]` (the root container at depth 0). */
+const pathTo = (stack: ReadonlyArray<Frame>, depth: number): Array<string | number> => {
+  const path: Array<string | number> = []
+  for (let k = 0; k < depth; k++) {
+    const frame = stack[k]!
+    path.push(frame.isObject ? boundSegment(frame.currentKey) : frame.index)
   }
+  return path
 }
 
-const childPath = (frame: Frame | undefined): ReadonlyArray<string | number> => {
-  if (frame === undefined) return []
-  return frame.kind === "object" ? [...frame.path, frame.currentKey] : [...frame.path, frame.index]
+export const depthMessage = `nesting deeper than ${maxDepth} levels of arrays and objects`
+
+interface Scan {
+  /** Nesting beyond `maxDepth`, or an array over `maxArrayLength`: reported before the text is parsed. */
+  readonly limit?: JsonIssue | undefined
+  /** The first repeated or forbidden key, reported only if the text is valid JSON. */
+  readonly key?: JsonIssue | undefined
 }
 
-export const parse = (text: string): StrictJsonResult => {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    return { _tag: "Left", issue: { path: [], message: `not valid JSON: ${(error as Error).message}` } }
-  }
+const scan = (text: string, options: Options | undefined): Scan => {
   const stack: Array<Frame> = []
+  let key: JsonIssue | undefined
+  let tooLong: JsonIssue | undefined
+  const maxArrayLength = options?.maxArrayLength ?? Infinity
   const length = text.length
   for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i)
-    const top = stack[stack.length - 1]
     switch (code) {
       case 0x7b: // {
-        stack.push({ kind: "object", path: childPath(top), keys: new Set(), expectKey: true, currentKey: "" })
-        break
       case 0x5b: // [
-        stack.push({ kind: "array", path: childPath(top), index: 0 })
+        if (stack.length === maxDepth) {
+          return { limit: tooLong ?? { path: pathTo(stack, stack.length), message: depthMessage }, key }
+        }
+        stack.push({ isObject: code === 0x7b, keys: undefined, expectKey: true, currentKey: "", index: 0 })
         break
       case 0x7d: // }
-      case 0x5d: // ]
+      case 0x5d: { // ]
+        const top = stack[stack.length - 1]
+        // A non-empty array holds one element more than its commas (in valid JSON). The pass goes on to
+        // the array's end so that the message can give its length; it keeps nothing per element.
+        if (tooLong === undefined && top !== undefined && !top.isObject && top.index > 0 && top.index + 1 > maxArrayLength) {
+          const path = pathTo(stack, stack.length - 1)
+          const message = options?.arrayTooLong?.(path, top.index + 1) ??
+            `must hold at most ${maxArrayLength} elements, got ${top.index + 1}`
+          tooLong = { path, message }
+        }
         stack.pop()
         break
-      case 0x2c: // ,
-        if (top?.kind === "object") top.expectKey = true
-        else if (top?.kind === "array") top.index++
+      }
+      case 0x2c: { // ,
+        const top = stack[stack.length - 1]
+        if (top !== undefined) {
+          top.expectKey = true
+          top.index++
+        }
         break
+      }
       case QUOTE: {
         const close = closingQuote(text, i)
-        if (close === -1) return { _tag: "Left", issue: { path: [], message: "unterminated string" } }
-        if (top?.kind === "object" && top.expectKey) {
+        if (close === -1) return { limit: tooLong, key } // not JSON: JSON.parse says why
+        const top = stack[stack.length - 1]
+        if (top?.isObject === true && top.expectKey) {
           const raw = text.slice(i + 1, close)
-          const key = raw.includes("\\") ? (JSON.parse(text.slice(i, close + 1)) as string) : raw
-          if (forbiddenKeys.has(key)) {
-            return { _tag: "Left", issue: { path: top.path, message: `forbidden key ${JSON.stringify(key)}` } }
+          let name: string | undefined = raw
+          if (raw.includes("\\")) {
+            try {
+              name = JSON.parse(text.slice(i, close + 1)) as string
+            } catch {
+              name = undefined // not JSON: JSON.parse says why
+            }
           }
-          if (top.keys.has(key)) {
-            return { _tag: "Left", issue: { path: top.path, message: `repeated key ${JSON.stringify(key)}` } }
+          if (name !== undefined) {
+            // Keys are still tracked after the first issue: a later depth issue needs the right path.
+            const keys = top.keys ?? (top.keys = new Set())
+            if (key === undefined && (forbiddenKeys.has(name) || keys.has(name))) {
+              const what = forbiddenKeys.has(name) ? "forbidden" : "repeated"
+              key = { path: pathTo(stack, stack.length - 1), message: `${what} key ${quote(name)}` }
+            }
+            keys.add(name)
+            top.currentKey = name
           }
-          top.keys.add(key)
-          top.currentKey = key
           top.expectKey = false
         }
         i = close
@@ -106,5 +142,18 @@ export const parse = (text: string): StrictJsonResult => {
         break
     }
   }
+  return { limit: tooLong, key }
+}
+
+export const parse = (text: string, options?: Options): StrictJsonResult => {
+  const found = scan(text, options)
+  if (found.limit !== undefined) return { _tag: "Left", issue: found.limit }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return { _tag: "Left", issue: { path: [], message: boundMessage(`not valid JSON: ${(error as Error).message}`) } }
+  }
+  if (found.key !== undefined) return { _tag: "Left", issue: found.key }
   return { _tag: "Right", value }
 }

@@ -24,6 +24,10 @@ export interface Description {
   readonly fix: string
 }
 
+/** The line that stands for issues found but not listed (`omitted` on InvalidReport / InvalidConfig). */
+export const omittedIssues = (omitted: number | undefined): ReadonlyArray<string> =>
+  omitted === undefined || omitted === 0 ? [] : [`and ${omitted} more issue${omitted === 1 ? "" : "s"} not listed`]
+
 const prefix = (digest: string) => `${digest.slice(0, 12)}…`
 
 export const factError = (error: FactError): Description =>
@@ -153,6 +157,16 @@ export const captureError = (error: CaptureError): Description =>
       title: "Could not write the capture",
       fields: [["detail", e.detail]],
       fix: "Check the run directory's disk; nothing was written under the final name."
+    }),
+    UnsupportedTransferEncoding: (e): Description => ({
+      title: "Transfer coding refused",
+      fields: [["transfer encoding", e.transferEncoding]],
+      fix: "The server must send the body plainly or chunked, with no other transfer coding."
+    }),
+    CertificateRejected: (e): Description => ({
+      title: "TLS certificate rejected",
+      fields: [["host", e.host], ["code", e.code], ["detail", e.detail]],
+      fix: "The server needs a valid certificate for this host; for a private CA, set capture.caFile to its PEM file."
     })
   })
 
@@ -160,7 +174,10 @@ export const configError = (error: InvalidConfig | InvalidRunDirectory): Descrip
   Match.valueTags(error, {
     InvalidConfig: (e): Description => ({
       title: "Invalid configuration",
-      fields: e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+      fields: [
+        ...e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
+      ],
       fix: "Correct the configuration at the paths shown."
     }),
     InvalidRunDirectory: (e): Description => ({
@@ -257,7 +274,10 @@ export const answerError = (error: AnswerError): Description =>
   Match.valueTags(error, {
     InvalidAnswer: (e): Description => ({
       title: "Invalid answer",
-      fields: e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+      fields: [
+        ...e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
+      ],
       fix: "Correct the answer at the paths shown."
     }),
     StaleManifest: (e): Description => ({

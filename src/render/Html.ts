@@ -159,7 +159,9 @@ const rejected = (error: VerifyError): string =>
         "citegate: report rejected",
         `<h1>Report rejected</h1>
 <p class="outcome rejected">The report is not a valid report. Nothing in it is accepted.</p>
-<ul>${e.issues.map((issue) => `<li><code>${h(formatPath(issue.path))}</code>: ${h(issue.message)}</li>`).join("")}</ul>`
+<ul>${e.issues.map((issue) => `<li><code>${h(formatPath(issue.path))}</code>: ${h(issue.message)}</li>`).join("")}${
+          Describe.omittedIssues(e.omitted).map((line) => `<li>${h(line)}</li>`).join("")
+        }</ul>`
       ),
     ReportRejected: (e) =>
       page(

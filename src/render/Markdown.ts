@@ -84,6 +84,7 @@ const rejected = (error: VerifyError): string =>
         "The report is not a valid report. Nothing in it is accepted.",
         "",
         ...e.issues.map((issue) => `- ${markdownCode(formatPath(issue.path))}: ${md(issue.message)}`),
+        ...Describe.omittedIssues(e.omitted).map((line) => `- ${line}`),
         ""
       ].join("\n"),
     ReportRejected: (e) =>

@@ -56,8 +56,9 @@ const rejected = (error: VerifyError): string =>
   Match.valueTags(error, {
     InvalidReport: (e) =>
       [
-        `citegate: REJECTED: the report is not a valid report (${plural(e.issues.length, "issue")})`,
-        ...e.issues.map((issue) => `  ${terminal(formatPath(issue.path))}: ${terminal(issue.message)}`)
+        `citegate: REJECTED: the report is not a valid report (${plural(e.issues.length + (e.omitted ?? 0), "issue")})`,
+        ...e.issues.map((issue) => `  ${terminal(formatPath(issue.path))}: ${terminal(issue.message)}`),
+        ...Describe.omittedIssues(e.omitted).map((line) => `  ${line}`)
       ].join("\n") + "\n",
     ReportRejected: (e) => {
       const facts = new Set(e.failures.map((f) => f.index)).size

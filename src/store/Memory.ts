@@ -45,7 +45,7 @@ const decodeStored = (source: SourceUrl, text: string): Either.Either<CaptureRec
   if (parsed._tag === "Left") return corrupt("invalid-json", parsed.issue.message)
   const decoded = decodeRecord(parsed.value)
   if (Either.isLeft(decoded)) {
-    const detail = decoded.left.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
+    const detail = decoded.left.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
     return corrupt("not-a-v1-record", `not a ${captureFormat} record: ${detail}`)
   }
   const record = decoded.right

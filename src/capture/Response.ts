@@ -1,0 +1,80 @@
+/**
+ * The response policy of the capture stage, checked on the status line and
+ * headers before any body byte is read: 200 only, no redirects, unambiguous
+ * framing headers, no transfer coding but `chunked`, identity encoding, `text/plain` UTF-8, and an announced
+ * length within the byte cap.
+ */
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { Effect, Option } from "effect"
+import type { SourceUrl } from "../Domain.js"
+import {
+  AmbiguousHeader,
+  RedirectRejected,
+  TooLarge,
+  UnexpectedStatus,
+  UnsupportedContentEncoding,
+  UnsupportedContentType,
+  UnsupportedTransferEncoding
+} from "../Errors.js"
+
+/** `text/plain`, with no parameter but an optional `charset=utf-8` (case-insensitive, quoted allowed). */
+export const isPlainTextUtf8 = (contentType: string): boolean => {
+  const [mediaType, ...parameters] = contentType.split(";").map((part) => part.trim())
+  if (mediaType?.toLowerCase() !== "text/plain") return false
+  const nonEmpty = parameters.filter((p) => p !== "")
+  if (nonEmpty.length === 0) return true
+  if (nonEmpty.length > 1) return false
+  const match = /^charset\s*=\s*(?:"utf-8"|utf-8)$/i.exec(nonEmpty[0]!)
+  return match !== null
+}
+
+export const headerValue = (response: HttpClientResponse.HttpClientResponse, name: string): string | null =>
+  Option.getOrNull(Option.fromNullable(response.headers[name]))
+
+/** What the checks let through: the content type to record and the announced length, if any. */
+export interface CheckedResponse {
+  readonly contentType: string
+  readonly declared: number | null
+}
+
+/** Checks status and headers; yields the content type and the declared length, if any. */
+export const checkResponse = (
+  source: SourceUrl,
+  response: HttpClientResponse.HttpClientResponse,
+  budgets: { readonly maxBytes: number }
+) =>
+  Effect.gen(function*() {
+    const status = response.status
+    if (status >= 300 && status < 400) {
+      return yield* new RedirectRejected({ source, status, location: headerValue(response, "location") })
+    }
+    if (status !== 200) return yield* new UnexpectedStatus({ source, status })
+    // A repeated header arrives joined with ", "; none of these legitimately contains a comma.
+    for (const name of ["content-type", "content-length", "content-encoding"]) {
+      const value = headerValue(response, name)
+      if (value !== null && value.includes(",")) return yield* new AmbiguousHeader({ source, header: name, value })
+    }
+    // The parser decodes only the final `chunked` coding; any other coding would reach the record still encoded.
+    const transferEncoding = headerValue(response, "transfer-encoding")
+    if (transferEncoding !== null && transferEncoding.trim().toLowerCase() !== "chunked") {
+      return yield* new UnsupportedTransferEncoding({ source, transferEncoding })
+    }
+    const encoding = headerValue(response, "content-encoding")
+    if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {
+      return yield* new UnsupportedContentEncoding({ source, contentEncoding: encoding })
+    }
+    const contentType = headerValue(response, "content-type")
+    if (contentType === null || !isPlainTextUtf8(contentType)) {
+      return yield* new UnsupportedContentType({ source, contentType })
+    }
+    const contentLength = headerValue(response, "content-length")
+    if (contentLength === null) return { contentType, declared: null } satisfies CheckedResponse
+    if (!/^\d+$/.test(contentLength.trim())) {
+      return yield* new AmbiguousHeader({ source, header: "content-length", value: contentLength })
+    }
+    const declared = Number(contentLength.trim())
+    if (declared > budgets.maxBytes) {
+      return yield* new TooLarge({ source, maxBytes: budgets.maxBytes, declaredBytes: declared, receivedBytes: 0 })
+    }
+    return { contentType, declared } satisfies CheckedResponse
+  })
