@@ -169,6 +169,26 @@ describe("run-pipeline verify-answer", () => {
       })
     }))
 
+  it.scopedLive("--out over the answer file or inside the run directory is refused before anything is read (exit 2)", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const answer = yield* s.write("answer.evi1", evi1)
+      const before = yield* snapshotDirectory(s.runDir)
+      const over = yield* cli([
+        "verify-answer", "--answer", answer, "--format-in", "evi1", "--config", s.configFile, "--run-dir", s.runDir,
+        "--manifest-digest", s.manifest.digest, "--out", answer, "--force"
+      ])
+      assert.strictEqual(over.code, 2)
+      assert.include(over.stderr, "OutputRefused")
+      assert.strictEqual(yield* Effect.promise(() => fsp.readFile(answer, "utf8")), evi1)
+      const inside = yield* cli([
+        "verify-answer", "--answer", answer, "--format-in", "evi1", "--config", s.configFile, "--run-dir", s.runDir,
+        "--manifest-digest", s.manifest.digest, "--out", path.join(s.runDir, "out.txt")
+      ])
+      assert.strictEqual(inside.code, 2)
+      assert.deepStrictEqual(yield* snapshotDirectory(s.runDir), before)
+    }))
+
   it.scopedLive("usage errors exit 2: an unknown --format-in, an invalid answers.uncited in the config", () =>
     Effect.gen(function*() {
       const s = yield* setup

@@ -78,6 +78,8 @@ const checkOut = (args: {
   readonly runDir: string
   readonly config: string
   readonly report: string
+  /** What the report input is called in messages (an answer for verify-answer). */
+  readonly reportWhat?: string
 }) =>
   Option.match(args.out, {
     onNone: () => Effect.void,
@@ -85,7 +87,7 @@ const checkOut = (args: {
       orUsageError(Io.checkOutput({
         out,
         runDirectory: args.runDir,
-        inputs: [{ path: args.config, what: "configuration" }, { path: args.report, what: "report" }],
+        inputs: [{ path: args.config, what: "configuration" }, { path: args.report, what: args.reportWhat ?? "report" }],
         force: args.force
       }))
   })
@@ -363,10 +365,13 @@ const verifyAnswer = Command.make(
     ),
     mode: modeOption,
     format: formatOption,
-    out: outOption
+    out: outOption,
+    force: forceOption
   },
   (args) =>
     Effect.gen(function*() {
+      // The answer is an input like a report: --out may never replace it (nor a capture or the config).
+      yield* checkOut({ ...args, report: args.answer, reportWhat: "answer" })
       const config = yield* orUsageError(loadConfig(args.config))
       const text = yield* orUsageError(Io.readText(args.answer, "answer"))
       const mode = Option.getOrElse(args.mode, () => Config.resolvedMode(config))
@@ -394,7 +399,7 @@ const verifyAnswer = Command.make(
       const output = AnswerRender.render(args.format, rendering)
       yield* Option.match(args.out, {
         onNone: () => Io.stdout(output),
-        onSome: (file) => orUsageError(Io.writeOutput(file, output))
+        onSome: (file) => orUsageError(Io.writeOutput(file, output, { overwrite: args.force }))
       })
       const summary = Either.match(outcome, {
         onLeft: (error) => `verify-answer: REJECTED (${error._tag})`,
