@@ -663,12 +663,14 @@ export const Evi1UnusedEvidence = Schema.TaggedStruct("Evi1UnusedEvidence", {
 /** A source number outside the manifest's 1…n. */
 export const Evi1SourceOutOfRange = Schema.TaggedStruct("Evi1SourceOutOfRange", {
   line: Schema.Int,
+  claimId: Schema.String,
   source: Schema.Int,
   sources: Schema.Int
 })
 /** A source the manifest lists as missing in this run: the model was told not to cite it. */
 export const Evi1SourceUnavailable = Schema.TaggedStruct("Evi1SourceUnavailable", {
   line: Schema.Int,
+  claimId: Schema.String,
   source: Schema.Int,
   url: Schema.String
 })

@@ -174,9 +174,9 @@ describe("EVI1 issues (all collected, with line numbers)", () => {
       const error = (result as Either.Left<Evi1Invalid, unknown>).left
       assert.instanceOf(error, Evi1Invalid)
       assert.deepStrictEqual(error.issues, [
-        { _tag: "Evi1SourceOutOfRange", line: 1, source: 0, sources: 4 },
-        { _tag: "Evi1SourceOutOfRange", line: 2, source: 5, sources: 4 },
-        { _tag: "Evi1SourceUnavailable", line: 3, source: 4, url: "https://reports.northwind.test/q4-outlook.txt" }
+        { _tag: "Evi1SourceOutOfRange", line: 1, claimId: "c1", source: 0, sources: 4 },
+        { _tag: "Evi1SourceOutOfRange", line: 2, claimId: "c2", source: 5, sources: 4 },
+        { _tag: "Evi1SourceUnavailable", line: 3, claimId: "c3", source: 4, url: "https://reports.northwind.test/q4-outlook.txt" }
       ])
     }))
 

@@ -428,9 +428,9 @@ export const toAnswer = (
     for (const n of segment.sources) {
       const entry = manifest.sources[n - 1]
       if (entry === undefined || n < 1) {
-        issues.push({ _tag: "Evi1SourceOutOfRange", line: segment.line, source: n, sources: manifest.sources.length })
+        issues.push({ _tag: "Evi1SourceOutOfRange", line: segment.line, claimId: segment.claimId, source: n, sources: manifest.sources.length })
       } else if (entry.status !== "captured") {
-        issues.push({ _tag: "Evi1SourceUnavailable", line: segment.line, source: n, url: entry.source })
+        issues.push({ _tag: "Evi1SourceUnavailable", line: segment.line, claimId: segment.claimId, source: n, url: entry.source })
       } else {
         citations.push({ source: entry.source, captureSha256: entry.captureSha256, quote: quotes.get(`${segment.claimId}|${n}`)! })
       }

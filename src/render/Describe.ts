@@ -248,12 +248,12 @@ export const evi1Issue = (issue: Evi1Issue): Description =>
     }),
     Evi1SourceOutOfRange: (i): Description => ({
       title: "Source number out of range",
-      fields: [["line", String(i.line)], ["source", String(i.source)], ["manifest sources", String(i.sources)]],
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["source", String(i.source)], ["manifest sources", String(i.sources)]],
       fix: "Cite sources by their numbers in this run's manifest (1 to n)."
     }),
     Evi1SourceUnavailable: (i): Description => ({
       title: "Source not available in this run",
-      fields: [["line", String(i.line)], ["source", String(i.source)], ["url", i.url]],
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["source", String(i.source)], ["url", i.url]],
       fix: "The manifest lists this source as missing; do not cite it."
     }),
     Evi1OrphanMarker: (i): Description => ({
