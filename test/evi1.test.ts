@@ -140,6 +140,15 @@ describe("EVI1 issues (all collected, with line numbers)", () => {
     if (first._tag === "Evi1MalformedLine") assert.match(first.detail, /unknown escape \\t/)
   })
 
+  it("Evi1MalformedLine: CRLF line endings are named, not read as a body without appendix", () => {
+    const issues = issuesOf("a.[1]{c1}\r\nEVI1\r\nc1|1|\"a\"\r\nEND_EVI1\r\n")
+    assert.deepStrictEqual(issues[issues.length - 1], {
+      _tag: "Evi1MalformedLine",
+      line: 4,
+      detail: "END_EVI1 followed by CR: EVI1 lines end with LF alone"
+    })
+  })
+
   it("Evi1DuplicateClaimId", () => {
     const issues = issuesOf("a.[1]{c1}\nb.[1]{c1}\nEVI1\nc1|1|\"q\"\nEND_EVI1")
     assert.deepStrictEqual(issues, [{ _tag: "Evi1DuplicateClaimId", line: 2, claimId: "c1", firstLine: 1 }])

@@ -253,6 +253,13 @@ export class Parser {
         break
       }
     }
+    if (endAt === -1) {
+      // A CRLF text would otherwise read as a body without appendix: say why instead.
+      const crlf = lines.findLastIndex((line) => line === "END_EVI1\r")
+      if (crlf !== -1) {
+        issues.push({ _tag: "Evi1MalformedLine", line: crlf + 1, detail: "END_EVI1 followed by CR: EVI1 lines end with LF alone" })
+      }
+    }
     if (endAt !== -1 && startAt === -1) {
       issues.push({ _tag: "Evi1MalformedLine", line: endAt + 1, detail: "END_EVI1 without an EVI1 line before it" })
     }
@@ -432,7 +439,10 @@ export const toAnswer = (
       } else if (entry.status !== "captured") {
         issues.push({ _tag: "Evi1SourceUnavailable", line: segment.line, claimId: segment.claimId, source: n, url: entry.source })
       } else {
-        citations.push({ source: entry.source, captureSha256: entry.captureSha256, quote: quotes.get(`${segment.claimId}|${n}`)! })
+        const quote = quotes.get(`${segment.claimId}|${n}`)
+        // `parse` guarantees the evidence; a document built by hand may lack it.
+        if (quote === undefined) issues.push({ _tag: "Evi1MissingEvidence", line: segment.line, claimId: segment.claimId, source: n })
+        else citations.push({ source: entry.source, captureSha256: entry.captureSha256, quote })
       }
     }
     if (claimText === "") {
