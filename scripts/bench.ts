@@ -3,13 +3,14 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|answers|capture|memory|hostile
+ *   --only verify|answers|capture|memory|hostile|startup
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
  */
 import { Agent } from "@effect/platform-node/Undici"
 import { Context, Effect, Either, Layer } from "effect"
+import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
@@ -442,6 +443,40 @@ const benchMemory = async () => {
   }
 }
 
+/**
+ * Peak RSS (the kernel's VmHWM) of one capture of a body of control characters at `maxBytes`, and of
+ * reading its record back, each in a process of its own (`scripts/bench-memory-child.ts`), so that
+ * the figure is the operation's own. U+0001 is the worst case of the v1 JSON record: six bytes each.
+ */
+const benchCapPeak = async (maxBytes: number) => {
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
+  const child = (args: ReadonlyArray<string>) =>
+    new Promise<{ readonly source: string; readonly recordBytes: number; readonly aboveBaselineBytes: number }>((
+      resolve,
+      reject
+    ) => {
+      const script = path.join(import.meta.dirname, "bench-memory-child.ts")
+      const proc = spawn(process.execPath, ["--expose-gc", "--import", "tsx", script, ...args], {
+        stdio: ["ignore", "pipe", "inherit"]
+      })
+      let out = ""
+      proc.stdout.on("data", (d) => (out += d))
+      proc.on("close", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`memory child exit ${code}`))))
+    })
+  try {
+    const capture = await child(["capture", String(maxBytes), directory])
+    const read = await child(["read", directory, capture.source])
+    return {
+      maxBytesMiB: maxBytes / MiB,
+      recordMiB: capture.recordBytes / MiB,
+      captureAboveBaselineMiB: capture.aboveBaselineBytes / MiB,
+      readAboveBaselineMiB: read.aboveBaselineBytes / MiB
+    }
+  } finally {
+    await fsp.rm(directory, { recursive: true, force: true })
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Hostile input: limits checked before expensive work
 // ---------------------------------------------------------------------------
@@ -505,6 +540,110 @@ const benchHostile = async (): Promise<Array<HostileRow>> => {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Cold start: whole processes, against `node -e 0`
+// ---------------------------------------------------------------------------
+
+interface StartupRow {
+  readonly name: string
+  readonly wallMs: number
+  readonly baselineMs: number
+  readonly peakRssMiB: number
+  readonly targetMs: number
+}
+
+/** Runs a process to its end; resolves with its wall time, or rejects on a non-zero exit. */
+const runProcess = (args: ReadonlyArray<string>) =>
+  new Promise<number>((resolve, reject) => {
+    const start = performance.now()
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("error", reject)
+    child.on("close", (code) => {
+      const ms = performance.now() - start
+      if (code === 0) resolve(ms)
+      else reject(new Error(`${args.join(" ")} exited with ${code}: ${stderr}`))
+    })
+  })
+
+/** The process's own peak RSS (MiB), reported at exit by a one-line --import hook (a Node option, not a V8 flag). */
+const peakRss = (args: ReadonlyArray<string>) =>
+  new Promise<number>((resolve, reject) => {
+    const hook = "data:text/javascript,process.once('exit',()=>process.stderr.write('\\npeak-rss-kib '+process.resourceUsage().maxRSS+'\\n'))"
+    const child = spawn(process.execPath, ["--import", hook, ...args], { stdio: ["ignore", "ignore", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("error", reject)
+    child.on("close", () => {
+      const kib = /peak-rss-kib (\d+)/.exec(stderr)?.[1]
+      if (kib === undefined) reject(new Error(`no peak RSS from ${args.join(" ")}: ${stderr}`))
+      else resolve(Number(kib) / 1024)
+    })
+  })
+
+const benchStartup = async (): Promise<Array<StartupRow>> => {
+  const bin = path.join("bin", "run-pipeline.js")
+  if (!fs.existsSync(path.join("dist", "bundle", "run-pipeline.cjs"))) throw new Error("the CLI bundle is missing: npm run build")
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
+  try {
+    // A run of 2 captures of 16 KiB and a report of 10 cited facts, written through the library.
+    const runDirectory = path.join(directory, "run")
+    await fsp.mkdir(runDirectory)
+    const sources = [0, 1].map((i) => `https://bench.example.com/start-${i}.txt` as SourceUrl)
+    const records = sources.map((source, i) =>
+      makeCaptureRecord({ source, text: makeText(i + 101, 16 * KiB), accessedAt, contentType: "text/plain" })
+    )
+    await Effect.runPromise(Effect.gen(function*() {
+      const store = yield* CaptureStore.makeFileSystem({ directory: runDirectory })
+      for (const record of records) yield* store.write(record)
+    }))
+    const labels = Array.from({ length: 10 }, (_, i) => `fact_${i}`)
+    const facts = labels.map((label, i) => {
+      const record = records[i % records.length]!
+      const start = (i * 997) % (record.text.length - 60)
+      return { state: "cited", label, source: record.source, captureSha256: record.sha256, snippet: record.text.slice(start, start + 60) }
+    })
+    const configFile = path.join(directory, "pipeline.json")
+    const reportFile = path.join(directory, "report.json")
+    await fsp.writeFile(configFile, JSON.stringify({ sources, labels }))
+    await fsp.writeFile(reportFile, JSON.stringify({ facts }))
+
+    const cases = [
+      { name: "`node -e 0` (baseline)", args: ["-e", "0"], targetMs: Number.POSITIVE_INFINITY },
+      { name: "`run-pipeline --version`", args: [bin, "--version"], targetMs: 350 },
+      {
+        name: "`run-pipeline verify`, 10 facts, 2 captures of 16 KiB",
+        args: [bin, "verify", "--config", configFile, "--run-dir", runDirectory, "--report", reportFile, "--format", "json"],
+        targetMs: 500
+      }
+    ]
+    const times = cases.map((): Array<number> => [])
+    for (let i = 0; i < warmups; i++) for (const c of cases) await runProcess(c.args)
+    // Interleaved, so drift on the machine affects every case alike.
+    for (let i = 0; i < runs; i++) for (const [j, c] of cases.entries()) times[j]!.push(await runProcess(c.args))
+    const baselineMs = median(times[0]!)
+    const rows: Array<StartupRow> = []
+    for (const [j, c] of cases.entries()) {
+      const rss: Array<number> = []
+      for (let i = 0; i < Math.min(runs, 3); i++) rss.push(await peakRss(c.args))
+      rows.push({ name: c.name, wallMs: median(times[j]!), baselineMs, peakRssMiB: median(rss), targetMs: c.targetMs })
+    }
+    return rows
+  } finally {
+    await fsp.rm(directory, { recursive: true, force: true })
+  }
+}
+
+const startupLines = (rows: ReadonlyArray<StartupRow>) => [
+  `| cold start (whole process) | wall (ms, median of ${runs}) | above \`node -e 0\` (ms) | peak RSS (MiB) | target |`,
+  "|---|---:|---:|---:|---:|",
+  ...rows.map((r) =>
+    `| ${r.name} | ${r.wallMs.toFixed(0)} | ${(r.wallMs - r.baselineMs).toFixed(0)} | ${r.peakRssMiB.toFixed(0)} | ` +
+    (Number.isFinite(r.targetMs) ? `≤ ${r.targetMs} ms ${r.wallMs <= r.targetMs ? "met" : "MISSED"}` : "") + " |"
+  )
+]
+
 const main = async () => {
   const rows: Array<Row> = []
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
@@ -521,6 +660,9 @@ const main = async () => {
   }
 
   const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
+  let startup: Array<StartupRow> | undefined
+  if (only === undefined || only === "startup") startup = await benchStartup()
+  const capPeak = only === undefined || only === "memory" ? await benchCapPeak(smoke ? MiB : 64 * MiB) : undefined
 
   const fmt = (x: number) => x.toFixed(1)
   const lines = [
@@ -544,12 +686,23 @@ const main = async () => {
       ...hostile.map((r) => `| ${r.name} | ${r.bytes} | ${r.citegateMs.toFixed(2)} | ${r.parseMs.toFixed(2)} |`)
     )
   }
+  if (startup !== undefined) lines.push("", ...startupLines(startup))
+  if (capPeak !== undefined) {
+    const capPeakTarget = 3 * capPeak.maxBytesMiB
+    lines.push(
+      "",
+      `Memory, one capture of a ${capPeak.maxBytesMiB} MiB body of control characters at maxBytes = ${capPeak.maxBytesMiB} MiB ` +
+        `(own process, VmHWM): ${fmt(capPeak.captureAboveBaselineMiB)} MiB above baseline ` +
+        `(target ≤ 3 × maxBytes = ${capPeakTarget} MiB: ${capPeak.captureAboveBaselineMiB <= capPeakTarget ? "met" : "MISSED"}); ` +
+        `record ${fmt(capPeak.recordMiB)} MiB on disk; reading it back: ${fmt(capPeak.readAboveBaselineMiB)} MiB above baseline`
+    )
+  }
   process.stdout.write(lines.join("\n") + "\n")
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, hostile }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, startup }, null, 2) + "\n"
   )
 }
 

@@ -50,6 +50,7 @@ export class MissingCapture extends Schema.TaggedError<MissingCapture>()("Missin
 export const CorruptReason = Schema.Literal(
   "unreadable",
   "symlink",
+  // No longer produced (hard-linked records are read); kept so that older JSON results still decode.
   "hard-linked",
   "not-a-regular-file",
   "too-large",
@@ -303,6 +304,16 @@ export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidC
 }) {
   override get message() {
     return `The configuration is invalid: ${formatIssues(this.issues, this.omitted)}`
+  }
+}
+
+/** The operator's migration map does not decode (see `Migrate.decodeMap`); nothing was migrated. */
+export class InvalidMigrationMap extends Schema.TaggedError<InvalidMigrationMap>()("InvalidMigrationMap", {
+  issues: Schema.NonEmptyArray(Issue),
+  omitted: Omitted
+}) {
+  override get message() {
+    return `The migration map is invalid: ${formatIssues(this.issues, this.omitted)}`
   }
 }
 

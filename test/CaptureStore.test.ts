@@ -65,8 +65,8 @@ describe("CaptureStore (filesystem)", () => {
       const io: CaptureStore.FileIo = {
         ...CaptureStore.nodeIo,
         // The temporary file is created and half written, then the disk is full.
-        createExclusive: async (file, bytes, mode) => {
-          await fsp.writeFile(file, bytes.subarray(0, 10), { flag: "wx", mode })
+        write: async (fd, bytes) => {
+          await CaptureStore.nodeIo.write(fd, bytes.subarray(0, 10))
           throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" })
         }
       }

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { chromium } from "playwright-core"
@@ -10,6 +11,18 @@ import { accessedAt, gateFor, runDirectoryWith, tempDirectory } from "./support.
 
 // Debian's chromium package (installed by .ci/run); no browser is downloaded.
 const executablePath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
+
+// Without Chromium the test is skipped, with the reason printed, so `npm test` passes on a fresh
+// machine; under CI (where .ci/run installs Chromium) a missing browser is a failure instead.
+const inCi = (process.env["CI"] ?? "") !== "" && process.env["CI"] !== "false" && process.env["CI"] !== "0"
+const chromiumPresent = fs.existsSync(executablePath)
+const skipped = !chromiumPresent && !inCi
+if (skipped) {
+  console.warn(
+    `SKIPPED test/html.browser.test.ts: Chromium not found at ${executablePath} ` +
+      "(apt-get install chromium, or set CHROMIUM_PATH); with CI set, this is a failure."
+  )
+}
 
 const SALES = "https://reports.northwind.test/q3-sales.txt" as SourceUrl
 const NOTES = "https://reports.northwind.test/notes.txt" as SourceUrl
@@ -40,7 +53,7 @@ const browser = Effect.acquireRelease(
 )
 
 describe("HTML rendering in headless Chromium", () => {
-  it.scopedLive("no script from a source or report runs, and each highlight equals its snippet", () =>
+  it.scopedLive.skipIf(skipped)("no script from a source or report runs, and each highlight equals its snippet", () =>
     Effect.gen(function*() {
       const directory = yield* runDirectoryWith([sales, notes])
       const snippets = [

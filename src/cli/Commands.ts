@@ -416,7 +416,59 @@ const verifyAnswer = Command.make(
   "Verify an answer with inline citations (json, evi1 or anthropic) against a run's manifest and captures (read-only) and render it."
 )))
 
-const commands = [capture, verify, run, migrate, demo, sources, verifyAnswer] as const
+
+// ---------------------------------------------------------------------------
+// doctor: leftovers of interrupted writes and records that do not verify
+// ---------------------------------------------------------------------------
+
+/** The doctor's report, one line per finding and a summary; names escaped for the terminal. */
+const doctorLines = (result: CaptureStore.RunInspection, removed: ReadonlyArray<string> | undefined) => {
+  const gone = new Set(removed ?? [])
+  return [
+    ...result.leftovers.map((l) =>
+      `${gone.has(l.name) ? "removed " : "LEFTOVER"}  ${terminal(l.name)} (${l.bytes} bytes): ${
+        l.linkedTo === null
+          ? "an interrupted write; no record was made from it"
+          : `a second link of ${terminal(l.linkedTo)}, whose write finished; the record is intact`
+      }`
+    ),
+    ...result.problems.map((p) => `CORRUPT   ${terminal(p.name)}: ${p.reason}: ${terminal(p.detail)} (left alone)`),
+    ...result.others.map((name) => `other     ${terminal(name)}: not written by citegate, left alone`),
+    `${result.records} records verify, ${result.leftovers.length} leftovers${
+      removed === undefined ? "" : ` (${gone.size} removed)`
+    }, ${result.problems.length} corrupt records`
+  ]
+}
+
+const doctor = Command.make(
+  "doctor",
+  {
+    runDir: runDirOption,
+    fix: Options.boolean("fix").pipe(
+      Options.withDescription("Remove the leftovers of interrupted writes (never a record)")
+    )
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const options = { directory: args.runDir }
+      if (!args.fix) {
+        const result = yield* orUsageError(CaptureStore.inspect(options))
+        yield* Io.stdout(doctorLines(result, undefined).join("\n") + "\n")
+        return yield* exitWith(result.leftovers.length === 0 && result.problems.length === 0 ? 0 : 1)
+      }
+      const result = yield* orUsageError(CaptureStore.sweep(options))
+      const lines = [
+        ...doctorLines(result, result.removed),
+        ...result.failed.map((f) => `NOT REMOVED ${terminal(f.name)}: ${terminal(f.detail)}`)
+      ]
+      yield* Io.stdout(lines.join("\n") + "\n")
+      yield* exitWith(result.failed.length === 0 && result.problems.length === 0 ? 0 : 1)
+    })
+).pipe(Command.withDescription(describe(
+  "Check a run directory: every record verifies; list (and with --fix remove) leftovers of interrupted writes."
+)))
+
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [

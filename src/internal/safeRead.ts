@@ -4,7 +4,6 @@ import * as fs from "node:fs"
 export type SafeReadFailure =
   | { readonly reason: "missing"; readonly detail: string }
   | { readonly reason: "symlink"; readonly detail: string }
-  | { readonly reason: "hard-linked"; readonly detail: string }
   | { readonly reason: "not-a-regular-file"; readonly detail: string }
   | { readonly reason: "too-large"; readonly detail: string }
   | { readonly reason: "unreadable"; readonly detail: string }
@@ -30,7 +29,6 @@ export const syncReadLimit = 256 * 1024
 
 const checkStats = (st: fs.Stats, maxBytes: number): SafeReadFailure | undefined => {
   if (!st.isFile()) return { reason: "not-a-regular-file", detail: "not a regular file" }
-  if (st.nlink !== 1) return { reason: "hard-linked", detail: `the file has ${st.nlink} links` }
   if (st.size > maxBytes) return { reason: "too-large", detail: `${st.size} bytes exceeds the ${maxBytes} byte limit` }
   return undefined
 }
@@ -38,9 +36,14 @@ const checkStats = (st: fs.Stats, maxBytes: number): SafeReadFailure | undefined
 const changed: SafeReadFailure = { reason: "unreadable", detail: "the file changed while being read" }
 
 /**
- * Reads a file only if it is a regular, singly-linked file that is not a
- * symlink, within a size cap. Opening never follows a link (O_NOFOLLOW) and
- * never blocks on a FIFO (O_NONBLOCK). Nothing is written, renamed or chmodded.
+ * Reads a file only if it is a regular file that is not a symlink, within a
+ * size cap. A hard-linked file is read like any other: a second name gives no
+ * one a way to change the bytes that the first name did not (see
+ * docs/threat-model.md), and snapshots (`cp -al`, `rsync --link-dest`) and a
+ * write interrupted between link and unlink leave records with several links.
+ * Opening never follows a symlink (O_NOFOLLOW) and never blocks on a FIFO
+ * (O_NONBLOCK); devices and FIFOs are refused as not regular files. Nothing
+ * is written, renamed or chmodded.
  *
  * Open and fstat are synchronous, and so is the read of a small file: on a
  * local file these are microseconds, less than the thread-pool round trips of

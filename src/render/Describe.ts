@@ -13,6 +13,7 @@ import type {
   Evi1Issue,
   FactError,
   InvalidConfig,
+  InvalidMigrationMap,
   InvalidRunDirectory,
   UncitedSentence
 } from "../Errors.js"
@@ -170,8 +171,16 @@ export const captureError = (error: CaptureError): Description =>
     })
   })
 
-export const configError = (error: InvalidConfig | InvalidRunDirectory): Description =>
+export const configError = (error: InvalidConfig | InvalidMigrationMap | InvalidRunDirectory): Description =>
   Match.valueTags(error, {
+    InvalidMigrationMap: (e): Description => ({
+      title: "Invalid migration map",
+      fields: [
+        ...e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
+      ],
+      fix: "Correct the migration map at the paths shown: { \"entries\": [{ \"file\": …, \"source\": … }] }."
+    }),
     InvalidConfig: (e): Description => ({
       title: "Invalid configuration",
       fields: [
