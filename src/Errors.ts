@@ -705,10 +705,13 @@ export type Evi1Issue = typeof Evi1Issue.Type
 
 /** The EVI1 text breaks the protocol: every issue, in line order. */
 export class Evi1Invalid extends Schema.TaggedError<Evi1Invalid>()("Evi1Invalid", {
-  issues: Schema.NonEmptyArray(Evi1Issue)
+  /** The first 100 issues, in line order. */
+  issues: Schema.NonEmptyArray(Evi1Issue),
+  omitted: Omitted
 }) {
   override get message() {
-    return `The EVI1 answer is invalid: ${this.issues.map((i) => `line ${i.line}: ${i._tag}`).join(", ")}`
+    return `The EVI1 answer is invalid: ${this.issues.map((i) => `line ${i.line}: ${i._tag}`).join(", ")}` +
+      (this.omitted === undefined ? "" : `; and ${this.omitted} more issue${this.omitted === 1 ? "" : "s"} not listed`)
   }
 }
 

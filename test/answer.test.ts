@@ -399,6 +399,13 @@ describe("Anthropic Citations", () => {
       ))
       assert.instanceOf(outside, InvalidAnswer)
       assert.deepStrictEqual(outside.issues.map((i) => i.path), [["content", 0, "citations", 0, "document_index"]])
+      const emptyPages = left(Anthropic.fromJson(
+        anthropicResponse([{ type: "text", text: "x", citations: [{ type: "page_location", cited_text: "x", document_index: 0, start_page_number: 2, end_page_number: 2 }] }]),
+        manifest,
+        opts
+      ))
+      assert.instanceOf(emptyPages, InvalidAnswer)
+      assert.deepStrictEqual(emptyPages.issues.map((i) => i.path), [["content", 0, "citations", 0, "end_page_number"]])
       const repeated = left(Anthropic.fromJson('{"content":[],"content":[]}', manifest, opts))
       assert.instanceOf(repeated, InvalidAnswer)
       // The response names no manifest: the caller must.

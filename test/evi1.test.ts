@@ -110,6 +110,27 @@ describe("EVI1 parsing", () => {
     }
   })
 
+  it("linear: one citation group of 100,000 sources (repeats checked with a set)", () => {
+    const sources = Array.from({ length: 100_000 }, (_, i) => `[${i + 1}]`).join("")
+    const start = performance.now()
+    const issues = issuesOf(`A sentence.${sources}{c1}\nEVI1\nEND_EVI1`)
+    assert.isBelow(performance.now() - start, 2000)
+    assert.strictEqual(issues[0]!._tag, "Evi1MissingEvidence")
+  })
+
+  it("a million issues: the first 100 listed in line order, the rest counted in omitted", () => {
+    const text = "{c1}".repeat(1_000_000) + "\nx.[1]{c2}\n"
+    const result = Evi1.parse(text)
+    assert.isTrue(Either.isLeft(result))
+    const error = (result as Either.Left<Evi1Invalid, unknown>).left
+    assert.instanceOf(error, Evi1Invalid)
+    assert.strictEqual(error.issues.length, Evi1.maxListedIssues)
+    assert.deepStrictEqual(error.issues[0], { _tag: "Evi1OrphanMarker", line: 1, claimId: "c1" })
+    // A million orphans on line 1, and the missing evidence of c2 on line 2.
+    assert.strictEqual(error.omitted, 1_000_001 - Evi1.maxListedIssues)
+    assert.match(error.message, /and 999901 more issues not listed$/)
+  })
+
   it("AnswerTooLarge past the documented limit, counted across chunks", () => {
     const parser = new Evi1.Parser()
     parser.push("x".repeat(limits.maxChars))

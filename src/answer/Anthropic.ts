@@ -161,11 +161,19 @@ export const toAnswer = (
           bound.push({ ...base, chars: { start: c.start_char_index, end: c.end_char_index } })
           return
         case "page_location":
-          // Anthropic's end page is exclusive; a one-page citation has end = start + 1.
-          bound.push({ ...base, page: { start: c.start_page_number, end: Math.max(c.end_page_number, c.start_page_number + 1) } })
+          // Anthropic's end page is exclusive: a one-page citation has end = start + 1.
+          if (c.end_page_number <= c.start_page_number) {
+            issues.push({ path: ["content", b, "citations", j, "end_page_number"], message: "must be greater than start_page_number" })
+            return
+          }
+          bound.push({ ...base, page: { start: c.start_page_number, end: c.end_page_number } })
           return
         case "content_block_location":
-          bound.push({ ...base, blocks: { start: c.start_block_index, end: Math.max(c.end_block_index, c.start_block_index + 1) } })
+          if (c.end_block_index <= c.start_block_index) {
+            issues.push({ path: ["content", b, "citations", j, "end_block_index"], message: "must be greater than start_block_index" })
+            return
+          }
+          bound.push({ ...base, blocks: { start: c.start_block_index, end: c.end_block_index } })
           return
       }
     })

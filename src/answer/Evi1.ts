@@ -101,7 +101,7 @@ const claimMarkerAt = (line: string, at: number): { readonly id: string; readonl
 }
 
 /** A body line as segments, with its issues. Linear: every index is visited a bounded number of times. */
-const parseBodyLine = (line: string, lineNo: number, issues: Array<Evi1Issue>): Array<Segment> => {
+const parseBodyLine = (line: string, lineNo: number, issues: { push: (issue: Evi1Issue) => void }): Array<Segment> => {
   const out: Array<Segment> = []
   let textStart = 0
   let i = 0
@@ -124,7 +124,8 @@ const parseBodyLine = (line: string, lineNo: number, issues: Array<Evi1Issue>): 
         continue
       }
       if (i > textStart) out.push({ _tag: "Text", text: line.slice(textStart, i) })
-      const repeated = sources.find((n, j) => sources.indexOf(n) !== j)
+      const seen = new Set<number>()
+      const repeated = sources.find((n) => seen.size === seen.add(n).size)
       if (repeated !== undefined) {
         issues.push({ _tag: "Evi1MalformedLine", line: lineNo, detail: `source [${repeated}] is repeated in the citation group of {${claim.id}}` })
       }
@@ -189,6 +190,41 @@ const parseEvidenceLine = (line: string, lineNo: number): Either.Either<Evidence
 }
 
 // ---------------------------------------------------------------------------
+// Issues: all counted, a bounded number kept
+// ---------------------------------------------------------------------------
+
+/** Most issues an `Evi1Invalid` lists (in line order); the rest are counted in `omitted`. */
+export const maxListedIssues = 100
+/** Most issues held while parsing: a hostile text can carry millions; the rest are only counted. */
+const maxHeldIssues = 10_000
+
+class Issues {
+  readonly list: Array<Evi1Issue> = []
+  total = 0
+  push(issue: Evi1Issue): void {
+    this.total++
+    if (this.list.length < maxHeldIssues) this.list.push(issue)
+  }
+  /** The issues of one body line: those held, and how many more there were. */
+  addLine(line: { readonly held: ReadonlyArray<Evi1Issue>; readonly extra: number }): void {
+    for (const issue of line.held) this.push(issue)
+    this.total += line.extra
+  }
+  get isEmpty(): boolean {
+    return this.total === 0
+  }
+  /** The first issues in line order (a stable sort: issues of one line keep the order they were found in). */
+  toError(): Evi1Invalid {
+    const sorted = [...this.list].sort((a, b) => a.line - b.line).slice(0, maxListedIssues)
+    const omitted = this.total - sorted.length
+    return new Evi1Invalid({
+      issues: sorted as unknown as Arr.NonEmptyArray<Evi1Issue>,
+      ...(omitted > 0 ? { omitted } : {})
+    })
+  }
+}
+
+// ---------------------------------------------------------------------------
 // The incremental parser
 // ---------------------------------------------------------------------------
 
@@ -203,7 +239,8 @@ export class Parser {
   private pending = ""
   private readonly lines: Array<string> = []
   private readonly bodyLines: Array<Array<Segment>> = []
-  private readonly bodyIssues: Array<Array<Evi1Issue>> = []
+  private readonly bodyIssues: Array<{ readonly held: Array<Evi1Issue>; extra: number }> = []
+  private heldBodyIssues = 0
   private received = 0
   private ended = false
 
@@ -222,9 +259,17 @@ export class Parser {
   }
 
   private completeLine(line: string): void {
-    const issues: Array<Evi1Issue> = []
+    const issues = { held: [] as Array<Evi1Issue>, extra: 0 }
+    const sink = {
+      push: (issue: Evi1Issue) => {
+        if (this.heldBodyIssues < maxHeldIssues) {
+          this.heldBodyIssues++
+          issues.held.push(issue)
+        } else issues.extra++
+      }
+    }
     this.lines.push(line)
-    this.bodyLines.push(parseBodyLine(line, this.lines.length, issues))
+    this.bodyLines.push(parseBodyLine(line, this.lines.length, sink))
     this.bodyIssues.push(issues)
   }
 
@@ -237,7 +282,7 @@ export class Parser {
     this.completeLine(this.pending)
     this.pending = ""
     const lines = this.lines
-    const issues: Array<Evi1Issue> = []
+    const issues = new Issues()
 
     let endAt = -1
     for (let i = lines.length - 1; i >= 0; i--) {
@@ -295,7 +340,7 @@ export class Parser {
     const firstLineOfClaim = new Map<string, number>()
     let text = ""
     for (let i = 0; i < bodyEnd; i++) {
-      for (const issue of this.bodyIssues[i]!) issues.push(issue)
+      issues.addLine(this.bodyIssues[i]!)
       for (const segment of this.bodyLines[i]!) {
         if (segment._tag === "Text") text += segment.text
         else {
@@ -337,14 +382,11 @@ export class Parser {
       if (!given.has(key)) issues.push({ _tag: "Evi1MissingEvidence", line: c.line, claimId: c.claimId, source: c.source })
     }
 
-    if (Arr.isNonEmptyArray(issues)) return Either.left(new Evi1Invalid({ issues: sortIssues(issues) }))
+    if (!issues.isEmpty) return Either.left(issues.toError())
     return Either.right({ body, appendix })
   }
 }
 
-/** Issues in line order (a stable sort: issues of one line keep the order they were found in). */
-const sortIssues = (issues: Arr.NonEmptyArray<Evi1Issue>): Arr.NonEmptyArray<Evi1Issue> =>
-  [...issues].sort((a, b) => a.line - b.line) as unknown as Arr.NonEmptyArray<Evi1Issue>
 
 /** Parse a whole EVI1 text (the same as one `Parser` chunk). */
 export const parse = (text: string): Either.Either<Document, Evi1Invalid | AnswerTooLarge> => {
@@ -401,7 +443,7 @@ export const toAnswer = (
 ): Either.Either<BoundAnswer, Evi1Invalid | StaleManifest> => {
   const checked = checkManifest(manifest, [document.appendix?.manifest, options.manifestDigest])
   if (Either.isLeft(checked)) return Either.left(checked.left)
-  const issues: Array<Evi1Issue> = []
+  const issues = new Issues()
   const quotes = new Map((document.appendix?.evidence ?? []).map((e) => [`${e.claimId}|${e.source}`, e.quote]))
   const claims: Array<BoundAnswer["claims"][number]> = []
   const uncited: Array<UncitedText> = []
@@ -451,7 +493,7 @@ export const toAnswer = (
     claims.push({ id: segment.claimId, text: claimText, citations })
   }
   flushUncited(pending, pendingLine)
-  if (Arr.isNonEmptyArray(issues)) return Either.left(new Evi1Invalid({ issues: sortIssues(issues) }))
+  if (!issues.isEmpty) return Either.left(issues.toError())
   return Either.right({ manifest: checked.right, claims, uncited })
 }
 

@@ -116,6 +116,7 @@ const text = (rendering: AnswerRendering): string =>
           const di = Describe.evi1Issue(issue)
           lines.push(`  line ${issue.line}: ${issue._tag}: ${di.title}`, ...textDescription(di, "      ").filter((l) => !l.startsWith("      line:")))
         }
+        lines.push(...Describe.omittedIssues(error.omitted).map((line) => `  ${line}`))
       } else {
         lines.push(...textDescription(d, "  "))
       }
@@ -181,6 +182,7 @@ const markdown = (rendering: AnswerRendering): string =>
         for (const issue of error.issues) {
           out.push(`## Line ${issue.line}: \`${issue._tag}\``, "", ...mdDescription(Describe.evi1Issue(issue)), "")
         }
+        out.push(...Describe.omittedIssues(error.omitted).map((line) => `*${md(line)}*`))
       } else {
         out.push(...mdDescription(d))
       }
@@ -278,6 +280,7 @@ Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix
         for (const u of error.uncited) parts.push(htmlDescription(u._tag, Describe.uncitedSentence(u), ""))
       } else if (error._tag === "Evi1Invalid") {
         for (const issue of error.issues) parts.push(htmlDescription(issue._tag, Describe.evi1Issue(issue), `Line ${issue.line}: `))
+        for (const line of Describe.omittedIssues(error.omitted)) parts.push(`<p>${h(line)}</p>`)
       } else {
         parts.push(htmlDescription(error._tag, d, ""))
       }

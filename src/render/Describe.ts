@@ -296,7 +296,10 @@ export const answerError = (error: AnswerError): Description =>
     }),
     Evi1Invalid: (e): Description => ({
       title: "EVI1 protocol violated",
-      fields: e.issues.map((issue) => [`line ${issue.line}`, `${issue._tag}: ${evi1Issue(issue).title}`] as const),
+      fields: [
+        ...e.issues.map((issue) => [`line ${issue.line}`, `${issue._tag}: ${evi1Issue(issue).title}`] as const),
+        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
+      ],
       fix: "Correct every line shown."
     }),
     AnswerTooLarge: (e): Description => ({
