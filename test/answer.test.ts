@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer, Schema } from "effect"
 import * as Answer from "../src/answer/Answer.js"
 import * as Anthropic from "../src/answer/Anthropic.js"
+import * as Evi1 from "../src/answer/Evi1.js"
 import { type BoundAnswer, limits } from "../src/answer/Records.js"
 import * as AnswerRender from "../src/answer/Render.js"
 import { decodeOptions, makeCaptureRecord } from "../src/Domain.js"
@@ -9,6 +10,7 @@ import {
   AnchorUnsupported,
   AnswerRejected,
   DigestMismatch,
+  type Evi1Invalid,
   InvalidAnswer,
   NotApproved,
   SnippetAbsent,
@@ -484,5 +486,26 @@ describe("answer renderings", () => {
       assert.strictEqual(result.status, "rejected")
       if (result.status === "rejected") assert.deepStrictEqual(result.error, error)
     }))
+
+  it("Evi1Invalid (with omitted issues) and StaleManifest render in every format and decode back from JSON", () => {
+    const evi1 = Evi1.parse("{c1}".repeat(150) + "\n")
+    assert.isTrue(Either.isLeft(evi1))
+    const errors = [
+      (evi1 as Either.Left<Evi1Invalid, unknown>).left,
+      new StaleManifest({ named: null, current: salesRecord.sha256 })
+    ]
+    for (const error of errors) {
+      const rendering = AnswerRender.AnswerRendering.Rejected({ error })
+      assert.include(AnswerRender.render("text", rendering), error._tag)
+      assert.include(AnswerRender.render("markdown", rendering), error._tag)
+      assert.include(AnswerRender.render("html", rendering), error._tag)
+      const result = right(Schema.decodeUnknownEither(AnswerRender.RenderedAnswer, decodeOptions)(
+        JSON.parse(AnswerRender.render("json", rendering))
+      ))
+      if (result.status === "rejected") assert.deepStrictEqual(result.error, error)
+      else assert.fail("expected a rejection")
+    }
+    assert.include(AnswerRender.render("text", AnswerRender.AnswerRendering.Rejected({ error: errors[0]! })), "and 50 more issues not listed")
+  })
 })
 
