@@ -44,6 +44,10 @@ const listOf = <A, I>(item: Schema.Schema<A, I, never>, what: keyof typeof confi
     ),
     Schema.filter(unique(what))
   )
+/** The overall deadline of one verification (reading captures and searching them). */
+export const verifyLimits = {
+  timeoutMs: { min: 1, max: 600_000, default: 30_000 }
+} as const
 
 export const CaptureBudgets = Schema.Struct({
   timeoutMs: Schema.optional(intBetween(captureLimits.timeoutMs.min, captureLimits.timeoutMs.max)),
@@ -58,7 +62,8 @@ export type CaptureBudgets = typeof CaptureBudgets.Type
 
 export const VerifyOptions = Schema.Struct({
   maxFacts: Schema.optional(intBetween(1, maxFactsLimit)),
-  mode: Schema.optional(Mode)
+  mode: Schema.optional(Mode),
+  timeoutMs: Schema.optional(intBetween(verifyLimits.timeoutMs.min, verifyLimits.timeoutMs.max))
 }).annotations({ ...strict, identifier: "VerifyOptions" })
 export type VerifyOptions = typeof VerifyOptions.Type
 
@@ -120,4 +125,6 @@ export const decodeText = (text: string): Effect.Effect<PipelineConfig, InvalidC
 
 export const resolvedMaxFacts = (config: PipelineConfig): number => config.verify?.maxFacts ?? defaultMaxFacts
 export const resolvedMode = (config: PipelineConfig): Mode => config.verify?.mode ?? "reject"
+export const resolvedVerifyTimeoutMs = (config: PipelineConfig): number =>
+  config.verify?.timeoutMs ?? verifyLimits.timeoutMs.default
 export const resolvedUncited = (config: PipelineConfig): "reject" | "report" => config.answers?.uncited ?? "report"

@@ -290,7 +290,20 @@ export const groupFailures = (failures: ReportRejected | ReadonlyArray<FactRejec
   return groups as unknown as GroupedFailures
 }
 
-export const VerifyError = Schema.Union(InvalidReport, ReportRejected)
+
+/**
+ * Verification did not finish within the configured deadline (`verify.timeoutMs`).
+ * Nothing in the report is accepted; no partial result is returned.
+ */
+export class VerificationTimeout extends Schema.TaggedError<VerificationTimeout>()("VerificationTimeout", {
+  timeoutMs: Schema.Int.pipe(Schema.positive())
+}) {
+  override get message() {
+    return `Verification did not finish within ${this.timeoutMs} ms; nothing in the report is accepted`
+  }
+}
+
+export const VerifyError = Schema.Union(InvalidReport, ReportRejected, VerificationTimeout)
 export type VerifyError = typeof VerifyError.Type
 
 // ---------------------------------------------------------------------------
@@ -736,5 +749,12 @@ export class AnswerRejected extends Schema.TaggedError<AnswerRejected>()("Answer
 }
 
 /** Why a whole answer was not accepted. */
-export const AnswerError = Schema.Union(InvalidAnswer, StaleManifest, Evi1Invalid, AnswerTooLarge, AnswerRejected)
+export const AnswerError = Schema.Union(
+  InvalidAnswer,
+  StaleManifest,
+  Evi1Invalid,
+  AnswerTooLarge,
+  AnswerRejected,
+  VerificationTimeout
+)
 export type AnswerError = typeof AnswerError.Type

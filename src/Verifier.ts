@@ -32,10 +32,11 @@ import {
   NotApproved,
   ReportRejected,
   SnippetAbsent,
-  UnknownLabel
+  UnknownLabel,
+  VerificationTimeout
 } from "./Errors.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
-import { searchAll } from "./internal/multiSearch.js"
+import * as MultiSearch from "./internal/multiSearch.js"
 import { Policy } from "./Policy.js"
 import { VerifiedReport } from "./VerifiedReport.js"
 
@@ -91,17 +92,25 @@ export interface VerifierShape {
   /**
    * The lower-level entry: check bare citations (approval, capture, digests,
    * exact search) on the same path as reports, without labels or a report
-   * schema. Never fails: each citation gets its evidence or its typed failures.
+   * schema, under the same deadline. Each citation gets its evidence or its
+   * typed failures; only an overrun deadline fails the whole call.
    */
-  readonly checkCitations: (citations: ReadonlyArray<CitationInput>) => Effect.Effect<CitationsChecked>
-  /** Check every fact and return passes and failures side by side; only an undecodable report fails. */
-  readonly check: (report: unknown) => Effect.Effect<Verification, InvalidReport>
+  readonly checkCitations: (citations: ReadonlyArray<CitationInput>) => Effect.Effect<CitationsChecked, VerificationTimeout>
+  /**
+   * Check every fact and return passes and failures side by side; only an undecodable report, or
+   * one whose verification overran the policy's deadline, fails.
+   */
+  readonly check: (report: unknown) => Effect.Effect<Verification, InvalidReport | VerificationTimeout>
   /** `check` on report JSON text (repeated and prototype keys rejected). */
-  readonly checkJson: (text: string) => Effect.Effect<Verification, InvalidReport>
+  readonly checkJson: (text: string) => Effect.Effect<Verification, InvalidReport | VerificationTimeout>
   /** Accept the report only if every fact passes; otherwise `ReportRejected` lists every failure. */
-  readonly verify: (report: unknown) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+  readonly verify: (
+    report: unknown
+  ) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected | VerificationTimeout>
   /** `verify` on report JSON text. */
-  readonly verifyJson: (text: string) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+  readonly verifyJson: (
+    text: string
+  ) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected | VerificationTimeout>
 }
 
 /**
@@ -109,6 +118,22 @@ export interface VerifierShape {
  * @category tags
  */
 export class Verifier extends Context.Tag("citegate/Verifier")<Verifier, VerifierShape>() {}
+
+/**
+ * Units of search work (about one code unit examined each) between yields to the event loop: a
+ * few milliseconds, so the deadline's timer can fire during a long search, rarely enough that
+ * yielding costs nothing measurable.
+ */
+const searchSlice = 1 << 22
+
+/**
+ * Yields to the event loop's timers. `Effect.yieldNow` resumes on the microtask queue, where a
+ * timer (the deadline) cannot run in between.
+ */
+const yieldToTimers: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
 
 /** A capture as read once for this verification, with its text rehashed once. */
 interface LoadedCapture {
@@ -199,11 +224,15 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
 
   /**
    * The one matching path: approval, each distinct capture read and rehashed once, both digests,
-   * then an exact search of every quote, one capture at a time. Reports and answers both use it.
+   * then an exact search of every quote, one capture at a time, under the policy's deadline.
+   * Reports and answers both use it.
    */
   const checkCited = (
     citations: ReadonlyArray<CitationInput>
-  ): Effect.Effect<{ readonly results: Array<CitationResult>; readonly loaded: ReadonlyMap<SourceUrl, CaptureRecord> }> =>
+  ): Effect.Effect<
+    { readonly results: Array<CitationResult>; readonly loaded: ReadonlyMap<SourceUrl, CaptureRecord> },
+    VerificationTimeout
+  > =>
     Effect.gen(function*() {
       const results: Array<CitationResult> = citations.map(() => Either.left([]))
       const failures: Array<Array<CitationFailure>> = citations.map(() => [])
@@ -237,10 +266,20 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
       })
       const loaded = new Map<SourceUrl, CaptureRecord>()
+      // The search runs in slices with yields in between, so the deadline can interrupt it.
+      let credit = searchSlice
       for (const [record, indices] of toSearch) {
         loaded.set(record.source, record)
         const snippets = indices.map((i) => citations[i]!.snippet)
-        const found = searchAll(record.text, snippets)
+        const search = MultiSearch.start(record.text, snippets)
+        while (!search.done) {
+          credit -= search.step(credit)
+          if (credit <= 0) {
+            yield* yieldToTimers
+            credit = searchSlice
+          }
+        }
+        const found = search.results()
         indices.forEach((i, k) => {
           const hit = found[k]
           const snippet = snippets[k]!
@@ -259,9 +298,15 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         if (list.length > 0) results[i] = Either.left(list)
       })
       return { results, loaded }
-    })
+    }).pipe(
+      // One deadline for reading and searching every capture (decoding is bounded by the input's size).
+      Effect.timeoutFail({
+        duration: policy.timeoutMs,
+        onTimeout: () => new VerificationTimeout({ timeoutMs: policy.timeoutMs })
+      })
+    )
 
-  const checkReport = (report: Report): Effect.Effect<Verification> =>
+  const checkReport = (report: Report): Effect.Effect<Verification, VerificationTimeout> =>
     Effect.gen(function*() {
       const failuresByIndex: Array<Array<FactError>> = report.facts.map(() => [])
       const firstIndexOfLabel = new Map<string, number>()

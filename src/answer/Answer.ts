@@ -29,7 +29,8 @@ import {
   type Issue,
   SpanMismatch,
   StaleManifest,
-  UncitedSentence
+  UncitedSentence,
+  type VerificationTimeout
 } from "../Errors.js"
 import { decodeJson } from "../internal/decode.js"
 import type { Manifest } from "../Manifest.js"
@@ -282,7 +283,7 @@ export interface AnswersOptions {
 export interface AnswersShape {
   readonly options: AnswersOptions
   /** Verify a bound answer under the options' mode and uncited policy. */
-  readonly verify: (answer: BoundAnswer) => Effect.Effect<Checked, AnswerRejected>
+  readonly verify: (answer: BoundAnswer) => Effect.Effect<Checked, AnswerRejected | VerificationTimeout>
 }
 
 /**

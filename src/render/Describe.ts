@@ -3,7 +3,8 @@
  * The switch is exhaustive: an error tag added without a description here is a
  * type error, so no renderer can silently forget one.
  *
- * Values are returned raw; each renderer escapes them for its format.
+ * Values are returned unescaped, each cut to `maxShownLength`; each renderer
+ * escapes them for its format.
  */
 import { Match } from "effect"
 import type {
@@ -15,9 +16,11 @@ import type {
   InvalidConfig,
   InvalidMigrationMap,
   InvalidRunDirectory,
-  UncitedSentence
+  UncitedSentence,
+  VerificationTimeout
 } from "../Errors.js"
 import { formatPath } from "../Errors.js"
+import { cut } from "../internal/bounded.js"
 
 export interface Description {
   readonly title: string
@@ -31,7 +34,17 @@ export const omittedIssues = (omitted: number | undefined): ReadonlyArray<string
 
 const prefix = (digest: string) => `${digest.slice(0, 12)}…`
 
-export const factError = (error: FactError): Description =>
+/** Longest value a description shows; past it the head, an ellipsis and the total length (a hostile snippet can be megabytes). */
+export const maxShownLength = 2_000
+
+const shown = (description: Description): Description => ({
+  ...description,
+  fields: description.fields.map(([name, value]) => [name, cut(value, maxShownLength)] as const)
+})
+
+export const factError = (error: FactError): Description => shown(factErrorUnbounded(error))
+
+const factErrorUnbounded = (error: FactError): Description =>
   Match.valueTags(error, {
     NotApproved: (e): Description => ({
       title: "Source not approved",
@@ -83,7 +96,9 @@ export const factError = (error: FactError): Description =>
     })
   })
 
-export const captureError = (error: CaptureError): Description =>
+export const captureError = (error: CaptureError): Description => shown(captureErrorUnbounded(error))
+
+const captureErrorUnbounded = (error: CaptureError): Description =>
   Match.valueTags(error, {
     NotApproved: (e): Description => ({
       title: "Source not approved",
@@ -196,8 +211,22 @@ export const configError = (error: InvalidConfig | InvalidMigrationMap | Invalid
     })
   })
 
+
+
+/** A whole-report failure that is neither a schema issue nor a fact failure. */
+export const verifyError = (error: VerificationTimeout): Description =>
+  Match.valueTags(error, {
+    VerificationTimeout: (e): Description => ({
+      title: "Verification timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing in this report is accepted. Cite fewer or smaller excerpts, or raise verify.timeoutMs if the captures are legitimately this large."
+    })
+  })
+
 /** Why one citation of an answer failed. The capture and search failures read as for report facts. */
-export const citationError = (error: CitationError): Description =>
+export const citationError = (error: CitationError): Description => shown(citationErrorUnbounded(error))
+
+const citationErrorUnbounded = (error: CitationError): Description =>
   Match.valueTags(error, {
     NotApproved: (e) => factError(e),
     MissingCapture: (e) => factError(e),
@@ -228,7 +257,9 @@ export const citationError = (error: CitationError): Description =>
   })
 
 /** One issue of an EVI1 text, with its line. */
-export const evi1Issue = (issue: Evi1Issue): Description =>
+export const evi1Issue = (issue: Evi1Issue): Description => shown(evi1IssueUnbounded(issue))
+
+const evi1IssueUnbounded = (issue: Evi1Issue): Description =>
   Match.valueTags(issue, {
     Evi1MalformedLine: (i): Description => ({
       title: "Malformed line",
@@ -272,14 +303,16 @@ export const evi1Issue = (issue: Evi1Issue): Description =>
     })
   })
 
-export const uncitedSentence = (e: UncitedSentence): Description => ({
+export const uncitedSentence = (e: UncitedSentence): Description => shown({
   title: "Uncited factual-looking sentence",
   fields: [...(e.line === null ? [] : [["line", String(e.line)] as const]), ["sentence", e.sentence]],
   fix: "Cite the sentence with a verbatim quote, or remove it."
 })
 
 /** Why a whole answer was not accepted. */
-export const answerError = (error: AnswerError): Description =>
+export const answerError = (error: AnswerError): Description => shown(answerErrorUnbounded(error))
+
+const answerErrorUnbounded = (error: AnswerError): Description =>
   Match.valueTags(error, {
     InvalidAnswer: (e): Description => ({
       title: "Invalid answer",
@@ -306,6 +339,11 @@ export const answerError = (error: AnswerError): Description =>
       title: "Answer too large",
       fields: [["max characters", String(e.maxChars)], ["received", String(e.receivedChars)]],
       fix: "Answers are limited in size; split the answer."
+    }),
+    VerificationTimeout: (e): Description => ({
+      title: "Verification timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing in this answer is accepted. Cite fewer or smaller quotes, or raise verify.timeoutMs if the captures are legitimately this large."
     }),
     AnswerRejected: (e): Description => ({
       title: "Answer rejected",
