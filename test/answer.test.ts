@@ -16,7 +16,8 @@ import {
   SnippetAbsent,
   SpanMismatch,
   StaleManifest,
-  UncitedSentence
+  UncitedSentence,
+  VerificationTimeout
 } from "../src/Errors.js"
 import * as Manifest from "../src/Manifest.js"
 import * as Policy from "../src/Policy.js"
@@ -509,3 +510,36 @@ describe("answer renderings", () => {
   })
 })
 
+
+describe("the verification deadline on answers", () => {
+  it.live("a hostile answer (long near-matching quotes over a repetitive capture) ends with VerificationTimeout", () =>
+    Effect.gen(function*() {
+      const SOURCE = "https://reports.northwind.test/repetitive.txt"
+      // A flat string (as decoded from JSON), 1 MiB of one character; quotes that almost match everywhere.
+      const record = makeCaptureRecord({
+        source: SOURCE as never,
+        text: JSON.parse(JSON.stringify("a".repeat(1 << 20))) as string,
+        accessedAt,
+        contentType: "text/plain"
+      })
+      const cfg = { sources: [SOURCE], labels: ["unused"], verify: { timeoutMs: 200 } } as unknown as typeof config
+      const timedLayer = Answer.layer({ mode: "drop", uncited: "report" }).pipe(
+        Layer.provide(Verifier.layer),
+        Layer.provide(Policy.layer(cfg)),
+        Layer.provideMerge(MemoryStore.layer({ records: [record] }).pipe(Layer.orDie))
+      )
+      const error = yield* Effect.gen(function*() {
+        const manifest = yield* Manifest.make(cfg)
+        const answers = yield* Answer.Answers
+        const claims = Array.from({ length: 200 }, (_, i) => ({
+          id: `c${i}`,
+          text: "A claim.",
+          citations: [{ source: 1, quote: "a".repeat(1000 + i) + "b" }]
+        }))
+        const bound = right(Answer.fromJson(answerJson(manifest.digest, claims), manifest))
+        return yield* Effect.flip(answers.verify(bound))
+      }).pipe(Effect.provide(timedLayer))
+      assert.instanceOf(error, VerificationTimeout)
+      assert.strictEqual((error as VerificationTimeout).timeoutMs, 200)
+    }), 60_000)
+})
