@@ -225,6 +225,7 @@ export const bind = (
       const resolved = resolveNumber(manifest, citation.source)
       if (Either.isLeft(resolved)) {
         issues.push({ path: ["claims", i, "citations", j, "source"], message: resolved.left })
+        // A placeholder that is never returned: any issue rejects the whole answer below.
         return { ...citation, source: "", captureSha256: manifest.digest }
       }
       return { ...citation, ...resolved.right }
