@@ -97,6 +97,7 @@ describe.skipIf(skipPostgres)("PostgreSQL store: the database enforces it", () =
       const sql = yield* sqlAs("worker")
       for (const statement of [
         sql`SELECT record FROM citegate_captures`,
+        sql`SELECT bytes FROM citegate_bodies`,
         sql`UPDATE citegate_captures SET sha256 = ${inventoryRecord.sha256}`,
         sql`DELETE FROM citegate_captures`,
         sql`DELETE FROM citegate_runs`,

@@ -10,7 +10,8 @@
  * - append-only: a trigger refuses UPDATE, DELETE and TRUNCATE on every table
  *   (the owner too; only dropping or disabling the trigger gets round it);
  * - two group roles: `citegate_capture` may create runs and insert captures and
- *   bodies, and read nothing but run names; `citegate_verifier` may only read.
+ *   bodies, and read nothing but run names and body digests; `citegate_verifier`
+ *   may only read.
  *   Login roles are made members of them (docs/deployment.md).
  *
  * @since 0.1.0
@@ -93,6 +94,9 @@ const initial: ReadonlyArray<string> = [
   // is the primary key's: an INSERT that collides fails, and needs no SELECT to find out.
   `GRANT SELECT, INSERT ON citegate_runs TO ${captureRole}`,
   `GRANT INSERT ON citegate_bodies, citegate_captures TO ${captureRole}`,
+  // A body shared by two captures is inserted once (ON CONFLICT (sha256) DO NOTHING), which needs to
+  // see the digests that exist: the digest column only, never a body's bytes.
+  `GRANT SELECT (sha256) ON citegate_bodies TO ${captureRole}`,
   `GRANT SELECT ON citegate_runs, citegate_bodies, citegate_captures TO ${verifierRole}`
 ]
 
