@@ -10,6 +10,7 @@ import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
 import { InvalidReport, NotApproved, ReportRejected, SnippetAbsent, UnknownLabel } from "../src/Errors.js"
 import * as Render from "../src/render/Render.js"
 import { Rendering } from "../src/render/Rendering.js"
+import { failureOf } from "./mutants.support.js"
 import { accessedAt, gateFor, runDirectoryWith } from "./support.js"
 
 const SOURCE = "https://reports.northwind.test/q3-sales.txt" as SourceUrl
@@ -72,7 +73,7 @@ describe("HTML: failure values are escaped", () => {
     Effect.gen(function*() {
       const directory = yield* runDirectoryWith([record])
       const gate = yield* gateFor(directory, { ...config, verify: { mode: "reject" } })
-      const error = yield* Effect.flip(gate.checkJson(JSON.stringify(draft)))
+      const error = yield* failureOf(gate.checkJson(JSON.stringify(draft)))
       assert.instanceOf(error, ReportRejected)
       assert.deepStrictEqual(error.failures.map((f) => [f.index, f.error._tag]), [
         [0, "SnippetAbsent"],
@@ -124,7 +125,7 @@ describe("HTML: failure values are escaped", () => {
     Effect.gen(function*() {
       const directory = yield* runDirectoryWith([record])
       const gate = yield* gateFor(directory, config)
-      const error = yield* Effect.flip(gate.checkJson(JSON.stringify({ facts: [], [unknownKey]: 1 })))
+      const error = yield* failureOf(gate.checkJson(JSON.stringify({ facts: [], [unknownKey]: 1 })))
       assert.instanceOf(error, InvalidReport)
       const html = Render.render("html", Rendering.Rejected({ error }))
       assert.notMatch(html, injected, html)
