@@ -1,0 +1,126 @@
+/**
+ * Migration: the map names plain file names only (no path traversal), legacy
+ * records are decoded strictly (an unknown key is a rejection, never silently
+ * dropped), and a migrated record says it was migrated instead of claiming a
+ * content type that was never recorded.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Schema } from "effect"
+import { createHash } from "node:crypto"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import * as CaptureStore from "../src/CaptureStore.js"
+import { type SourceUrl } from "../src/Domain.js"
+import { InvalidConfig, MigrationRejected } from "../src/Errors.js"
+import * as Migrate from "../src/Migrate.js"
+import { failureOf } from "./mutants.support.js"
+import { tempDirectory } from "./support.js"
+
+const SOURCE = "https://reports.northwind.test/q3-sales.txt" as SourceUrl
+const text = "Net sales for Q3 2026 were 4,210 units.\n"
+const digest = createHash("sha256").update(text, "utf8").digest("hex")
+const legacy = { source: SOURCE, text, sha256: digest, accessedAt: "2025-06-01T08:00:00.000Z" }
+
+const mapText = (file: string) => JSON.stringify({ entries: [{ file, source: SOURCE }] })
+
+/** A legacy directory with the given files, an empty run directory, and migrate() over them. */
+const setup = (files: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const work = yield* tempDirectory
+    const legacyDirectory = path.join(work, "legacy")
+    const runDirectory = path.join(work, "run")
+    yield* Effect.promise(async () => {
+      await fsp.mkdir(legacyDirectory)
+      await fsp.mkdir(runDirectory)
+      for (const [name, content] of Object.entries(files)) {
+        await fsp.writeFile(path.join(work, name), typeof content === "string" ? content : JSON.stringify(content))
+      }
+    })
+    const run = (file: string) =>
+      Effect.gen(function*() {
+        const map = yield* Migrate.decodeMap(mapText(file))
+        return yield* Migrate.migrate({ legacyDirectory, map }).pipe(
+          Effect.provide(CaptureStore.layerFileSystem({ directory: runDirectory }))
+        )
+      })
+    return { work, legacyDirectory, runDirectory, run }
+  })
+
+describe("Migrate: the map names plain file names only", () => {
+  for (const file of ["../x", "..", ".", "../legacy/sales.json", "sub/sales.json", "sub\\sales.json", "/etc/passwd", "a\u0000b"]) {
+    it.effect(`refuses ${JSON.stringify(file)}`, () =>
+      Effect.gen(function*() {
+        const error = yield* failureOf(Migrate.decodeMap(mapText(file)))
+        assert.instanceOf(error, InvalidConfig)
+        assert.deepStrictEqual(error.issues.map((i) => [i.path.join("."), i.message]), [["entries.0.file", "must be a plain file name"]])
+      }))
+  }
+
+  it.scoped("a traversal entry never reads the file outside the legacy directory", () =>
+    Effect.gen(function*() {
+      // `work/outside.json` is a valid legacy record one level above the legacy directory.
+      const s = yield* setup({ "outside.json": legacy })
+      const error = yield* failureOf(s.run("../outside.json"))
+      assert.instanceOf(error, InvalidConfig)
+      assert.deepStrictEqual(yield* Effect.promise(() => fsp.readdir(s.runDirectory)), [])
+    }))
+
+  it.effect("a name with dots inside is a plain name", () =>
+    Effect.gen(function*() {
+      const map = yield* Migrate.decodeMap(mapText("..sales.v1.json"))
+      assert.strictEqual(map.entries[0]!.file, "..sales.v1.json")
+    }))
+})
+
+describe("Migrate: legacy records are decoded strictly", () => {
+  it.scoped("an unknown key is a rejection naming the key, and nothing is written", () =>
+    Effect.gen(function*() {
+      const s = yield* setup({ "legacy/sales.json": { ...legacy, verified: true } })
+      const result = yield* s.run("sales.json")
+      assert.deepStrictEqual(result.migrated, [])
+      assert.strictEqual(result.rejected.length, 1)
+      const rejection = result.rejected[0]!
+      assert.instanceOf(rejection, MigrationRejected)
+      assert.strictEqual(rejection.reason, "not-a-legacy-record")
+      assert.strictEqual(rejection.file, "sales.json")
+      assert.strictEqual(rejection.source, SOURCE)
+      assert.match(rejection.detail, /^verified: is unexpected/)
+      assert.deepStrictEqual(yield* Effect.promise(() => fsp.readdir(s.runDirectory)), [])
+    }))
+
+  it("the exported LegacyRecord Schema refuses an unknown key with default options too", () => {
+    const result = Schema.decodeUnknownEither(Migrate.LegacyRecord)({ ...legacy, verified: true })
+    assert.isTrue(Either.isLeft(result))
+  })
+
+  it("the exported MigrationMap Schema refuses unknown keys at both levels with default options", () => {
+    for (const input of [
+      { entries: [{ file: "a.json", source: SOURCE }], force: true },
+      { entries: [{ file: "a.json", source: SOURCE, trusted: true }] }
+    ]) {
+      assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(Migrate.MigrationMap)(input)), JSON.stringify(input))
+    }
+  })
+})
+
+describe("Migrate: a migrated record says so", () => {
+  it.scoped("its content type is the migration marker, not a claimed text/plain; charset=utf-8", () =>
+    Effect.gen(function*() {
+      const s = yield* setup({ "legacy/sales.json": legacy })
+      const result = yield* s.run("sales.json")
+      assert.deepStrictEqual(result.rejected, [])
+      assert.deepStrictEqual(result.migrated, [{ file: "sales.json", source: SOURCE, sha256: digest }])
+      const store = yield* CaptureStore.makeFileSystem({ directory: s.runDirectory })
+      const record = yield* store.read(SOURCE)
+      assert.strictEqual(record.contentType, "text/plain (migrated; original content type not recorded)")
+      assert.strictEqual(record.contentType, Migrate.migratedContentType)
+      assert.strictEqual(record.text, text)
+      assert.strictEqual(record.sha256, digest)
+      assert.strictEqual(record.accessedAt, legacy.accessedAt)
+      assert.strictEqual(record.byteLength, Buffer.byteLength(text, "utf8"))
+      // The file on disk says the same.
+      const raw = yield* Effect.promise(() =>
+        fsp.readFile(path.join(s.runDirectory, `${createHash("sha256").update(SOURCE).digest("hex")}.json`), "utf8"))
+      assert.strictEqual(JSON.parse(raw).contentType, "text/plain (migrated; original content type not recorded)")
+    }))
+})
