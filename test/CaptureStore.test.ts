@@ -5,6 +5,7 @@ import * as path from "node:path"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { makeCaptureRecord } from "../src/Domain.js"
 import { CaptureExists, CaptureWriteFailed, CorruptCapture, InvalidRunDirectory, MissingCapture } from "../src/Errors.js"
+import { expectedRecordName } from "./mutants.support.js"
 import { inventoryRecord, recordPath, SALES, salesRecord, snapshotDirectory, tempDirectory } from "./support.js"
 
 describe("CaptureStore (filesystem)", () => {
@@ -14,7 +15,7 @@ describe("CaptureStore (filesystem)", () => {
       const store = yield* CaptureStore.makeFileSystem({ directory })
       yield* store.write(salesRecord)
       const entries = yield* snapshotDirectory(directory)
-      assert.deepStrictEqual(entries.map((e) => e.name), [CaptureStore.recordFileName(SALES)])
+      assert.deepStrictEqual(entries.map((e) => e.name), [expectedRecordName(SALES)])
       assert.strictEqual(entries[0]!.mode & 0o777, 0o444)
       const read = yield* store.read(SALES)
       assert.deepStrictEqual(read, salesRecord)

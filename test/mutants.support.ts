@@ -1,5 +1,6 @@
 /** Helpers for the mutation-killing tests. */
 import { Effect, Either } from "effect"
+import { createHash } from "node:crypto"
 
 /**
  * The typed failure of an effect that must fail. An unexpected success fails
@@ -11,3 +12,10 @@ export const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effec
     Either.isLeft(result)
       ? Effect.succeed(result.left)
       : Effect.die(new Error("expected the effect to fail, but it succeeded")))
+
+/**
+ * The record file name of a source, computed here independently of the code
+ * under test: SHA-256 of the exact URL string's UTF-8 bytes, lowercase hex, `.json`.
+ */
+export const expectedRecordName = (source: string): string =>
+  `${createHash("sha256").update(Buffer.from(source, "utf8")).digest("hex")}.json`
