@@ -198,7 +198,13 @@ describe("run-pipeline verify", () => {
       const s = yield* captured
       const before = yield* snapshotDirectory(s.runDir)
       const report = yield* s.report([s.good])
-      yield* cli(["verify", "--config", s.configFile, "--run-dir", s.runDir, "--report", report, "--format", "json"])
+      const ran = yield* cli(["verify", "--config", s.configFile, "--run-dir", s.runDir, "--report", report, "--format", "json"])
+      // Verification itself must have run and passed: a crash would leave the directory unchanged too.
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.match(ran.stderr, /verify: GROUNDED \(reject mode, 0 retracted\)/)
+      const json = JSON.parse(ran.stdout)
+      assert.strictEqual(json.status, "verified")
+      assert.deepStrictEqual(json.report.facts.map((e: { fact: { snippet: string } }) => e.fact.snippet), [s.good.snippet])
       assert.deepStrictEqual(yield* snapshotDirectory(s.runDir), before)
     }))
 
