@@ -1,4 +1,4 @@
-import { defineConfig, mergeConfig } from "vitest/config"
+import { defineConfig } from "vitest/config"
 import base from "./vitest.config.js"
 
 /**
@@ -9,9 +9,13 @@ import base from "./vitest.config.js"
  * the documentation example (it imports the package by name, which the mutation
  * sandbox does not resolve).
  */
-export default mergeConfig(base, defineConfig({
+// Spread rather than mergeConfig: mergeConfig would concatenate globalSetup and keep the build step.
+export default defineConfig({
+  ...base,
   test: {
+    ...base.test,
     globalSetup: [],
-    exclude: ["test/cli.test.ts", "test/example.test.ts", "test/mutants.cli.test.ts", "test/html.browser.test.ts", "test/bench.smoke.test.ts", "node_modules/**"]
+    isolate: true,
+    exclude: ["test/cli.test.ts", "test/mutants.cli.test.ts", "test/example.test.ts", "test/html.browser.test.ts", "test/bench.smoke.test.ts", "node_modules/**"]
   }
-}))
+})
