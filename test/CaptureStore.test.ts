@@ -84,9 +84,12 @@ describe("CaptureStore (filesystem)", () => {
       const directory = yield* tempDirectory
       const missing = yield* Effect.flip(CaptureStore.makeFileSystem({ directory: path.join(directory, "nope") }))
       assert.instanceOf(missing, InvalidRunDirectory)
+      assert.strictEqual(missing.path, path.join(directory, "nope"))
+      assert.match(missing.detail, /ENOENT|no such file/)
       yield* Effect.promise(() => fsp.writeFile(path.join(directory, "file"), ""))
       const notDirectory = yield* Effect.flip(CaptureStore.makeFileSystem({ directory: path.join(directory, "file") }))
       assert.instanceOf(notDirectory, InvalidRunDirectory)
+      assert.strictEqual(notDirectory.path, path.join(directory, "file"))
       assert.strictEqual(notDirectory.detail, "not a directory")
     }))
 
