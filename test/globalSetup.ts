@@ -22,6 +22,7 @@ const filesUnder = (directory: string): Array<string> =>
       return entry.isDirectory() ? filesUnder(full) : entry.isFile() ? [full] : []
     })
 
+/** A digest of everything the build reads: the sources and the build configuration. */
 export const sourceDigest = (): string => {
   const hash = createHash("sha256")
   const inputs = [...filesUnder(path.join(root, "src")), ...["tsconfig.json", "tsconfig.build.json", "package.json"].map((f) => path.join(root, f))]
