@@ -11,7 +11,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
-import { ReportRejected, SnippetAbsent } from "../src/Errors.js"
+import { DigestMismatch, type NotApproved, ReportRejected, SnippetAbsent } from "../src/Errors.js"
 import * as Render from "../src/render/Render.js"
 import { Rendering } from "../src/render/Rendering.js"
 import { failureOf } from "./mutants.support.js"
@@ -129,5 +129,66 @@ describe("Verifier: text beyond ASCII", () => {
       assert.deepStrictEqual(got.map((s) => Buffer.from(s ?? "", "utf8").toString("hex")), snippets.map((s) => Buffer.from(s, "utf8").toString("hex")))
       const json = JSON.parse(Render.render("json", Rendering.Verified(checked)))
       assert.deepStrictEqual(json.report.facts.map((e: { fact: { snippet: string } }) => e.fact.snippet), snippets)
+    }))
+})
+
+describe("Verifier: failure fields and the captures handed to renderers", () => {
+  const SALES = "https://reports.northwind.test/q3-sales.txt" as SourceUrl
+  const INVENTORY = "https://reports.northwind.test/q3-inventory.txt" as SourceUrl
+  const sales = makeCaptureRecord({ source: SALES, text: fixtureText("q3-sales.txt"), accessedAt, contentType: "text/plain" })
+  const inventory = makeCaptureRecord({ source: INVENTORY, text: fixtureText("q3-inventory.txt"), accessedAt, contentType: "text/plain" })
+  const approved = { sources: [SALES, INVENTORY], labels: ["a", "b", "c", "d"], verify: { mode: "drop" as const } }
+
+  it.scoped("NotApproved carries the URL policy's reason and detail, or says the source is not in the approved set", () =>
+    Effect.gen(function*() {
+      const directory = yield* runDirectoryWith([sales])
+      const gate = yield* gateFor(directory, approved)
+      const { report } = yield* gate.checkJsonWithCaptures(JSON.stringify({
+        facts: [
+          { ...cite("a", sales, "Net sales"), source: "https://reports.northwind.test/q3-sales.txt?rev=2" },
+          { ...cite("b", sales, "Net sales"), source: "HTTPS://reports.northwind.test/q3-sales.txt" },
+          { ...cite("c", sales, "Net sales"), source: "ftp://reports.northwind.test/q3-sales.txt" },
+          { ...cite("d", sales, "Net sales"), source: "not a url" }
+        ]
+      }))
+      assert.deepStrictEqual(report.retractions.map((r) => {
+        const e = r.error as NotApproved
+        return [r.index, e._tag, e.source, e.reason, e.detail]
+      }), [
+        [0, "NotApproved", "https://reports.northwind.test/q3-sales.txt?rev=2", "not-in-approved-set", "not in the approved source set"],
+        [1, "NotApproved", "HTTPS://reports.northwind.test/q3-sales.txt", "not-canonical",
+          "URL is not in canonical form (it parses as https://reports.northwind.test/q3-sales.txt)"],
+        [2, "NotApproved", "ftp://reports.northwind.test/q3-sales.txt", "scheme-not-allowed",
+          "URL uses ftp:; only https (and http in test mode) are allowed"],
+        [3, "NotApproved", "not a url", "not-canonical", "URL is not an absolute URL"]
+      ])
+    }))
+
+  it.scoped("DigestMismatch names the source and both digests, for either kind", () =>
+    Effect.gen(function*() {
+      const directory = yield* runDirectoryWith([sales])
+      const gate = yield* gateFor(directory, approved)
+      const { report } = yield* gate.checkJsonWithCaptures(JSON.stringify({
+        facts: [{ ...cite("a", sales, "Net sales"), captureSha256: inventory.sha256 }]
+      }))
+      const error = report.retractions[0]!.error
+      assert.instanceOf(error, DigestMismatch)
+      assert.deepStrictEqual([error.source, error.kind, error.expected, error.actual], [SALES, "report", inventory.sha256, sales.sha256])
+    }))
+
+  it.scoped("captures are handed on only for sources with a verified citation, each as read", () =>
+    Effect.gen(function*() {
+      const directory = yield* runDirectoryWith([sales, inventory])
+      const gate = yield* gateFor(directory, approved)
+      const checked = yield* gate.checkJsonWithCaptures(JSON.stringify({
+        facts: [
+          cite("a", sales, "Net sales"),
+          cite("b", inventory, "not in the inventory text"),
+          cite("c", sales, "Q3 2026")
+        ]
+      }))
+      assert.deepStrictEqual(checked.report.facts.map((e) => e.index), [0, 2])
+      assert.deepStrictEqual([...checked.captures.keys()], [SALES])
+      assert.deepStrictEqual(checked.captures.get(SALES), sales)
     }))
 })
