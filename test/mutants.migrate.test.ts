@@ -10,7 +10,7 @@ import { createHash } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { type SourceUrl } from "../src/Domain.js"
+import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
 import { InvalidConfig, MigrationRejected } from "../src/Errors.js"
 import * as Migrate from "../src/Migrate.js"
 import { failureOf } from "./mutants.support.js"
@@ -122,5 +122,115 @@ describe("Migrate: a migrated record says so", () => {
       const raw = yield* Effect.promise(() =>
         fsp.readFile(path.join(s.runDirectory, `${createHash("sha256").update(SOURCE).digest("hex")}.json`), "utf8"))
       assert.strictEqual(JSON.parse(raw).contentType, "text/plain (migrated; original content type not recorded)")
+    }))
+})
+
+describe("Migrate: every rejection reason, with its fields", () => {
+  /** Migrates with a map of several entries over the given legacy files (names relative to the legacy directory). */
+  const migrateAll = (files: Record<string, string | Uint8Array>, entries: ReadonlyArray<{ file: string; source: string }>, existing: ReadonlyArray<string> = []) =>
+    Effect.gen(function*() {
+      const s = yield* setup({})
+      yield* Effect.promise(async () => {
+        for (const [name, content] of Object.entries(files)) {
+          if (name.endsWith("/")) await fsp.mkdir(path.join(s.legacyDirectory, name))
+          else await fsp.writeFile(path.join(s.legacyDirectory, name), content)
+        }
+      })
+      // Sources already captured in the run: the migration must not replace them.
+      const store = yield* CaptureStore.makeFileSystem({ directory: s.runDirectory })
+      for (const source of existing) {
+        yield* store.write(makeCaptureRecord({
+          source: source as SourceUrl,
+          text: "already here",
+          accessedAt: legacy.accessedAt as Rfc3339Utc,
+          contentType: "text/plain"
+        }))
+      }
+      const map = yield* Migrate.decodeMap(JSON.stringify({ entries }))
+      const result = yield* Migrate.migrate({ legacyDirectory: s.legacyDirectory, map }).pipe(
+        Effect.provide(CaptureStore.layerFileSystem({ directory: s.runDirectory }))
+      )
+      return { result, runDirectory: s.runDirectory }
+    })
+
+  const other = (n: number) => `https://reports.northwind.test/other-${n}.txt`
+
+  it.scoped("missing, unreadable, not UTF-8, not JSON, not a record, digest, source conflict, write failed", () =>
+    Effect.gen(function*() {
+      const badText = "edited\n"
+      const { result } = yield* migrateAll(
+        {
+          "dir.json/": "",
+          "latin1.json": Buffer.from([0x7b, 0xe9, 0x7d]),
+          "broken.json": "{\"text\":",
+          "array.json": "[]",
+          "tampered.json": JSON.stringify({ ...legacy, source: undefined, text: badText }),
+          "conflict.json": JSON.stringify({ ...legacy, source: other(9) }),
+          "lone.json": `{"text":"\\ud800","sha256":"${"0".repeat(64)}","accessedAt":"2025-06-01T08:00:00.000Z"}`,
+          "exists.json": JSON.stringify({ ...legacy, source: undefined })
+        },
+        [
+          { file: "missing.json", source: other(1) },
+          { file: "dir.json", source: other(2) },
+          { file: "latin1.json", source: other(3) },
+          { file: "broken.json", source: other(4) },
+          { file: "array.json", source: other(5) },
+          { file: "tampered.json", source: other(6) },
+          { file: "conflict.json", source: other(7) },
+          { file: "lone.json", source: other(8) },
+          { file: "exists.json", source: other(10) }
+        ],
+        [other(10)]
+      )
+      assert.deepStrictEqual(result.migrated, [])
+      const rows = result.rejected.map((r) => {
+        assert.instanceOf(r, MigrationRejected)
+        return [r.file, r.source, r.reason]
+      })
+      assert.deepStrictEqual(rows, [
+        ["missing.json", other(1), "missing"],
+        ["dir.json", other(2), "unreadable"],
+        ["latin1.json", other(3), "unreadable"],
+        ["broken.json", other(4), "not-a-legacy-record"],
+        ["array.json", other(5), "not-a-legacy-record"],
+        ["tampered.json", other(6), "digest-mismatch"],
+        ["conflict.json", other(7), "source-conflict"],
+        ["lone.json", other(8), "not-a-legacy-record"],
+        ["exists.json", other(10), "write-failed"]
+      ])
+      const detail = (file: string) => result.rejected.find((r) => r.file === file)!.detail
+      assert.strictEqual(detail("latin1.json"), "not valid UTF-8")
+      const actual = createHash("sha256").update(badText).digest("hex")
+      assert.strictEqual(detail("tampered.json"), `the text hashes to ${actual}, the record says ${digest}`)
+      assert.strictEqual(detail("conflict.json"), `the record names ${other(9)}, the map names ${other(7)}`)
+      assert.match(detail("lone.json"), /^text: must be well-formed Unicode/)
+      assert.match(detail("array.json"), /^\(root\): /)
+      assert.match(detail("exists.json"), /already/i)
+    }))
+
+  it.scoped("a legacy record naming the same source as the map migrates; files the map does not name are skipped, sorted", () =>
+    Effect.gen(function*() {
+      const { result, runDirectory } = yield* migrateAll(
+        { "z-unlisted.json": "{}", "sales.json": JSON.stringify(legacy), "a-unlisted.json": "{}" },
+        [{ file: "sales.json", source: SOURCE }]
+      )
+      assert.deepStrictEqual(result.rejected, [])
+      assert.deepStrictEqual(result.migrated, [{ file: "sales.json", source: SOURCE, sha256: digest }])
+      assert.deepStrictEqual(result.skipped, ["a-unlisted.json", "z-unlisted.json"])
+      assert.deepStrictEqual(yield* Effect.promise(() => fsp.readdir(runDirectory)), [`${createHash("sha256").update(SOURCE).digest("hex")}.json`])
+    }))
+
+  it.effect("a map naming a file or a source twice is refused", () =>
+    Effect.gen(function*() {
+      for (const [entries, message] of [
+        [[{ file: "a.json", source: other(1) }, { file: "a.json", source: other(2) }], "each file may appear only once"],
+        [[{ file: "a.json", source: other(1) }, { file: "b.json", source: other(1) }], "each source may appear only once"]
+      ] as const) {
+        const error = yield* failureOf(Migrate.decodeMap(JSON.stringify({ entries })))
+        assert.instanceOf(error, InvalidConfig)
+        assert.deepStrictEqual(error.issues.map((i) => [i.path.join("."), i.message]), [["entries", message]])
+      }
+      const blank = yield* failureOf(Migrate.decodeMap(mapText(" ")))
+      assert.deepStrictEqual(blank.issues.map((i) => i.path.join(".")), ["entries.0.file"])
     }))
 })
