@@ -79,6 +79,16 @@ describe("Config: nested objects are strict", () => {
     }))
 })
 
+describe("Config: issues name the expected shape", () => {
+  it.effect("a value of the wrong type is reported with the Schema's name", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* issuesOf(null), [["", "Expected PipelineConfig, actual null"]])
+      const nested = yield* issuesOf({ ...base, capture: 5, verify: "x" })
+      assertHas(nested, "capture", "Expected CaptureBudgets, actual 5")
+      assertHas(nested, "verify", `Expected VerifyOptions, actual "x"`)
+    }))
+})
+
 describe("Config: the exported Schemas are strict by themselves", () => {
   // Consumers may decode with the exported Schema and default options; the strictness must not
   // depend on the options that citegate's own decode passes.
