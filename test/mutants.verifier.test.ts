@@ -9,11 +9,14 @@
  * the comment next to it, not computed by the code under test.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import * as CaptureStore from "../src/CaptureStore.js"
 import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
 import { DigestMismatch, type NotApproved, ReportRejected, SnippetAbsent } from "../src/Errors.js"
 import * as Render from "../src/render/Render.js"
 import { Rendering } from "../src/render/Rendering.js"
+import * as Policy from "../src/Policy.js"
+import * as Verifier from "../src/Verifier.js"
 import { failureOf } from "./mutants.support.js"
 import { accessedAt, fixtureText, gateFor, runDirectoryWith } from "./support.js"
 
@@ -190,5 +193,28 @@ describe("Verifier: failure fields and the captures handed to renderers", () => 
       assert.deepStrictEqual(checked.report.facts.map((e) => e.index), [0, 2])
       assert.deepStrictEqual([...checked.captures.keys()], [SALES])
       assert.deepStrictEqual(checked.captures.get(SALES), sales)
+    }))
+})
+
+describe("Verifier: verifyJson", () => {
+  it.scoped("accepts a grounded report's JSON and rejects one with a failing fact, listing it", () =>
+    Effect.gen(function*() {
+      const directory = yield* runDirectoryWith([nfc])
+      const verifier = yield* Effect.provide(
+        Verifier.Verifier,
+        Verifier.layer.pipe(
+          Layer.provide(CaptureStore.layerFileSystem({ directory })),
+          Layer.provide(Policy.layerConfig(config)),
+          Layer.orDie
+        )
+      )
+      const ok = yield* verifier.verifyJson(JSON.stringify({ facts: [cite("a", nfc, cafeNfc)] }))
+      assert.strictEqual(ok.outcome, "grounded")
+      assert.deepStrictEqual(spans(ok), [[0, 0, 4]])
+      const error = yield* failureOf(verifier.verifyJson(JSON.stringify({ facts: [cite("a", nfc, cafeNfd)] })))
+      assert.instanceOf(error, ReportRejected)
+      assert.deepStrictEqual(error.failures.map((f) => [f.index, f.label, f.error._tag]), [[0, "a", "SnippetAbsent"]])
+      const invalid = yield* failureOf(verifier.verifyJson(`{"facts":[],"facts":[]}`))
+      assert.strictEqual(invalid._tag, "InvalidReport")
     }))
 })
