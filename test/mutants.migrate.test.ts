@@ -234,3 +234,25 @@ describe("Migrate: every rejection reason, with its fields", () => {
       assert.deepStrictEqual(blank.issues.map((i) => i.path.join(".")), ["entries.0.file"])
     }))
 })
+
+describe("Migrate: edges", () => {
+  it.scoped("a legacy directory that does not exist: every entry is missing, nothing is skipped", () =>
+    Effect.gen(function*() {
+      const s = yield* setup({})
+      const map = yield* Migrate.decodeMap(mapText("sales.json"))
+      const result = yield* Migrate.migrate({ legacyDirectory: path.join(s.work, "nope"), map }).pipe(
+        Effect.provide(CaptureStore.layerFileSystem({ directory: s.runDirectory }))
+      )
+      assert.deepStrictEqual(result.skipped, [])
+      assert.deepStrictEqual(result.migrated, [])
+      assert.deepStrictEqual(result.rejected.map((r) => [r.file, r.reason]), [["sales.json", "missing"]])
+    }))
+
+  it.scoped("every issue of a bad legacy record is named, with its path, separated by semicolons", () =>
+    Effect.gen(function*() {
+      const s = yield* setup({ "legacy/sales.json": { text, sha256: "ABC", accessedAt: "yesterday" } })
+      const result = yield* s.run("sales.json")
+      const detail = result.rejected[0]!.detail
+      assert.match(detail, /^sha256: .+; accessedAt: .+$/)
+    }))
+})
