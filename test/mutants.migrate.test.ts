@@ -11,7 +11,7 @@ import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
-import { InvalidConfig, MigrationRejected } from "../src/Errors.js"
+import { InvalidMigrationMap, MigrationRejected } from "../src/Errors.js"
 import * as Migrate from "../src/Migrate.js"
 import { failureOf } from "./mutants.support.js"
 import { tempDirectory } from "./support.js"
@@ -51,7 +51,7 @@ describe("Migrate: the map names plain file names only", () => {
     it.effect(`refuses ${JSON.stringify(file)}`, () =>
       Effect.gen(function*() {
         const error = yield* failureOf(Migrate.decodeMap(mapText(file)))
-        assert.instanceOf(error, InvalidConfig)
+        assert.instanceOf(error, InvalidMigrationMap)
         assert.deepStrictEqual(error.issues.map((i) => [i.path.join("."), i.message]), [["entries.0.file", "must be a plain file name"]])
       }))
   }
@@ -61,7 +61,7 @@ describe("Migrate: the map names plain file names only", () => {
       // `work/outside.json` is a valid legacy record one level above the legacy directory.
       const s = yield* setup({ "outside.json": legacy })
       const error = yield* failureOf(s.run("../outside.json"))
-      assert.instanceOf(error, InvalidConfig)
+      assert.instanceOf(error, InvalidMigrationMap)
       assert.deepStrictEqual(yield* Effect.promise(() => fsp.readdir(s.runDirectory)), [])
     }))
 
@@ -227,7 +227,7 @@ describe("Migrate: every rejection reason, with its fields", () => {
         [[{ file: "a.json", source: other(1) }, { file: "b.json", source: other(1) }], "each source may appear only once"]
       ] as const) {
         const error = yield* failureOf(Migrate.decodeMap(JSON.stringify({ entries })))
-        assert.instanceOf(error, InvalidConfig)
+        assert.instanceOf(error, InvalidMigrationMap)
         assert.deepStrictEqual(error.issues.map((i) => [i.path.join("."), i.message]), [["entries", message]])
       }
       const blank = yield* failureOf(Migrate.decodeMap(mapText(" ")))
