@@ -70,6 +70,11 @@ export const factError = (error: FactError): Description =>
       title: "Snippet not found verbatim",
       fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["snippet", e.snippet]],
       fix: "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or mark the fact unavailable."
+    }),
+    AnchorMismatch: (e): Description => ({
+      title: e.reason === "outside" ? "Snippet not inside the named page or section" : "No such page or section",
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["anchor", e.anchor], ["snippet", e.snippet]],
+      fix: "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out."
     })
   })
 
@@ -98,7 +103,7 @@ export const captureError = (error: CaptureError): Description =>
     UnsupportedContentType: (e): Description => ({
       title: "Unsupported content type",
       fields: [["content type", e.contentType ?? "(none)"]],
-      fix: "Only text/plain in UTF-8 is captured."
+      fix: "Only the content types listed in capture.contentTypes are captured (default: text/plain)."
     }),
     UnsupportedContentEncoding: (e): Description => ({
       title: "Encoded body refused",
@@ -158,6 +163,21 @@ export const captureError = (error: CaptureError): Description =>
       title: "TLS certificate rejected",
       fields: [["host", e.host], ["code", e.code], ["detail", e.detail]],
       fix: "The server needs a valid certificate for this host; for a private CA, set capture.caFile to its PEM file."
+    }),
+    ExtractionFailed: (e): Description => ({
+      title: "Text extraction failed",
+      fields: [["format", e.format], ["reason", e.reason], ["detail", e.detail]],
+      fix: "The body cannot be read as its content type says (malformed, truncated or encrypted); capture a readable copy."
+    }),
+    UnsupportedEncoding: (e): Description => ({
+      title: "Charset not UTF-8",
+      fields: [["charset", e.charset], ["declared in", e.declaredIn]],
+      fix: "Only UTF-8 bodies are captured; the server must send the document in UTF-8."
+    }),
+    ExtractionTooLarge: (e): Description => ({
+      title: "Extraction cap passed",
+      fields: [["format", e.format], ["cap", e.cap], ["limit", String(e.limit)]],
+      fix: `Raise capture.${e.cap} (within its documented range) if the source is legitimately this large.`
     })
   })
 

@@ -7,7 +7,7 @@
  * numbered from 1; ids and data attributes keep the 0-based index.
  */
 import { Match } from "effect"
-import type { CaptureRecord } from "../Domain.js"
+import { type CaptureRecord, captureFormat, recordBody } from "../Domain.js"
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
@@ -125,7 +125,7 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
 <h3>[${i + 1}] <code>${h(source)}</code></h3>
 ${record === undefined
   ? `<p>Capture text not available to this renderer.</p>`
-  : `<p class="citation">sha256 <code>${h(record.sha256)}</code> · accessed ${h(record.accessedAt)} · ${record.byteLength} bytes · ${h(record.contentType)}</p>
+  : `<p class="citation">sha256 <code>${h(record.sha256)}</code> · accessed ${h(record.accessedAt)} · ${recordBody(record).byteLength} bytes · ${h(recordBody(record).contentType)}${record.format === captureFormat ? "" : ` · extraction ${h(record.extraction)} · body sha256 <code>${h(record.body.sha256)}</code>`}</p>
 <pre>${highlightedCapture(record.text, spans)}</pre>`}
 </section>`)
     })

@@ -13,8 +13,8 @@
  * @since 0.1.0
  */
 import { Effect, Either, Layer } from "effect"
-import { CaptureStore, type CaptureStoreShape, encodeRecord } from "../CaptureStore.js"
-import { CaptureRecord, captureFormat, type SourceUrl } from "../Domain.js"
+import { CaptureStore, type CaptureStoreShape, checkBody, checkRecord, encodeRecord } from "../CaptureStore.js"
+import { CaptureRecord, captureFormat, captureFormatV2, sha256Of, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
   type CaptureReadError,
@@ -38,7 +38,11 @@ export interface MemoryOptions {
 const decodeRecord = decodeUnknown(CaptureRecord)
 
 /** The strict read path: the same checks, in the same order, as a record file on disk. */
-const decodeStored = (source: SourceUrl, text: string): Either.Either<CaptureRecord, CaptureReadError> => {
+const decodeStored = (
+  source: SourceUrl,
+  text: string,
+  bodies: ReadonlyMap<string, Uint8Array>
+): Either.Either<CaptureRecord, CaptureReadError> => {
   const corrupt = (reason: CorruptCapture["reason"], detail: string) =>
     Either.left(new CorruptCapture({ source, reason, detail }))
   const parsed = StrictJson.parse(text)
@@ -46,17 +50,14 @@ const decodeStored = (source: SourceUrl, text: string): Either.Either<CaptureRec
   const decoded = decodeRecord(parsed.value)
   if (Either.isLeft(decoded)) {
     const detail = decoded.left.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
-    return corrupt("not-a-v1-record", `not a ${captureFormat} record: ${detail}`)
+    return corrupt("not-a-v1-record", `not a ${captureFormat} or ${captureFormatV2} record: ${detail}`)
   }
-  const record = decoded.right
-  if (record.source !== source) {
-    return corrupt("source-mismatch", `the record stored under this source's name is a capture of ${record.source}`)
-  }
-  const byteLength = Buffer.byteLength(record.text, "utf8")
-  if (byteLength !== record.byteLength) {
-    return corrupt("byte-length-mismatch", `the text is ${byteLength} bytes, the record says ${record.byteLength}`)
-  }
-  return Either.right(record)
+  const checked = checkRecord(source, source, decoded.right)
+  if (Either.isLeft(checked) || checked.right.format === captureFormat) return checked
+  const record = checked.right
+  const body = bodies.get(record.body.sha256)
+  if (body === undefined) return corrupt("body-missing", `no body ${record.body.sha256} is stored`)
+  return checkBody(source, record, body)
 }
 
 /**
@@ -68,10 +69,20 @@ const decodeStored = (source: SourceUrl, text: string): Either.Either<CaptureRec
 export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptions = {}) {
   // Keyed by the exact source URL string, like the filesystem store's file names.
   const stored = new Map<string, string>()
+  // Bodies of v2 records by digest: copies, so the caller's buffer can change without changing the evidence.
+  const bodies = new Map<string, Uint8Array>()
 
-  const write = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
+  const write = (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> =>
     Effect.suspend((): Effect.Effect<void, CaptureWriteError> => {
       if (stored.has(record.source)) return Effect.fail(new CaptureExists({ source: record.source }))
+      if (record.format === captureFormatV2) {
+        if (body === undefined || body.byteLength !== record.body.byteLength) {
+          return Effect.fail(
+            new CaptureWriteFailed({ source: record.source, detail: "a v2 record is written with the body it describes" })
+          )
+        }
+        if (!bodies.has(record.body.sha256)) bodies.set(record.body.sha256, Uint8Array.prototype.slice.call(body))
+      }
       let text: string
       try {
         text = encodeRecord(record)
@@ -87,11 +98,23 @@ export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptio
   const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
     Effect.suspend((): Effect.Effect<CaptureRecord, CaptureReadError> => {
       const text = stored.get(source)
-      return text === undefined ? Effect.fail(new MissingCapture({ source })) : decodeStored(source, text)
+      return text === undefined ? Effect.fail(new MissingCapture({ source })) : decodeStored(source, text, bodies)
+    })
+
+  const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> =>
+    Effect.suspend((): Effect.Effect<Uint8Array, CaptureReadError> => {
+      const body = bodies.get(sha256)
+      if (body === undefined) return Effect.fail(new MissingCapture({ source: `body ${sha256}` }))
+      const actual = sha256Of(body)
+      return actual === sha256
+        ? Effect.succeed(Uint8Array.prototype.slice.call(body))
+        : Effect.fail(
+          new CorruptCapture({ source: `body ${sha256}`, reason: "body-mismatch", detail: `the stored body hashes to ${actual}` })
+        )
     })
 
   for (const record of options.records ?? []) yield* write(record)
-  return CaptureStore.of({ read, write }) satisfies CaptureStoreShape
+  return CaptureStore.of({ read, write, readBody }) satisfies CaptureStoreShape
 })
 
 /**
