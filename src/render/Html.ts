@@ -14,7 +14,7 @@ import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { html as h } from "./Escape.js"
-import { counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import { anchorText, counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
 import { terminal } from "./Escape.js"
 
 const style = `
@@ -38,6 +38,9 @@ code.value { white-space: pre-wrap; word-break: break-word; background: #f1f1f1;
 sup a { text-decoration: none; }
 .failure { border-left: 4px solid #c0392b; padding-left: .75rem; margin: .75rem 0; }
 code { font-family: ui-monospace, monospace; }
+.page-marker { display: block; border-top: 1px dashed #999; color: #666; font: 12px system-ui, sans-serif; user-select: none; }
+.page-marker::before { content: "page " attr(data-page); }
+.anchor-name { font-weight: 600; }
 `
 
 const page = (title: string, body: string, extraStyle = "") => `<!doctype html>
@@ -61,12 +64,24 @@ ${body}
  * `<mark>` listing the facts it belongs to (a link back to the first of them),
  * and an empty anchor marks where each fact's excerpt starts.
  */
-const highlightedCapture = (text: string, spans: ReadonlyArray<{ readonly index: number; readonly start: number; readonly end: number }>) => {
-  const cuts = [...new Set([0, text.length, ...spans.flatMap((s) => [s.start, s.end])])].sort((a, b) => a - b)
+const highlightedCapture = (
+  text: string,
+  spans: ReadonlyArray<{ readonly index: number; readonly start: number; readonly end: number }>,
+  pages: ReadonlyArray<{ readonly number: number; readonly start: number }> = [],
+  captureNumber = 0
+) => {
+  const cuts = [...new Set([0, text.length, ...spans.flatMap((s) => [s.start, s.end]), ...pages.map((p) => p.start)])]
+    .sort((a, b) => a - b)
   const out: Array<string> = []
   for (let i = 0; i + 1 < cuts.length; i++) {
     const from = cuts[i]!
     const to = cuts[i + 1]!
+    // A page's number is drawn by CSS (::before), so copying the text never copies a marker into a quote.
+    for (const page of pages) {
+      if (page.start === from) {
+        out.push(`<span class="page-marker" id="capture-${captureNumber}-page-${page.number}" data-page="${page.number}"></span>`)
+      }
+    }
     for (const span of spans) if (span.start === from) out.push(`<span class="anchor" id="fact-${span.index}-excerpt"></span>`)
     const piece = h(text.slice(from, to))
     const covering = spans.filter((s) => s.start <= from && to <= s.end).map((s) => s.index)
@@ -97,7 +112,7 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
 <div class="label">${factNumber(entry.index)}. ${h(fact.label)}</div>
 <div class="excerpt-tag">Verified excerpt</div>
 <blockquote class="excerpt" data-fact="${entry.index}">${h(fact.snippet)}</blockquote>
-<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>
+<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}${anchorText(evidence) === undefined ? "" : ` · <span class="anchor-name">${h(anchorText(evidence)!)}</span>`} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>
 </section>`)
     } else if (entry.fact.state === "unavailable") {
       const fact = entry.fact
@@ -126,7 +141,7 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
 ${record === undefined
   ? `<p>Capture text not available to this renderer.</p>`
   : `<p class="citation">sha256 <code>${h(record.sha256)}</code> · accessed ${h(record.accessedAt)} · ${recordBody(record).byteLength} bytes · ${h(recordBody(record).contentType)}${record.format === captureFormat ? "" : ` · extraction ${h(record.extraction)} · body sha256 <code>${h(record.body.sha256)}</code>`}</p>
-<pre>${highlightedCapture(record.text, spans)}</pre>`}
+<pre>${highlightedCapture(record.text, spans, record.format === captureFormat ? [] : record.pages ?? [], i + 1)}</pre>`}
 </section>`)
     })
   }
