@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|capture|memory|hostile|startup
+ *   --only verify|capture|memory|hostile|startup|extract
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
@@ -21,7 +21,9 @@ import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
+import { makeCaptureRecord, type Rfc3339Utc, sha256Of, type SourceUrl } from "../src/Domain.js"
+import * as Extraction from "../src/extract/Extraction.js"
+import { makePdf } from "../test/pdfWriter.js"
 import * as Gate from "../src/Gate.js"
 
 const args = process.argv.slice(2)
@@ -82,6 +84,8 @@ interface Shape {
   readonly captures: number
   readonly size: number
   readonly failing: boolean
+  /** Write v2 records (html/1, with a stored body about 1.2 x the text) instead of v1. */
+  readonly v2?: boolean
 }
 
 const shapes: ReadonlyArray<Shape> = smoke
@@ -109,7 +113,23 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
     )
     await Effect.runPromise(Effect.gen(function*() {
       const store = yield* CaptureStore.makeFileSystem({ directory })
-      for (const record of records) yield* store.write(record)
+      for (const record of records) {
+        if (shape.v2 !== true) {
+          yield* store.write(record)
+          continue
+        }
+        const body = Buffer.from(`<!doctype html><meta charset="utf-8"><pre>${record.text}</pre>`)
+        yield* store.write({
+          format: "citegate.capture/2",
+          source: record.source,
+          sha256: record.sha256,
+          accessedAt,
+          extraction: "html/1",
+          body: { sha256: sha256Of(body), byteLength: body.byteLength, contentType: "text/html" },
+          headings: [],
+          text: record.text
+        }, body)
+      }
     }))
     let state = 12345
     const next = () => (state = (state * 1664525 + 1013904223) >>> 0)
@@ -516,12 +536,70 @@ const startupLines = (rows: ReadonlyArray<StartupRow>) => [
   )
 ]
 
+// ---------------------------------------------------------------------------
+// Extraction (v2 captures): a 5 MiB HTML page, a 200-page PDF
+// ---------------------------------------------------------------------------
+
+interface ExtractRow {
+  readonly name: string
+  readonly bytes: number
+  readonly characters: number
+  readonly ms: number
+  /** Peak RSS of the process while extracting (sampled every 2 ms; the PDF worker is in the same process). */
+  readonly peakRssMiB: number
+}
+
+const benchExtract = async (): Promise<Array<ExtractRow>> => {
+  const paragraphs = smoke ? 50 : 64_000
+  const htmlParts = ["<!doctype html><html><head><meta charset=utf-8><title>bench</title></head><body>"]
+  for (let i = 0; i < paragraphs; i++) {
+    if (i % 100 === 0) htmlParts.push(`<h2>Section ${i / 100}</h2>`)
+    htmlParts.push(`<p class="row">Row ${i}: net   sales were <b>${i * 7}</b> units &amp; returns ${i % 13}%.</p>\n`)
+  }
+  const html = Buffer.from(htmlParts.join("") + "</body></html>")
+  const pageCount = smoke ? 4 : 200
+  const pdf = makePdf(Array.from({ length: pageCount }, (_, p) =>
+    Array.from({ length: 40 }, (_, l) => `Page ${p + 1} line ${l + 1}: net sales were ${(p * 40 + l) * 3} units.`)
+  ))
+  const limits = { maxPages: 2_000, maxCharacters: 64 * MiB, maxDepth: 512 }
+  const cases = [
+    { name: `html/1, ${(html.byteLength / MiB).toFixed(1)} MiB page`, contentType: "text/html; charset=utf-8", body: html },
+    { name: `pdf/1, ${pageCount} pages`, contentType: "application/pdf", body: pdf }
+  ]
+  const rows: Array<ExtractRow> = []
+  for (const c of cases) {
+    const once = () => Effect.runPromise(Extraction.extract("https://bench.example.com/doc", c.contentType, c.body, limits))
+    for (let i = 0; i < warmups; i++) await once()
+    globalThis.gc?.()
+    let peak = process.memoryUsage.rss()
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 2)
+    const times: Array<number> = []
+    let characters = 0
+    for (let i = 0; i < runs; i++) {
+      const started = performance.now()
+      characters = (await once()).text.length
+      times.push(performance.now() - started)
+    }
+    clearInterval(sampler)
+    rows.push({ name: c.name, bytes: c.body.byteLength, characters, ms: median(times), peakRssMiB: peak / MiB })
+  }
+  return rows
+}
+
 const main = async () => {
   const rows: Array<Row> = []
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
   // First, so that the baseline is the fresh process's, not what earlier benchmarks left behind.
   if (only === undefined || only === "memory") memory = await benchMemory()
   if (only === undefined || only === "verify") for (const shape of shapes) rows.push(await benchVerify(shape))
+  let extracted: Array<ExtractRow> = []
+  if (only === undefined || only === "extract") {
+    extracted = await benchExtract()
+    const v2Shape: Shape = smoke
+      ? { name: "smoke v2 F=10 C=2 S=4KiB", facts: 10, captures: 2, size: 4 * KiB, failing: false, v2: true }
+      : { name: "v2 (html/1 with stored bodies) F=100 C=20 S=1MiB", facts: 100, captures: 20, size: MiB, failing: false, v2: true }
+    rows.push(await benchVerify(v2Shape))
+  }
   if (only === undefined || only === "capture") {
     if (smoke) rows.push(...await benchCapture("smoke 4 x 4 KiB, concurrency 2", 4, 4 * KiB, 2))
     else {
@@ -558,6 +636,14 @@ const main = async () => {
     )
   }
   if (startup !== undefined) lines.push("", ...startupLines(startup))
+  if (extracted.length > 0) {
+    lines.push(
+      "",
+      `| extraction | body bytes | characters | ms (median of ${runs}) | peak RSS (MiB) |`,
+      "|---|---:|---:|---:|---:|",
+      ...extracted.map((r) => `| ${r.name} | ${r.bytes} | ${r.characters} | ${fmt(r.ms)} | ${fmt(r.peakRssMiB)} |`)
+    )
+  }
   if (capPeak !== undefined) {
     const capPeakTarget = 3 * capPeak.maxBytesMiB
     lines.push(
@@ -573,7 +659,7 @@ const main = async () => {
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, startup }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, startup, extracted }, null, 2) + "\n"
   )
 }
 
