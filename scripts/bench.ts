@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|capture|memory|hostile|startup|extract
+ *   --only verify|capture|memory|hostile|search|startup|extract
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
@@ -586,6 +586,91 @@ const benchExtract = async (): Promise<Array<ExtractRow>> => {
   return rows
 }
 
+// ---------------------------------------------------------------------------
+// Search: the worst case (a repetitive capture chosen by a source, long snippets chosen by a model) (a repetitive capture, long snippets)
+// ---------------------------------------------------------------------------
+
+interface SearchRow {
+  readonly name: string
+  readonly textUnits: number
+  readonly snippetUnits: number
+  readonly citegateMs: number
+  /** CPU time of this process (user + system): steadier than wall time on a shared machine. */
+  readonly cpuMs: number
+  /** CPU milliseconds per MiB of text + snippets searched (one search per distinct snippet): flat if the cost is linear. */
+  readonly cpuMsPerMiB: number
+}
+
+interface SearchShape {
+  readonly name: string
+  readonly text: number
+  readonly snippets: ReadonlyArray<number>
+  /** Every position of the text is a candidate for every snippet: a present or almost-present run of one character. */
+  readonly absent: boolean
+}
+
+const searchShapes: ReadonlyArray<SearchShape> = smoke
+  ? [{ name: "smoke 64 KB / 32 KB", text: 64_000, snippets: [32_000], absent: false }]
+  : [
+    // The reproductions: 74 s and 190 s with the earlier search.
+    { name: "800 KB of one character, one 400 KB snippet", text: 800_000, snippets: [400_000], absent: false },
+    { name: "2 MB of one character, 40 snippets of 1,000", text: 2_000_000, snippets: Array(40).fill(1000), absent: false },
+    { name: "2 MB of one character, 40 almost-present snippets of 1,000", text: 2_000_000, snippets: Array(40).fill(1000), absent: true },
+    // A sweep: the text doubles, the snippet is half of it; cost per MiB stays flat.
+    ...[1, 2, 4, 8].map((mib) => ({
+      name: `sweep ${mib} MiB of one character, one ${mib / 2} MiB snippet`,
+      text: mib * MiB,
+      snippets: [mib * MiB / 2],
+      absent: false
+    }))
+  ]
+
+const benchSearch = async (shape: SearchShape): Promise<SearchRow> => {
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
+  try {
+    const source = "https://bench.example.com/repetitive.txt" as SourceUrl
+    const record = makeCaptureRecord({ source, text: "a".repeat(shape.text), accessedAt, contentType: "text/plain" })
+    await Effect.runPromise(Effect.gen(function*() {
+      const store = yield* CaptureStore.makeFileSystem({ directory })
+      yield* store.write(record)
+    }))
+    const labels = shape.snippets.map((_, i) => `fact_${i}`)
+    const facts = shape.snippets.map((length, i) => ({
+      state: "cited",
+      label: labels[i],
+      source,
+      captureSha256: record.sha256,
+      snippet: shape.absent ? "a".repeat(length - 1 - (i % 7)) + "b" : "a".repeat(length)
+    }))
+    const reportText = JSON.stringify({ facts })
+    const config = { sources: [source], labels, verify: { maxFacts: Math.max(100, facts.length), mode: "drop", timeoutMs: 600_000 } }
+    const context = await Effect.runPromise(Effect.scoped(Layer.build(Gate.layer({ runDirectory: directory, config }))))
+    const gate = Context.get(context, Gate.Gate)
+    const citegate = async () => {
+      const report = await Effect.runPromise(gate.checkJson(reportText))
+      const expected = shape.absent ? 0 : facts.length
+      if (report.facts.length !== expected) throw new Error(`expected ${expected} verified facts, got ${report.facts.length}`)
+    }
+    for (let i = 0; i < Math.min(warmups, 1); i++) await citegate()
+    const times: Array<number> = []
+    const cpuTimes: Array<number> = []
+    for (let i = 0; i < Math.min(runs, 3); i++) {
+      const cpu = process.cpuUsage()
+      times.push(await time(citegate))
+      const used = process.cpuUsage(cpu)
+      cpuTimes.push((used.user + used.system) / 1000)
+    }
+    const citegateMs = median(times)
+    const cpuMs = median(cpuTimes)
+    const distinct = new Set(facts.map((f) => f.snippet))
+    const snippetUnits = [...distinct].reduce((sum, s) => sum + s.length, 0)
+    const searched = distinct.size * shape.text + snippetUnits
+    return { name: shape.name, textUnits: shape.text, snippetUnits, citegateMs, cpuMs, cpuMsPerMiB: cpuMs / (searched / MiB) }
+  } finally {
+    await fsp.rm(directory, { recursive: true, force: true })
+  }
+}
+
 const main = async () => {
   const rows: Array<Row> = []
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
@@ -609,6 +694,8 @@ const main = async () => {
   }
 
   const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
+  const search: Array<SearchRow> = []
+  if (only === undefined || only === "search") for (const shape of searchShapes) search.push(await benchSearch(shape))
   let startup: Array<StartupRow> | undefined
   if (only === undefined || only === "startup") startup = await benchStartup()
   const capPeak = only === undefined || only === "memory" ? await benchCapPeak(smoke ? MiB : 64 * MiB) : undefined
@@ -635,6 +722,14 @@ const main = async () => {
       ...hostile.map((r) => `| ${r.name} | ${r.bytes} | ${r.citegateMs.toFixed(2)} | ${r.parseMs.toFixed(2)} |`)
     )
   }
+  if (search.length > 0) {
+    lines.push(
+      "",
+      "| search on hostile text (verification through the Gate) | wall (ms, median of 3) | CPU (ms) | CPU ms per MiB searched |",
+      "|---|---:|---:|---:|",
+      ...search.map((r) => `| ${r.name} | ${fmt(r.citegateMs)} | ${fmt(r.cpuMs)} | ${r.cpuMsPerMiB.toFixed(2)} |`)
+    )
+  }
   if (startup !== undefined) lines.push("", ...startupLines(startup))
   if (extracted.length > 0) {
     lines.push(
@@ -659,7 +754,7 @@ const main = async () => {
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, startup, extracted }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted }, null, 2) + "\n"
   )
 }
 

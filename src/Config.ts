@@ -46,6 +46,21 @@ export const defaultContentTypes: ReadonlyArray<ContentType> = ["text/plain"]
 
 export const maxFactsLimit = 10_000
 
+/** Longest `sources` and `labels` lists (and so any array in a configuration), checked before parsing. */
+export const configListLimits = { sources: 1_000, labels: 10_000 } as const
+
+const listOf = <A, I>(item: Schema.Schema<A, I, never>, what: keyof typeof configListLimits) =>
+  Schema.NonEmptyArray(item).pipe(
+    Schema.filter((items) =>
+      items.length <= configListLimits[what] || `must hold at most ${configListLimits[what]} ${what}, got ${items.length}`
+    ),
+    Schema.filter(unique(what))
+  )
+/** The overall deadline of one verification (reading captures and searching them). */
+export const verifyLimits = {
+  timeoutMs: { min: 1, max: 600_000, default: 30_000 }
+} as const
+
 export const CaptureBudgets = Schema.Struct({
   timeoutMs: Schema.optional(intBetween(captureLimits.timeoutMs.min, captureLimits.timeoutMs.max)),
   maxBytes: Schema.optional(intBetween(captureLimits.maxBytes.min, captureLimits.maxBytes.max)),
@@ -64,20 +79,39 @@ export type CaptureBudgets = typeof CaptureBudgets.Type
 
 export const VerifyOptions = Schema.Struct({
   maxFacts: Schema.optional(intBetween(1, maxFactsLimit)),
-  mode: Schema.optional(Mode)
+  mode: Schema.optional(Mode),
+  timeoutMs: Schema.optional(intBetween(verifyLimits.timeoutMs.min, verifyLimits.timeoutMs.max))
 }).annotations({ ...strict, identifier: "VerifyOptions" })
 export type VerifyOptions = typeof VerifyOptions.Type
 
 export const PipelineConfig = Schema.Struct({
-  sources: Schema.NonEmptyArray(SourceUrl).pipe(Schema.filter(unique("sources"))),
-  labels: Schema.NonEmptyArray(Label).pipe(Schema.filter(unique("labels"))),
+  sources: listOf(SourceUrl, "sources"),
+  labels: listOf(Label, "labels"),
   capture: Schema.optional(CaptureBudgets),
   verify: Schema.optional(VerifyOptions)
 }).annotations({ ...strict, identifier: "PipelineConfig" })
 export type PipelineConfig = typeof PipelineConfig.Type
 
-const decodeConfig = decodeUnknown(PipelineConfig)
-const decodeConfigJson = decodeJson(PipelineConfig)
+/** A configuration value's lists are measured before any element is decoded. */
+const listPrecheck = (input: unknown) => {
+  if (typeof input !== "object" || input === null) return undefined
+  for (const what of ["sources", "labels"] as const) {
+    const list = Object.getOwnPropertyDescriptor(input, what)?.value
+    if (Array.isArray(list) && list.length > configListLimits[what]) {
+      return { path: [what], message: `must hold at most ${configListLimits[what]} ${what}, got ${list.length}` }
+    }
+  }
+  return undefined
+}
+
+const decodeConfig = decodeUnknown(PipelineConfig, { precheck: listPrecheck })
+// No array in a configuration is longer than the longest list: refused before `JSON.parse` builds it.
+const decodeConfigJson = decodeJson(PipelineConfig, {
+  maxArrayLength: Math.max(configListLimits.sources, configListLimits.labels),
+  precheck: listPrecheck,
+  arrayTooLong: (_path, length) =>
+    `must hold at most ${Math.max(configListLimits.sources, configListLimits.labels)} elements, got ${length}`
+})
 
 /**
  * Decode an already-parsed configuration value.
@@ -97,3 +131,5 @@ export const decodeText = (text: string): Effect.Effect<PipelineConfig, InvalidC
 
 export const resolvedMaxFacts = (config: PipelineConfig): number => config.verify?.maxFacts ?? defaultMaxFacts
 export const resolvedMode = (config: PipelineConfig): Mode => config.verify?.mode ?? "reject"
+export const resolvedVerifyTimeoutMs = (config: PipelineConfig): number =>
+  config.verify?.timeoutMs ?? verifyLimits.timeoutMs.default

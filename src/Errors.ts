@@ -317,7 +317,20 @@ export const groupFailures = (failures: ReportRejected | ReadonlyArray<FactRejec
   return groups as unknown as GroupedFailures
 }
 
-export const VerifyError = Schema.Union(InvalidReport, ReportRejected)
+
+/**
+ * Verification did not finish within the configured deadline (`verify.timeoutMs`).
+ * Nothing in the report is accepted; no partial result is returned.
+ */
+export class VerificationTimeout extends Schema.TaggedError<VerificationTimeout>()("VerificationTimeout", {
+  timeoutMs: Schema.Int.pipe(Schema.positive())
+}) {
+  override get message() {
+    return `Verification did not finish within ${this.timeoutMs} ms; nothing in the report is accepted`
+  }
+}
+
+export const VerifyError = Schema.Union(InvalidReport, ReportRejected, VerificationTimeout)
 export type VerifyError = typeof VerifyError.Type
 
 // ---------------------------------------------------------------------------
@@ -331,6 +344,16 @@ export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidC
 }) {
   override get message() {
     return `The configuration is invalid: ${formatIssues(this.issues, this.omitted)}`
+  }
+}
+
+/** The operator's migration map does not decode (see `Migrate.decodeMap`); nothing was migrated. */
+export class InvalidMigrationMap extends Schema.TaggedError<InvalidMigrationMap>()("InvalidMigrationMap", {
+  issues: Schema.NonEmptyArray(Issue),
+  omitted: Omitted
+}) {
+  override get message() {
+    return `The migration map is invalid: ${formatIssues(this.issues, this.omitted)}`
   }
 }
 

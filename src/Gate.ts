@@ -8,18 +8,33 @@
  *   The outcome is `grounded` when at least one cited fact survives, else
  *   `no_evidence`. An unavailable fact never counts as evidence.
  *
- * An undecodable report (`InvalidReport`) is rejected in both modes.
+ * An undecodable report (`InvalidReport`) is rejected in both modes, and so is a
+ * report whose verification overruns the policy's deadline (`VerificationTimeout`).
  *
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
 import * as CaptureStore from "./CaptureStore.js"
 import * as Config from "./Config.js"
-import type { InvalidConfig, InvalidReport, InvalidRunDirectory, ReportRejected } from "./Errors.js"
+import type {
+  InvalidConfig,
+  InvalidReport,
+  InvalidRunDirectory,
+  ReportRejected,
+  VerificationTimeout
+} from "./Errors.js"
 import * as Policy from "./Policy.js"
 import type { CaptureRecord } from "./Domain.js"
 import type { VerifiedReport } from "./VerifiedReport.js"
 import * as Verifier from "./Verifier.js"
+
+/**
+ * Every way a Gate check can fail (the members of `VerifyError`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type GateError = InvalidReport | ReportRejected | VerificationTimeout
 
 /**
  * @since 0.1.0
@@ -28,14 +43,14 @@ import * as Verifier from "./Verifier.js"
 export interface GateShape {
   readonly policy: Policy.PolicyShape
   /** Verify a parsed report under the policy's mode. */
-  readonly check: (report: unknown) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+  readonly check: (report: unknown) => Effect.Effect<VerifiedReport, GateError>
   /** Verify report JSON text (repeated and prototype keys rejected) under the policy's mode. */
-  readonly checkJson: (text: string) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+  readonly checkJson: (text: string) => Effect.Effect<VerifiedReport, GateError>
   /**
    * `checkJson`, also returning the capture records the accepted citations were
    * verified against (what the HTML renderer shows), without reading them again.
    */
-  readonly checkJsonWithCaptures: (text: string) => Effect.Effect<Checked, InvalidReport | ReportRejected>
+  readonly checkJsonWithCaptures: (text: string) => Effect.Effect<Checked, GateError>
 }
 
 /**

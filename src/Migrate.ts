@@ -14,7 +14,7 @@ import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { CaptureStore, defaultMaxRecordBytes } from "./CaptureStore.js"
 import { makeCaptureRecord, NonBlankString, Rfc3339Utc, Sha256Hex, sha256Of, SourceUrl } from "./Domain.js"
-import { InvalidConfig, MigrationRejected } from "./Errors.js"
+import { InvalidMigrationMap, MigrationRejected } from "./Errors.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
 import { readRegularFile } from "./internal/safeRead.js"
 
@@ -62,8 +62,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
  *
  * @since 0.1.0
  */
-export const decodeMap = (text: string): Effect.Effect<MigrationMap, InvalidConfig> =>
-  Effect.mapError(decodeMapJson(text), (invalid) => new InvalidConfig(invalid))
+export const decodeMap = (text: string): Effect.Effect<MigrationMap, InvalidMigrationMap> =>
+  Effect.mapError(decodeMapJson(text), (invalid) => new InvalidMigrationMap(invalid))
 
 /**
  * Migrate the approved legacy entries into the CaptureStore's (new) run.

@@ -1,6 +1,6 @@
 /**
  * What the operator approved for verification: the exact sources, the labels,
- * the fact limit and the Gate's mode.
+ * the fact limit, the Gate's mode and the verification deadline.
  *
  * @since 0.1.0
  */
@@ -18,6 +18,8 @@ export interface PolicyShape {
   readonly labels: ReadonlySet<Label>
   readonly maxFacts: number
   readonly mode: Mode
+  /** The overall deadline of one verification, in milliseconds. */
+  readonly timeoutMs: number
 }
 
 /**
@@ -32,7 +34,8 @@ export const fromConfig = (config: Config.PipelineConfig): PolicyShape =>
     sources: new Set(config.sources),
     labels: new Set(config.labels),
     maxFacts: Config.resolvedMaxFacts(config),
-    mode: Config.resolvedMode(config)
+    mode: Config.resolvedMode(config),
+    timeoutMs: Config.resolvedVerifyTimeoutMs(config)
   })
 
 /** A policy layer from an already-decoded configuration. */

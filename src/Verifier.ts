@@ -33,11 +33,12 @@ import {
   NotApproved,
   ReportRejected,
   SnippetAbsent,
-  UnknownLabel
+  UnknownLabel,
+  VerificationTimeout
 } from "./Errors.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
 import { locate, namedAnchors } from "./internal/anchors.js"
-import { searchAll } from "./internal/multiSearch.js"
+import * as MultiSearch from "./internal/multiSearch.js"
 import { Policy } from "./Policy.js"
 import { VerifiedReport } from "./VerifiedReport.js"
 
@@ -60,14 +61,21 @@ export interface Verification {
  * @category models
  */
 export interface VerifierShape {
-  /** Check every fact and return passes and failures side by side; only an undecodable report fails. */
-  readonly check: (report: unknown) => Effect.Effect<Verification, InvalidReport>
+  /**
+   * Check every fact and return passes and failures side by side; only an undecodable report, or
+   * one whose verification overran the policy's deadline, fails.
+   */
+  readonly check: (report: unknown) => Effect.Effect<Verification, InvalidReport | VerificationTimeout>
   /** `check` on report JSON text (repeated and prototype keys rejected). */
-  readonly checkJson: (text: string) => Effect.Effect<Verification, InvalidReport>
+  readonly checkJson: (text: string) => Effect.Effect<Verification, InvalidReport | VerificationTimeout>
   /** Accept the report only if every fact passes; otherwise `ReportRejected` lists every failure. */
-  readonly verify: (report: unknown) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+  readonly verify: (
+    report: unknown
+  ) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected | VerificationTimeout>
   /** `verify` on report JSON text. */
-  readonly verifyJson: (text: string) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected>
+  readonly verifyJson: (
+    text: string
+  ) => Effect.Effect<VerifiedReport, InvalidReport | ReportRejected | VerificationTimeout>
 }
 
 /**
@@ -75,6 +83,22 @@ export interface VerifierShape {
  * @category tags
  */
 export class Verifier extends Context.Tag("citegate/Verifier")<Verifier, VerifierShape>() {}
+
+/**
+ * Units of search work (about one code unit examined each) between yields to the event loop: a
+ * few milliseconds, so the deadline's timer can fire during a long search, rarely enough that
+ * yielding costs nothing measurable.
+ */
+const searchSlice = 1 << 22
+
+/**
+ * Yields to the event loop's timers. `Effect.yieldNow` resumes on the microtask queue, where a
+ * timer (the deadline) cannot run in between.
+ */
+const yieldToTimers: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
 
 /** A capture as read once for this verification, with its text rehashed once. */
 interface LoadedCapture {
@@ -132,7 +156,7 @@ const checkAnchors = (record: CaptureRecord, fact: CitedFact, first: number): nu
     if (inside(start)) continue
     let found: number | undefined
     for (const [from, to] of anchor.ranges) {
-      const hit = searchAll(record.text.slice(from, to), [fact.snippet])[0]
+      const hit = MultiSearch.searchAll(record.text.slice(from, to), [fact.snippet])[0]
       if (hit !== undefined && (found === undefined || from + hit.start < found)) found = from + hit.start
     }
     if (found === undefined) return fail("outside")
@@ -200,7 +224,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     return Either.right(record)
   }
 
-  const checkReport = (report: Report): Effect.Effect<Verification> =>
+  const checkReport = (report: Report): Effect.Effect<Verification, VerificationTimeout> =>
     Effect.gen(function*() {
       const failuresByIndex: Array<Array<FactError>> = report.facts.map(() => [])
       const firstIndexOfLabel = new Map<string, number>()
@@ -243,9 +267,19 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
       })
       const evidenceByIndex = new Map<number, Evidence>()
+      // The search runs in slices with yields in between, so the deadline can interrupt it.
+      let credit = searchSlice
       for (const [record, indices] of toSearch) {
         const snippets = indices.map((index) => (report.facts[index] as CitedFact).snippet)
-        const found = searchAll(record.text, snippets)
+        const search = MultiSearch.start(record.text, snippets)
+        while (!search.done) {
+          credit -= search.step(credit)
+          if (credit <= 0) {
+            yield* yieldToTimers
+            credit = searchSlice
+          }
+        }
+        const found = search.results()
         indices.forEach((index, k) => {
           const hit = found[k]
           const snippet = snippets[k]!
@@ -287,7 +321,13 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
       })
       return { entries, rejections, captures: verifiedCaptures }
-    })
+    }).pipe(
+      // One deadline for reading and searching every capture (decoding is bounded by the report's size).
+      Effect.timeoutFail({
+        duration: policy.timeoutMs,
+        onTimeout: () => new VerificationTimeout({ timeoutMs: policy.timeoutMs })
+      })
+    )
 
   const check = Effect.fn("Verifier.check")(function*(input: unknown) {
     const report = yield* Effect.mapError(decodeReport(input), (invalid) => new InvalidReport(invalid))

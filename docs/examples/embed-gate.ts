@@ -38,6 +38,10 @@ export const PublisherLive = Layer.effect(
             ReportRejected: (error) =>
               Effect.fail(
                 new DraftNotPublishable({ reason: "ReportRejected", details: Render.render("text", Render.Rendering.Rejected({ error })) })
+              ),
+            VerificationTimeout: (error) =>
+              Effect.fail(
+                new DraftNotPublishable({ reason: "VerificationTimeout", details: Render.render("text", Render.Rendering.Rejected({ error })) })
               )
           })
         )

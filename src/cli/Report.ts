@@ -1,7 +1,7 @@
 /** How the command line reports progress, capture results and usage errors (always text, on stderr unless noted). */
 import { Either, Match } from "effect"
 import type { CaptureEvent, CaptureResult } from "../Capture.js"
-import type { InvalidBudget, InvalidCaFile, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
+import type { InvalidBudget, InvalidCaFile, InvalidConfig, InvalidMigrationMap, InvalidRunDirectory } from "../Errors.js"
 import * as Describe from "../render/Describe.js"
 import { terminal } from "../render/Escape.js"
 import * as Text from "../render/Text.js"
@@ -12,6 +12,7 @@ export type UsageError =
   | RunDirectoryExists
   | WriteFailed
   | InvalidConfig
+  | InvalidMigrationMap
   | InvalidRunDirectory
   | InvalidBudget
   | TestModeRequired
@@ -21,6 +22,7 @@ export type UsageError =
 export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
     InvalidConfig: (e) => Text.describe(e._tag, Describe.configError(e)),
+    InvalidMigrationMap: (e) => Text.describe(e._tag, Describe.configError(e)),
     InvalidRunDirectory: (e) => Text.describe(e._tag, Describe.configError(e)),
     FileUnreadable: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     RunDirectoryExists: (e) => `${e._tag}: ${terminal(e.message)}\n`,

@@ -47,11 +47,19 @@ const onSignal = (signal: CliExit.Signal) => {
 }
 for (const signal of Object.keys(CliExit.signals) as Array<CliExit.Signal>) process.on(signal, () => onSignal(signal))
 
+/** Resolves once everything written to `stream` so far has been handed to the OS (an empty write is queued last). */
+const drained = (stream: NodeJS.WriteStream) =>
+  new Promise<void>((resolve) => {
+    if (stream.destroyed || !stream.writable) return resolve()
+    stream.write("", () => resolve())
+  })
+
 fiber.addObserver((exit) => {
   clearInterval(keepAlive)
   const { code, message } = CliExit.outcome(exit, received)
   if (message !== undefined) process.stderr.write(message)
-  // Success ends naturally once output is flushed; anything else ends now, whatever is still open.
-  if (code === 0) process.exitCode = 0
-  else process.exit(code)
+  process.exitCode = code
+  // Success ends naturally; anything else ends as soon as stdout and stderr are drained, whatever else is still
+  // open (a pipe reader must get the whole rendering: `process.exit` straight away cut it at the pipe's buffer).
+  if (code !== 0) void Promise.all([drained(process.stdout), drained(process.stderr)]).then(() => process.exit(code))
 })

@@ -27,10 +27,38 @@ export interface Limits extends StrictJson.Options {
   readonly precheck?: Precheck
 }
 
+const optionalAlternative = "Expected undefined, actual "
+
+/**
+ * An optional field's schema is a union with `undefined`, so a bad value is reported twice: what is
+ * wrong with it, and "Expected undefined" (from the field and from every optional object around it).
+ * The second kind says nothing to the author; it is dropped when a real issue lies at or under it.
+ * Linear in the issues times the (bounded) depth: every path prefix of a real issue goes in a set.
+ */
+const withoutOptionalNoise = (
+  all: ReadonlyArray<ParseResult.ArrayFormatterIssue>
+): ReadonlyArray<ParseResult.ArrayFormatterIssue> => {
+  const isNoise = (issue: ParseResult.ArrayFormatterIssue) => issue.message.startsWith(optionalAlternative)
+  if (!all.some(isNoise)) return all
+  const covered = new Set<string>()
+  for (const issue of all) {
+    if (isNoise(issue)) continue
+    let key = ""
+    covered.add(key)
+    for (const segment of issue.path) {
+      key += `\u0000${typeof segment === "number" ? "#" : "$"}${String(segment)}`
+      covered.add(key)
+    }
+  }
+  const keyOf = (path: ReadonlyArray<PropertyKey>) =>
+    path.map((segment) => `\u0000${typeof segment === "number" ? "#" : "$"}${String(segment)}`).join("")
+  return all.filter((issue) => !isNoise(issue) || !covered.has(keyOf(issue.path)))
+}
+
 const toInvalid = (error: ParseResult.ParseError): Invalid => {
   // The value is plain data at most `maxDepth` deep (checked first), so formatting recurses a bounded
   // depth and runs no code of the caller's (Schema's formatter calls a custom `toString`).
-  const all = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const all = withoutOptionalNoise(ParseResult.ArrayFormatter.formatErrorSync(error))
   const issues = all.slice(0, maxIssues).map((issue) => ({
     path: issue.path.map((p) => boundSegment(typeof p === "symbol" ? String(p) : p)),
     message: boundMessage(issue.message)

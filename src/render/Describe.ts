@@ -3,11 +3,20 @@
  * The switch is exhaustive: an error tag added without a description here is a
  * type error, so no renderer can silently forget one.
  *
- * Values are returned raw; each renderer escapes them for its format.
+ * Values are returned unescaped, each cut to `maxShownLength`; each renderer
+ * escapes them for its format.
  */
 import { Match } from "effect"
-import type { CaptureError, FactError, InvalidConfig, InvalidRunDirectory } from "../Errors.js"
+import type {
+  CaptureError,
+  FactError,
+  InvalidConfig,
+  InvalidMigrationMap,
+  InvalidRunDirectory,
+  VerificationTimeout
+} from "../Errors.js"
 import { formatPath } from "../Errors.js"
+import { cut } from "../internal/bounded.js"
 
 export interface Description {
   readonly title: string
@@ -21,7 +30,17 @@ export const omittedIssues = (omitted: number | undefined): ReadonlyArray<string
 
 const prefix = (digest: string) => `${digest.slice(0, 12)}…`
 
-export const factError = (error: FactError): Description =>
+/** Longest value a description shows; past it the head, an ellipsis and the total length (a hostile snippet can be megabytes). */
+export const maxShownLength = 2_000
+
+const shown = (description: Description): Description => ({
+  ...description,
+  fields: description.fields.map(([name, value]) => [name, cut(value, maxShownLength)] as const)
+})
+
+export const factError = (error: FactError): Description => shown(factErrorUnbounded(error))
+
+const factErrorUnbounded = (error: FactError): Description =>
   Match.valueTags(error, {
     NotApproved: (e): Description => ({
       title: "Source not approved",
@@ -78,7 +97,9 @@ export const factError = (error: FactError): Description =>
     })
   })
 
-export const captureError = (error: CaptureError): Description =>
+export const captureError = (error: CaptureError): Description => shown(captureErrorUnbounded(error))
+
+const captureErrorUnbounded = (error: CaptureError): Description =>
   Match.valueTags(error, {
     NotApproved: (e): Description => ({
       title: "Source not approved",
@@ -181,8 +202,16 @@ export const captureError = (error: CaptureError): Description =>
     })
   })
 
-export const configError = (error: InvalidConfig | InvalidRunDirectory): Description =>
+export const configError = (error: InvalidConfig | InvalidMigrationMap | InvalidRunDirectory): Description =>
   Match.valueTags(error, {
+    InvalidMigrationMap: (e): Description => ({
+      title: "Invalid migration map",
+      fields: [
+        ...e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
+      ],
+      fix: "Correct the migration map at the paths shown: { \"entries\": [{ \"file\": …, \"source\": … }] }."
+    }),
     InvalidConfig: (e): Description => ({
       title: "Invalid configuration",
       fields: [
@@ -195,5 +224,15 @@ export const configError = (error: InvalidConfig | InvalidRunDirectory): Descrip
       title: "Unusable run directory",
       fields: [["path", e.path], ["detail", e.detail]],
       fix: "Point --run-dir at the run directory written by `run-pipeline capture`."
+    })
+  })
+
+/** A whole-report failure that is neither a schema issue nor a fact failure. */
+export const verifyError = (error: VerificationTimeout): Description =>
+  Match.valueTags(error, {
+    VerificationTimeout: (e): Description => ({
+      title: "Verification timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing in this report is accepted. Cite fewer or smaller excerpts, or raise verify.timeoutMs if the captures are legitimately this large."
     })
   })

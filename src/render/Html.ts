@@ -184,7 +184,17 @@ const rejected = (error: VerifyError): string =>
         `<h1>Report rejected</h1>
 <p class="outcome rejected">${plural(e.failures.length, "failure")}. Nothing in this report is accepted.</p>
 ${e.failures.map(rejection).join("\n")}`
+      ),
+    VerificationTimeout: (e) => {
+      const d = Describe.verifyError(e)
+      return page(
+        "citegate: report rejected",
+        `<h1>Report rejected</h1>
+<p class="outcome rejected">${h(d.title)}. Nothing in this report is accepted.</p>
+<ul>${d.fields.map(([name, value]) => `<li>${h(name)}: <span class="value">${h(value)}</span></li>`).join("")}</ul>
+<div>What to do: ${h(d.fix)}</div>`
       )
+    }
   })
 
 export const render = (rendering: Rendering): string =>

@@ -1,7 +1,27 @@
 /** JSON rendering: machine-readable, decodable with `RenderedResult`. */
 import { Schema } from "effect"
+import { cut } from "../internal/bounded.js"
+import { maxShownLength } from "./Describe.js"
 import { RenderedResult, type Rendering, toResult } from "./Rendering.js"
 
 const encode = Schema.encodeSync(RenderedResult)
 
-export const render = (rendering: Rendering): string => JSON.stringify(encode(toResult(rendering)), null, 2) + "\n"
+/**
+ * A rejected fact's error echoes what the report said (a snippet, a source): a
+ * hostile report's megabytes must not come back in full. String fields of each
+ * per-fact error are cut to `maxShownLength`, as in every other format; the
+ * result still decodes (a cut value is a string).
+ */
+const boundFailures = (encoded: ReturnType<typeof encode>): ReturnType<typeof encode> => {
+  if (encoded.status !== "rejected" || encoded.error._tag !== "ReportRejected") return encoded
+  const failures = encoded.error.failures.map((failure) => ({
+    ...failure,
+    error: Object.fromEntries(
+      Object.entries(failure.error).map(([key, value]) => [key, typeof value === "string" ? cut(value, maxShownLength) : value])
+    ) as typeof failure.error
+  }))
+  return { ...encoded, error: { ...encoded.error, failures: failures as unknown as typeof encoded.error.failures } }
+}
+
+export const render = (rendering: Rendering): string =>
+  JSON.stringify(boundFailures(encode(toResult(rendering))), null, 2) + "\n"

@@ -95,8 +95,22 @@ const rejected = (error: VerifyError): string =>
         `${plural(e.failures.length, "failure")} in ${plural(new Set(e.failures.map((f) => f.index)).size, "fact")}. ` +
         "Nothing in this report is accepted.",
         "",
-        ...e.failures.map(rejection)
+        ...e.failures.map(rejection),
+        ""
+      ].join("\n"),
+    VerificationTimeout: (e) => {
+      const d = Describe.verifyError(e)
+      return [
+        "# Report rejected",
+        "",
+        `${md(d.title)}. Nothing in this report is accepted.`,
+        "",
+        ...d.fields.map(([name, value]) => `- ${md(name)}: ${md(value)}`),
+        "",
+        md(d.fix),
+        ""
       ].join("\n")
+    }
   })
 
 export const render = (rendering: Rendering): string =>

@@ -68,7 +68,12 @@ const rejected = (error: VerifyError): string =>
         `citegate: REJECTED: ${plural(e.failures.length, "failure")} in ${plural(facts, "fact")}; nothing in this report is accepted`,
         ...e.failures.flatMap((failure) => indent(rejection(failure), "  "))
       ].join("\n") + "\n"
-    }
+    },
+    VerificationTimeout: (e) =>
+      [
+        `citegate: REJECTED: ${Describe.verifyError(e).title.toLowerCase()}; nothing in this report is accepted`,
+        ...indent(description(Describe.verifyError(e)), "  ")
+      ].join("\n") + "\n"
   })
 
 export const render = (rendering: Rendering): string =>
