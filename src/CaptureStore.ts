@@ -11,7 +11,7 @@ import { createHash, randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { CaptureRecord, captureFormat, captureFormatV2, type CaptureRecordV2, sha256Of, type Sha256Hex, type SourceUrl } from "./Domain.js"
+import { CaptureRecord, captureFormat, captureFormatV2, CaptureRecordV1, CaptureRecordV2, sha256Of, type Sha256Hex, type SourceUrl } from "./Domain.js"
 import {
   CaptureExists,
   type CaptureReadError,
@@ -291,7 +291,19 @@ export const defaultMaxBodyBytes = 64 * 1024 * 1024
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
-const decodeRecord = decodeUnknown(CaptureRecord)
+const decodeV1 = decodeUnknown(CaptureRecordV1)
+const decodeV2 = decodeUnknown(CaptureRecordV2)
+const decodeEither = decodeUnknown(CaptureRecord)
+
+/**
+ * Strict decoding of a record value, by its `format`: one schema, one pass
+ * over the text (the union would try v1 first and walk a v2 text twice).
+ * Anything else goes through the union, so its issues name both formats.
+ */
+export const decodeRecord = (value: unknown) => {
+  const format = isPlainObject(value) ? value["format"] : undefined
+  return format === captureFormat ? decodeV1(value) : format === captureFormatV2 ? decodeV2(value) : decodeEither(value)
+}
 
 const isPlainObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)

@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { Effect, Either, Layer } from "effect"
-import { CaptureStore, type CaptureStoreShape, checkBody, checkRecord, encodeRecord } from "../CaptureStore.js"
+import { CaptureStore, type CaptureStoreShape, checkBody, checkRecord, decodeRecord, encodeRecord } from "../CaptureStore.js"
 import { CaptureRecord, captureFormat, captureFormatV2, sha256Of, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
@@ -23,7 +23,6 @@ import {
   CorruptCapture,
   MissingCapture
 } from "../Errors.js"
-import { decodeUnknown } from "../internal/decode.js"
 import * as StrictJson from "../internal/strictJson.js"
 
 /**
@@ -35,7 +34,6 @@ export interface MemoryOptions {
   readonly records?: Iterable<CaptureRecord>
 }
 
-const decodeRecord = decodeUnknown(CaptureRecord)
 
 /** The strict read path: the same checks, in the same order, as a record file on disk. */
 const decodeStored = (
