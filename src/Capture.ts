@@ -8,13 +8,16 @@
  * 1. URL policy, before any DNS lookup or socket (`capture/UrlPolicy.ts`).
  * 2. Address policy, inside the connector on the addresses actually used
  *    (`capture/AddressPolicy.ts`, `capture/Dispatcher.ts`).
- * 3. Response policy: 200 only, no redirects, `text/plain` UTF-8, identity
+ * 3. Response policy: 200 only, no redirects, a content type the operator
+ *    allows (`capture.contentTypes`, default `text/plain` UTF-8), identity
  *    encoding, unambiguous framing headers, a byte cap enforced while
  *    streaming (`capture/Response.ts`, `capture/Body.ts`), fatal UTF-8 decoding.
+ *    Markdown, HTML and PDF bodies are extracted (`extract/`) into v2 records
+ *    that keep the body beside them.
  * 4. TLS: certificates always verified, against Node's bundled roots plus the
  *    operator's CA file, whatever the environment says (`capture/Trust.ts`).
- * 5. One deadline by interruption over connect, headers and the whole body;
- *    interruption aborts the socket.
+ * 5. One deadline by interruption over connect, headers, the whole body and
+ *    extraction; interruption aborts the socket or terminates the extraction worker.
  * 6. The record is written atomically and exclusively; a failed capture writes nothing.
  *
  * @since 0.1.0
