@@ -191,7 +191,36 @@ describe("hostile and broken PDFs", () => {
     }))
 })
 
+describe("the capture deadline covers extraction", () => {
+  it.scopedLive("a PDF whose extraction outlasts timeoutMs: Timeout, the worker terminated at the deadline", () =>
+    Effect.gen(function*() {
+      const pdf = makePdf(Array.from({ length: 3_000 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p} line ${l}`)))
+      const started = Date.now()
+      const error = yield* failure(pdf, "application/pdf", { timeoutMs: 1_000, maxPages: 5_000 })
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(error.timeoutMs, 1_000)
+      assert.isBelow(Date.now() - started, 4_000)
+    }))
+
+  it.scopedLive("deeply nested Markdown containers (super-linear in micromark) stop at the deadline", () =>
+    Effect.gen(function*() {
+      const markdown = ("> ".repeat(64) + "x\n").repeat(20_000)
+      const started = Date.now()
+      const error = yield* failure(markdown, "text/markdown", { timeoutMs: 1_000 })
+      assert.strictEqual(error._tag, "Timeout")
+      assert.isBelow(Date.now() - started, 4_000)
+    }))
+})
+
 describe("anchors", () => {
+  it.scopedLive("a v1 (text/plain) capture has no pages: a page anchor is AnchorMismatch no-such-anchor", () =>
+    Effect.gen(function*() {
+      const { directory, ref } = yield* captured("Net sales were 4,210 units.", "text/plain; charset=utf-8")
+      const error = firstFailure(yield* verifyOne(directory, ref, "Net sales", { page: 1 }))
+      assert.instanceOf(error, AnchorMismatch)
+      assert.deepStrictEqual([error.anchor, error.reason], ["page 1", "no-such-anchor"])
+    }))
+
   const report = fs.readFileSync(fixturePath("extraction", "report.pdf"))
 
   it.scopedLive("a page anchor holds only on its page; the occurrence on the named page is the evidence", () =>
@@ -263,6 +292,40 @@ describe("stored bodies", () => {
 
       const inspection = yield* CaptureStore.inspect({ directory })
       assert.deepStrictEqual(inspection.problems.map((p) => p.reason), ["body-missing"])
+    }))
+
+  it.scopedLive("two sources that sent the same bytes share one body file; a symlink planted as a body is refused", () =>
+    Effect.gen(function*() {
+      const server = yield* testServer((_req, res) => {
+        res.writeHead(200, { "content-type": "text/html" })
+        res.end(html)
+      })
+      const sources = [server.url("/a"), server.url("/b")] as Array<SourceUrl>
+      const directory = yield* tempDirectory
+      const layer = Layer.provideMerge(
+        Capture.layer({ approved: sources, allowLoopbackHttp: true, contentTypes: allTypes }),
+        CaptureStore.layerFileSystem({ directory })
+      )
+      const results = yield* Effect.flatMap(Capture.Capture, (c) => c.captureAll(sources)).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(results.map((r) => r.result._tag), ["Right", "Right"])
+      const names = fs.readdirSync(directory)
+      assert.deepStrictEqual(names.filter((n) => n.endsWith(".body")), [CaptureStore.bodyFileName(sha256Of(html))])
+      assert.strictEqual(names.filter((n) => n.endsWith(".json")).length, 2)
+      assert.isFalse(names.some((n) => n.startsWith(".partial-")))
+
+      // Replace the body by a symlink to an identical copy: never followed.
+      const bodyFile = path.join(directory, CaptureStore.bodyFileName(sha256Of(html)))
+      const copy = path.join(yield* tempDirectory, "copy")
+      fs.writeFileSync(copy, html)
+      fs.unlinkSync(bodyFile)
+      fs.symlinkSync(copy, bodyFile)
+      const error = yield* Effect.flip(
+        Effect.flatMap(CaptureStore.CaptureStore, (store) => store.read(sources[0]!)).pipe(
+          Effect.provide(CaptureStore.layerFileSystem({ directory }))
+        )
+      )
+      assert.instanceOf(error, CorruptCapture)
+      assert.strictEqual(error.reason, "symlink")
     }))
 
   it.effect("the in-memory store keeps the body and refuses a v2 record without it", () =>
