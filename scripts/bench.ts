@@ -3,13 +3,13 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|capture|memory|hostile|search|startup|extract
+ *   --only verify|answers|capture|memory|hostile|search|startup|extract
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
  */
 import { Agent } from "@effect/platform-node/Undici"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
@@ -22,9 +22,15 @@ import { performance } from "node:perf_hooks"
 import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { makeCaptureRecord, type Rfc3339Utc, sha256Of, type SourceUrl } from "../src/Domain.js"
+import * as Answer from "../src/answer/Answer.js"
+import * as Evi1 from "../src/answer/Evi1.js"
+import * as Config from "../src/Config.js"
 import * as Extraction from "../src/extract/Extraction.js"
 import { makePdf } from "../test/pdfWriter.js"
 import * as Gate from "../src/Gate.js"
+import * as Manifest from "../src/Manifest.js"
+import * as Policy from "../src/Policy.js"
+import * as Verifier from "../src/Verifier.js"
 
 const args = process.argv.slice(2)
 const smoke = args.includes("--smoke")
@@ -187,6 +193,128 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
     const citegateMs = median(citegateTimes)
     const rawMs = median(rawTimes)
     return { name: `verify ${shape.name}`, citegateMs, rawMs, ratio: citegateMs / rawMs, target: 1.5 }
+  } finally {
+    await fsp.rm(directory, { recursive: true, force: true })
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Answers: claims with inline citations, against the report path on the same work
+// ---------------------------------------------------------------------------
+
+interface AnswerShape {
+  readonly name: string
+  readonly claims: number
+  readonly citationsPerClaim: number
+  readonly captures: number
+  readonly size: number
+}
+
+const answerShapes: ReadonlyArray<AnswerShape> = smoke
+  ? [{ name: "smoke 10 claims x 2 citations, C=2 S=4KiB", claims: 10, citationsPerClaim: 2, captures: 2, size: 4 * KiB }]
+  : [{ name: "1000 claims x 2 citations, C=20 S=1MiB", claims: 1000, citationsPerClaim: 2, captures: 20, size: MiB }]
+
+/**
+ * The answer path (EVI1 text parsed, bound to the manifest, verified through
+ * `Verifier.checkCitations`; and the same answer as citegate.answer/1 JSON)
+ * against the report path (a report of one cited fact per citation through the
+ * Gate), on the same captures and quotes. The manifest is built once per run
+ * (what the drafting model was given), outside the timed part.
+ */
+const benchAnswers = async (shape: AnswerShape): Promise<Array<Row>> => {
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-"))
+  try {
+    const sources = Array.from({ length: shape.captures }, (_, i) => `https://bench.example.com/source-${i}.txt` as SourceUrl)
+    const records = sources.map((source, i) =>
+      makeCaptureRecord({ source, text: makeText(i + 1, shape.size), accessedAt, contentType: "text/plain" })
+    )
+    await Effect.runPromise(Effect.gen(function*() {
+      const store = yield* CaptureStore.makeFileSystem({ directory })
+      for (const record of records) yield* store.write(record)
+    }))
+    let state = 777
+    const next = () => (state = (state * 1664525 + 1013904223) >>> 0)
+    const claims = Array.from({ length: shape.claims }, (_, c) => ({
+      id: `c${c + 1}`,
+      text: `Claim ${c + 1} states a fact from the sources.`,
+      citations: Array.from({ length: shape.citationsPerClaim }, (_, k) => {
+        const n = ((c * shape.citationsPerClaim + k) % shape.captures) + 1
+        const text = records[n - 1]!.text
+        const start = next() % (text.length - 60)
+        return { n, quote: text.slice(start, start + 60) }
+      })
+    }))
+    const facts = claims.flatMap((claim) =>
+      claim.citations.map((c, k) => ({
+        state: "cited",
+        label: `${claim.id}_${k}`,
+        source: sources[c.n - 1],
+        captureSha256: records[c.n - 1]!.sha256,
+        snippet: c.quote
+      }))
+    )
+    const reportText = JSON.stringify({ facts })
+    const config = {
+      sources,
+      labels: facts.map((f) => f.label),
+      verify: { maxFacts: Math.max(100, facts.length), mode: "drop" as const }
+    }
+    const escape = (q: string) => q.replace(/[\\"\n]/g, (ch) => (ch === "\n" ? "\\n" : `\\${ch}`))
+    const evi1Text = claims.map((claim) => `${claim.text}${claim.citations.map((c) => `[${c.n}]`).join("")}{${claim.id}}`).join(" ") +
+      "\nEVI1\n" +
+      claims.flatMap((claim) => claim.citations.map((c) => `${claim.id}|${c.n}|"${escape(c.quote)}"\n`)).join("") +
+      "END_EVI1\n"
+
+    const storeLayer = CaptureStore.layerFileSystem({ directory })
+    const gateContext = await Effect.runPromise(Effect.scoped(Layer.build(Gate.layer({ runDirectory: directory, config }))))
+    const gate = Context.get(gateContext, Gate.Gate)
+    const decoded = await Effect.runPromise(Config.decode(config))
+    const answersContext = await Effect.runPromise(Effect.scoped(Layer.build(
+      Answer.layer({ mode: "drop", uncited: "report" }).pipe(
+        Layer.provide(Verifier.layer),
+        Layer.provide(Policy.layer(decoded)),
+        Layer.provide(storeLayer)
+      )
+    )))
+    const answers = Context.get(answersContext, Answer.Answers)
+    const manifest = await Effect.runPromise(Manifest.make(decoded).pipe(Effect.provide(storeLayer)))
+    const answerJson = JSON.stringify({
+      format: "citegate.answer/1",
+      manifest: manifest.digest,
+      claims: claims.map((claim) => ({ id: claim.id, text: claim.text, citations: claim.citations.map((c) => ({ source: c.n, quote: c.quote })) }))
+    })
+
+    const expectAll = (verified: number) => {
+      if (verified !== facts.length) throw new Error(`expected ${facts.length} verified citations, got ${verified}`)
+    }
+    const reportPath = async () => {
+      const report = await Effect.runPromise(gate.checkJson(reportText))
+      expectAll(report.facts.length)
+    }
+    const viaEvi1 = async () => {
+      const bound = Either.getOrThrowWith(Evi1.decode(evi1Text, manifest, { manifestDigest: manifest.digest }), (e) => new Error(e.message))
+      expectAll((await Effect.runPromise(answers.verify(bound))).answer.summary.citationsVerified)
+    }
+    const viaJson = async () => {
+      const bound = Either.getOrThrowWith(Answer.fromJson(answerJson, manifest), (e) => new Error(e.message))
+      expectAll((await Effect.runPromise(answers.verify(bound))).answer.summary.citationsVerified)
+    }
+    for (let i = 0; i < warmups; i++) {
+      await reportPath()
+      await viaEvi1()
+      await viaJson()
+    }
+    const times = { report: [] as Array<number>, evi1: [] as Array<number>, json: [] as Array<number> }
+    for (let i = 0; i < runs; i++) {
+      times.report.push(await time(reportPath))
+      times.evi1.push(await time(viaEvi1))
+      times.json.push(await time(viaJson))
+    }
+    const reportMs = median(times.report)
+    return (["evi1", "json"] as const).map((format) => {
+      const ms = median(times[format])
+      return { name: `answer (${format}) ${shape.name} vs the report path`, citegateMs: ms, rawMs: reportMs, ratio: ms / reportMs, target: 1.5 }
+    })
   } finally {
     await fsp.rm(directory, { recursive: true, force: true })
   }
@@ -684,6 +812,7 @@ const main = async () => {
   // First, so that the baseline is the fresh process's, not what earlier benchmarks left behind.
   if (only === undefined || only === "memory") memory = await benchMemory()
   if (only === undefined || only === "verify") for (const shape of shapes) rows.push(await benchVerify(shape))
+  if (only === undefined || only === "answers") for (const shape of answerShapes) rows.push(...await benchAnswers(shape))
   let extracted: Array<ExtractRow> = []
   if (only === undefined || only === "extract") {
     extracted = await benchExtract()

@@ -84,11 +84,22 @@ export const VerifyOptions = Schema.Struct({
 }).annotations({ ...strict, identifier: "VerifyOptions" })
 export type VerifyOptions = typeof VerifyOptions.Type
 
+/**
+ * Answers (prose with inline citations). `uncited`: whether a factual-looking
+ * sentence without a citation rejects the answer ("reject") or is listed as a
+ * finding ("report", the default).
+ */
+export const AnswersOptions = Schema.Struct({
+  uncited: Schema.optional(Schema.Literal("reject", "report"))
+}).annotations({ ...strict, identifier: "AnswersOptions" })
+export type AnswersOptions = typeof AnswersOptions.Type
+
 export const PipelineConfig = Schema.Struct({
   sources: listOf(SourceUrl, "sources"),
   labels: listOf(Label, "labels"),
   capture: Schema.optional(CaptureBudgets),
-  verify: Schema.optional(VerifyOptions)
+  verify: Schema.optional(VerifyOptions),
+  answers: Schema.optional(AnswersOptions)
 }).annotations({ ...strict, identifier: "PipelineConfig" })
 export type PipelineConfig = typeof PipelineConfig.Type
 
@@ -104,14 +115,18 @@ const listPrecheck = (input: unknown) => {
   return undefined
 }
 
-const decodeConfig = decodeUnknown(PipelineConfig, { precheck: listPrecheck })
-// No array in a configuration is longer than the longest list: refused before `JSON.parse` builds it.
-const decodeConfigJson = decodeJson(PipelineConfig, {
+// No array in a configuration is longer than the longest list: refused before `JSON.parse` builds it
+// (text), or before any element is looked at (value).
+const configLimits = {
   maxArrayLength: Math.max(configListLimits.sources, configListLimits.labels),
-  precheck: listPrecheck,
-  arrayTooLong: (_path, length) =>
-    `must hold at most ${Math.max(configListLimits.sources, configListLimits.labels)} elements, got ${length}`
-})
+  arrayTooLong: (path: ReadonlyArray<string | number>, length: number) =>
+    path.length === 1 && (path[0] === "sources" || path[0] === "labels")
+      ? `must hold at most ${configListLimits[path[0]]} ${path[0]}, got ${length}`
+      : `must hold at most ${Math.max(configListLimits.sources, configListLimits.labels)} elements, got ${length}`,
+  precheck: listPrecheck
+}
+const decodeConfig = decodeUnknown(PipelineConfig, configLimits)
+const decodeConfigJson = decodeJson(PipelineConfig, configLimits)
 
 /**
  * Decode an already-parsed configuration value.
@@ -133,3 +148,4 @@ export const resolvedMaxFacts = (config: PipelineConfig): number => config.verif
 export const resolvedMode = (config: PipelineConfig): Mode => config.verify?.mode ?? "reject"
 export const resolvedVerifyTimeoutMs = (config: PipelineConfig): number =>
   config.verify?.timeoutMs ?? verifyLimits.timeoutMs.default
+export const resolvedUncited = (config: PipelineConfig): "reject" | "report" => config.answers?.uncited ?? "report"

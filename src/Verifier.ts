@@ -57,10 +57,51 @@ export interface Verification {
 }
 
 /**
+ * One citation to check: the exact source, the capture digest it names, and
+ * the text that must occur verbatim in that capture.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CitationInput {
+  readonly source: string
+  readonly captureSha256: string
+  readonly snippet: string
+  /** A PDF page the snippet must lie on. */
+  readonly page?: number | undefined
+  /** A heading path whose section the snippet must lie in. */
+  readonly heading?: ReadonlyArray<string> | undefined
+}
+
+/** Why a bare citation fails: the fact errors that do not concern labels. */
+export type CitationFailure = Exclude<FactError, UnknownLabel | DuplicateLabel>
+
+/** Where the snippet was found, or every reason the citation failed (never empty). */
+export type CitationResult = Either.Either<Evidence, ReadonlyArray<CitationFailure>>
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface CitationsChecked {
+  /** One result per citation, in input order. */
+  readonly results: ReadonlyArray<CitationResult>
+  /** The captures at least one citation was verified against, read once by this call. */
+  readonly captures: ReadonlyMap<SourceUrl, CaptureRecord>
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
 export interface VerifierShape {
+  /**
+   * The lower-level entry: check bare citations (approval, capture, digests,
+   * exact search) on the same path as reports, without labels or a report
+   * schema, under the same deadline. Each citation gets its evidence or its
+   * typed failures; only an overrun deadline fails the whole call.
+   */
+  readonly checkCitations: (citations: ReadonlyArray<CitationInput>) => Effect.Effect<CitationsChecked, VerificationTimeout>
   /**
    * Check every fact and return passes and failures side by side; only an undecodable report, or
    * one whose verification overran the policy's deadline, fails.
@@ -143,7 +184,7 @@ export const accept = (verification: Verification): Effect.Effect<VerifiedReport
  * otherwise each named range is searched on its own with the same exact
  * search. Returns where the span starts, or why the anchor does not hold.
  */
-const checkAnchors = (record: CaptureRecord, fact: CitedFact, first: number): number | AnchorMismatch => {
+const checkAnchors = (record: CaptureRecord, fact: CitationInput, first: number): number | AnchorMismatch => {
   const named = namedAnchors(record, fact)
   if (named === undefined) return first
   const length = fact.snippet.length
@@ -194,9 +235,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
 
   /** The capture's own digest, then the digest the report names: the capture to search, or why not. */
   const checkDigests = (
-    fact: CitedFact,
+    fact: CitationInput,
     capture: Either.Either<LoadedCapture, CaptureReadError>
-  ): Either.Either<CaptureRecord, FactError> => {
+  ): Either.Either<CaptureRecord, CitationFailure> => {
     if (Either.isLeft(capture)) return Either.left(capture.left)
     const { record, textSha256 } = capture.right
     if (textSha256 !== record.sha256) {
@@ -224,25 +265,27 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     return Either.right(record)
   }
 
-  const checkReport = (report: Report): Effect.Effect<Verification, VerificationTimeout> =>
+  /**
+   * The one matching path: approval, each distinct capture read and rehashed once, both digests,
+   * then an exact search of every quote, one capture at a time, under the policy's deadline.
+   * Reports and answers both use it.
+   */
+  const checkCited = (
+    citations: ReadonlyArray<CitationInput>
+  ): Effect.Effect<
+    { readonly results: Array<CitationResult>; readonly loaded: ReadonlyMap<SourceUrl, CaptureRecord> },
+    VerificationTimeout
+  > =>
     Effect.gen(function*() {
-      const failuresByIndex: Array<Array<FactError>> = report.facts.map(() => [])
-      const firstIndexOfLabel = new Map<string, number>()
+      const results: Array<CitationResult> = citations.map(() => Either.left([]))
+      const failures: Array<Array<CitationFailure>> = citations.map(() => [])
       const approvedSources = new Set<SourceUrl>()
-
-      report.facts.forEach((fact, index) => {
-        const failures = failuresByIndex[index]!
-        if (!policy.labels.has(fact.label)) failures.push(new UnknownLabel({ label: fact.label }))
-        const firstIndex = firstIndexOfLabel.get(fact.label)
-        if (firstIndex === undefined) firstIndexOfLabel.set(fact.label, index)
-        else failures.push(new DuplicateLabel({ label: fact.label, firstIndex }))
-        if (fact.state === "cited") {
-          if (policy.sources.has(fact.source as SourceUrl)) approvedSources.add(fact.source as SourceUrl)
-          else failures.push(notApproved(fact.source))
-        }
+      citations.forEach((citation, i) => {
+        if (policy.sources.has(citation.source as SourceUrl)) approvedSources.add(citation.source as SourceUrl)
+        else failures[i]!.push(notApproved(citation.source))
       })
 
-      // Each distinct capture is read and rehashed once, however many facts cite it. One after the
+      // Each distinct capture is read and rehashed once, however many citations name it. One after the
       // other: the work is CPU-bound (decode, hash), small reads are synchronous, and a fiber per
       // capture costs more than it saves (measured: docs/performance.md).
       const captures = new Map(
@@ -252,25 +295,25 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         )
       )
 
-      // Facts whose capture and digests check out are searched together, one capture at a time.
+      // Citations whose capture and digests check out are searched together, one capture at a time.
       const toSearch = new Map<CaptureRecord, Array<number>>()
-      report.facts.forEach((fact, index) => {
-        if (fact.state !== "cited") return
-        const capture = captures.get(fact.source as SourceUrl)
+      citations.forEach((citation, i) => {
+        const capture = captures.get(citation.source as SourceUrl)
         if (capture === undefined) return // not approved: already failed, nothing was read
-        const checked = checkDigests(fact, capture)
-        if (Either.isLeft(checked)) failuresByIndex[index]!.push(checked.left)
+        const checked = checkDigests(citation, capture)
+        if (Either.isLeft(checked)) failures[i]!.push(checked.left)
         else {
           const group = toSearch.get(checked.right)
-          if (group === undefined) toSearch.set(checked.right, [index])
-          else group.push(index)
+          if (group === undefined) toSearch.set(checked.right, [i])
+          else group.push(i)
         }
       })
-      const evidenceByIndex = new Map<number, Evidence>()
+      const loaded = new Map<SourceUrl, CaptureRecord>()
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       let credit = searchSlice
       for (const [record, indices] of toSearch) {
-        const snippets = indices.map((index) => (report.facts[index] as CitedFact).snippet)
+        loaded.set(record.source, record)
+        const snippets = indices.map((i) => citations[i]!.snippet)
         const search = MultiSearch.start(record.text, snippets)
         while (!search.done) {
           credit -= search.step(credit)
@@ -280,19 +323,17 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
           }
         }
         const found = search.results()
-        indices.forEach((index, k) => {
+        indices.forEach((i, k) => {
           const hit = found[k]
           const snippet = snippets[k]!
           if (hit === undefined) {
-            failuresByIndex[index]!.push(
-              new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet })
-            )
+            failures[i]!.push(new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet }))
           } else {
-            const anchored = checkAnchors(record, report.facts[index] as CitedFact, hit.start)
-            if (typeof anchored !== "number") failuresByIndex[index]!.push(anchored)
+            const anchored = checkAnchors(record, citations[i]!, hit.start)
+            if (typeof anchored !== "number") failures[i]!.push(anchored)
             else {
               const span = { start: anchored, end: anchored + snippet.length }
-              evidenceByIndex.set(index, {
+              results[i] = Either.right({
                 span,
                 occurrences: hit.occurrences,
                 accessedAt: record.accessedAt,
@@ -302,6 +343,40 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
           }
         })
       }
+      failures.forEach((list, i) => {
+        if (list.length > 0) results[i] = Either.left(list)
+      })
+      return { results, loaded }
+    }).pipe(
+      // One deadline for reading and searching every capture (decoding is bounded by the input's size).
+      Effect.timeoutFail({
+        duration: policy.timeoutMs,
+        onTimeout: () => new VerificationTimeout({ timeoutMs: policy.timeoutMs })
+      })
+    )
+
+  const checkReport = (report: Report): Effect.Effect<Verification, VerificationTimeout> =>
+    Effect.gen(function*() {
+      const failuresByIndex: Array<Array<FactError>> = report.facts.map(() => [])
+      const firstIndexOfLabel = new Map<string, number>()
+      const citedIndices: Array<number> = []
+
+      report.facts.forEach((fact, index) => {
+        const failures = failuresByIndex[index]!
+        if (!policy.labels.has(fact.label)) failures.push(new UnknownLabel({ label: fact.label }))
+        const firstIndex = firstIndexOfLabel.get(fact.label)
+        if (firstIndex === undefined) firstIndexOfLabel.set(fact.label, index)
+        else failures.push(new DuplicateLabel({ label: fact.label, firstIndex }))
+        if (fact.state === "cited") citedIndices.push(index)
+      })
+
+      const { loaded, results } = yield* checkCited(citedIndices.map((index) => report.facts[index] as CitedFact))
+      const evidenceByIndex = new Map<number, Evidence>()
+      citedIndices.forEach((index, k) => {
+        const result = results[k]!
+        if (Either.isLeft(result)) failuresByIndex[index]!.push(...result.left)
+        else evidenceByIndex.set(index, result.right)
+      })
 
       const verifiedCaptures = new Map<SourceUrl, CaptureRecord>()
       const entries: Array<VerifiedEntry> = []
@@ -312,22 +387,25 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
           for (const error of failures) rejections.push({ index, label: fact.label, error })
         } else if (fact.state === "cited") {
           entries.push({ index, fact, evidence: evidenceByIndex.get(index)! })
-          const capture = captures.get(fact.source as SourceUrl)
-          if (capture !== undefined && Either.isRight(capture)) {
-            verifiedCaptures.set(fact.source as SourceUrl, capture.right.record)
-          }
+          const record = loaded.get(fact.source as SourceUrl)
+          if (record !== undefined) verifiedCaptures.set(fact.source as SourceUrl, record)
         } else {
           entries.push({ index, fact })
         }
       })
       return { entries, rejections, captures: verifiedCaptures }
-    }).pipe(
-      // One deadline for reading and searching every capture (decoding is bounded by the report's size).
-      Effect.timeoutFail({
-        duration: policy.timeoutMs,
-        onTimeout: () => new VerificationTimeout({ timeoutMs: policy.timeoutMs })
-      })
-    )
+    })
+
+  const checkCitations = Effect.fn("Verifier.checkCitations")(function*(citations: ReadonlyArray<CitationInput>) {
+    const { loaded, results } = yield* checkCited(citations)
+    // Only the captures at least one citation was verified against, as for reports.
+    const captures = new Map<SourceUrl, CaptureRecord>()
+    results.forEach((result, i) => {
+      const record = loaded.get(citations[i]!.source as SourceUrl)
+      if (Either.isRight(result) && record !== undefined) captures.set(record.source, record)
+    })
+    return { results, captures } satisfies CitationsChecked
+  })
 
   const check = Effect.fn("Verifier.check")(function*(input: unknown) {
     const report = yield* Effect.mapError(decodeReport(input), (invalid) => new InvalidReport(invalid))
@@ -340,6 +418,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   })
 
   return Verifier.of({
+    checkCitations,
     check,
     checkJson,
     verify: Effect.fn("Verifier.verify")(function*(input: unknown) {

@@ -32,3 +32,10 @@ export { VerifiedReport } from "./VerifiedReport.js"
 
 /** Output: text, Markdown, HTML and JSON renderers. */
 export * as Render from "./render/Render.js"
+
+/** Answers: prose claims with inline citations (citegate.answer/1, EVI1, Anthropic Citations), verified by the Verifier. */
+export * as Answer from "./answer/Answer.js"
+export * as AnswerRecords from "./answer/Records.js"
+export * as Evi1 from "./answer/Evi1.js"
+export * as Anthropic from "./answer/Anthropic.js"
+export * as AnswerRender from "./answer/Render.js"

@@ -7,14 +7,21 @@
 import { Command, CommandDescriptor as Descriptor, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Either, Layer, Option, Schema } from "effect"
 import * as path from "node:path"
+import * as Answer from "../answer/Answer.js"
+import * as Anthropic from "../answer/Anthropic.js"
+import * as Evi1 from "../answer/Evi1.js"
+import * as AnswerRender from "../answer/Render.js"
 import * as Capture from "../Capture.js"
 import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../CaptureStore.js"
 import * as Config from "../Config.js"
-import { CaptureError } from "../Errors.js"
+import type { BoundAnswer } from "../answer/Records.js"
+import { type AnswerError, CaptureError } from "../Errors.js"
 import * as Gate from "../Gate.js"
 import * as Manifest from "../Manifest.js"
 import * as Migrate from "../Migrate.js"
+import * as Policy from "../Policy.js"
+import * as Verifier from "../Verifier.js"
 import * as Render from "../render/Render.js"
 import { fromOutcome } from "../render/Rendering.js"
 import { terminal } from "../render/Escape.js"
@@ -71,6 +78,8 @@ const checkOut = (args: {
   readonly runDir: string
   readonly config: string
   readonly report: string
+  /** What the report input is called in messages (an answer for verify-answer). */
+  readonly reportWhat?: string
 }) =>
   Option.match(args.out, {
     onNone: () => Effect.void,
@@ -78,7 +87,7 @@ const checkOut = (args: {
       orUsageError(Io.checkOutput({
         out,
         runDirectory: args.runDir,
-        inputs: [{ path: args.config, what: "configuration" }, { path: args.report, what: "report" }],
+        inputs: [{ path: args.config, what: "configuration" }, { path: args.report, what: args.reportWhat ?? "report" }],
         force: args.force
       }))
   })
@@ -329,6 +338,84 @@ const sources = Command.make(
   "List the run's sources (number, URL, capture digest) for the drafting model, as text, JSON or a prompt block (read-only)."
 )))
 
+// --- verify-answer: prose with inline citations ---------------------------------------------------
+
+/**
+ * Verifies an answer (citegate.answer/1 JSON, EVI1 text or an Anthropic Messages response) against
+ * the run's manifest and captures, read-only; renders it; returns 0 for a grounded answer, else 1.
+ */
+const verifyAnswer = Command.make(
+  "verify-answer",
+  {
+    answer: Options.file("answer").pipe(Options.withDescription("The drafted answer")),
+    formatIn: choiceOption(
+      "format-in",
+      ["json", "evi1", "anthropic"],
+      "json",
+      "The answer's format: json (citegate.answer/1), evi1 (VeriQuote's plain text), anthropic (a Messages API response with citations)"
+    ),
+    config: configOption,
+    runDir: runDirOption,
+    manifestDigest: Options.text("manifest-digest").pipe(
+      Options.optional,
+      Options.withDescription(
+        "The digest of the manifest the answer was drafted against (from `sources --format json`). Required for evi1 " +
+          "without a MANIFEST line and for anthropic; when the answer names one too, both must match"
+      )
+    ),
+    mode: modeOption,
+    format: formatOption,
+    out: outOption,
+    force: forceOption
+  },
+  (args) =>
+    Effect.gen(function*() {
+      // The answer is an input like a report: --out may never replace it (nor a capture or the config).
+      yield* checkOut({ ...args, report: args.answer, reportWhat: "answer" })
+      const config = yield* orUsageError(loadConfig(args.config))
+      const text = yield* orUsageError(Io.readText(args.answer, "answer"))
+      const mode = Option.getOrElse(args.mode, () => Config.resolvedMode(config))
+      const storeLayer = CaptureStore.layerFileSystem({ directory: args.runDir })
+      const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config) }).pipe(
+        Layer.provide(Verifier.layer),
+        Layer.provide(Policy.layer(config)),
+        Layer.provideMerge(storeLayer)
+      )
+      const outcome = yield* Effect.gen(function*() {
+        const manifest = yield* Manifest.make(config)
+        const options = { manifestDigest: Option.getOrUndefined(args.manifestDigest) }
+        const bound: Either.Either<BoundAnswer, AnswerError> = args.formatIn === "evi1"
+          ? Evi1.decode(text, manifest, options)
+          : args.formatIn === "anthropic"
+          ? Anthropic.fromJson(text, manifest, options)
+          : Answer.fromJson(text, manifest, options)
+        const answers = yield* Answer.Answers
+        return yield* Effect.either(Effect.flatMap(bound, answers.verify))
+      }).pipe(Effect.provide(answersLayer), orUsageError)
+      const rendering = Either.match(outcome, {
+        onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error }),
+        onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures })
+      })
+      const output = AnswerRender.render(args.format, rendering)
+      yield* Option.match(args.out, {
+        onNone: () => Io.stdout(output),
+        onSome: (file) => orUsageError(Io.writeOutput(file, output, { overwrite: args.force }))
+      })
+      const summary = Either.match(outcome, {
+        onLeft: (error) => `verify-answer: REJECTED (${error._tag})`,
+        onRight: ({ answer }) =>
+          answer.outcome === "grounded"
+            ? `verify-answer: GROUNDED (${answer.mode} mode, ${answer.summary.claimsGrounded} of ${answer.summary.claims} claims, ${answer.summary.claimsRemoved} removed)`
+            : `verify-answer: NO EVIDENCE (${answer.mode} mode): no claim was grounded`
+      })
+      const written = Option.match(args.out, { onNone: () => "", onSome: (file) => `; written to ${terminal(file)}` })
+      yield* Io.stderr(`${summary}${written}\n`)
+      yield* exitWith(Either.isRight(outcome) && outcome.right.answer.outcome === "grounded" ? 0 : 1)
+    })
+).pipe(Command.withDescription(describe(
+  "Verify an answer with inline citations (json, evi1 or anthropic) against a run's manifest and captures (read-only) and render it."
+)))
+
 
 // ---------------------------------------------------------------------------
 // doctor: leftovers of interrupted writes and records that do not verify
@@ -394,7 +481,7 @@ const doctor = Command.make(
   "Check a run directory: every record verifies; list (and with --fix remove) leftovers of interrupted writes."
 )))
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor] as const
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [

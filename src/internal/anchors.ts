@@ -2,7 +2,7 @@
  * Page and heading anchors of v2 captures, for the verifier: where a fact's
  * named anchor lies in the text, and which anchors hold a verified span.
  */
-import type { CaptureRecord, CitedFact, Span } from "../Domain.js"
+import type { CaptureRecord, Span } from "../Domain.js"
 
 /** A fact's named anchors as `[start, end)` ranges of the text (several sections may share one heading path). */
 export interface NamedAnchor {
@@ -15,7 +15,10 @@ const samePath = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
   a.length === b.length && a.every((part, i) => part === b[i])
 
 /** The anchors a fact names, or `undefined` when it names none. A v1 capture has none to name. */
-export const namedAnchors = (record: CaptureRecord, fact: CitedFact): ReadonlyArray<NamedAnchor> | undefined => {
+export const namedAnchors = (
+  record: CaptureRecord,
+  fact: { readonly page?: number | undefined; readonly heading?: ReadonlyArray<string> | undefined }
+): ReadonlyArray<NamedAnchor> | undefined => {
   if (fact.page === undefined && fact.heading === undefined) return undefined
   const pages = record.format === "citegate.capture/2" ? record.pages ?? [] : []
   const headings = record.format === "citegate.capture/2" ? record.headings ?? [] : []

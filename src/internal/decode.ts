@@ -85,7 +85,11 @@ const containerProblem = (value: object): string | undefined => {
  * symbol or bigint. Iterative, with parent pointers for the path: a value
  * nested a million deep (or cyclic) costs `maxDepth` steps down one branch.
  */
-export const plainDataIssue = (input: unknown): Issue | undefined => {
+export const plainDataIssue = (
+  input: unknown,
+  limits?: StrictJson.Options
+): Issue | undefined => {
+  const maxArrayLength = limits?.maxArrayLength ?? Infinity
   interface Node {
     readonly value: unknown
     readonly depth: number
@@ -123,12 +127,26 @@ export const plainDataIssue = (input: unknown): Issue | undefined => {
         return undefined
       }
       if (Array.isArray(container)) {
+        // Sizes are checked before any element is looked at, as the text path does before parsing.
+        if (container.length > maxArrayLength) {
+          const path = pathOf(node)
+          const message = limits?.arrayTooLong?.(path, container.length) ??
+            `must hold at most ${maxArrayLength} elements, got ${container.length}`
+          return { path, message }
+        }
+        if (Object.keys(container).length !== container.length) {
+          return { path: pathOf(node), message: "must be a plain array (no holes, no extra properties)" }
+        }
         for (let i = 0; i < container.length; i++) {
           const issue = visit(i)
           if (issue !== undefined) return issue
         }
       } else {
-        for (const key of Object.getOwnPropertyNames(container)) {
+        const keys = Object.getOwnPropertyNames(container)
+        if (keys.length > StrictJson.maxObjectKeys) {
+          return { path: pathOf(node), message: StrictJson.tooManyKeysMessage(keys.length) }
+        }
+        for (const key of keys) {
           const issue = visit(key)
           if (issue !== undefined) return issue
         }
@@ -152,17 +170,20 @@ const runPrecheck = (precheck: Precheck | undefined, input: unknown): Issue | un
 
 /**
  * Strict decode (unknown keys rejected, all issues collected, at most
- * `maxIssues` listed). `limits.precheck` runs first (a size limit, say, that must hold
- * before the expensive decode starts); then the value must be plain JSON data
- * at most `maxDepth` deep; only then does the Schema see it.
+ * `maxIssues` listed). The value must first be plain JSON data at most
+ * `maxDepth` deep, with no object over `maxObjectKeys` and no array over
+ * `limits.maxArrayLength` (sizes checked before elements are looked at, and no
+ * trap or getter of the caller's runs); then `limits.precheck` (a size limit
+ * that must hold before the expensive decode starts); only then does the
+ * Schema see it.
  */
 export const decodeUnknown = <A, I>(schema: Schema.Schema<A, I, never>, limits?: Limits) => {
   const decode = decodeParsed(schema, undefined)
   return (input: unknown): Either.Either<A, Invalid> => {
+    const notPlain = plainDataIssue(input, limits)
+    if (notPlain !== undefined) return Either.left(invalid([notPlain]))
     const early = runPrecheck(limits?.precheck, input)
-    if (early !== undefined) return Either.left(invalid([early]))
-    const notPlain = plainDataIssue(input)
-    return notPlain !== undefined ? Either.left(invalid([notPlain])) : decode(input)
+    return early !== undefined ? Either.left(invalid([early])) : decode(input)
   }
 }
 

@@ -20,6 +20,15 @@ import { boundMessage, boundSegment, closingQuote, quote } from "./bounded.js"
  */
 export const maxDepth = 64
 
+/**
+ * Most keys one object may hold. No record citegate reads has more than a
+ * dozen; without a bound a report of millions of unknown keys would be parsed
+ * and then collect one issue per key (minutes and gigabytes).
+ */
+export const maxObjectKeys = 64
+
+export const tooManyKeysMessage = (count: number) => `must hold at most ${maxObjectKeys} keys, got ${count} or more`
+
 export interface JsonIssue {
   readonly path: ReadonlyArray<string | number>
   readonly message: string
@@ -65,7 +74,7 @@ const pathTo = (stack: ReadonlyArray<Frame>, depth: number): Array<string | numb
 export const depthMessage = `nesting deeper than ${maxDepth} levels of arrays and objects`
 
 interface Scan {
-  /** Nesting beyond `maxDepth`, or an array over `maxArrayLength`: reported before the text is parsed. */
+  /** Nesting beyond `maxDepth`, an object over `maxObjectKeys` or an array over `maxArrayLength`: reported before the text is parsed. */
   readonly limit?: JsonIssue | undefined
   /** The first repeated or forbidden key, reported only if the text is valid JSON. */
   readonly key?: JsonIssue | undefined
@@ -126,6 +135,12 @@ const scan = (text: string, options: Options | undefined): Scan => {
           if (name !== undefined) {
             // Keys are still tracked after the first issue: a later depth issue needs the right path.
             const keys = top.keys ?? (top.keys = new Set())
+            if (keys.size === maxObjectKeys && !keys.has(name)) {
+              return {
+                limit: tooLong ?? { path: pathTo(stack, stack.length - 1), message: tooManyKeysMessage(keys.size + 1) },
+                key
+              }
+            }
             if (key === undefined && (forbiddenKeys.has(name) || keys.has(name))) {
               const what = forbiddenKeys.has(name) ? "forbidden" : "repeated"
               key = { path: pathTo(stack, stack.length - 1), message: `${what} key ${quote(name)}` }

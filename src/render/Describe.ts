@@ -8,11 +8,15 @@
  */
 import { Match } from "effect"
 import type {
+  AnswerError,
   CaptureError,
+  CitationError,
+  Evi1Issue,
   FactError,
   InvalidConfig,
   InvalidMigrationMap,
   InvalidRunDirectory,
+  UncitedSentence,
   VerificationTimeout
 } from "../Errors.js"
 import { formatPath } from "../Errors.js"
@@ -227,6 +231,8 @@ export const configError = (error: InvalidConfig | InvalidMigrationMap | Invalid
     })
   })
 
+
+
 /** A whole-report failure that is neither a schema issue nor a fact failure. */
 export const verifyError = (error: VerificationTimeout): Description =>
   Match.valueTags(error, {
@@ -234,5 +240,135 @@ export const verifyError = (error: VerificationTimeout): Description =>
       title: "Verification timed out",
       fields: [["deadline ms", String(e.timeoutMs)]],
       fix: "Nothing in this report is accepted. Cite fewer or smaller excerpts, or raise verify.timeoutMs if the captures are legitimately this large."
+    })
+  })
+
+/** Why one citation of an answer failed. The capture and search failures read as for report facts. */
+export const citationError = (error: CitationError): Description => shown(citationErrorUnbounded(error))
+
+const citationErrorUnbounded = (error: CitationError): Description =>
+  Match.valueTags(error, {
+    NotApproved: (e) => factError(e),
+    MissingCapture: (e) => factError(e),
+    CorruptCapture: (e) => factError(e),
+    LegacyCapture: (e) => factError(e),
+    DigestMismatch: (e) => factError(e),
+    SnippetAbsent: (e): Description => ({
+      title: "Quote not found verbatim",
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["quote", e.snippet]],
+      fix: "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or drop the claim."
+    }),
+    SpanMismatch: (e): Description => ({
+      title: "Quote is not at the cited position",
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["claimed code points", `${e.claimedStart}–${e.claimedEnd}`],
+        ["first found at code point", String(e.foundStart)],
+        ["quote", e.quote]
+      ],
+      fix: "The quote exists elsewhere in the capture only: the citation's indices point at other text."
+    }),
+    AnchorUnsupported: (e): Description => ({
+      title: "Anchor cannot be checked",
+      fields: [["source", e.source], ["anchor", e.anchor], ["value", e.value]],
+      fix: "Captures are plain text without pages, headings or blocks: cite the quote without the anchor."
+    }),
+    AnchorMismatch: (e) => factError(e)
+  })
+
+/** One issue of an EVI1 text, with its line. */
+export const evi1Issue = (issue: Evi1Issue): Description => shown(evi1IssueUnbounded(issue))
+
+const evi1IssueUnbounded = (issue: Evi1Issue): Description =>
+  Match.valueTags(issue, {
+    Evi1MalformedLine: (i): Description => ({
+      title: "Malformed line",
+      fields: [["line", String(i.line)], ["detail", i.detail]],
+      fix: "Evidence lines are cX|n|\"quote\" between EVI1 and END_EVI1; escape only \\\", \\\\ and \\n."
+    }),
+    Evi1DuplicateClaimId: (i): Description => ({
+      title: "Claim id used twice",
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["first used on line", String(i.firstLine)]],
+      fix: "Give every claim its own id."
+    }),
+    Evi1DuplicateEvidence: (i): Description => ({
+      title: "Evidence given twice",
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["source", String(i.source)], ["first given on line", String(i.firstLine)]],
+      fix: "Give one evidence line per claim and source."
+    }),
+    Evi1MissingEvidence: (i): Description => ({
+      title: "Citation without evidence",
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["source", String(i.source)]],
+      fix: "Add the evidence line cX|n|\"quote\" for this claim and source, or remove the [n]."
+    }),
+    Evi1UnusedEvidence: (i): Description => ({
+      title: "Evidence without citation",
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["source", String(i.source)]],
+      fix: "Cite the source in that claim's group, or remove the evidence line."
+    }),
+    Evi1SourceOutOfRange: (i): Description => ({
+      title: "Source number out of range",
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["source", String(i.source)], ["manifest sources", String(i.sources)]],
+      fix: "Cite sources by their numbers in this run's manifest (1 to n)."
+    }),
+    Evi1SourceUnavailable: (i): Description => ({
+      title: "Source not available in this run",
+      fields: [["line", String(i.line)], ["claim", i.claimId], ["source", String(i.source)], ["url", i.url]],
+      fix: "The manifest lists this source as missing; do not cite it."
+    }),
+    Evi1OrphanMarker: (i): Description => ({
+      title: "Claim id without citation",
+      fields: [["line", String(i.line)], ["claim", i.claimId]],
+      fix: "Put the sources directly before the claim id: [n]{cX}."
+    })
+  })
+
+export const uncitedSentence = (e: UncitedSentence): Description => shown({
+  title: "Uncited factual-looking sentence",
+  fields: [...(e.line === null ? [] : [["line", String(e.line)] as const]), ["sentence", e.sentence]],
+  fix: "Cite the sentence with a verbatim quote, or remove it."
+})
+
+/** Why a whole answer was not accepted. */
+export const answerError = (error: AnswerError): Description => shown(answerErrorUnbounded(error))
+
+const answerErrorUnbounded = (error: AnswerError): Description =>
+  Match.valueTags(error, {
+    InvalidAnswer: (e): Description => ({
+      title: "Invalid answer",
+      fields: [
+        ...e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
+      ],
+      fix: "Correct the answer at the paths shown."
+    }),
+    StaleManifest: (e): Description => ({
+      title: e.named === null ? "Answer names no manifest" : "Answer drafted against another manifest",
+      fields: [["answer names", e.named === null ? "(none)" : prefix(e.named)], ["this run's manifest", prefix(e.current)]],
+      fix: "Draft against this run's manifest and name its digest (MANIFEST line or --manifest-digest); numbers are never re-bound."
+    }),
+    Evi1Invalid: (e): Description => ({
+      title: "EVI1 protocol violated",
+      fields: [
+        ...e.issues.map((issue) => [`line ${issue.line}`, `${issue._tag}: ${evi1Issue(issue).title}`] as const),
+        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
+      ],
+      fix: "Correct every line shown."
+    }),
+    AnswerTooLarge: (e): Description => ({
+      title: "Answer too large",
+      fields: [["max characters", String(e.maxChars)], ["received", String(e.receivedChars)]],
+      fix: "Answers are limited in size; split the answer."
+    }),
+    VerificationTimeout: (e): Description => ({
+      title: "Verification timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing in this answer is accepted. Cite fewer or smaller quotes, or raise verify.timeoutMs if the captures are legitimately this large."
+    }),
+    AnswerRejected: (e): Description => ({
+      title: "Answer rejected",
+      fields: [["failed citations", String(e.citations.length)], ["uncited sentences", String(e.uncited.length)]],
+      fix: "Every failure is listed; in drop mode failed citations are retracted instead."
     })
   })

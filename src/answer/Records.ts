@@ -1,0 +1,188 @@
+/**
+ * The records of answers: prose claims with inline citations as a drafting
+ * model proposes them (`citegate.answer/1`), and the verified answer citegate
+ * returns. Strict like every citegate record: unknown keys are decode errors.
+ *
+ * A citation names its source either by URL and capture digest, or by its
+ * number in the run's manifest (`[1]…[n]`); numbered handles are bound to
+ * this run's captures only when the answer names this run's manifest digest.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { Evidence, Mode, NonBlankString, Outcome, Sha256Hex } from "../Domain.js"
+import { CitationError, UncitedSentence } from "../Errors.js"
+
+const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+export const answerFormat = "citegate.answer/1" as const
+export const verifiedAnswerFormat = "citegate.verified-answer/1" as const
+
+/** Limits checked before any expensive work (documented in docs/answers.md). */
+export const limits = {
+  /** UTF-16 code units of a drafted answer (EVI1 text, answer JSON, Anthropic response). */
+  maxChars: 16 * 1024 * 1024,
+  maxClaims: 10_000,
+  maxCitationsPerClaim: 100
+} as const
+
+/** A half-open range `start…end` (end exclusive) of non-negative integers, at least `min`. */
+const range = (min: number, identifier: string) =>
+  Schema.Struct({
+    start: Schema.Int.pipe(Schema.greaterThanOrEqualTo(min)),
+    end: Schema.Int.pipe(Schema.greaterThanOrEqualTo(min))
+  }).annotations({ ...strict, identifier }).pipe(
+    Schema.filter((r) => r.end > r.start || "end must be greater than start (end is exclusive)")
+  )
+
+/** Pages, 1-based, end exclusive (as Anthropic's `page_location`). Not checkable yet: `AnchorUnsupported`. */
+export const PageRange = range(1, "PageRange")
+/** Content blocks, 0-based, end exclusive. Not checkable yet: `AnchorUnsupported`. */
+export const BlockRange = range(0, "BlockRange")
+/** Unicode code points of the capture text, 0-based, end exclusive: the quote must occur exactly there. */
+export const CharRange = range(0, "CharRange")
+
+const locationFields = {
+  quote: NonBlankString,
+  page: Schema.optional(PageRange),
+  heading: Schema.optional(NonBlankString),
+  blocks: Schema.optional(BlockRange),
+  chars: Schema.optional(CharRange)
+}
+
+/** A citation resolved to an exact source and capture. */
+export const Citation = Schema.Struct({
+  source: NonBlankString,
+  captureSha256: Sha256Hex,
+  ...locationFields
+}).annotations({ ...strict, identifier: "Citation" })
+export type Citation = typeof Citation.Type
+
+/** A citation by its number in the run's manifest; source and digest are filled in from the manifest. */
+export const NumberedCitation = Schema.Struct({
+  source: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  ...locationFields
+}).annotations({ ...strict, identifier: "NumberedCitation" })
+export type NumberedCitation = typeof NumberedCitation.Type
+
+export const DraftCitation = Schema.Union(Citation, NumberedCitation)
+export type DraftCitation = typeof DraftCitation.Type
+
+export const ClaimId = NonBlankString.pipe(Schema.maxLength(200))
+
+export const Claim = Schema.Struct({
+  id: ClaimId,
+  text: NonBlankString,
+  citations: Schema.NonEmptyArray(DraftCitation).pipe(Schema.maxItems(limits.maxCitationsPerClaim))
+}).annotations({ ...strict, identifier: "Claim" })
+export type Claim = typeof Claim.Type
+
+const uniqueIds = (claims: ReadonlyArray<{ readonly id: string }>) => {
+  const seen = new Set<string>()
+  for (const claim of claims) {
+    if (seen.has(claim.id)) return `claim ids must be unique: ${JSON.stringify(claim.id)} appears more than once`
+    seen.add(claim.id)
+  }
+  return true
+}
+
+/**
+ * A drafted answer. `manifest` names the manifest the model drafted against;
+ * required as soon as a citation is numbered. `uncited` holds the sentences the
+ * drafter wrote without a citation (checked by the uncited-sentence rule).
+ */
+export const Answer = Schema.Struct({
+  format: Schema.Literal(answerFormat),
+  manifest: Schema.optional(Sha256Hex),
+  claims: Schema.Array(Claim).pipe(Schema.maxItems(limits.maxClaims), Schema.filter(uniqueIds)),
+  uncited: Schema.optional(Schema.Array(Schema.String))
+}).annotations({ ...strict, identifier: "Answer" })
+export type Answer = typeof Answer.Type
+
+/** A sentence without a citation, with its 1-based line where the format has lines. */
+export interface UncitedText {
+  readonly text: string
+  readonly line: number | null
+}
+
+/** An answer whose every citation names an exact source and capture: what the Answers service verifies. */
+export interface BoundAnswer {
+  readonly manifest: Sha256Hex | null
+  readonly claims: ReadonlyArray<{ readonly id: string; readonly text: string; readonly citations: ReadonlyArray<Citation> }>
+  readonly uncited: ReadonlyArray<UncitedText>
+}
+
+// ---------------------------------------------------------------------------
+// Verified answers
+// ---------------------------------------------------------------------------
+
+// Output schemas holding error instances carry no strictness annotation (it would also apply when
+// encoding the errors, which own a `stack`); decode them with `decodeOptions` instead.
+
+/** A citation whose quote was found verbatim (and, with `chars`, exactly there). `index` is its position in the claim. */
+export const VerifiedAnswerCitation = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  citation: Citation,
+  evidence: Evidence
+}).annotations({ ...strict, identifier: "VerifiedAnswerCitation" })
+export type VerifiedAnswerCitation = typeof VerifiedAnswerCitation.Type
+
+/** A failed citation (one entry per failure). */
+export const RetractedCitation = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  citation: Citation,
+  error: CitationError
+}).annotations({ identifier: "RetractedCitation" })
+export type RetractedCitation = typeof RetractedCitation.Type
+
+/** A claim with at least one verified citation; its failed citations are listed as retracted. */
+export const GroundedClaim = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  id: Schema.String,
+  text: Schema.String,
+  citations: Schema.NonEmptyArray(VerifiedAnswerCitation),
+  retracted: Schema.Array(RetractedCitation)
+}).annotations({ identifier: "GroundedClaim" })
+export type GroundedClaim = typeof GroundedClaim.Type
+
+/** A claim that lost every citation: removed from the answer with its text, kept here for the audit. */
+export const RemovedClaim = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  id: Schema.String,
+  text: Schema.String,
+  reasons: Schema.NonEmptyArray(RetractedCitation)
+}).annotations({ identifier: "RemovedClaim" })
+export type RemovedClaim = typeof RemovedClaim.Type
+
+export const AnswerSummary = Schema.Struct({
+  claims: Schema.NonNegativeInt,
+  claimsGrounded: Schema.NonNegativeInt,
+  claimsRemoved: Schema.NonNegativeInt,
+  citations: Schema.NonNegativeInt,
+  citationsVerified: Schema.NonNegativeInt
+}).annotations({ ...strict, identifier: "AnswerSummary" })
+export type AnswerSummary = typeof AnswerSummary.Type
+
+/**
+ * The verified answer. `claims` is the answer that may be published (each
+ * claim grounded); `removed` and every claim's `retracted` are the audit of
+ * what drop mode took out; `uncited` lists the factual-looking uncited
+ * sentences found (under `answers.uncited: "report"`).
+ */
+export const VerifiedAnswer = Schema.Struct({
+  format: Schema.Literal(verifiedAnswerFormat),
+  outcome: Outcome,
+  mode: Mode,
+  manifest: Schema.NullOr(Sha256Hex),
+  claims: Schema.Array(GroundedClaim),
+  removed: Schema.Array(RemovedClaim),
+  uncited: Schema.Array(UncitedSentence),
+  summary: AnswerSummary,
+  proves: Schema.Literal("provenance-only"),
+  semanticReview: Schema.Literal("not-performed")
+}).annotations({ identifier: "VerifiedAnswer" })
+export type VerifiedAnswer = typeof VerifiedAnswer.Type
+
+/** `answers.uncited` in pipeline.json: whether an uncited factual-looking sentence rejects the answer. */
+export const UncitedPolicy = Schema.Literal("reject", "report")
+export type UncitedPolicy = typeof UncitedPolicy.Type
