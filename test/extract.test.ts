@@ -328,6 +328,41 @@ describe("stored bodies", () => {
       assert.strictEqual(error.reason, "symlink")
     }))
 
+  it.scoped("a write that dies after the body and before the record leaves no record, only an unused body that doctor lists", () =>
+    Effect.gen(function*() {
+      const directory = yield* tempDirectory
+      // Fault injected at the record's link: the body (written first) is complete, the record never appears.
+      const io: CaptureStore.FileIo = {
+        ...CaptureStore.nodeIo,
+        link: (existing, name) => name.endsWith(".json") ? Promise.reject(new Error("injected: disk full")) : CaptureStore.nodeIo.link(existing, name)
+      }
+      const store = yield* CaptureStore.makeFileSystem({ directory, io })
+      const text = "Extracted text."
+      const body = Buffer.from("<p>Extracted text.</p>")
+      const record = {
+        format: "citegate.capture/2" as const,
+        source: "https://example.com/doc" as SourceUrl,
+        sha256: sha256Of(text),
+        accessedAt: "2026-11-30T09:00:00.000Z" as any,
+        extraction: "html/1" as const,
+        body: { sha256: sha256Of(body), byteLength: body.byteLength, contentType: "text/html" },
+        text
+      }
+      const failed = yield* Effect.flip(store.write(record, body))
+      assert.strictEqual(failed._tag, "CaptureWriteFailed")
+      assert.deepStrictEqual(fs.readdirSync(directory), [CaptureStore.bodyFileName(sha256Of(body))])
+      const missing = yield* Effect.flip(store.read(record.source))
+      assert.strictEqual(missing._tag, "MissingCapture")
+      const inspection = yield* CaptureStore.inspect({ directory })
+      assert.strictEqual(inspection.records, 0)
+      assert.deepStrictEqual(inspection.bodies.map((b) => [b.referenced, b.problem]), [[false, null]])
+      // The same write again, without the fault, keeps the stored body and adds the record.
+      const healthy = yield* CaptureStore.makeFileSystem({ directory })
+      yield* healthy.write(record, body)
+      assert.deepStrictEqual(yield* healthy.read(record.source), record)
+      assert.strictEqual((yield* CaptureStore.inspect({ directory })).bodies[0]!.referenced, true)
+    }))
+
   it.effect("the in-memory store keeps the body and refuses a v2 record without it", () =>
     Effect.gen(function*() {
       const store = yield* MemoryStore.make()
