@@ -24,6 +24,8 @@ export default defineConfig({
   resolve: { conditions: ["source"] },
   test: {
     include: ["test/**/*.test.ts"],
+    // Builds dist/ from the current sources first: the CLI tests spawn the compiled CLI.
+    globalSetup: ["test/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ["default", new PlainSummary()]

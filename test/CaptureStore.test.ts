@@ -5,6 +5,7 @@ import * as path from "node:path"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { makeCaptureRecord } from "../src/Domain.js"
 import { CaptureExists, CaptureWriteFailed, CorruptCapture, InvalidRunDirectory, MissingCapture } from "../src/Errors.js"
+import { expectedRecordName } from "./mutants.support.js"
 import { inventoryRecord, recordPath, SALES, salesRecord, snapshotDirectory, tempDirectory } from "./support.js"
 
 describe("CaptureStore (filesystem)", () => {
@@ -14,7 +15,7 @@ describe("CaptureStore (filesystem)", () => {
       const store = yield* CaptureStore.makeFileSystem({ directory })
       yield* store.write(salesRecord)
       const entries = yield* snapshotDirectory(directory)
-      assert.deepStrictEqual(entries.map((e) => e.name), [CaptureStore.recordFileName(SALES)])
+      assert.deepStrictEqual(entries.map((e) => e.name), [expectedRecordName(SALES)])
       assert.strictEqual(entries[0]!.mode & 0o777, 0o444)
       const read = yield* store.read(SALES)
       assert.deepStrictEqual(read, salesRecord)
@@ -83,9 +84,12 @@ describe("CaptureStore (filesystem)", () => {
       const directory = yield* tempDirectory
       const missing = yield* Effect.flip(CaptureStore.makeFileSystem({ directory: path.join(directory, "nope") }))
       assert.instanceOf(missing, InvalidRunDirectory)
+      assert.strictEqual(missing.path, path.join(directory, "nope"))
+      assert.match(missing.detail, /ENOENT|no such file/)
       yield* Effect.promise(() => fsp.writeFile(path.join(directory, "file"), ""))
       const notDirectory = yield* Effect.flip(CaptureStore.makeFileSystem({ directory: path.join(directory, "file") }))
       assert.instanceOf(notDirectory, InvalidRunDirectory)
+      assert.strictEqual(notDirectory.path, path.join(directory, "file"))
       assert.strictEqual(notDirectory.detail, "not a directory")
     }))
 

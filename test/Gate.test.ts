@@ -15,6 +15,13 @@ describe("Gate", () => {
         facts: [cited("q3_net_sales", salesRecord, "4,210 units"), cited("q3_returns", salesRecord, "3.5%")]
       }))
       assert.instanceOf(error, ReportRejected)
+      // Only the failing fact is listed, with its index, label and the typed failure's fields.
+      assert.deepStrictEqual(error.failures.map((f) => [f.index, f.label, f.error._tag]), [[1, "q3_returns", "SnippetAbsent"]])
+      const failure = error.failures[0]!.error
+      assert.instanceOf(failure, SnippetAbsent)
+      assert.strictEqual(failure.snippet, "3.5%")
+      assert.strictEqual(failure.source, salesRecord.source)
+      assert.strictEqual(failure.captureSha256, salesRecord.sha256)
     }))
 
   it.scoped("drop mode removes failed cited facts and returns them as typed retractions", () =>
@@ -67,6 +74,10 @@ describe("Gate", () => {
       for (const expected of ["sources.1", "labels.1", "verify.mode", "verify.maxFacts", "approveEverything"]) {
         assert.include(paths, expected)
       }
+      const messageAt = (path: string) => error.issues.filter((i) => i.path.join(".") === path).map((i) => i.message)
+      assert.include(messageAt("labels.1"), "must not be empty or blank")
+      assert.include(messageAt("verify.maxFacts"), "must be an integer from 1 to 10000")
+      assert.isTrue(messageAt("approveEverything").some((m) => /is unexpected/.test(m)), JSON.stringify(error.issues))
     }))
 
   it.effect("InvalidConfig: a repeated key in configuration JSON is rejected", () =>
@@ -83,5 +94,7 @@ describe("Gate", () => {
         Layer.build(Gate.layer({ runDirectory: directory, config: { ...(pipelineConfig as object), extra: 1 } }))
       )
       assert.instanceOf(error, InvalidConfig)
+      assert.deepStrictEqual(error.issues.map((i) => i.path.join(".")), ["extra"])
+      assert.match(error.issues[0]!.message, /is unexpected/)
     }))
 })

@@ -3,10 +3,10 @@ import { Effect, Either, Schema } from "effect"
 import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import * as CaptureStore from "../src/CaptureStore.js"
 import { decodeOptions, sha256Of } from "../src/Domain.js"
 import { RenderedResult } from "../src/render/Rendering.js"
 import { plainText, testServer } from "./httpServer.js"
+import { expectedRecordName } from "./mutants.support.js"
 import { fixturePath, fixtureText, snapshotDirectory, tempDirectory } from "./support.js"
 
 const bin = fixturePath("..", "bin", "run-pipeline.js")
@@ -74,7 +74,7 @@ describe("run-pipeline capture", () => {
     Effect.gen(function*() {
       const s = yield* captured
       const entries = yield* snapshotDirectory(s.runDir)
-      assert.deepStrictEqual(entries.map((e) => e.name), [CaptureStore.recordFileName(s.sales)])
+      assert.deepStrictEqual(entries.map((e) => e.name), [expectedRecordName(s.sales)])
     }))
 
   it.scopedLive("exits 1 when a source fails, keeping the successful captures; progress on stderr, table on stdout", () =>
@@ -198,7 +198,13 @@ describe("run-pipeline verify", () => {
       const s = yield* captured
       const before = yield* snapshotDirectory(s.runDir)
       const report = yield* s.report([s.good])
-      yield* cli(["verify", "--config", s.configFile, "--run-dir", s.runDir, "--report", report, "--format", "json"])
+      const ran = yield* cli(["verify", "--config", s.configFile, "--run-dir", s.runDir, "--report", report, "--format", "json"])
+      // Verification itself must have run and passed: a crash would leave the directory unchanged too.
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.match(ran.stderr, /verify: GROUNDED \(reject mode, 0 retracted\)/)
+      const json = JSON.parse(ran.stdout)
+      assert.strictEqual(json.status, "verified")
+      assert.deepStrictEqual(json.report.facts.map((e: { fact: { snippet: string } }) => e.fact.snippet), [s.good.snippet])
       assert.deepStrictEqual(yield* snapshotDirectory(s.runDir), before)
     }))
 
@@ -261,7 +267,7 @@ describe("run-pipeline migrate", () => {
       assert.match(ran.stdout, /REJECTED +tampered\.json: digest-mismatch/)
       assert.match(ran.stdout, /skipped +unapproved\.json: not approved by the map/)
       assert.deepStrictEqual(yield* snapshotDirectory(s.legacy), before)
-      assert.deepStrictEqual((yield* snapshotDirectory(runDir)).map((e) => e.name), [CaptureStore.recordFileName(s.sales)])
+      assert.deepStrictEqual((yield* snapshotDirectory(runDir)).map((e) => e.name), [expectedRecordName(s.sales)])
 
       // The migrated capture is evidence now: the verifier accepts an excerpt of it.
       const report = yield* s.report([s.good])

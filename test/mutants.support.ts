@@ -1,0 +1,21 @@
+/** Helpers for the mutation-killing tests. */
+import { Effect, Either } from "effect"
+import { createHash } from "node:crypto"
+
+/**
+ * The typed failure of an effect that must fail. An unexpected success fails
+ * the test with a short message (a flipped success would make the test runner
+ * print the whole success value, captures and all).
+ */
+export const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<E, never, R> =>
+  Effect.flatMap(Effect.either(effect), (result) =>
+    Either.isLeft(result)
+      ? Effect.succeed(result.left)
+      : Effect.die(new Error("expected the effect to fail, but it succeeded")))
+
+/**
+ * The record file name of a source, computed here independently of the code
+ * under test: SHA-256 of the exact URL string's UTF-8 bytes, lowercase hex, `.json`.
+ */
+export const expectedRecordName = (source: string): string =>
+  `${createHash("sha256").update(Buffer.from(source, "utf8")).digest("hex")}.json`
