@@ -70,13 +70,13 @@ describe("run-pipeline: loopback test mode is opt-in", () => {
       yield* write(s.configFile, { sources: [s.sales], labels: ["q3_net_sales"] })
       const runDir = path.join(s.work, "run")
       const ran = yield* cli(["capture", "--config", s.configFile, "--run-dir", runDir])
-      assert.strictEqual(ran.code, 1, ran.stderr)
-      assert.match(ran.stdout, /^FAILED +http:\/\/127\.0\.0\.1:\d+\/q3-sales\.txt +NotApproved/m)
-      assert.match(ran.stdout, /plain http is allowed only in test mode/)
-      assert.match(ran.stdout, /0 of 1 sources captured/)
-      assert.match(ran.stderr, /capture: FAILED .*q3-sales\.txt: NotApproved/)
+      // A configuration error, named and refused before anything is created or fetched.
+      assert.strictEqual(ran.code, 2, ran.stderr)
+      assert.match(ran.stderr, /^TestModeRequired: .*http:\/\/127\.0\.0\.1:\d+\/q3-sales\.txt.*--allow-loopback-http/m)
+      assert.strictEqual(ran.stdout, "")
       assert.strictEqual(s.server.connections, 0)
-      assert.deepStrictEqual(yield* listing(runDir), [])
+      const created = yield* Effect.promise(() => fsp.stat(runDir).then(() => true, () => false))
+      assert.isFalse(created, "no run directory is left behind")
 
       // The same configuration with the flag captures, so the refusal above was the flag's doing.
       const allowed = yield* cli(["capture", "--config", s.configFile, "--run-dir", path.join(s.work, "run2"), "--allow-loopback-http"])
@@ -84,15 +84,15 @@ describe("run-pipeline: loopback test mode is opt-in", () => {
       assert.deepStrictEqual(yield* listing(path.join(s.work, "run2")), [expectedRecordName(s.sales)])
     }))
 
-  it.scopedLive("run refuses them too, and exits 1", () =>
+  it.scopedLive("run refuses them too, with exit code 2, before capturing or verifying anything", () =>
     Effect.gen(function*() {
       const s = yield* setup
       yield* write(s.configFile, { sources: [s.sales], labels: ["q3_net_sales"] })
       const ran = yield* cli(["run", "--config", s.configFile, "--run-dir", path.join(s.work, "run"), "--report", s.reportFile])
-      assert.strictEqual(ran.code, 1)
-      assert.match(ran.stderr, /capture: FAILED .*NotApproved/)
-      assert.match(ran.stderr, /verify: REJECTED \(ReportRejected\)/)
-      assert.match(ran.stdout, /MissingCapture/)
+      assert.strictEqual(ran.code, 2)
+      assert.match(ran.stderr, /^TestModeRequired: /m)
+      assert.notMatch(ran.stderr, /verify:/)
+      assert.strictEqual(ran.stdout, "")
       assert.strictEqual(s.server.connections, 0)
     }))
 })

@@ -84,7 +84,7 @@ describe("HTML: failure values are escaped", () => {
       assertEscaped(html)
       assertForbidsScripts(html)
       // The label of a failed fact is escaped in the failure heading too.
-      assert.include(html, `(label <span class="label">&lt;img src=x onerror=leak(&quot;label&quot;)&gt;</span>)`)
+      assert.include(html, `(label <code class="value">&lt;img src=x onerror=leak(&quot;label&quot;)&gt;</code>)`)
     }))
 
   it.scoped("in drop-mode retractions on the verified page", () =>

@@ -176,7 +176,10 @@ describe("Verifier: failure fields and the captures handed to renderers", () => 
       }))
       const error = report.retractions[0]!.error
       assert.instanceOf(error, DigestMismatch)
-      assert.deepStrictEqual([error.source, error.kind, error.reported, error.stored], [SALES, "report", inventory.sha256, sales.sha256])
+      assert.deepStrictEqual(
+        [error.source, error.kind, error.reported, error.stored, error.computed],
+        [SALES, "report", inventory.sha256, sales.sha256, sales.sha256]
+      )
     }))
 
   it.scoped("captures are handed on only for sources with a verified citation, each as read", () =>

@@ -58,13 +58,14 @@ const setup = Effect.gen(function*() {
 
 type Ran = { readonly code: number | null; readonly stdout: string; readonly stderr: string }
 
-const assertRefused = (ran: Ran, reason: "inside-run-directory" | "is-an-input" | "exists") => {
+const assertRefused = (ran: Ran, reason: "inside-run-directory" | "is-an-input" | "read-only" | "exists") => {
   assert.strictEqual(ran.code, 2, ran.stderr)
   assert.strictEqual(ran.stdout, "")
   assert.match(ran.stderr, new RegExp(`^OutputRefused: Refusing to write the rendering to `))
   assert.include(ran.stderr, {
     "inside-run-directory": "inside the run directory",
     "is-an-input": "it is the ",
+    "read-only": "the file is read-only, as every capture record is",
     "exists": "the file exists; pass --force to replace it"
   }[reason])
   // Refused before verification: no verdict line.
@@ -83,6 +84,19 @@ describe("run-pipeline verify --out", () => {
       // The run still verifies.
       const again = yield* cli(["verify", "--config", s.config, "--run-dir", s.runDir, "--report", s.report])
       assert.strictEqual(again.code, 0, again.stderr)
+    }))
+
+  it.scopedLive("another run's capture record is never replaced, even with --force (it is read-only)", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      // A second run of the same source: its record is read-only like every capture record.
+      const otherRun = path.join(s.work, "other-run")
+      const captured = yield* cli(["capture", "--config", s.config, "--run-dir", otherRun, "--allow-loopback-http"])
+      assert.strictEqual(captured.code, 0, captured.stderr)
+      const otherRecord = path.join(otherRun, CaptureStore.recordFileName(s.source))
+      const before = yield* snapshotDirectory(otherRun)
+      assertRefused(yield* s.verify(otherRecord, "--force"), "read-only")
+      assert.deepStrictEqual(yield* snapshotDirectory(otherRun), before)
     }))
 
   it.scopedLive("a new name inside the run directory is refused too: through `..` and through a symlinked directory", () =>

@@ -21,7 +21,7 @@ export const describeCause = (error: unknown): string => {
   const messages: Array<string> = []
   for (let current: unknown = error, depth = 0; current !== undefined && depth < 10; depth++) {
     if (current instanceof Error) {
-      const code = "code" in current ? ` (${String(current.code)})` : ""
+      const code = "code" in current && current.code !== undefined ? ` (${String(current.code)})` : ""
       if (current.message !== "" && !messages.includes(current.message + code)) messages.push(current.message + code)
     }
     current = typeof current === "object" && current !== null && "cause" in current ? current.cause : undefined

@@ -41,7 +41,7 @@ export class TestModeRequired extends Schema.TaggedError<TestModeRequired>()("Te
   }
 }
 
-export const OutputRefusedReason = Schema.Literal("inside-run-directory", "is-an-input", "exists")
+export const OutputRefusedReason = Schema.Literal("inside-run-directory", "is-an-input", "read-only", "exists")
 export type OutputRefusedReason = typeof OutputRefusedReason.Type
 
 /**

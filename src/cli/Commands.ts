@@ -68,7 +68,7 @@ const outOption = Options.file("out").pipe(
   Options.withDescription("Write the rendering to this file (atomically) instead of stdout; never inside the run directory or over an input")
 )
 const forceOption = Options.boolean("force").pipe(
-  Options.withDescription("Let --out replace an existing file (never a capture, the config or the report)")
+  Options.withDescription("Let --out replace an existing writable file (never a read-only one such as a capture record of any run, the config or the report)")
 )
 
 /** Refuses, before anything is read, fetched or written, an --out that would destroy evidence or input. */

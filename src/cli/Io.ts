@@ -129,6 +129,10 @@ export const checkOutput = (options: {
           return refused("is-an-input", `it is the ${input.what} ${input.path}`)
         }
       }
+      // Capture records are read-only (mode 0444), in this run or any other: --force never replaces such a file.
+      if (outStat !== undefined && (outStat.mode & 0o222) === 0) {
+        return refused("read-only", "the file is read-only, as every capture record is; --force replaces only writable files")
+      }
       if (existing !== undefined && !options.force) {
         return refused("exists", "the file exists; pass --force to replace it")
       }
