@@ -38,3 +38,43 @@ describe("error output is bounded", () => {
     assert.strictEqual((error.failures[0]!.error as SnippetAbsent).snippet.length, 3_000_000)
   })
 })
+
+describe("HTML shows what it holds", () => {
+  it("bidi overrides and controls in labels, reasons, issues, excerpts and capture text are shown as escapes", async () => {
+    const { VerifiedReport } = await import("../src/VerifiedReport.js")
+    const { makeCaptureRecord } = await import("../src/Domain.js")
+    const rlo = "\u202e"
+    const text = `Net sales ${rlo}stinu 012,4\n were up.`
+    const record = makeCaptureRecord({
+      source: "https://reports.example.com/a.txt" as never,
+      text,
+      accessedAt: "2026-11-30T09:00:00.000Z" as never,
+      contentType: "text/plain"
+    })
+    const snippet = `${rlo}stinu 012,4`
+    const start = text.indexOf(snippet)
+    const report = new VerifiedReport({
+      format: "citegate.verified/1",
+      outcome: "grounded",
+      mode: "reject",
+      facts: [
+        {
+          index: 0,
+          fact: { state: "cited", label: `sales${rlo}` as never, source: record.source, captureSha256: record.sha256, snippet },
+          evidence: { span: { start, end: start + snippet.length }, occurrences: 1, accessedAt: record.accessedAt }
+        },
+        { index: 1, fact: { state: "unavailable", label: "q4" as never, reason: `none${rlo}\u0007` } }
+      ],
+      retractions: [],
+      proves: "provenance-only",
+      semanticReview: "not-performed"
+    })
+    const html = Render.render("html", Render.Rendering.Verified({ report, captures: new Map([[record.source, record]]) }))
+    assert.notInclude(html, rlo)
+    assert.notInclude(html, "\u0007")
+    assert.include(html, `<span class="ctl">\\u{202e}</span>stinu 012,4`)
+    assert.include(html, "none\\u{202e}\\u{0007}")
+    // Line breaks of the capture text stay line breaks.
+    assert.include(html, "\n were up.")
+  })
+})

@@ -12,6 +12,27 @@ const codePoint = (c: string) => `\\u{${c.codePointAt(0)!.toString(16).padStart(
 /** For terminals and plain text: controls and invisible characters become visible `\u{…}` escapes. */
 export const terminal = (s: string): string => s.replace(/\\/g, "\\\\").replace(invisible, codePoint)
 
+// The same, less tab, line feed and carriage return: the layout of a quoted text, which a reader expects to see.
+const invisibleInText = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu
+
+/**
+ * For quoted source text shown as text (an excerpt, a capture in HTML): the
+ * characters that are invisible or reorder what is displayed (bidi overrides)
+ * become visible `\u{…}` escapes, so a page cannot show other text than it
+ * holds; line breaks and tabs stay. Returns pieces: `[text, escape, text, …]`
+ * (odd indices are escapes), so a renderer can style the escapes apart.
+ */
+export const visiblePieces = (s: string): ReadonlyArray<string> => {
+  const pieces: Array<string> = []
+  let from = 0
+  for (const match of s.matchAll(invisibleInText)) {
+    pieces.push(s.slice(from, match.index), codePoint(match[0]))
+    from = match.index + match[0].length
+  }
+  pieces.push(s.slice(from))
+  return pieces
+}
+
 /** A double-quoted terminal-safe string literal. */
 export const quoted = (s: string): string => `"${terminal(s).replace(/"/g, '\\"')}"`
 

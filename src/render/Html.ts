@@ -15,7 +15,7 @@ import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { html as h } from "./Escape.js"
 import { anchorText, counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
-import { terminal } from "./Escape.js"
+import { terminal, visiblePieces } from "./Escape.js"
 
 const style = `
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
@@ -32,6 +32,7 @@ blockquote.excerpt { margin: .5rem 0; padding: .5rem 1rem; background: #f3f6fb; 
 .citation { font-size: .85rem; color: #444; }
 .capture pre { white-space: pre-wrap; word-break: break-word; background: #fafafa; border: 1px solid #ddd; padding: 1rem; max-height: 30rem; overflow: auto; }
 mark { background: #ffe066; }
+.ctl { color: #c92a2a; font-size: 0.85em; }
 mark a { color: inherit; text-decoration: none; }
 .fact:target { background: #fffbe6; }
 code.value { white-space: pre-wrap; word-break: break-word; background: #f1f1f1; border-radius: 3px; }
@@ -64,6 +65,10 @@ ${body}
  * `<mark>` listing the facts it belongs to (a link back to the first of them),
  * and an empty anchor marks where each fact's excerpt starts.
  */
+/** Source text as HTML: escaped, with invisible and bidi-control characters shown as `\u{…}` marks. */
+const sourceText = (s: string): string =>
+  visiblePieces(s).map((piece, i) => (i % 2 === 1 ? `<span class="ctl">${h(piece)}</span>` : h(piece))).join("")
+
 const highlightedCapture = (
   text: string,
   spans: ReadonlyArray<{ readonly index: number; readonly start: number; readonly end: number }>,
@@ -83,7 +88,7 @@ const highlightedCapture = (
       }
     }
     for (const span of spans) if (span.start === from) out.push(`<span class="anchor" id="fact-${span.index}-excerpt"></span>`)
-    const piece = h(text.slice(from, to))
+    const piece = sourceText(text.slice(from, to))
     const covering = spans.filter((s) => s.start <= from && to <= s.end).map((s) => s.index)
     // Each highlighted piece links back to its (first) fact; overlapping excerpts list every fact in the title.
     out.push(
@@ -109,17 +114,17 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
     if (isVerifiedCitation(entry)) {
       const { evidence, fact } = entry
       parts.push(`<section class="fact cited" id="fact-${entry.index}">
-<div class="label">${factNumber(entry.index)}. ${h(fact.label)}</div>
+<div class="label">${factNumber(entry.index)}. ${h(terminal(fact.label))}</div>
 <div class="excerpt-tag">Verified excerpt</div>
-<blockquote class="excerpt" data-fact="${entry.index}">${h(fact.snippet)}</blockquote>
+<blockquote class="excerpt" data-fact="${entry.index}">${sourceText(fact.snippet)}</blockquote>
 <div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}${anchorText(evidence) === undefined ? "" : ` · <span class="anchor-name">${h(anchorText(evidence)!)}</span>`} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>
 </section>`)
     } else if (entry.fact.state === "unavailable") {
       const fact = entry.fact
       parts.push(`<section class="fact unavailable" id="fact-${entry.index}">
-<div class="label">${factNumber(entry.index)}. ${h(fact.label)}</div>
+<div class="label">${factNumber(entry.index)}. ${h(terminal(fact.label))}</div>
 <div class="unavailable-tag">Unavailable</div>
-<p>Reason given by the drafter (unverified explanation, not evidence): <span class="explanation">${h(fact.reason)}</span></p>
+<p>Reason given by the drafter (unverified explanation, not evidence): <span class="explanation">${h(terminal(fact.reason))}</span></p>
 </section>`)
     }
   }
@@ -174,7 +179,7 @@ const rejected = (error: VerifyError): string =>
         "citegate: report rejected",
         `<h1>Report rejected</h1>
 <p class="outcome rejected">The report is not a valid report. Nothing in it is accepted.</p>
-<ul>${e.issues.map((issue) => `<li><code>${h(formatPath(issue.path))}</code>: ${h(issue.message)}</li>`).join("")}${
+<ul>${e.issues.map((issue) => `<li><code>${h(terminal(formatPath(issue.path)))}</code>: ${h(terminal(issue.message))}</li>`).join("")}${
           Describe.omittedIssues(e.omitted).map((line) => `<li>${h(line)}</li>`).join("")
         }</ul>`
       ),
