@@ -19,7 +19,7 @@ import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { sha256Of, type SourceUrl } from "../src/Domain.js"
+import { recordBody, sha256Of, type SourceUrl } from "../src/Domain.js"
 
 const MiB = 1024 * 1024
 
@@ -108,7 +108,7 @@ const read = async (directory: string, source: SourceUrl) => {
   const record = await Effect.runPromise(store.read(source))
   if (sha256Of(record.text) !== record.sha256) throw new Error("digest mismatch")
   const recordBytes = fs.statSync(path.join(directory, CaptureStore.recordFileName(source))).size
-  report({ mode: "read", source, bodyBytes: record.byteLength, recordBytes }, base)
+  report({ mode: "read", source, bodyBytes: recordBody(record).byteLength, recordBytes }, base)
 }
 
 const [mode, ...rest] = process.argv.slice(2)

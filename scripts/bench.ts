@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|answers|capture|memory|hostile|search|startup|postgres
+ *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
@@ -21,10 +21,12 @@ import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
+import { makeCaptureRecord, type Rfc3339Utc, sha256Of, type SourceUrl } from "../src/Domain.js"
 import * as Answer from "../src/answer/Answer.js"
 import * as Evi1 from "../src/answer/Evi1.js"
 import * as Config from "../src/Config.js"
+import * as Extraction from "../src/extract/Extraction.js"
+import { makePdf } from "../test/pdfWriter.js"
 import * as Gate from "../src/Gate.js"
 import * as Manifest from "../src/Manifest.js"
 import * as Policy from "../src/Policy.js"
@@ -90,6 +92,10 @@ interface Shape {
   readonly captures: number
   readonly size: number
   readonly failing: boolean
+  /** Write v2 records (html/1, with a stored body slightly larger than the text) instead of v1. */
+  readonly v2?: boolean
+  /** The raw limit also reads and hashes each v2 body (the physical work of the store's body check). */
+  readonly rawReadsBody?: boolean
 }
 
 const shapes: ReadonlyArray<Shape> = smoke
@@ -117,7 +123,23 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
     )
     await Effect.runPromise(Effect.gen(function*() {
       const store = yield* CaptureStore.makeFileSystem({ directory })
-      for (const record of records) yield* store.write(record)
+      for (const record of records) {
+        if (shape.v2 !== true) {
+          yield* store.write(record)
+          continue
+        }
+        const body = Buffer.from(`<!doctype html><meta charset="utf-8"><pre>${record.text}</pre>`)
+        yield* store.write({
+          format: "citegate.capture/2",
+          source: record.source,
+          sha256: record.sha256,
+          accessedAt,
+          extraction: "html/1",
+          body: { sha256: sha256Of(body), byteLength: body.byteLength, contentType: "text/html" },
+          headings: [],
+          text: record.text
+        }, body)
+      }
     }))
     let state = 12345
     const next = () => (state = (state * 1664525 + 1013904223) >>> 0)
@@ -146,8 +168,13 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
       const report = JSON.parse(reportText) as { facts: Array<{ source: string; snippet: string }> }
       const texts = new Map<string, string>()
       files.forEach((file, i) => {
-        const record = JSON.parse(fs.readFileSync(file, "utf8")) as { text: string; sha256: string }
+        const record = JSON.parse(fs.readFileSync(file, "utf8")) as { text: string; sha256: string; body?: { sha256: string } }
         if (createHash("sha256").update(record.text).digest("hex") !== record.sha256) throw new Error("digest")
+        // v2 with rawReadsBody: the same physical work as the store's body check (read the body file, hash it).
+        if (shape.rawReadsBody === true && record.body !== undefined) {
+          const body = fs.readFileSync(path.join(directory, CaptureStore.bodyFileName(record.body.sha256)))
+          if (createHash("sha256").update(body).digest("hex") !== record.body.sha256) throw new Error("body digest")
+        }
         texts.set(sources[i]!, record.text)
       })
       let found = 0
@@ -738,7 +765,7 @@ const benchPostgres = async (): Promise<Array<PostgresRow>> => {
       return Effect.runPromise(Effect.scoped(Effect.gen(function*() {
         const stores = yield* Effect.forEach(batches, () => Effect.map(Layer.build(open(round)), Context.get(CaptureStore.CaptureStore)))
         const start = performance.now()
-        yield* Effect.forEach(stores, (store, w) => Effect.forEach(batches[w]!, store.write, { discard: true }), {
+        yield* Effect.forEach(stores, (store, w) => Effect.forEach(batches[w]!, (record) => store.write(record), { discard: true }), {
           concurrency: "unbounded",
           discard: true
         })
@@ -768,6 +795,56 @@ const benchPostgres = async (): Promise<Array<PostgresRow>> => {
     cluster.stop()
     await fsp.rm(directory, { recursive: true, force: true })
   }
+}
+
+// ---------------------------------------------------------------------------
+// Extraction (v2 captures): a 5 MiB HTML page, a 200-page PDF
+// ---------------------------------------------------------------------------
+
+interface ExtractRow {
+  readonly name: string
+  readonly bytes: number
+  readonly characters: number
+  readonly ms: number
+  /** Peak RSS of the process while extracting (sampled every 2 ms; the PDF worker is in the same process). */
+  readonly peakRssMiB: number
+}
+
+const benchExtract = async (): Promise<Array<ExtractRow>> => {
+  const paragraphs = smoke ? 50 : 64_000
+  const htmlParts = ["<!doctype html><html><head><meta charset=utf-8><title>bench</title></head><body>"]
+  for (let i = 0; i < paragraphs; i++) {
+    if (i % 100 === 0) htmlParts.push(`<h2>Section ${i / 100}</h2>`)
+    htmlParts.push(`<p class="row">Row ${i}: net   sales were <b>${i * 7}</b> units &amp; returns ${i % 13}%.</p>\n`)
+  }
+  const html = Buffer.from(htmlParts.join("") + "</body></html>")
+  const pageCount = smoke ? 4 : 200
+  const pdf = makePdf(Array.from({ length: pageCount }, (_, p) =>
+    Array.from({ length: 40 }, (_, l) => `Page ${p + 1} line ${l + 1}: net sales were ${(p * 40 + l) * 3} units.`)
+  ))
+  const limits = { maxPages: 2_000, maxCharacters: 64 * MiB, maxDepth: 512 }
+  const cases = [
+    { name: `html/1, ${(html.byteLength / MiB).toFixed(1)} MiB page`, contentType: "text/html; charset=utf-8", body: html },
+    { name: `pdf/1, ${pageCount} pages`, contentType: "application/pdf", body: pdf }
+  ]
+  const rows: Array<ExtractRow> = []
+  for (const c of cases) {
+    const once = () => Effect.runPromise(Extraction.extract("https://bench.example.com/doc", c.contentType, c.body, limits))
+    for (let i = 0; i < warmups; i++) await once()
+    globalThis.gc?.()
+    let peak = process.memoryUsage.rss()
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 2)
+    const times: Array<number> = []
+    let characters = 0
+    for (let i = 0; i < runs; i++) {
+      const started = performance.now()
+      characters = (await once()).text.length
+      times.push(performance.now() - started)
+    }
+    clearInterval(sampler)
+    rows.push({ name: c.name, bytes: c.body.byteLength, characters, ms: median(times), peakRssMiB: peak / MiB })
+  }
+  return rows
 }
 
 // ---------------------------------------------------------------------------
@@ -862,6 +939,17 @@ const main = async () => {
   if (only === undefined || only === "memory") memory = await benchMemory()
   if (only === undefined || only === "verify") for (const shape of shapes) rows.push(await benchVerify(shape))
   if (only === undefined || only === "answers") for (const shape of answerShapes) rows.push(...await benchAnswers(shape))
+  let extracted: Array<ExtractRow> = []
+  if (only === undefined || only === "extract") {
+    extracted = await benchExtract()
+    const size = smoke ? 4 * KiB : MiB
+    const base = { facts: smoke ? 10 : 100, captures: smoke ? 2 : 20, size, failing: false }
+    const tag = `F=${base.facts} C=${base.captures} S=${smoke ? "4KiB" : "1MiB"}`
+    // The same shape as v1 and as v2 in one run, so the machine's load affects all rows alike.
+    rows.push(await benchVerify({ ...base, name: `v1 ${tag} (for comparison)` }))
+    rows.push(await benchVerify({ ...base, name: `v2 ${tag}, raw without the body check`, v2: true }))
+    rows.push(await benchVerify({ ...base, name: `v2 ${tag}, raw reads and hashes the body too`, v2: true, rawReadsBody: true }))
+  }
   if (only === undefined || only === "capture") {
     if (smoke) rows.push(...await benchCapture("smoke 4 x 4 KiB, concurrency 2", 4, 4 * KiB, 2))
     else {
@@ -913,6 +1001,14 @@ const main = async () => {
     )
   }
   if (startup !== undefined) lines.push("", ...startupLines(startup))
+  if (extracted.length > 0) {
+    lines.push(
+      "",
+      `| extraction | body bytes | characters | ms (median of ${runs}) | peak RSS (MiB) |`,
+      "|---|---:|---:|---:|---:|",
+      ...extracted.map((r) => `| ${r.name} | ${r.bytes} | ${r.characters} | ${fmt(r.ms)} | ${fmt(r.peakRssMiB)} |`)
+    )
+  }
   if (capPeak !== undefined) {
     const capPeakTarget = 3 * capPeak.maxBytesMiB
     lines.push(
@@ -936,7 +1032,7 @@ const main = async () => {
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, postgres }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres }, null, 2) + "\n"
   )
 }
 

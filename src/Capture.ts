@@ -8,13 +8,16 @@
  * 1. URL policy, before any DNS lookup or socket (`capture/UrlPolicy.ts`).
  * 2. Address policy, inside the connector on the addresses actually used
  *    (`capture/AddressPolicy.ts`, `capture/Dispatcher.ts`).
- * 3. Response policy: 200 only, no redirects, `text/plain` UTF-8, identity
+ * 3. Response policy: 200 only, no redirects, a content type the operator
+ *    allows (`capture.contentTypes`, default `text/plain` UTF-8), identity
  *    encoding, unambiguous framing headers, a byte cap enforced while
  *    streaming (`capture/Response.ts`, `capture/Body.ts`), fatal UTF-8 decoding.
+ *    Markdown, HTML and PDF bodies are extracted (`extract/`) into v2 records
+ *    that keep the body beside them.
  * 4. TLS: certificates always verified, against Node's bundled roots plus the
  *    operator's CA file, whatever the environment says (`capture/Trust.ts`).
- * 5. One deadline by interruption over connect, headers and the whole body;
- *    interruption aborts the socket.
+ * 5. One deadline by interruption over connect, headers, the whole body and
+ *    extraction; interruption aborts the socket or terminates the extraction worker.
  * 6. The record is written atomically and exclusively; a failed capture writes nothing.
  *
  * @since 0.1.0
@@ -23,15 +26,26 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Clock, Context, Data, Duration, Effect, Either, Layer } from "effect"
 import { CaptureStore } from "./CaptureStore.js"
-import { captureLimits } from "./Config.js"
 import { readBody } from "./capture/Body.js"
 import * as Dispatcher from "./capture/Dispatcher.js"
 import { checkResponse } from "./capture/Response.js"
 import { transportError } from "./capture/Transport.js"
 import * as Trust from "./capture/Trust.js"
 import * as UrlPolicy from "./capture/UrlPolicy.js"
-import { type CaptureRecord, captureFormat, type CaptureRef, type Rfc3339Utc, sha256Of, type SourceUrl } from "./Domain.js"
-import { type CaptureError, InvalidBudget, type InvalidCaFile, InvalidEncoding, Timeout } from "./Errors.js"
+import { type ContentType, captureLimits, defaultContentTypes, extractionLimits } from "./Config.js"
+import {
+  type CaptureRecord,
+  type CaptureRecordV2,
+  captureFormat,
+  captureFormatV2,
+  type CaptureRef,
+  type Rfc3339Utc,
+  sha256Of,
+  type SourceUrl
+} from "./Domain.js"
+import { type CaptureError, InvalidBudget, type InvalidCaFile, Timeout } from "./Errors.js"
+import * as Extraction from "./extract/Extraction.js"
+import type { ExtractionLimits } from "./extract/Extraction.js"
 import { version } from "./version.js"
 
 /**
@@ -99,6 +113,12 @@ export interface CaptureOptions {
   readonly ca?: string | ReadonlyArray<string> | undefined
   /** A PEM file of extra CA certificates (`capture.caFile`), read when the stage starts. */
   readonly caFile?: string | undefined
+  /** Media types that may be captured (`capture.contentTypes`); default `text/plain` only. */
+  readonly contentTypes?: ReadonlyArray<ContentType> | undefined
+  /** Extraction caps (`capture.maxPages`, `maxCharacters`, `maxDepth`); defaults in Config.extractionLimits. */
+  readonly maxPages?: number | undefined
+  readonly maxCharacters?: number | undefined
+  readonly maxDepth?: number | undefined
 }
 
 export interface Budgets {
@@ -119,6 +139,16 @@ export const validateBudgets = (options: Partial<Record<keyof Budgets, number | 
       )
   }).pipe(Effect.map((entries) => Object.fromEntries(entries) as unknown as Budgets))
 
+/** Validate extraction caps: integers within their documented ranges. */
+export const validateCaps = (options: Partial<Record<keyof ExtractionLimits, number | undefined>>) =>
+  Effect.forEach(["maxPages", "maxCharacters", "maxDepth"] as const, (cap) => {
+    const limits = extractionLimits[cap]
+    const value = options[cap] ?? limits.default
+    return Number.isInteger(value) && value >= limits.min && value <= limits.max
+      ? Effect.succeed([cap, value] as const)
+      : Effect.fail(new InvalidBudget({ budget: cap, value, detail: `must be an integer from ${limits.min} to ${limits.max}` }))
+  }).pipe(Effect.map((entries) => Object.fromEntries(entries) as unknown as ExtractionLimits))
+
 /** `text/plain`, with no parameter but an optional `charset=utf-8` (case-insensitive, quoted allowed). */
 export { isPlainTextUtf8 } from "./capture/Response.js"
 
@@ -128,6 +158,9 @@ export { isPlainTextUtf8 } from "./capture/Response.js"
  */
 export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions) {
   const budgets = yield* validateBudgets(options)
+  const caps = yield* validateCaps(options)
+  const contentTypes: ReadonlyArray<ContentType> = options.contentTypes ?? defaultContentTypes
+  const responsePolicy = { maxBytes: budgets.maxBytes, contentTypes }
   const store = yield* CaptureStore
   const allowLoopbackHttp = options.allowLoopbackHttp === true
   const approved = new Set(options.approved)
@@ -145,52 +178,70 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
   )
   const headers = {
     "user-agent": `citegate/${version}`,
-    "accept": "text/plain",
+    "accept": contentTypes.join(", "),
     "accept-encoding": "identity"
   }
 
   const fetchBody = (source: SourceUrl) =>
     Effect.gen(function*() {
       const response = yield* client.get(source, { headers }).pipe(Effect.mapError(transportError(source)))
-      const { contentType, declared } = yield* checkResponse(source, response, budgets)
+      const { contentType, declared } = yield* checkResponse(source, response, responsePolicy)
       const body = yield* readBody(source, response, declared, budgets)
       return { contentType, body }
+    }).pipe(Effect.scoped)
+
+  /**
+   * The body and, for the extracted types, its text, all under ONE deadline:
+   * connect, headers, body and extraction. Interruption aborts the socket, or
+   * terminates the extraction worker.
+   */
+  const fetchAndExtract = (source: SourceUrl) =>
+    Effect.gen(function*() {
+      const { body, contentType } = yield* fetchBody(source)
+      const extracted = yield* Extraction.extract(source, contentType, body, caps)
+      return { body, contentType, extracted }
     }).pipe(
-      Effect.scoped,
-      // One deadline for everything on the wire; interruption aborts the socket.
       Effect.timeoutFail({
         duration: Duration.millis(budgets.timeoutMs),
         onTimeout: () => new Timeout({ source, timeoutMs: budgets.timeoutMs })
       })
     )
 
-  const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
-
   const capture = Effect.fn("Capture.capture")(function*(input: string) {
     const checked = UrlPolicy.check(input, { approved, allowLoopbackHttp })
     if (typeof checked !== "string") return yield* checked
     const source = checked
-    const { body, contentType } = yield* fetchBody(source)
-    let text: string
-    try {
-      text = utf8.decode(body)
-    } catch {
-      return yield* new InvalidEncoding({ source, byteLength: body.byteLength })
-    }
+    const { body, contentType, extracted } = yield* fetchAndExtract(source)
     const accessedAt = new Date(yield* Clock.currentTimeMillis).toISOString() as Rfc3339Utc
-    // Every field is valid by construction (policy-checked URL, computed digest and length, ISO time,
-    // fatally decoded text), so a multi-megabyte text is not validated a second time.
-    const record: CaptureRecord = {
-      format: captureFormat,
-      source,
-      sha256: sha256Of(body),
-      accessedAt,
-      contentType,
-      byteLength: body.byteLength,
-      text
+    if (extracted.extraction === "text/1") {
+      // Every field is valid by construction (policy-checked URL, computed digest and length, ISO time,
+      // fatally decoded text), so a multi-megabyte text is not validated a second time.
+      const record: CaptureRecord = {
+        format: captureFormat,
+        source,
+        sha256: sha256Of(body),
+        accessedAt,
+        contentType,
+        byteLength: body.byteLength,
+        text: extracted.text
+      }
+      yield* store.write(record)
+      const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: record.byteLength }
+      return ref
     }
-    yield* store.write(record)
-    const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: record.byteLength }
+    const record: CaptureRecordV2 = {
+      format: captureFormatV2,
+      source,
+      sha256: sha256Of(extracted.text),
+      accessedAt,
+      extraction: extracted.extraction,
+      body: { sha256: sha256Of(body), byteLength: body.byteLength, contentType },
+      ...(extracted.pages === undefined ? {} : { pages: extracted.pages }),
+      ...(extracted.headings === undefined ? {} : { headings: extracted.headings }),
+      text: extracted.text
+    }
+    yield* store.write(record, body)
+    const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: body.byteLength }
     return ref
   })
 

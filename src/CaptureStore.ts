@@ -11,7 +11,7 @@ import { createHash, randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { type CaptureRecord, sha256Of, type SourceUrl } from "./Domain.js"
+import { type CaptureRecord, captureFormat, type CaptureRecordV2, sha256Of, type Sha256Hex, type SourceUrl } from "./Domain.js"
 import {
   CaptureExists,
   type CaptureReadError,
@@ -21,7 +21,7 @@ import {
   InvalidRunDirectory,
   MissingCapture
 } from "./Errors.js"
-import { corrupt, decodeRecordBytes } from "./internal/recordDecode.js"
+import { checkBody, corrupt, decodeRecordBytes } from "./internal/recordDecode.js"
 import { errorCode, errorText, readRegularFile } from "./internal/safeRead.js"
 
 /**
@@ -32,14 +32,24 @@ export interface CaptureStoreShape {
   /**
    * Persist a record atomically and exclusively: either the complete record
    * appears under its final name, or nothing does. An existing record of the
-   * same source is never replaced (`CaptureExists`).
+   * same source is never replaced (`CaptureExists`). A v2 record needs its
+   * body: the body is stored first (content-addressed, read-only, exclusive;
+   * a body already stored under the same digest is kept), then the record, so
+   * a record never names a body that is not there.
    */
-  readonly write: (record: CaptureRecord) => Effect.Effect<void, CaptureWriteError>
+  readonly write: (record: CaptureRecord, body?: Uint8Array) => Effect.Effect<void, CaptureWriteError>
   /**
    * Read the record of exactly this source. Never writes, renames, chmods or
-   * migrates anything.
+   * migrates anything. A v2 record is returned only when its body is stored
+   * and hashes to `body.sha256` (`CorruptCapture` `body-missing` /
+   * `body-mismatch` otherwise).
    */
   readonly read: (source: SourceUrl) => Effect.Effect<CaptureRecord, CaptureReadError>
+  /**
+   * The stored body with this digest (audits, `doctor`), checked against it.
+   * `MissingCapture` / `CorruptCapture` name the body as `body <sha256>`.
+   */
+  readonly readBody: (sha256: Sha256Hex) => Effect.Effect<Uint8Array, CaptureReadError>
 }
 
 /**
@@ -48,20 +58,44 @@ export interface CaptureStoreShape {
  */
 export class CaptureStore extends Context.Tag("citegate/CaptureStore")<CaptureStore, CaptureStoreShape>() {}
 
+/** The shared strict decoder's parts, for stores kept elsewhere (src/internal/recordDecode.ts). */
+export { checkBody, checkRecord, decodeRecord } from "./internal/recordDecode.js"
+
 /** The file name of a source's record: the SHA-256 hex of the exact source URL string. */
 export const recordFileName = (source: string): string =>
   `${createHash("sha256").update(source, "utf8").digest("hex")}.json`
 
+/** The file name of a stored body: its SHA-256 hex and `.body`. */
+export const bodyFileName = (sha256: string): string => `${sha256}.body`
+
+/** The fields of a v2 record before its text, in their fixed serialisation order. */
+const v2Head = (record: CaptureRecordV2) => ({
+  format: record.format,
+  source: record.source,
+  sha256: record.sha256,
+  accessedAt: record.accessedAt,
+  extraction: record.extraction,
+  body: { sha256: record.body.sha256, byteLength: record.body.byteLength, contentType: record.body.contentType },
+  ...(record.pages === undefined ? {} : { pages: record.pages.map((p) => ({ number: p.number, start: p.start, end: p.end })) }),
+  ...(record.headings === undefined ? {} : {
+    headings: record.headings.map((h) => ({ level: h.level, text: h.text, path: h.path, start: h.start, end: h.end }))
+  })
+})
+
 /** The fields of a record before its text, in their fixed serialisation order. */
 const recordHead = (record: CaptureRecord): string =>
-  JSON.stringify({
-    format: record.format,
-    source: record.source,
-    sha256: record.sha256,
-    accessedAt: record.accessedAt,
-    contentType: record.contentType,
-    byteLength: record.byteLength
-  }).slice(0, -1) + ',"text":"'
+  JSON.stringify(
+    record.format === captureFormat
+      ? {
+        format: record.format,
+        source: record.source,
+        sha256: record.sha256,
+        accessedAt: record.accessedAt,
+        contentType: record.contentType,
+        byteLength: record.byteLength
+      }
+      : v2Head(record)
+  ).slice(0, -1) + ',"text":"'
 
 const recordTail = "\"}\n"
 
@@ -156,6 +190,9 @@ export const partialPrefix = ".partial-"
 /** A record's file name: 64 lowercase hex digits and `.json`. */
 const recordNamePattern = /^[0-9a-f]{64}\.json$/
 
+/** A body's file name: 64 lowercase hex digits and `.body`. */
+const bodyNamePattern = /^[0-9a-f]{64}\.body$/
+
 /** The write was stopped between two chunks (the writing fiber was interrupted). */
 class WriteAborted extends Error {}
 
@@ -181,14 +218,14 @@ const writeRecordFile = async (
   io: FileIo,
   tempPath: string,
   finalPath: string,
-  pieces: Iterable<string>,
+  buffers: Iterable<Uint8Array>,
   signal: AbortSignal
 ): Promise<"written" | "exists"> => {
   const fd = await io.create(tempPath, 0o444)
   try {
     let open = true
     try {
-      for (const bytes of staged(pieces)) {
+      for (const bytes of buffers) {
         if (signal.aborted) throw new WriteAborted("interrupted")
         await io.write(fd, bytes)
       }
@@ -243,11 +280,14 @@ export interface FileSystemOptions {
   readonly directory: string
   /** Largest record file `read` accepts, in bytes (default 400 MiB). */
   readonly maxRecordBytes?: number
+  /** Largest body file `read` and `readBody` accept, in bytes (default 64 MiB, the largest capture budget). */
+  readonly maxBodyBytes?: number
   readonly io?: FileIo
 }
 
 // A 64 MiB body (the largest capture budget) escapes to at most 6x its size in JSON.
 export const defaultMaxRecordBytes = 400 * 1024 * 1024
+export const defaultMaxBodyBytes = 64 * 1024 * 1024
 
 /**
  * A store over one run directory on the local filesystem.
@@ -260,6 +300,24 @@ export const makeFileSystem = Effect.fn("CaptureStore.makeFileSystem")(function*
   const directory = yield* runDirectory(options.directory)
   const maxRecordBytes = options.maxRecordBytes ?? defaultMaxRecordBytes
 
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes
+
+  const readBodyFile = (sha256: string) =>
+    readRegularFile(path.join(directory, bodyFileName(sha256)), maxBodyBytes)
+
+  /** A v2 record's body must be stored beside it and be the body it describes. */
+  const withBody = (source: SourceUrl, record: CaptureRecord): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    record.format === captureFormat ? Effect.succeed(record) : readBodyFile(record.body.sha256).pipe(
+      Effect.mapError((failure) =>
+        corrupt(
+          source,
+          failure.reason === "missing" ? "body-missing" : failure.reason,
+          `the body file ${bodyFileName(record.body.sha256)}: ${failure.detail}`
+        )
+      ),
+      Effect.flatMap((body) => checkBody(source, record, body))
+    )
+
   const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
     readRegularFile(path.join(directory, recordFileName(source)), maxRecordBytes).pipe(
       Effect.mapError((failure) =>
@@ -267,18 +325,39 @@ export const makeFileSystem = Effect.fn("CaptureStore.makeFileSystem")(function*
           ? new MissingCapture({ source })
           : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
       ),
-      Effect.flatMap((bytes) => decodeRecordBytes(source, source, bytes))
+      Effect.flatMap((bytes) => decodeRecordBytes(source, source, bytes)),
+      Effect.flatMap((record) => withBody(source, record))
     )
 
-  const write = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
-    Effect.async<void, CaptureWriteError>((resume) => {
-      const finalPath = path.join(directory, recordFileName(record.source))
+  const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {
+    const name = `body ${sha256}`
+    return readBodyFile(sha256).pipe(
+      Effect.mapError((failure) =>
+        failure.reason === "missing"
+          ? new MissingCapture({ source: name })
+          : corrupt(name, failure.reason, `the body file: ${failure.detail}`)
+      ),
+      Effect.flatMap((body) => {
+        const actual = sha256Of(body)
+        return actual === sha256
+          ? Effect.succeed(body)
+          : Effect.fail(corrupt(name, "body-mismatch", `the stored body hashes to ${actual}`))
+      })
+    )
+  }
+
+  /** One file, written crash-safely (writeRecordFile); interruption stops it at the next buffer. */
+  const writeFile = (
+    source: string,
+    finalPath: string,
+    buffers: Iterable<Uint8Array>
+  ): Effect.Effect<"written" | "exists", CaptureWriteFailed> =>
+    Effect.async<"written" | "exists", CaptureWriteFailed>((resume) => {
       const tempPath = path.join(directory, `${partialPrefix}${randomUUID()}`)
       const controller = new AbortController()
-      const done = writeRecordFile(io, tempPath, finalPath, encodeRecordChunks(record), controller.signal).then(
-        (outcome) =>
-          resume(outcome === "written" ? Effect.void : Effect.fail(new CaptureExists({ source: record.source }))),
-        (error) => resume(Effect.fail(new CaptureWriteFailed({ source: record.source, detail: errorText(error) })))
+      const done = writeRecordFile(io, tempPath, finalPath, buffers, controller.signal).then(
+        (outcome) => resume(Effect.succeed(outcome)),
+        (error) => resume(Effect.fail(new CaptureWriteFailed({ source, detail: errorText(error) })))
       )
       // Interruption stops the write at the next chunk and waits for the temporary file to be removed.
       return Effect.promise(() => {
@@ -287,7 +366,29 @@ export const makeFileSystem = Effect.fn("CaptureStore.makeFileSystem")(function*
       })
     })
 
-  return CaptureStore.of({ read, write })
+  const writeRecord = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
+    writeFile(record.source, path.join(directory, recordFileName(record.source)), staged(encodeRecordChunks(record)))
+      .pipe(
+        Effect.flatMap((outcome) =>
+          outcome === "written" ? Effect.void : Effect.fail(new CaptureExists({ source: record.source }))
+        )
+      )
+
+  const write = (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> => {
+    if (record.format === captureFormat) return writeRecord(record)
+    if (body === undefined || body.byteLength !== record.body.byteLength) {
+      return Effect.fail(
+        new CaptureWriteFailed({ source: record.source, detail: "a v2 record is written with the body it describes" })
+      )
+    }
+    // Body first: a record never names a body that is not stored. A body already stored under its
+    // digest (another source sent the same bytes) is kept; read checks it against the digest anyway.
+    return writeFile(record.source, path.join(directory, bodyFileName(record.body.sha256)), [body]).pipe(
+      Effect.zipRight(writeRecord(record))
+    )
+  }
+
+  return CaptureStore.of({ read, write, readBody })
 })
 
 const runDirectory = (directory: string) =>
@@ -347,6 +448,22 @@ export interface RecordProblem {
 }
 
 /**
+ * A stored body (`<sha256>.body`, v2 records). Never removed by `sweep`: it is
+ * what was fetched.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface BodyEntry {
+  readonly name: string
+  readonly bytes: number
+  /** Whether some record that verifies names it; `false` after a write that stored the body and died before the record. */
+  readonly referenced: boolean
+  /** `null` when the body hashes to its name; else why not. */
+  readonly problem: string | null
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -356,6 +473,8 @@ export interface RunInspection {
   readonly records: number
   readonly leftovers: ReadonlyArray<Leftover>
   readonly problems: ReadonlyArray<RecordProblem>
+  /** Stored bodies of v2 records, each rehashed against its name. */
+  readonly bodies: ReadonlyArray<BodyEntry>
   /** Entries citegate did not write (left alone). */
   readonly others: ReadonlyArray<string>
 }
@@ -392,6 +511,8 @@ export const inspect = Effect.fn("CaptureStore.inspect")(function*(options: {
   const partials: Array<{ readonly name: string; readonly stats: fs.Stats }> = []
   const others: Array<string> = []
   const problems: Array<RecordProblem> = []
+  const bodyNames: Array<{ readonly name: string; readonly stats: fs.Stats }> = []
+  const referencedBodies = new Set<string>()
   let records = 0
   for (const name of names) {
     const full = path.join(directory, name)
@@ -401,28 +522,61 @@ export const inspect = Effect.fn("CaptureStore.inspect")(function*(options: {
       partials.push({ name, stats })
       continue
     }
+    if (bodyNamePattern.test(name)) {
+      bodyNames.push({ name, stats })
+      continue
+    }
     if (!recordNamePattern.test(name)) {
       others.push(name)
       continue
     }
     if (stats.isFile()) recordInodes.set(`${stats.dev}:${stats.ino}`, name)
     const problem = yield* readRecord(full, name, maxRecordBytes).pipe(
+      Effect.flatMap((record) => {
+        if (record.format === captureFormat) return Effect.void
+        referencedBodies.add(bodyFileName(record.body.sha256))
+        return readRegularFile(path.join(directory, bodyFileName(record.body.sha256)), defaultMaxBodyBytes).pipe(
+          Effect.mapError((failure): RecordProblem => ({
+            name,
+            reason: failure.reason === "missing" ? "body-missing" : failure.reason,
+            detail: `the body file ${bodyFileName(record.body.sha256)}: ${failure.detail}`
+          })),
+          Effect.flatMap((body) =>
+            Either.match(checkBody(name, record, body), {
+              onLeft: (error): Effect.Effect<void, RecordProblem> =>
+                Effect.fail({ name, reason: error.reason, detail: error.detail }),
+              onRight: () => Effect.void
+            })
+          )
+        )
+      }),
       Effect.as(undefined),
       Effect.merge
     )
     if (problem === undefined) records++
     else problems.push(problem)
   }
+  const bodies: Array<BodyEntry> = []
+  for (const { name, stats } of bodyNames) {
+    const problem = yield* readRegularFile(path.join(directory, name), defaultMaxBodyBytes).pipe(
+      Effect.map((bytes) => {
+        const actual = sha256Of(bytes)
+        return actual === name.slice(0, 64) ? null : `the body hashes to ${actual}`
+      }),
+      Effect.catchAll((failure) => Effect.succeed(`${failure.reason}: ${failure.detail}`))
+    )
+    bodies.push({ name, bytes: stats.size, referenced: referencedBodies.has(name), problem })
+  }
   const leftovers = partials.map(({ name, stats }): Leftover => ({
     name,
     bytes: stats.size,
     linkedTo: recordInodes.get(`${stats.dev}:${stats.ino}`) ?? null
   }))
-  const inspection: RunInspection = { directory, records, leftovers, problems, others }
+  const inspection: RunInspection = { directory, records, leftovers, problems, bodies, others }
   return inspection
 })
 
-const readRecord = (file: string, name: string, maxRecordBytes: number): Effect.Effect<void, RecordProblem> =>
+const readRecord = (file: string, name: string, maxRecordBytes: number): Effect.Effect<CaptureRecord, RecordProblem> =>
   readRegularFile(file, maxRecordBytes).pipe(
     Effect.mapError((failure): RecordProblem => ({
       name,
@@ -431,13 +585,13 @@ const readRecord = (file: string, name: string, maxRecordBytes: number): Effect.
     })),
     Effect.flatMap((bytes) =>
       Either.match(decodeRecordBytes(name, undefined, bytes), {
-        onLeft: (error): Effect.Effect<void, RecordProblem> =>
+        onLeft: (error): Effect.Effect<CaptureRecord, RecordProblem> =>
           Effect.fail({
             name,
             reason: error._tag === "LegacyCapture" ? "legacy" : error.reason,
             detail: error.detail
           }),
-        onRight: (record): Effect.Effect<void, RecordProblem> => {
+        onRight: (record): Effect.Effect<CaptureRecord, RecordProblem> => {
           if (recordFileName(record.source) !== name) {
             return Effect.fail({
               name,
@@ -446,7 +600,7 @@ const readRecord = (file: string, name: string, maxRecordBytes: number): Effect.
             })
           }
           const actual = sha256Of(record.text)
-          return actual === record.sha256 ? Effect.void : Effect.fail({
+          return actual === record.sha256 ? Effect.succeed(record) : Effect.fail({
             name,
             reason: "digest-mismatch",
             detail: `the text hashes to ${actual}, the record says ${record.sha256}`

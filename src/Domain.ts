@@ -115,7 +115,13 @@ export const CitedFact = Schema.Struct({
   label: Label,
   source: NonBlankString,
   captureSha256: Sha256Hex,
-  snippet: NonBlankString
+  snippet: NonBlankString,
+  /** The PDF page the excerpt must lie on (numbered from 1). */
+  page: Schema.optional(Schema.Int.pipe(Schema.between(1, 1_000_000))),
+  /** The heading path (outermost first) whose section the excerpt must lie in. */
+  heading: Schema.optional(
+    Schema.NonEmptyArray(NonBlankString.pipe(Schema.maxLength(1_000))).pipe(Schema.maxItems(6))
+  )
 }).annotations({ ...strict, identifier: "CitedFact" })
 export type CitedFact = typeof CitedFact.Type
 
@@ -177,24 +183,99 @@ export type Report = typeof Report.Type
 // ---------------------------------------------------------------------------
 
 export const captureFormat = "citegate.capture/1" as const
+export const captureFormatV2 = "citegate.capture/2" as const
+
+const WellFormedString = Schema.String.pipe(
+  Schema.filter((s) => s.isWellFormed() || "must be well-formed Unicode (no lone surrogates)")
+)
 
 /**
- * One captured source. `text` is the fetched body decoded as UTF-8 (a BOM
- * kept), so the UTF-8 bytes of `text` are exactly the body and `sha256` is the
- * digest of those bytes.
+ * A v1 capture: a `text/plain` UTF-8 body. `text` is the fetched body decoded as UTF-8 (a BOM
+ * kept), so the UTF-8 bytes of `text` are exactly the body and `sha256` is the digest of those
+ * bytes. Plain-text captures are still written as v1: the body is the text (extraction `text/1`
+ * is the identity), so there is nothing a second file would add.
  */
-export const CaptureRecord = Schema.Struct({
+export const CaptureRecordV1 = Schema.Struct({
   format: Schema.Literal(captureFormat),
   source: SourceUrl,
   sha256: Sha256Hex,
   accessedAt: Rfc3339Utc,
   contentType: Schema.String,
   byteLength: Schema.NonNegativeInt,
-  text: Schema.String.pipe(
-    Schema.filter((s) => s.isWellFormed() || "must be well-formed Unicode (no lone surrogates)")
-  )
-}).annotations({ ...strict, identifier: "CaptureRecord" })
+  text: WellFormedString
+}).annotations({ ...strict, identifier: "CaptureRecordV1" })
+export type CaptureRecordV1 = typeof CaptureRecordV1.Type
+
+/**
+ * The extraction algorithms. An id names one algorithm forever: changing what
+ * it produces from the same bytes means a new id (docs/design.md#extraction).
+ */
+export const ExtractionId = Schema.Literal("text/1", "markdown/1", "html/1", "pdf/1")
+export type ExtractionId = typeof ExtractionId.Type
+
+/** The body as the server sent it, stored beside the record under its digest. */
+export const BodyRef = Schema.Struct({
+  sha256: Sha256Hex,
+  byteLength: Schema.NonNegativeInt,
+  contentType: Schema.String
+}).annotations({ ...strict, identifier: "BodyRef" })
+export type BodyRef = typeof BodyRef.Type
+
+/** A page of a PDF in the extracted text: UTF-16 code units, end exclusive; pages number from 1. */
+export const PageAnchor = Schema.Struct({
+  number: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  start: Schema.NonNegativeInt,
+  end: Schema.NonNegativeInt
+}).annotations({ ...strict, identifier: "PageAnchor" })
+export type PageAnchor = typeof PageAnchor.Type
+
+/**
+ * A heading's section in the extracted text: from the heading's first code
+ * unit to the start of the next heading of the same or a higher level (or the
+ * end of the text). `path` is the texts of the enclosing headings, outermost
+ * first, ending with this heading's own text.
+ */
+export const HeadingAnchor = Schema.Struct({
+  level: Schema.Int.pipe(Schema.between(1, 6)),
+  text: Schema.String,
+  path: Schema.Array(Schema.String),
+  start: Schema.NonNegativeInt,
+  end: Schema.NonNegativeInt
+}).annotations({ ...strict, identifier: "HeadingAnchor" })
+export type HeadingAnchor = typeof HeadingAnchor.Type
+
+/**
+ * A v2 capture: the body kept as sent (`body`, a file beside the record), the
+ * text extracted from it by `extraction`, and the anchors found on the way.
+ * `sha256` is the digest of the UTF-8 bytes of `text` (what reports cite as
+ * `captureSha256`); `body.sha256` is the digest of the body bytes.
+ */
+export const CaptureRecordV2 = Schema.Struct({
+  format: Schema.Literal(captureFormatV2),
+  source: SourceUrl,
+  sha256: Sha256Hex,
+  accessedAt: Rfc3339Utc,
+  extraction: ExtractionId,
+  body: BodyRef,
+  pages: Schema.optional(Schema.Array(PageAnchor)),
+  headings: Schema.optional(Schema.Array(HeadingAnchor)),
+  text: WellFormedString
+}).annotations({ ...strict, identifier: "CaptureRecordV2" })
+export type CaptureRecordV2 = typeof CaptureRecordV2.Type
+
+/** Any capture record citegate reads: v1 (`text/plain`) or v2 (extracted). */
+export const CaptureRecord = Schema.Union(CaptureRecordV1, CaptureRecordV2)
 export type CaptureRecord = typeof CaptureRecord.Type
+
+/** The body a record describes: for v1 the text's own bytes, for v2 the stored body. */
+export const recordBody = (record: CaptureRecord): BodyRef =>
+  record.format === captureFormat
+    ? { sha256: record.sha256, byteLength: record.byteLength, contentType: record.contentType }
+    : record.body
+
+/** The extraction a record's text came from (`text/1` for every v1 record). */
+export const recordExtraction = (record: CaptureRecord): ExtractionId =>
+  record.format === captureFormat ? "text/1" : record.extraction
 
 /** A v1 record of a text body, digest and byte length computed from the text's UTF-8 bytes. */
 export const makeCaptureRecord = (fields: {
@@ -202,8 +283,8 @@ export const makeCaptureRecord = (fields: {
   readonly text: string
   readonly accessedAt: Rfc3339Utc
   readonly contentType: string
-}): CaptureRecord =>
-  CaptureRecord.make({
+}): CaptureRecordV1 =>
+  CaptureRecordV1.make({
     format: captureFormat,
     source: fields.source,
     sha256: sha256Of(fields.text),
@@ -236,7 +317,11 @@ export type Span = typeof Span.Type
 export const Evidence = Schema.Struct({
   span: Span,
   occurrences: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
-  accessedAt: Rfc3339Utc
+  accessedAt: Rfc3339Utc,
+  /** The PDF page the span starts on (v2 records with pages). */
+  page: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  /** The path of the innermost heading whose section holds the whole span (v2 records with headings). */
+  heading: Schema.optional(Schema.Array(Schema.String))
 }).annotations({ ...strict, identifier: "Evidence" })
 export type Evidence = typeof Evidence.Type
 

@@ -59,6 +59,11 @@ export const CorruptReason = Schema.Literal(
   "not-a-v1-record",
   "source-mismatch",
   "byte-length-mismatch",
+  // v2 records: the body file beside the record is absent, or is not the body the record describes.
+  "body-missing",
+  "body-mismatch",
+  // v2 records: a page or heading anchor outside the text, or pages out of order.
+  "invalid-anchor",
   // A database row whose record bytes no longer hash to the digest stored beside them.
   "record-digest-mismatch"
 )
@@ -222,6 +227,26 @@ export class SnippetAbsent extends Schema.TaggedError<SnippetAbsent>()("SnippetA
   }
 }
 
+/**
+ * The snippet occurs in the capture, but not inside the page or heading section
+ * the fact names (`reason: "outside"`), or the capture has no such anchor
+ * (`reason: "no-such-anchor"`).
+ */
+export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("AnchorMismatch", {
+  source: Schema.String,
+  captureSha256: Schema.String,
+  snippet: Schema.String,
+  /** `page 3` or `heading Results > Q3`, as the fact named it. */
+  anchor: Schema.String,
+  reason: Schema.Literal("outside", "no-such-anchor")
+}) {
+  override get message() {
+    return this.reason === "outside"
+      ? `The snippet occurs in capture ${short(this.captureSha256)}… of ${this.source}, but not inside ${this.anchor}`
+      : `Capture ${short(this.captureSha256)}… of ${this.source} has no ${this.anchor}`
+  }
+}
+
 /** Why one fact of a report failed verification. */
 export const FactError = Schema.Union(
   NotApproved,
@@ -231,7 +256,8 @@ export const FactError = Schema.Union(
   CorruptCapture,
   LegacyCapture,
   DigestMismatch,
-  SnippetAbsent
+  SnippetAbsent,
+  AnchorMismatch
 )
 export type FactError = typeof FactError.Type
 
@@ -277,7 +303,8 @@ export const factErrorTags = [
   "CorruptCapture",
   "LegacyCapture",
   "DigestMismatch",
-  "SnippetAbsent"
+  "SnippetAbsent",
+  "AnchorMismatch"
 ] as const satisfies ReadonlyArray<FactError["_tag"]>
 // A FactError tag missing from the list above is a type error here.
 const _everyFactErrorTagListed: Exclude<FactError["_tag"], typeof factErrorTags[number]> extends never ? true : never = true
@@ -524,6 +551,48 @@ export class InvalidCaFile extends Schema.TaggedError<InvalidCaFile>()("InvalidC
   }
 }
 
+/** The formats citegate extracts text from. */
+export const ExtractionFormat = Schema.Literal("markdown", "html", "pdf")
+export type ExtractionFormat = typeof ExtractionFormat.Type
+
+/** The body could not be turned into text (a malformed, truncated or encrypted PDF, say); nothing was written. */
+export class ExtractionFailed extends Schema.TaggedError<ExtractionFailed>()("ExtractionFailed", {
+  source: Schema.String,
+  format: ExtractionFormat,
+  reason: Schema.Literal("malformed", "truncated", "encrypted", "worker-failed"),
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Extracting text from the ${this.format} body of ${this.source} failed (${this.reason}): ${this.detail}`
+  }
+}
+
+/** The body declares (in its Content-Type or a `<meta charset>`) an encoding other than UTF-8. */
+export class UnsupportedEncoding extends Schema.TaggedError<UnsupportedEncoding>()("UnsupportedEncoding", {
+  source: Schema.String,
+  /** The charset as declared. */
+  charset: Schema.String,
+  /** Where it was declared. */
+  declaredIn: Schema.Literal("content-type", "meta")
+}) {
+  override get message() {
+    return `${this.source} declares the charset ${JSON.stringify(this.charset)} (in its ${this.declaredIn}); only UTF-8 is captured`
+  }
+}
+
+/** An extraction cap (pages, extracted characters, HTML nesting depth) was passed; extraction stopped there. */
+export class ExtractionTooLarge extends Schema.TaggedError<ExtractionTooLarge>()("ExtractionTooLarge", {
+  source: Schema.String,
+  format: ExtractionFormat,
+  /** The cap passed, by its pipeline.json name. */
+  cap: Schema.Literal("maxPages", "maxCharacters", "maxDepth"),
+  limit: Schema.Int
+}) {
+  override get message() {
+    return `The ${this.format} body of ${this.source} passes the ${this.cap} cap of ${this.limit}; nothing was written`
+  }
+}
+
 /** Why capturing one source failed. */
 export const CaptureError = Schema.Union(
   NotApproved,
@@ -541,7 +610,10 @@ export const CaptureError = Schema.Union(
   CaptureExists,
   CaptureWriteFailed,
   UnsupportedTransferEncoding,
-  CertificateRejected
+  CertificateRejected,
+  ExtractionFailed,
+  UnsupportedEncoding,
+  ExtractionTooLarge
 )
 export type CaptureError = typeof CaptureError.Type
 
@@ -618,7 +690,9 @@ export const CitationError = Schema.Union(
   DigestMismatch,
   SnippetAbsent,
   SpanMismatch,
-  AnchorUnsupported
+  AnchorUnsupported,
+  // From the shared matching path: produced only for citations that name a page or heading.
+  AnchorMismatch
 )
 export type CitationError = typeof CitationError.Type
 

@@ -20,7 +20,7 @@
 import { Effect, Either, Schema } from "effect"
 import { CaptureStore } from "./CaptureStore.js"
 import type { PipelineConfig } from "./Config.js"
-import { Label, Rfc3339Utc, sha256Of, Sha256Hex, SourceUrl } from "./Domain.js"
+import { Label, recordBody, Rfc3339Utc, sha256Of, Sha256Hex, SourceUrl } from "./Domain.js"
 import { CorruptCapture, DigestMismatch, LegacyCapture, MissingCapture } from "./Errors.js"
 import { terminal } from "./render/Escape.js"
 
@@ -139,8 +139,8 @@ export const make = Effect.fn("Manifest.make")(function*(
         source,
         status: "captured",
         captureSha256: record.sha256,
-        byteLength: record.byteLength,
-        contentType: record.contentType,
+        byteLength: recordBody(record).byteLength,
+        contentType: recordBody(record).contentType,
         accessedAt: record.accessedAt
       }
     }))

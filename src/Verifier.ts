@@ -23,6 +23,7 @@ import {
   verifiedFormat
 } from "./Domain.js"
 import {
+  AnchorMismatch,
   type CaptureReadError,
   DigestMismatch,
   DuplicateLabel,
@@ -36,6 +37,7 @@ import {
   VerificationTimeout
 } from "./Errors.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
+import { locate, namedAnchors } from "./internal/anchors.js"
 import * as MultiSearch from "./internal/multiSearch.js"
 import { Policy } from "./Policy.js"
 import { VerifiedReport } from "./VerifiedReport.js"
@@ -65,6 +67,10 @@ export interface CitationInput {
   readonly source: string
   readonly captureSha256: string
   readonly snippet: string
+  /** A PDF page the snippet must lie on. */
+  readonly page?: number | undefined
+  /** A heading path whose section the snippet must lie in. */
+  readonly heading?: ReadonlyArray<string> | undefined
 }
 
 /** Why a bare citation fails: the fact errors that do not concern labels. */
@@ -171,6 +177,43 @@ export const accept = (verification: Verification): Effect.Effect<VerifiedReport
   Arr.isNonEmptyReadonlyArray(verification.rejections)
     ? Effect.fail(new ReportRejected({ failures: verification.rejections }))
     : Effect.succeed(toVerifiedReport(verification.entries, { mode: "reject", retractions: [] }))
+
+/**
+ * After the search: a fact that names a page or heading must have an
+ * occurrence inside it. The first occurrence is used when it lies inside;
+ * otherwise each named range is searched on its own with the same exact
+ * search. Returns where the span starts, or why the anchor does not hold.
+ */
+const checkAnchors = (record: CaptureRecord, fact: CitationInput, first: number): number | AnchorMismatch => {
+  const named = namedAnchors(record, fact)
+  if (named === undefined) return first
+  const length = fact.snippet.length
+  let start = first
+  for (const anchor of named) {
+    const fail = (reason: "outside" | "no-such-anchor") =>
+      new AnchorMismatch({ source: record.source, captureSha256: record.sha256, snippet: fact.snippet, anchor: anchor.label, reason })
+    if (anchor.ranges.length === 0) return fail("no-such-anchor")
+    const inside = (at: number) => anchor.ranges.some(([from, to]) => from <= at && at + length <= to)
+    if (inside(start)) continue
+    let found: number | undefined
+    for (const [from, to] of anchor.ranges) {
+      const hit = MultiSearch.searchAll(record.text.slice(from, to), [fact.snippet])[0]
+      if (hit !== undefined && (found === undefined || from + hit.start < found)) found = from + hit.start
+    }
+    if (found === undefined) return fail("outside")
+    start = found
+  }
+  // Both a page and a heading named: the occurrence found for the last must lie in every one.
+  return named.every((anchor) => anchor.ranges.some(([from, to]) => from <= start && start + length <= to))
+    ? start
+    : new AnchorMismatch({
+      source: record.source,
+      captureSha256: record.sha256,
+      snippet: fact.snippet,
+      anchor: named.map((a) => a.label).join(" and "),
+      reason: "outside"
+    })
+}
 
 /**
  * @since 0.1.0
@@ -286,11 +329,17 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
           if (hit === undefined) {
             failures[i]!.push(new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet }))
           } else {
-            results[i] = Either.right({
-              span: { start: hit.start, end: hit.start + snippet.length },
-              occurrences: hit.occurrences,
-              accessedAt: record.accessedAt
-            })
+            const anchored = checkAnchors(record, citations[i]!, hit.start)
+            if (typeof anchored !== "number") failures[i]!.push(anchored)
+            else {
+              const span = { start: anchored, end: anchored + snippet.length }
+              results[i] = Either.right({
+                span,
+                occurrences: hit.occurrences,
+                accessedAt: record.accessedAt,
+                ...locate(record, span)
+              })
+            }
           }
         })
       }

@@ -11,7 +11,7 @@ import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { makeCaptureRecord, sha256Of } from "../src/Domain.js"
+import { captureFormatV2, type CaptureRecordV2, makeCaptureRecord, sha256Of, type SourceUrl } from "../src/Domain.js"
 import { CaptureExists, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected, StoreUnavailable } from "../src/Errors.js"
 import * as Gate from "../src/Gate.js"
 import * as PostgresStore from "../src/store/Postgres.js"
@@ -61,6 +61,29 @@ const refused = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   })
 
 describe.skipIf(skipPostgres)("PostgreSQL store: the database enforces it", () => {
+  it.scopedLive("the capture role stores v2 records with their bodies, a shared body once", () =>
+    Effect.gen(function*() {
+      const run = newRun()
+      const worker = yield* storeAs("worker", { run, create: true })
+      const body = Buffer.from("<p>Net sales for Q3 2026 were 4,210 units.</p>")
+      const text = "Net sales for Q3 2026 were 4,210 units."
+      const record: CaptureRecordV2 = {
+        format: captureFormatV2,
+        source: "https://reports.northwind.test/a.html" as SourceUrl,
+        sha256: sha256Of(text),
+        accessedAt: salesRecord.accessedAt,
+        extraction: "html/1",
+        body: { sha256: sha256Of(body), byteLength: body.byteLength, contentType: "text/html" },
+        text
+      }
+      yield* worker.write(record, body)
+      // The same body again (ON CONFLICT DO NOTHING needs no more than INSERT).
+      yield* worker.write({ ...record, source: "https://reports.northwind.test/b.html" as SourceUrl }, body)
+      const auditor = yield* storeAs("auditor", { run })
+      assert.deepStrictEqual(yield* auditor.read(record.source), record)
+      assert.strictEqual(cluster.psql(database, `SELECT count(*) FROM citegate_bodies WHERE sha256 = '${record.body.sha256}'`).trim(), "1")
+    }))
+
   it.scopedLive("append-only: UPDATE, DELETE and TRUNCATE are refused by the trigger, even for the owner", () =>
     Effect.gen(function*() {
       const run = newRun()

@@ -11,9 +11,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, type Scope } from "effect"
 import * as fsp from "node:fs/promises"
+import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { type CaptureRecord, makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
+import {
+  type CaptureRecord,
+  captureFormatV2,
+  type CaptureRecordV2,
+  makeCaptureRecord,
+  sha256Of,
+  type SourceUrl
+} from "../src/Domain.js"
 import { CaptureExists, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected } from "../src/Errors.js"
 import * as Gate from "../src/Gate.js"
 import * as Manifest from "../src/Manifest.js"
@@ -36,6 +44,8 @@ type Store = CaptureStore.CaptureStoreShape
 
 /** One fresh, empty run of a store. */
 interface Run {
+  /** Rewrites the stored body with this digest to `bytes`, behind the store's back. */
+  readonly tamperBody?: (sha256: string, bytes: Uint8Array) => Effect.Effect<void>
   /** Opens a store on this run: for the filesystem and PostgreSQL a new handle (as another process would). */
   readonly open: Effect.Effect<Store, unknown, Scope.Scope>
   /** Rewrites `from` to `to` inside the stored serialisation of `source`, behind the store's back. */
@@ -59,6 +69,12 @@ const filesystem: StoreUnderTest = {
   tampered: "DigestMismatch",
   freshRun: Effect.map(tempDirectory, (directory): Run => ({
     open: CaptureStore.makeFileSystem({ directory }),
+    tamperBody: (sha256, bytes) =>
+      Effect.promise(async () => {
+        const file = path.join(directory, CaptureStore.bodyFileName(sha256))
+        await fsp.rm(file)
+        await fsp.writeFile(file, bytes)
+      }),
     tamper: (source, from, to) =>
       Effect.promise(async () => {
         const file = recordPath(directory, source)
@@ -91,6 +107,17 @@ const postgres: StoreUnderTest = {
     yield* storeOf(PostgresStore.layerUrl({ url, run, create: true }))
     return {
       open: storeOf(PostgresStore.layerUrl({ url, run, maxConnections: 2 })),
+      tamperBody: (sha256, bytes) =>
+        Effect.sync(() => {
+          cluster!.psql(
+            database,
+            `BEGIN;
+             ALTER TABLE citegate_bodies DISABLE TRIGGER citegate_bodies_append_only;
+             UPDATE citegate_bodies SET bytes = '\\x${Buffer.from(bytes).toString("hex")}'::bytea WHERE sha256 = '${sha256}';
+             ALTER TABLE citegate_bodies ENABLE TRIGGER citegate_bodies_append_only;
+             COMMIT;`
+          )
+        }),
       tamper: (source, from, to) =>
         Effect.sync(() => {
           const quote = (s: string) => `'${s.replaceAll("'", "''")}'`
@@ -128,6 +155,20 @@ const awkwardRecord = makeCaptureRecord({
   accessedAt,
   contentType: "text/plain; charset=utf-8"
 })
+
+/** A v2 record and the body it was extracted from (an HTML page), as capture makes them. */
+const htmlBody = Buffer.from("<html><body><h1>Q3</h1><p>Net sales for Q3 2026 were 4,210 units.</p></body></html>")
+const v2Text = "Q3\n\nNet sales for Q3 2026 were 4,210 units."
+const v2Record: CaptureRecordV2 = {
+  format: captureFormatV2,
+  source: "https://reports.northwind.test/q3-page.html" as SourceUrl,
+  sha256: sha256Of(v2Text),
+  accessedAt,
+  extraction: "html/1",
+  body: { sha256: sha256Of(htmlBody), byteLength: htmlBody.byteLength, contentType: "text/html; charset=utf-8" },
+  headings: [{ level: 1, text: "Q3", path: ["Q3"], start: 0, end: v2Text.length }],
+  text: v2Text
+}
 
 const gateOver = (store: Store) =>
   Effect.provide(Gate.Gate, Gate.layerWithStore(pipelineConfig).pipe(Layer.provide(Layer.succeed(CaptureStore.CaptureStore, store))))
@@ -235,6 +276,38 @@ for (const subject of [filesystem, memory, postgres]) {
         ])
         const first = manifest.sources[0]!
         assert.strictEqual(first.status === "captured" ? first.captureSha256 : "", salesRecord.sha256)
+      }))
+
+    it.scopedLive("v2: the record and its body read back exactly; a body is required, and a changed body is refused", () =>
+      Effect.gen(function*() {
+        const run = yield* subject.freshRun
+        const store = yield* run.open
+        const without = yield* Effect.flip(store.write(v2Record))
+        assert.strictEqual(without._tag, "CaptureWriteFailed")
+        assert.instanceOf(yield* Effect.flip(store.read(v2Record.source)), MissingCapture)
+        yield* store.write(v2Record, htmlBody)
+        // A second source with the same body bytes shares the stored body.
+        const twin = { ...v2Record, source: "https://reports.northwind.test/q3-copy.html" as SourceUrl }
+        yield* store.write(twin, htmlBody)
+        const reader = yield* run.open
+        assert.deepStrictEqual(yield* reader.read(v2Record.source), v2Record)
+        assert.deepStrictEqual(yield* reader.read(twin.source), twin)
+        assert.deepStrictEqual(Buffer.from(yield* reader.readBody(v2Record.body.sha256)), htmlBody)
+        const unknown = sha256Of("no such body")
+        const missing = yield* Effect.flip(reader.readBody(unknown))
+        assert.instanceOf(missing, MissingCapture)
+        assert.strictEqual(missing.source, `body ${unknown}`)
+        if (run.tamperBody !== undefined) {
+          const altered = Buffer.from(htmlBody.toString("latin1").replace("4,210", "9,210"), "latin1")
+          yield* run.tamperBody(v2Record.body.sha256, altered)
+          const changed = yield* Effect.flip((yield* run.open).read(v2Record.source))
+          assert.instanceOf(changed, CorruptCapture)
+          assert.strictEqual(changed.reason, "body-mismatch")
+          assert.strictEqual(changed.source, v2Record.source)
+          const body = yield* Effect.flip((yield* run.open).readBody(v2Record.body.sha256))
+          assert.instanceOf(body, CorruptCapture)
+          assert.strictEqual(body.reason, "body-mismatch")
+        }
       }))
 
     const tampered = subject.tampered

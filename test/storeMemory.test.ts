@@ -10,7 +10,7 @@ import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { type CaptureRecord, makeCaptureRecord } from "../src/Domain.js"
+import { type CaptureRecordV1, makeCaptureRecord } from "../src/Domain.js"
 import { TruncatedBody } from "../src/Errors.js"
 import { testServer } from "./httpServer.js"
 import { recordPath, salesRecord, tempDirectory } from "./support.js"
@@ -18,7 +18,7 @@ import { recordPath, salesRecord, tempDirectory } from "./support.js"
 const MiB = 1024 * 1024
 
 /** `JSON.stringify` of the whole record, keys in the canonical order: what a record file held before streaming. */
-const wholeJson = (record: CaptureRecord) =>
+const wholeJson = (record: CaptureRecordV1) =>
   JSON.stringify({
     format: record.format,
     source: record.source,

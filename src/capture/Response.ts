@@ -28,6 +28,18 @@ export const isPlainTextUtf8 = (contentType: string): boolean => {
   return match !== null
 }
 
+/**
+ * Whether a Content-Type is one the operator allows. `text/plain` keeps its
+ * v1 rule exactly (UTF-8 or no charset, no other parameter); the extracted
+ * types accept parameters, and a non-UTF-8 charset among them is refused later
+ * as `UnsupportedEncoding`, a typed answer rather than a content-type refusal.
+ */
+export const isAllowedContentType = (contentType: string, allowed: ReadonlyArray<string>): boolean => {
+  const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
+  if (!allowed.includes(mediaType)) return false
+  return mediaType === "text/plain" ? isPlainTextUtf8(contentType) : true
+}
+
 export const headerValue = (response: HttpClientResponse.HttpClientResponse, name: string): string | null =>
   Option.getOrNull(Option.fromNullable(response.headers[name]))
 
@@ -41,7 +53,7 @@ export interface CheckedResponse {
 export const checkResponse = (
   source: SourceUrl,
   response: HttpClientResponse.HttpClientResponse,
-  budgets: { readonly maxBytes: number }
+  budgets: { readonly maxBytes: number; readonly contentTypes: ReadonlyArray<string> }
 ) =>
   Effect.gen(function*() {
     const status = response.status
@@ -64,7 +76,7 @@ export const checkResponse = (
       return yield* new UnsupportedContentEncoding({ source, contentEncoding: encoding })
     }
     const contentType = headerValue(response, "content-type")
-    if (contentType === null || !isPlainTextUtf8(contentType)) {
+    if (contentType === null || !isAllowedContentType(contentType, budgets.contentTypes)) {
       return yield* new UnsupportedContentType({ source, contentType })
     }
     const contentLength = headerValue(response, "content-length")

@@ -444,12 +444,23 @@ const doctorLines = (result: CaptureStore.RunInspection, removed: ReadonlyArray<
       }`
     ),
     ...result.problems.map((p) => `CORRUPT   ${terminal(p.name)}: ${p.reason}: ${terminal(p.detail)} (left alone)`),
+    ...result.bodies.flatMap((b) =>
+      b.problem !== null
+        ? [`CORRUPT   ${terminal(b.name)}: body-mismatch: ${terminal(b.problem)} (left alone)`]
+        : b.referenced
+        ? []
+        : [`unused    ${terminal(b.name)} (${b.bytes} bytes): a stored body no record names (a write that died before its record), left alone`]
+    ),
     ...result.others.map((name) => `other     ${terminal(name)}: not written by citegate, left alone`),
     `${result.records} records verify, ${result.leftovers.length} leftovers${
       removed === undefined ? "" : ` (${gone.size} removed)`
-    }, ${result.problems.length} corrupt records`
+    }, ${result.problems.length} corrupt records${
+      result.bodies.length === 0 ? "" : `, ${result.bodies.length} stored bodies (${badBodies(result)} corrupt)`
+    }`
   ]
 }
+
+const badBodies = (result: CaptureStore.RunInspection) => result.bodies.filter((b) => b.problem !== null).length
 
 const doctor = Command.make(
   "doctor",
@@ -465,7 +476,9 @@ const doctor = Command.make(
       if (!args.fix) {
         const result = yield* orUsageError(CaptureStore.inspect(options))
         yield* Io.stdout(doctorLines(result, undefined).join("\n") + "\n")
-        return yield* exitWith(result.leftovers.length === 0 && result.problems.length === 0 ? 0 : 1)
+        return yield* exitWith(
+          result.leftovers.length === 0 && result.problems.length === 0 && badBodies(result) === 0 ? 0 : 1
+        )
       }
       const result = yield* orUsageError(CaptureStore.sweep(options))
       const lines = [
@@ -473,7 +486,7 @@ const doctor = Command.make(
         ...result.failed.map((f) => `NOT REMOVED ${terminal(f.name)}: ${terminal(f.detail)}`)
       ]
       yield* Io.stdout(lines.join("\n") + "\n")
-      yield* exitWith(result.failed.length === 0 && result.problems.length === 0 ? 0 : 1)
+      yield* exitWith(result.failed.length === 0 && result.problems.length === 0 && badBodies(result) === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe(
   "Check a run directory: every record verifies; list (and with --fix remove) leftovers of interrupted writes."

@@ -23,17 +23,25 @@ import * as Report from "./Report.js"
 
 const fixtures = fileURLToPath(new URL("../../fixtures/sources/", import.meta.url))
 
-/** Serves the fixture texts as text/plain; `/q4-outlook.txt` is approved but answers 404. */
+/** Content types of the fixtures the demo serves: texts, an HTML page and a PDF (all made by the project). */
+const servedTypes: Record<string, string> = {
+  txt: "text/plain; charset=utf-8",
+  html: "text/html; charset=utf-8",
+  pdf: "application/pdf"
+}
+
+/** Serves the fixtures by extension; `/q4-outlook.txt` is approved but answers 404. */
 const sourceServer = Effect.acquireRelease(
   Effect.async<http.Server>((resume) => {
     const server = http.createServer((request, response) => {
       const name = (request.url ?? "").replace(/^\//, "")
-      if (!/^[a-z0-9-]+\.txt$/.test(name)) {
+      const extension = /^[a-z0-9-]+\.(txt|html|pdf)$/.exec(name)?.[1]
+      if (extension === undefined) {
         response.writeHead(404, { "content-type": "text/plain" }).end("not found")
         return
       }
       fsp.readFile(path.join(fixtures, name)).then(
-        (body) => response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end(body),
+        (body) => response.writeHead(200, { "content-type": servedTypes[extension]! }).end(body),
         () => response.writeHead(404, { "content-type": "text/plain" }).end("not published")
       )
     })
@@ -45,7 +53,7 @@ const sourceServer = Effect.acquireRelease(
   })
 )
 
-const labels = ["q3_net_sales", "q3_online_share", "q3_inventory", "q3_returns", "q4_forecast"]
+const labels = ["q3_net_sales", "q3_online_share", "q3_inventory", "q3_returns", "q4_forecast", "q3_report_inventory", "q3_page_sales"]
 
 interface Sample {
   readonly name: string
@@ -54,8 +62,11 @@ interface Sample {
   readonly report: unknown
 }
 
-const samples = (refs: { readonly sales: CaptureRef; readonly inventory: CaptureRef }, q4Outlook: string): ReadonlyArray<Sample> => {
-  const { inventory, sales } = refs
+const samples = (
+  refs: { readonly sales: CaptureRef; readonly inventory: CaptureRef; readonly page: CaptureRef; readonly pdf: CaptureRef },
+  q4Outlook: string
+): ReadonlyArray<Sample> => {
+  const { inventory, page, pdf, sales } = refs
   const cite = (label: string, ref: CaptureRef, snippet: string) => ({
     state: "cited",
     label,
@@ -73,6 +84,12 @@ const samples = (refs: { readonly sales: CaptureRef; readonly inventory: Capture
           cite("q3_net_sales", sales, "Net sales for Q3 2026 were 4,210 units"),
           cite("q3_online_share", sales, "Online orders made up 61% of Q3 2026 unit sales"),
           cite("q3_inventory", inventory, "Inventory on hand at 30 September 2026 was 1,180 units"),
+          // Anchored citations: a PDF page (the sentence is on page 3 only) and an HTML heading section.
+          { ...cite("q3_report_inventory", pdf, "Inventory on hand at 30 September 2026 was 1,180 units."), page: 3 },
+          {
+            ...cite("q3_page_sales", page, "Net sales for Q3 2026 were 4,210\u00a0units"),
+            heading: ["Northwind Outfitters Q3 2026", "Sales"]
+          },
           { state: "unavailable", label: "q4_forecast", reason: "No Q4 2026 figure appears in the approved sources." }
         ]
       }
@@ -124,6 +141,8 @@ export const run = (outputRoot: string) =>
     const salesUrl = url("q3-sales.txt")
     const inventoryUrl = url("q3-inventory.txt")
     const q4Url = url("q4-outlook.txt")
+    const pageUrl = url("q3-report.html")
+    const pdfUrl = url("q3-report.pdf")
 
     yield* Effect.tryPromise({
       try: () => fsp.mkdir(outputRoot, { recursive: true }),
@@ -135,13 +154,17 @@ export const run = (outputRoot: string) =>
     yield* Io.createRunDirectory(runDirectory)
     for (const sub of ["drafts", "renderings"]) yield* Io.createRunDirectory(path.join(directory, sub))
 
-    const configValue = { sources: [salesUrl, inventoryUrl, q4Url], labels, capture: { timeoutMs: 5_000 } }
+    const configValue = {
+      sources: [salesUrl, inventoryUrl, q4Url, pageUrl, pdfUrl],
+      labels,
+      capture: { timeoutMs: 5_000, contentTypes: ["text/plain", "text/html", "application/pdf"] }
+    }
     const config = yield* Config.decode(configValue)
     yield* Io.writeOutput(path.join(directory, "pipeline.json"), JSON.stringify(configValue, null, 2) + "\n")
 
     yield* Io.stderr(`demo: synthetic sources on http://127.0.0.1:${port} (loopback test mode)\n`)
     const context = yield* Layer.build(
-      Capture.layer({ approved: config.sources, allowLoopbackHttp: true, timeoutMs: 5_000 }).pipe(
+      Capture.layer({ approved: config.sources, allowLoopbackHttp: true, ...config.capture }).pipe(
         Layer.provide(CaptureStore.layerFileSystem({ directory: runDirectory }))
       )
     )
@@ -154,7 +177,9 @@ export const run = (outputRoot: string) =>
     }
     const sales = refOf(salesUrl)
     const inventory = refOf(inventoryUrl)
-    if (sales === undefined || inventory === undefined) {
+    const page = refOf(pageUrl)
+    const pdf = refOf(pdfUrl)
+    if (sales === undefined || inventory === undefined || page === undefined || pdf === undefined) {
       return yield* new WriteFailed({ path: runDirectory, detail: "the demo sources could not be captured" })
     }
 
@@ -166,7 +191,7 @@ export const run = (outputRoot: string) =>
       "",
       "Verification of the sample drafts:"
     ]
-    for (const sample of samples({ sales, inventory }, q4Url)) {
+    for (const sample of samples({ sales, inventory, page, pdf }, q4Url)) {
       const draftPath = path.join(directory, "drafts", `${sample.name}.json`)
       const draft = JSON.stringify(sample.report, null, 2) + "\n"
       yield* Io.writeOutput(draftPath, draft)

@@ -2,17 +2,20 @@
  * The one strict read path of a stored capture record, shared by every store
  * (filesystem, memory, PostgreSQL): whatever a store keeps, a record comes back
  * only through these checks, in this order, so that a value which is not a
- * valid v1 record of its source is the same typed error in every store.
+ * valid record of its source is the same typed error in every store. A v2
+ * record's body is then checked by the store that keeps it (`checkBody`).
  */
 import { Either } from "effect"
-import { CaptureRecord, captureFormat } from "../Domain.js"
+import { CaptureRecord, captureFormat, captureFormatV2, CaptureRecordV1, CaptureRecordV2, sha256Of } from "../Domain.js"
 import { CorruptCapture, type CorruptReason, LegacyCapture } from "../Errors.js"
 import { decodeUnknown } from "./decode.js"
 import * as StrictJson from "./strictJson.js"
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
-const decodeRecord = decodeUnknown(CaptureRecord)
+const decodeV1 = decodeUnknown(CaptureRecordV1)
+const decodeV2 = decodeUnknown(CaptureRecordV2)
+const decodeEither = decodeUnknown(CaptureRecord)
 
 const isPlainObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -21,10 +24,85 @@ export const corrupt = (source: string, reason: CorruptReason, detail: string) =
   new CorruptCapture({ source, reason, detail })
 
 /**
+ * Strict decoding of a record value, by its `format`: one schema, one pass
+ * over the text (the union would try v1 first and walk a v2 text twice).
+ * Anything else goes through the union, so its issues name both formats.
+ */
+export const decodeRecord = (value: unknown) => {
+  const format = isPlainObject(value) ? value["format"] : undefined
+  return format === captureFormat ? decodeV1(value) : format === captureFormatV2 ? decodeV2(value) : decodeEither(value)
+}
+
+/**
+ * The checks on a decoded record that its schema cannot make: it is stored
+ * under its own source's name; a v1 text is as long as the record says; a v2
+ * record's anchors lie inside its text and its pages are in order.
+ */
+export const checkRecord = (
+  source: string,
+  expected: string | undefined,
+  record: CaptureRecord
+): Either.Either<CaptureRecord, CorruptCapture> => {
+  if (expected !== undefined && record.source !== expected) {
+    return Either.left(corrupt(
+      source,
+      "source-mismatch",
+      `the record stored under this source's name is a capture of ${record.source}`
+    ))
+  }
+  if (record.format === captureFormat) {
+    const byteLength = Buffer.byteLength(record.text, "utf8")
+    if (byteLength !== record.byteLength) {
+      return Either.left(corrupt(
+        source,
+        "byte-length-mismatch",
+        `the text is ${byteLength} bytes, the record says ${record.byteLength}`
+      ))
+    }
+    return Either.right(record)
+  }
+  const length = record.text.length
+  let previousEnd = 0
+  for (const [i, page] of (record.pages ?? []).entries()) {
+    if (page.number !== i + 1 || page.start < previousEnd || page.end < page.start || page.end > length) {
+      return Either.left(corrupt(source, "invalid-anchor", `pages[${i}] is out of order or outside the text`))
+    }
+    previousEnd = page.end
+  }
+  for (const [i, heading] of (record.headings ?? []).entries()) {
+    if (heading.end < heading.start || heading.end > length) {
+      return Either.left(corrupt(source, "invalid-anchor", `headings[${i}] lies outside the text`))
+    }
+  }
+  return Either.right(record)
+}
+
+/** A v2 record's stored body, checked against the record: its length, then its digest. */
+export const checkBody = (
+  source: string,
+  record: CaptureRecordV2,
+  body: Uint8Array
+): Either.Either<CaptureRecord, CorruptCapture> => {
+  if (body.byteLength !== record.body.byteLength) {
+    return Either.left(corrupt(
+      source,
+      "body-mismatch",
+      `the stored body is ${body.byteLength} bytes, the record says ${record.body.byteLength}`
+    ))
+  }
+  const actual = sha256Of(body)
+  return actual === record.body.sha256 ? Either.right(record) : Either.left(corrupt(
+    source,
+    "body-mismatch",
+    `the stored body hashes to ${actual}, the record says ${record.body.sha256}`
+  ))
+}
+
+/**
  * A record's serialisation as text: strict JSON (no duplicate keys), not a
- * legacy record, a strict v1 record, of `expected` when known (errors name
- * `source`), its text exactly `byteLength` UTF-8 bytes. Plain code, no Effect
- * per step: a hot path for many small captures.
+ * legacy record, a strict v1 or v2 record, of `expected` when known (errors
+ * name `source`), then `checkRecord`. Plain code, no Effect per step: a hot
+ * path for many small captures.
  */
 export const decodeRecordText = (
   source: string,
@@ -40,25 +118,9 @@ export const decodeRecordText = (
   const decoded = decodeRecord(value)
   if (decoded._tag === "Left") {
     const detail = decoded.left.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
-    return Either.left(corrupt(source, "not-a-v1-record", `not a ${captureFormat} record: ${detail}`))
+    return Either.left(corrupt(source, "not-a-v1-record", `not a ${captureFormat} or ${captureFormatV2} record: ${detail}`))
   }
-  const record = decoded.right
-  if (expected !== undefined && record.source !== expected) {
-    return Either.left(corrupt(
-      source,
-      "source-mismatch",
-      `the record stored under this source's name is a capture of ${record.source}`
-    ))
-  }
-  const byteLength = Buffer.byteLength(record.text, "utf8")
-  if (byteLength !== record.byteLength) {
-    return Either.left(corrupt(
-      source,
-      "byte-length-mismatch",
-      `the text is ${byteLength} bytes, the record says ${record.byteLength}`
-    ))
-  }
-  return Either.right(record)
+  return checkRecord(source, expected, decoded.right)
 }
 
 /** A record's stored bytes: valid UTF-8 (never replaced with U+FFFD), then `decodeRecordText`. */

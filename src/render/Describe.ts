@@ -94,6 +94,11 @@ const factErrorUnbounded = (error: FactError): Description =>
       title: "Snippet not found verbatim",
       fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["snippet", e.snippet]],
       fix: "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or mark the fact unavailable."
+    }),
+    AnchorMismatch: (e): Description => ({
+      title: e.reason === "outside" ? "Snippet not inside the named page or section" : "No such page or section",
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["anchor", e.anchor], ["snippet", e.snippet]],
+      fix: "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out."
     })
   })
 
@@ -124,7 +129,7 @@ const captureErrorUnbounded = (error: CaptureError): Description =>
     UnsupportedContentType: (e): Description => ({
       title: "Unsupported content type",
       fields: [["content type", e.contentType ?? "(none)"]],
-      fix: "Only text/plain in UTF-8 is captured."
+      fix: "Only the content types listed in capture.contentTypes are captured (default: text/plain)."
     }),
     UnsupportedContentEncoding: (e): Description => ({
       title: "Encoded body refused",
@@ -184,6 +189,21 @@ const captureErrorUnbounded = (error: CaptureError): Description =>
       title: "TLS certificate rejected",
       fields: [["host", e.host], ["code", e.code], ["detail", e.detail]],
       fix: "The server needs a valid certificate for this host; for a private CA, set capture.caFile to its PEM file."
+    }),
+    ExtractionFailed: (e): Description => ({
+      title: "Text extraction failed",
+      fields: [["format", e.format], ["reason", e.reason], ["detail", e.detail]],
+      fix: "The body cannot be read as its content type says (malformed, truncated or encrypted); capture a readable copy."
+    }),
+    UnsupportedEncoding: (e): Description => ({
+      title: "Charset not UTF-8",
+      fields: [["charset", e.charset], ["declared in", e.declaredIn]],
+      fix: "Only UTF-8 bodies are captured; the server must send the document in UTF-8."
+    }),
+    ExtractionTooLarge: (e): Description => ({
+      title: "Extraction cap passed",
+      fields: [["format", e.format], ["cap", e.cap], ["limit", String(e.limit)]],
+      fix: `Raise capture.${e.cap} (within its documented range) if the source is legitimately this large.`
     })
   })
 
@@ -261,7 +281,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
       title: "Anchor cannot be checked",
       fields: [["source", e.source], ["anchor", e.anchor], ["value", e.value]],
       fix: "Captures are plain text without pages, headings or blocks: cite the quote without the anchor."
-    })
+    }),
+    AnchorMismatch: (e) => factError(e)
   })
 
 /** One issue of an EVI1 text, with its line. */

@@ -7,14 +7,14 @@
  * numbered from 1; ids and data attributes keep the 0-based index.
  */
 import { Match } from "effect"
-import type { CaptureRecord } from "../Domain.js"
+import { type CaptureRecord, captureFormat, recordBody } from "../Domain.js"
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { html as h } from "./Escape.js"
-import { counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import { anchorText, counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
 import { terminal, visiblePieces } from "./Escape.js"
 
 const style = `
@@ -39,6 +39,9 @@ code.value { white-space: pre-wrap; word-break: break-word; background: #f1f1f1;
 sup a { text-decoration: none; }
 .failure { border-left: 4px solid #c0392b; padding-left: .75rem; margin: .75rem 0; }
 code { font-family: ui-monospace, monospace; }
+.page-marker { display: block; border-top: 1px dashed #999; color: #666; font: 12px system-ui, sans-serif; user-select: none; }
+.page-marker::before { content: "page " attr(data-page); }
+.anchor-name { font-weight: 600; }
 `
 
 const page = (title: string, body: string, extraStyle = "") => `<!doctype html>
@@ -66,12 +69,24 @@ ${body}
 const sourceText = (s: string): string =>
   visiblePieces(s).map((piece, i) => (i % 2 === 1 ? `<span class="ctl">${h(piece)}</span>` : h(piece))).join("")
 
-const highlightedCapture = (text: string, spans: ReadonlyArray<{ readonly index: number; readonly start: number; readonly end: number }>) => {
-  const cuts = [...new Set([0, text.length, ...spans.flatMap((s) => [s.start, s.end])])].sort((a, b) => a - b)
+const highlightedCapture = (
+  text: string,
+  spans: ReadonlyArray<{ readonly index: number; readonly start: number; readonly end: number }>,
+  pages: ReadonlyArray<{ readonly number: number; readonly start: number }> = [],
+  captureNumber = 0
+) => {
+  const cuts = [...new Set([0, text.length, ...spans.flatMap((s) => [s.start, s.end]), ...pages.map((p) => p.start)])]
+    .sort((a, b) => a - b)
   const out: Array<string> = []
   for (let i = 0; i + 1 < cuts.length; i++) {
     const from = cuts[i]!
     const to = cuts[i + 1]!
+    // A page's number is drawn by CSS (::before), so copying the text never copies a marker into a quote.
+    for (const page of pages) {
+      if (page.start === from) {
+        out.push(`<span class="page-marker" id="capture-${captureNumber}-page-${page.number}" data-page="${page.number}"></span>`)
+      }
+    }
     for (const span of spans) if (span.start === from) out.push(`<span class="anchor" id="fact-${span.index}-excerpt"></span>`)
     const piece = sourceText(text.slice(from, to))
     const covering = spans.filter((s) => s.start <= from && to <= s.end).map((s) => s.index)
@@ -102,7 +117,7 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
 <div class="label">${factNumber(entry.index)}. ${h(terminal(fact.label))}</div>
 <div class="excerpt-tag">Verified excerpt</div>
 <blockquote class="excerpt" data-fact="${entry.index}">${sourceText(fact.snippet)}</blockquote>
-<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>
+<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}${anchorText(evidence) === undefined ? "" : ` · <span class="anchor-name">${h(anchorText(evidence)!)}</span>`} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>
 </section>`)
     } else if (entry.fact.state === "unavailable") {
       const fact = entry.fact
@@ -130,8 +145,8 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
 <h3>[${i + 1}] <code>${h(source)}</code></h3>
 ${record === undefined
   ? `<p>Capture text not available to this renderer.</p>`
-  : `<p class="citation">sha256 <code>${h(record.sha256)}</code> · accessed ${h(record.accessedAt)} · ${record.byteLength} bytes · ${h(record.contentType)}</p>
-<pre>${highlightedCapture(record.text, spans)}</pre>`}
+  : `<p class="citation">sha256 <code>${h(record.sha256)}</code> · accessed ${h(record.accessedAt)} · ${recordBody(record).byteLength} bytes · ${h(recordBody(record).contentType)}${record.format === captureFormat ? "" : ` · extraction ${h(record.extraction)} · body sha256 <code>${h(record.body.sha256)}</code>`}</p>
+<pre>${highlightedCapture(record.text, spans, record.format === captureFormat ? [] : record.pages ?? [], i + 1)}</pre>`}
 </section>`)
     })
   }

@@ -14,7 +14,7 @@ import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { markdown as md, markdownBlock, markdownCode, markdownUrl } from "./Escape.js"
-import { counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import { anchorText, counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
 
 /** Fields whose exact characters and spacing the reader must compare: shown as blocks. */
 const blockFields = new Set(["snippet"])
@@ -58,7 +58,8 @@ const verified = (report: VerifiedReport): string => {
         "",
         `Source: ${markdownUrl(fact.source)}  `,
         `Capture: sha256 \`${digestPrefix(fact.captureSha256)}\`…, accessed ${md(evidence.accessedAt)}, ` +
-          `characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}`,
+          `characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}` +
+          (anchorText(evidence) === undefined ? "" : `, ${md(anchorText(evidence)!)}`),
         ""
       )
     } else if (entry.fact.state === "unavailable") {

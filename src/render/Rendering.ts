@@ -71,5 +71,13 @@ export const digestPrefix = (digest: string) => digest.slice(0, 12)
 export const plural = (n: number, singular: string, pluralForm = `${singular}s`) =>
   `${n} ${n === 1 ? singular : pluralForm}`
 
+/** Where a verified span lies, when its capture has anchors: `page 3`, `section Results › Q3`; `undefined` otherwise. */
+export const anchorText = (evidence: { readonly page?: number | undefined; readonly heading?: ReadonlyArray<string> | undefined }) => {
+  const parts: Array<string> = []
+  if (evidence.page !== undefined) parts.push(`page ${evidence.page}`)
+  if (evidence.heading !== undefined) parts.push(`section ${evidence.heading.join(" › ")}`)
+  return parts.length === 0 ? undefined : parts.join(", ")
+}
+
 /** Facts are numbered from 1 in human renderings (fact N is `facts[N - 1]`); JSON keeps the 0-based `index`. */
 export const factNumber = (index: number) => index + 1

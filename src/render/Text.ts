@@ -6,7 +6,7 @@ import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { quoted, terminal } from "./Escape.js"
-import { counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import { anchorText, counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
 
 const indent = (lines: ReadonlyArray<string>, by = "    ") => lines.map((line) => by + line)
 
@@ -36,6 +36,8 @@ const verified = (report: VerifiedReport): string => {
         `    capture   sha256 ${digestPrefix(fact.captureSha256)}…  accessed ${evidence.accessedAt}`,
         `    span      ${evidence.span.start}–${evidence.span.end} (${plural(evidence.occurrences, "occurrence")})`
       )
+      const anchor = anchorText(evidence)
+      if (anchor !== undefined) lines.push(`    anchor    ${terminal(anchor)}`)
     } else if (entry.fact.state === "unavailable") {
       lines.push(
         `[${factNumber(entry.index)}] ${quoted(entry.fact.label)}`,

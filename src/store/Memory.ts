@@ -12,17 +12,18 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { CaptureStore, type CaptureStoreShape, encodeRecord } from "../CaptureStore.js"
-import type { CaptureRecord, SourceUrl } from "../Domain.js"
+import { type CaptureRecord, captureFormat, captureFormatV2, sha256Of, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
   type CaptureReadError,
   type CaptureWriteError,
   CaptureWriteFailed,
+  CorruptCapture,
   MissingCapture
 } from "../Errors.js"
-import { decodeRecordText } from "../internal/recordDecode.js"
+import { checkBody, decodeRecordText } from "../internal/recordDecode.js"
 
 /**
  * @since 0.1.0
@@ -31,6 +32,22 @@ import { decodeRecordText } from "../internal/recordDecode.js"
 export interface MemoryOptions {
   /** Records the store starts with, written through the same exclusive `write` (a repeated source fails). */
   readonly records?: Iterable<CaptureRecord>
+}
+
+/** The shared strict read path (the same checks, in the same order, as a record file on disk), then the body. */
+const decodeStored = (
+  source: SourceUrl,
+  text: string,
+  bodies: ReadonlyMap<string, Uint8Array>
+): Either.Either<CaptureRecord, CaptureReadError> => {
+  const checked = decodeRecordText(source, source, text)
+  if (Either.isLeft(checked) || checked.right.format === captureFormat) return checked
+  const record = checked.right
+  const body = bodies.get(record.body.sha256)
+  if (body === undefined) {
+    return Either.left(new CorruptCapture({ source, reason: "body-missing", detail: `no body ${record.body.sha256} is stored` }))
+  }
+  return checkBody(source, record, body)
 }
 
 /**
@@ -42,10 +59,20 @@ export interface MemoryOptions {
 export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptions = {}) {
   // Keyed by the exact source URL string, like the filesystem store's file names.
   const stored = new Map<string, string>()
+  // Bodies of v2 records by digest: copies, so the caller's buffer can change without changing the evidence.
+  const bodies = new Map<string, Uint8Array>()
 
-  const write = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
+  const write = (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> =>
     Effect.suspend((): Effect.Effect<void, CaptureWriteError> => {
       if (stored.has(record.source)) return Effect.fail(new CaptureExists({ source: record.source }))
+      if (record.format === captureFormatV2) {
+        if (body === undefined || body.byteLength !== record.body.byteLength) {
+          return Effect.fail(
+            new CaptureWriteFailed({ source: record.source, detail: "a v2 record is written with the body it describes" })
+          )
+        }
+        if (!bodies.has(record.body.sha256)) bodies.set(record.body.sha256, Uint8Array.prototype.slice.call(body))
+      }
       let text: string
       try {
         text = encodeRecord(record)
@@ -61,11 +88,23 @@ export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptio
   const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
     Effect.suspend((): Effect.Effect<CaptureRecord, CaptureReadError> => {
       const text = stored.get(source)
-      return text === undefined ? Effect.fail(new MissingCapture({ source })) : decodeRecordText(source, source, text)
+      return text === undefined ? Effect.fail(new MissingCapture({ source })) : decodeStored(source, text, bodies)
+    })
+
+  const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> =>
+    Effect.suspend((): Effect.Effect<Uint8Array, CaptureReadError> => {
+      const body = bodies.get(sha256)
+      if (body === undefined) return Effect.fail(new MissingCapture({ source: `body ${sha256}` }))
+      const actual = sha256Of(body)
+      return actual === sha256
+        ? Effect.succeed(Uint8Array.prototype.slice.call(body))
+        : Effect.fail(
+          new CorruptCapture({ source: `body ${sha256}`, reason: "body-mismatch", detail: `the stored body hashes to ${actual}` })
+        )
     })
 
   for (const record of options.records ?? []) yield* write(record)
-  return CaptureStore.of({ read, write }) satisfies CaptureStoreShape
+  return CaptureStore.of({ read, write, readBody }) satisfies CaptureStoreShape
 })
 
 /**

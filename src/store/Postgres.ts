@@ -25,17 +25,24 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
-import { CaptureStore, type CaptureStoreShape, defaultMaxRecordBytes, encodeRecordChunks } from "../CaptureStore.js"
-import type { CaptureRecord, SourceUrl } from "../Domain.js"
+import {
+  CaptureStore,
+  type CaptureStoreShape,
+  defaultMaxBodyBytes,
+  defaultMaxRecordBytes,
+  encodeRecordChunks
+} from "../CaptureStore.js"
+import { type CaptureRecord, captureFormat, type CaptureRecordV2, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
   type CaptureReadError,
   type CaptureWriteError,
   CaptureWriteFailed,
+  type CorruptCapture,
   MissingCapture,
   StoreUnavailable
 } from "../Errors.js"
-import { corrupt, decodeRecordText } from "../internal/recordDecode.js"
+import { checkBody, corrupt, decodeRecordText } from "../internal/recordDecode.js"
 import { migrations, migrationsTable } from "./PostgresMigrations.js"
 
 export { captureRole, migrationsTable, verifierRole } from "./PostgresMigrations.js"
@@ -54,6 +61,8 @@ export interface PostgresOptions {
   readonly create?: boolean
   /** Largest record `read` fetches, in bytes (default 400 MiB, as on disk). */
   readonly maxRecordBytes?: number
+  /** Largest body `read` and `readBody` fetch, in bytes (default 64 MiB, as on disk). */
+  readonly maxBodyBytes?: number
 }
 
 const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
@@ -95,6 +104,11 @@ interface CaptureRow {
   readonly sha256: string
 }
 
+interface BodyRow {
+  readonly size: number
+  readonly bytes: Uint8Array | null
+}
+
 /**
  * A store on one run, over the `SqlClient` in context (a PostgreSQL client).
  *
@@ -105,6 +119,7 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
   const sql = yield* SqlClient.SqlClient
   const run = options.run
   const maxRecordBytes = options.maxRecordBytes ?? defaultMaxRecordBytes
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes
   const problem = runProblem(run)
   if (problem !== undefined) return yield* new StoreUnavailable({ run, detail: problem })
 
@@ -124,18 +139,30 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
     if (rows.length === 0) return yield* new StoreUnavailable({ run, detail: "no such run in this database" })
   }
 
-  const write = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
+  const write = (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> =>
     Effect.suspend(() => {
+      if (record.format !== captureFormat && (body === undefined || body.byteLength !== record.body.byteLength)) {
+        return Effect.fail(
+          new CaptureWriteFailed({ source: record.source, detail: "a v2 record is written with the body it describes" })
+        )
+      }
       let bytes: Buffer
       try {
         bytes = Buffer.concat(Array.from(encodeRecordChunks(record), (piece) => Buffer.from(piece, "utf8")))
       } catch (error) {
         return Effect.fail(new CaptureWriteFailed({ source: String(record.source), detail: String(error) }))
       }
-      // One statement is one transaction (or joins the caller's): the row appears complete at commit,
-      // or not at all, and costs one round trip.
-      return sql`INSERT INTO citegate_captures (run, source, record, record_sha256, sha256)
-            VALUES (${run}, ${record.source}, ${bytes}, ${sha256Hex(bytes)}, ${record.sha256})`.pipe(
+      const bodySha256 = record.format === captureFormat ? null : record.body.sha256
+      const insertRecord = sql`INSERT INTO citegate_captures (run, source, record, record_sha256, sha256, body_sha256)
+            VALUES (${run}, ${record.source}, ${bytes}, ${sha256Hex(bytes)}, ${record.sha256}, ${bodySha256})`
+      // One transaction: the row (and its body, first) appear complete at commit, or not at all. A body
+      // already stored under its digest (another source sent the same bytes) is kept; read checks it.
+      // A v1 record is one statement, its own transaction (or the caller's): one round trip.
+      const insert = bodySha256 === null || body === undefined ? insertRecord : sql.withTransaction(
+        sql`INSERT INTO citegate_bodies (sha256, bytes) VALUES (${bodySha256}, ${Buffer.from(body.buffer, body.byteOffset, body.byteLength)})
+            ON CONFLICT (sha256) DO NOTHING`.pipe(Effect.zipRight(insertRecord))
+      )
+      return insert.pipe(
         Effect.asVoid,
         Effect.mapError((error): CaptureWriteError => {
           const state = sqlState(error)
@@ -181,10 +208,44 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
               `the record names the capture digest ${record.sha256}, the row ${row.sha256}`
             ))
         )
+      }),
+      Effect.flatMap((record) => record.format === captureFormat ? Effect.succeed(record) : withBody(source, record))
+    )
+
+  /** The stored body with this digest, within the size limit; `name` is what errors call it. */
+  const fetchBody = (name: string, sha256: string): Effect.Effect<Uint8Array | undefined, CorruptCapture> =>
+    sql<BodyRow>`
+      SELECT octet_length(bytes) AS size, CASE WHEN octet_length(bytes) <= ${maxBodyBytes} THEN bytes END AS bytes
+      FROM citegate_bodies WHERE sha256 = ${sha256}`.pipe(
+      Effect.mapError((error) => corrupt(name, "unreadable", `the database: ${sqlDetail(error)}`)),
+      Effect.flatMap((rows): Either.Either<Uint8Array | undefined, CorruptCapture> => {
+        const row = rows[0]
+        if (row === undefined) return Either.right(undefined)
+        return row.bytes === null
+          ? Either.left(corrupt(name, "too-large", `the body is ${row.size} bytes, over the limit of ${maxBodyBytes}`))
+          : Either.right(row.bytes)
       })
     )
 
-  return CaptureStore.of({ read, write }) satisfies CaptureStoreShape
+  /** A v2 record is returned only with its body stored and matching (as on disk). */
+  const withBody = (source: SourceUrl, record: CaptureRecordV2): Effect.Effect<CaptureRecord, CorruptCapture> =>
+    Effect.flatMap(fetchBody(source, record.body.sha256), (body) =>
+      body === undefined
+        ? Either.left(corrupt(source, "body-missing", `no body ${record.body.sha256} is stored`))
+        : checkBody(source, record, body))
+
+  const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {
+    const name = `body ${sha256}`
+    return Effect.flatMap(fetchBody(name, sha256), (body): Effect.Effect<Uint8Array, CaptureReadError> => {
+      if (body === undefined) return Effect.fail(new MissingCapture({ source: name }))
+      const actual = sha256Hex(body)
+      return actual === sha256
+        ? Effect.succeed(body)
+        : Effect.fail(corrupt(name, "body-mismatch", `the stored body hashes to ${actual}`))
+    })
+  }
+
+  return CaptureStore.of({ read, write, readBody }) satisfies CaptureStoreShape
 })
 
 /**

@@ -1,0 +1,66 @@
+/**
+ * Page and heading anchors of v2 captures, for the verifier: where a fact's
+ * named anchor lies in the text, and which anchors hold a verified span.
+ */
+import type { CaptureRecord, Span } from "../Domain.js"
+
+/** A fact's named anchors as `[start, end)` ranges of the text (several sections may share one heading path). */
+export interface NamedAnchor {
+  /** `page 3`, `heading Results > Q3`: how errors and renderings name it. */
+  readonly label: string
+  readonly ranges: ReadonlyArray<readonly [number, number]>
+}
+
+const samePath = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
+  a.length === b.length && a.every((part, i) => part === b[i])
+
+/** The anchors a fact names, or `undefined` when it names none. A v1 capture has none to name. */
+export const namedAnchors = (
+  record: CaptureRecord,
+  fact: { readonly page?: number | undefined; readonly heading?: ReadonlyArray<string> | undefined }
+): ReadonlyArray<NamedAnchor> | undefined => {
+  if (fact.page === undefined && fact.heading === undefined) return undefined
+  const pages = record.format === "citegate.capture/2" ? record.pages ?? [] : []
+  const headings = record.format === "citegate.capture/2" ? record.headings ?? [] : []
+  const named: Array<NamedAnchor> = []
+  if (fact.page !== undefined) {
+    const page = pages[fact.page - 1]
+    named.push({ label: `page ${fact.page}`, ranges: page === undefined ? [] : [[page.start, page.end]] })
+  }
+  if (fact.heading !== undefined) {
+    const path = fact.heading
+    named.push({
+      label: `heading ${path.join(" > ")}`,
+      ranges: headings.filter((h) => samePath(h.path, path)).map((h) => [h.start, h.end] as const)
+    })
+  }
+  return named
+}
+
+/** The page a span starts on and the innermost heading section holding all of it, when the capture has them. */
+export const locate = (record: CaptureRecord, span: Span): { page?: number; heading?: ReadonlyArray<string> } => {
+  if (record.format !== "citegate.capture/2") return {}
+  const located: { page?: number; heading?: ReadonlyArray<string> } = {}
+  const pages = record.pages ?? []
+  // Pages are in order (checked when the record is read): binary search for the one holding span.start.
+  let low = 0
+  let high = pages.length - 1
+  while (low <= high) {
+    const mid = (low + high) >> 1
+    const page = pages[mid]!
+    if (span.start < page.start) high = mid - 1
+    else if (span.start >= page.end && !(span.start === page.end && span.end === page.end)) low = mid + 1
+    else {
+      located.page = page.number
+      break
+    }
+  }
+  let best: { readonly start: number; readonly path: ReadonlyArray<string> } | undefined
+  for (const heading of record.headings ?? []) {
+    if (heading.start <= span.start && span.end <= heading.end && (best === undefined || heading.path.length > best.path.length)) {
+      best = heading
+    }
+  }
+  if (best !== undefined) located.heading = best.path
+  return located
+}

@@ -1,0 +1,74 @@
+/**
+ * Golden fixtures pin each extraction id: the same bytes, served by a real
+ * server on 127.0.0.1 and captured, give exactly the text, digest and anchors
+ * in fixtures/extraction/*.expected.json. A change in what an id produces
+ * (a parser upgrade, an edit of the rule) fails here; it needs a new id.
+ * `CITEGATE_UPDATE_GOLDEN=1` rewrites the expected files (review the diff).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as Capture from "../src/Capture.js"
+import * as CaptureStore from "../src/CaptureStore.js"
+import { type CaptureRecord, recordBody, recordExtraction, sha256Of, type SourceUrl } from "../src/Domain.js"
+import { testServer } from "./httpServer.js"
+import { fixturePath, tempDirectory } from "./support.js"
+
+const fixtures = [
+  { file: "report.txt", contentType: "text/plain; charset=utf-8", extraction: "text/1" },
+  { file: "report.md", contentType: "text/markdown; charset=utf-8", extraction: "markdown/1" },
+  { file: "report.html", contentType: "text/html; charset=utf-8", extraction: "html/1" },
+  { file: "report.pdf", contentType: "application/pdf", extraction: "pdf/1" }
+] as const
+
+const allTypes = ["text/plain", "text/markdown", "text/html", "application/xhtml+xml", "application/pdf"] as const
+
+/** What a golden file pins: everything about the record except where and when it was fetched. */
+const pinned = (record: CaptureRecord) => ({
+  extraction: recordExtraction(record),
+  sha256: record.sha256,
+  body: recordBody(record),
+  pages: record.format === "citegate.capture/2" ? record.pages ?? null : null,
+  headings: record.format === "citegate.capture/2" ? record.headings ?? null : null,
+  text: record.text
+})
+
+describe("golden extraction fixtures", () => {
+  for (const fixture of fixtures) {
+    it.scopedLive(`${fixture.extraction}: ${fixture.file}`, () =>
+      Effect.gen(function*() {
+        const bytes = fs.readFileSync(fixturePath("extraction", fixture.file))
+        const server = yield* testServer((_req, res) => {
+          res.writeHead(200, { "content-type": fixture.contentType })
+          res.end(bytes)
+        })
+        const source = server.url(`/${fixture.file}`) as SourceUrl
+        const directory = yield* tempDirectory
+        const record = yield* Effect.gen(function*() {
+          yield* (yield* Capture.Capture).capture(source)
+          return yield* (yield* CaptureStore.CaptureStore).read(source)
+        }).pipe(
+          Effect.provide(Layer.provideMerge(
+            Capture.layer({ approved: [source], allowLoopbackHttp: true, contentTypes: [...allTypes] }),
+            CaptureStore.layerFileSystem({ directory })
+          ))
+        )
+        const expectedFile = fixturePath("extraction", `${fixture.file}.expected.json`)
+        const actual = pinned(record)
+        if (process.env["CITEGATE_UPDATE_GOLDEN"] === "1") {
+          fs.writeFileSync(expectedFile, JSON.stringify(actual, null, 2) + "\n")
+        }
+        const expected = JSON.parse(fs.readFileSync(expectedFile, "utf8"))
+        assert.deepStrictEqual(actual, expected)
+        assert.strictEqual(actual.extraction, fixture.extraction)
+        // The body digest proves what was fetched; for extracted types it differs from the text digest.
+        assert.strictEqual(actual.body.sha256, sha256Of(bytes))
+        assert.strictEqual(actual.sha256, sha256Of(actual.text))
+        // text/1 and markdown/1 keep the body as is, so their two digests agree; html/1 and pdf/1 do not.
+        if (fixture.extraction === "text/1" || fixture.extraction === "markdown/1") {
+          assert.strictEqual(actual.sha256, actual.body.sha256)
+        }
+        else assert.notStrictEqual(actual.sha256, actual.body.sha256)
+      }))
+  }
+})
