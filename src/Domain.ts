@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 
 /** Annotation that makes a struct reject unknown keys wherever it is decoded. */

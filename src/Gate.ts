@@ -13,7 +13,9 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as CaptureStore from "./CaptureStore.js"
 import * as Config from "./Config.js"
 import type {

@@ -17,7 +17,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { CaptureStore } from "./CaptureStore.js"
 import type { PipelineConfig } from "./Config.js"
 import { Label, recordBody, Rfc3339Utc, sha256Of, Sha256Hex, SourceUrl } from "./Domain.js"

@@ -9,7 +9,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { CaptureStore, defaultMaxRecordBytes } from "./CaptureStore.js"

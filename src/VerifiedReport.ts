@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Mode, Outcome, VerifiedEntry, verifiedFormat } from "./Domain.js"
 import { FactRejection } from "./Errors.js"
 

@@ -17,7 +17,10 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Either, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as Arr from "effect/Array"
 import type { CaptureRecord, Evidence, Sha256Hex, SourceUrl } from "../Domain.js"
 import {

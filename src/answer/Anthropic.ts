@@ -33,7 +33,9 @@
  *
  * @since 0.1.0
  */
-import { Either, ParseResult, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import * as Arr from "effect/Array"
 import { NonBlankString } from "../Domain.js"
 import { InvalidAnswer, type Issue, type StaleManifest } from "../Errors.js"

@@ -24,7 +24,7 @@
  *
  * @since 0.1.0
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import * as Arr from "effect/Array"
 import { AnswerTooLarge, Evi1Invalid, type Evi1Issue, type StaleManifest } from "../Errors.js"
 import type { Manifest } from "../Manifest.js"

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Evidence, Mode, NonBlankString, Outcome, Sha256Hex } from "../Domain.js"
 import { CitationError, UncitedSentence } from "../Errors.js"
 

@@ -9,7 +9,9 @@
  *
  * @since 0.1.0
  */
-import { Data, Match, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Match from "effect/Match"
+import * as Schema from "effect/Schema"
 import type { CaptureRecord } from "../Domain.js"
 import { AnswerError, type CitationRejection, type UncitedSentence } from "../Errors.js"
 import * as Describe from "../render/Describe.js"

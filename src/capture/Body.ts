@@ -2,7 +2,8 @@
  * Reading a checked response's body within the byte cap.
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import type { SourceUrl } from "../Domain.js"
 import { AmbiguousHeader, type CaptureError, TooLarge, TruncatedBody } from "../Errors.js"
 import { transportError } from "./Transport.js"

@@ -6,7 +6,7 @@
  * (rebinding), and literal IP hosts go through the same check.
  */
 import * as Undici from "@effect/platform-node/Undici"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as dns from "node:dns/promises"
 import { isIP } from "node:net"
 import { addressProblem } from "./AddressPolicy.js"

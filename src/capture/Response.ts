@@ -5,7 +5,8 @@
  * length within the byte cap.
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { SourceUrl } from "../Domain.js"
 import {
   AmbiguousHeader,

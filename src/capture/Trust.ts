@@ -10,7 +10,7 @@ import { X509Certificate } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as tls from "node:tls"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { InvalidCaFile } from "../Errors.js"
 import { errorCode, errorText } from "../internal/safeRead.js"
 

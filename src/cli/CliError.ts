@@ -1,5 +1,6 @@
 /** Errors of the command line itself (files, directories, output), and how the process exits. */
-import { Data, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Schema from "effect/Schema"
 
 /** A file the operator named cannot be read. */
 export class FileUnreadable extends Schema.TaggedError<FileUnreadable>()("FileUnreadable", {

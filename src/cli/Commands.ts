@@ -4,8 +4,16 @@
  * no evidence, failed capture or migration), 2 usage or configuration error;
  * main.ts adds 70 (internal error) and 130 / 143 (SIGINT / SIGTERM).
  */
-import { Command, CommandDescriptor as Descriptor, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Effect, Either, Layer, Option, Schema } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import * as Answer from "../answer/Answer.js"
 import * as Anthropic from "../answer/Anthropic.js"

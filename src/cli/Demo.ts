@@ -4,7 +4,10 @@
  * mode) captures them into a new run; four sample drafts are verified and
  * rendered in every format.
  */
-import { Context, Effect, Either, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as fsp from "node:fs/promises"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"

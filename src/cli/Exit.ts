@@ -4,7 +4,8 @@
  * expected failure); 128 + the signal number when interrupted by a signal
  * (130 SIGINT, 143 SIGTERM).
  */
-import { Cause, Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Exit from "effect/Exit"
 
 export const exitCodes = {
   success: 0,

@@ -1,5 +1,5 @@
 /** File and stream access for the command line, with typed errors. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"

@@ -1,5 +1,6 @@
 /** How the command line reports progress, capture results and usage errors (always text, on stderr unless noted). */
-import { Either, Match } from "effect"
+import * as Either from "effect/Either"
+import * as Match from "effect/Match"
 import type { CaptureEvent, CaptureResult } from "../Capture.js"
 import type {
   InvalidBudget,

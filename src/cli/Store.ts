@@ -7,8 +7,11 @@
  * The PostgreSQL store is imported only when chosen, so the filesystem CLI
  * never loads the database driver.
  */
-import { Options } from "@effect/cli"
-import { Effect, type Layer, Option, Redacted } from "effect"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as CaptureStore from "../CaptureStore.js"
 import type { InvalidRunDirectory, StoreUnavailable } from "../Errors.js"
 import { type RunDirectoryExists, StoreChoiceInvalid, type WriteFailed } from "./CliError.js"

@@ -8,9 +8,11 @@
  * interrupts the program (finalizers run: sockets are closed, temporary files
  * removed); a second one ends the process at once.
  */
-import { Command, ValidationError } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Effect } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
 import { version } from "../version.js"
 import { command, commandNames } from "./Commands.js"
 import * as CliExit from "./Exit.js"

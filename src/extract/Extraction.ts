@@ -8,7 +8,7 @@
  *
  * @since 0.2.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { ExtractionId, HeadingAnchor, PageAnchor } from "../Domain.js"
 import { type ExtractionFailed, type ExtractionTooLarge, InvalidEncoding, UnsupportedEncoding } from "../Errors.js"
 import * as Html from "./Html.js"

@@ -22,7 +22,7 @@
  * Only UTF-8: the Content-Type charset, or else a `<meta charset>` /
  * `<meta http-equiv=content-type>`, must name UTF-8.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type DefaultTreeAdapterTypes, parse } from "parse5"
 import { ExtractionTooLarge, UnsupportedEncoding } from "../Errors.js"
 import type { Extracted, ExtractionLimits } from "./Extraction.js"

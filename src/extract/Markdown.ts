@@ -4,7 +4,7 @@
  * parser (micromark, via mdast-util-from-markdown) finds them, each with its
  * path and section.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { HeadingAnchor } from "../Domain.js"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
 import type { Extracted, ExtractionLimits } from "./Extraction.js"

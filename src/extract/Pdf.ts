@@ -10,7 +10,7 @@
  * file; a capture does not). Encrypted files are refused, even those that open
  * with an empty password: their text is not the bytes the server sent.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { PageAnchor } from "../Domain.js"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
 import type { Extracted, ExtractionLimits } from "./Extraction.js"

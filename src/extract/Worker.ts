@@ -9,7 +9,7 @@
  * from `dist/` and from the bundled CLI. It loads the parsers by the file URLs
  * resolved here, from this package's dependencies.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"

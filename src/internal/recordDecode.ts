@@ -5,7 +5,7 @@
  * valid record of its source is the same typed error in every store. A v2
  * record's body is then checked by the store that keeps it (`checkBody`).
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { CaptureRecord, captureFormat, captureFormatV2, CaptureRecordV1, CaptureRecordV2, sha256Of } from "../Domain.js"
 import { CorruptCapture, type CorruptReason, LegacyCapture } from "../Errors.js"
 import { decodeUnknown } from "./decode.js"

@@ -6,7 +6,7 @@
  * Values are returned unescaped, each cut to `maxShownLength`; each renderer
  * escapes them for its format.
  */
-import { Match } from "effect"
+import * as Match from "effect/Match"
 import type {
   AnswerError,
   CaptureError,

@@ -6,7 +6,7 @@
  * outlined when targeted, each highlight linking back to its fact. Facts are
  * numbered from 1; ids and data attributes keep the 0-based index.
  */
-import { Match } from "effect"
+import * as Match from "effect/Match"
 import { type CaptureRecord, captureFormat, recordBody } from "../Domain.js"
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"

@@ -1,5 +1,5 @@
 /** JSON rendering: machine-readable, decodable with `RenderedResult`. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { cut } from "../internal/bounded.js"
 import { maxShownLength } from "./Describe.js"
 import { RenderedResult, type Rendering, toResult } from "./Rendering.js"

@@ -7,7 +7,7 @@
  * only links are the sources of verified citations, as autolinks, and only for
  * canonical http(s) URLs.
  */
-import { Match } from "effect"
+import * as Match from "effect/Match"
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Match } from "effect"
+import * as Match from "effect/Match"
 import * as Html from "./Html.js"
 import * as Json from "./Json.js"
 import * as Markdown from "./Markdown.js"

@@ -3,7 +3,10 @@
  * were verified against) or the typed error that rejected the report. Renderers
  * are pure functions of this value.
  */
-import { Data, Either, Match, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
+import * as Match from "effect/Match"
+import * as Schema from "effect/Schema"
 import type { CaptureRecord } from "../Domain.js"
 import { VerifyError } from "../Errors.js"
 import { VerifiedReport } from "../VerifiedReport.js"

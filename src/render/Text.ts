@@ -1,5 +1,5 @@
 /** Plain-text rendering for terminals and logs; every untrusted value is made control-safe. */
-import { Match } from "effect"
+import * as Match from "effect/Match"
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
