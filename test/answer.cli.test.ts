@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
-import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { RenderedAnswer } from "../src/answer/Render.js"
@@ -8,25 +7,9 @@ import * as CaptureStore from "../src/CaptureStore.js"
 import { decodeOptions } from "../src/Domain.js"
 import * as Manifest from "../src/Manifest.js"
 import { config, configJson, emojiRecord } from "./answerSupport.js"
-import { fixturePath, inventoryRecord, runDirectoryWith, salesRecord, snapshotDirectory, tempDirectory } from "./support.js"
+import { inventoryRecord, runDirectoryWith, salesRecord, snapshotDirectory, tempDirectory } from "./support.js"
+import { cli } from "./cliProcess.js"
 
-const bin = fixturePath("..", "bin", "run-pipeline.js")
-
-interface Ran {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const cli = (args: ReadonlyArray<string>) =>
-  Effect.async<Ran>((resume) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
-  })
 
 const decodeResult = Schema.decodeUnknownEither(RenderedAnswer, decodeOptions)
 

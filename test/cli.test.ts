@@ -1,32 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
-import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { decodeOptions, sha256Of } from "../src/Domain.js"
 import { RenderedResult } from "../src/render/Rendering.js"
 import { plainText, testServer } from "./httpServer.js"
 import { expectedRecordName } from "./mutants.support.js"
-import { fixturePath, fixtureText, snapshotDirectory, tempDirectory } from "./support.js"
+import { fixtureText, snapshotDirectory, tempDirectory } from "./support.js"
+import { cli } from "./cliProcess.js"
 
-const bin = fixturePath("..", "bin", "run-pipeline.js")
-
-interface Ran {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the CLI as a separate process (asynchronously, so this process's test servers keep answering). */
-const cli = (args: ReadonlyArray<string>, cwd?: string) =>
-  Effect.async<Ran>((resume) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: cwd ?? process.cwd(), stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
-  })
 
 const write = (file: string, content: unknown) =>
   Effect.promise(() => fsp.writeFile(file, typeof content === "string" ? content : JSON.stringify(content, null, 2)))

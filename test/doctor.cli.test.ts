@@ -5,12 +5,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as CaptureStore from "../src/CaptureStore.js"
 import {
-  fixturePath,
   INVENTORY,
   inventoryRecord,
   recordPath,
@@ -20,18 +19,7 @@ import {
   snapshotDirectory,
   tempDirectory
 } from "./support.js"
-
-const bin = fixturePath("..", "bin", "run-pipeline.js")
-
-const cli = (args: ReadonlyArray<string>) =>
-  Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
-  })
+import { cli } from "./cliProcess.js"
 
 /**
  * The two states a killed writer leaves (see storeCrash.test.ts): the partial

@@ -5,25 +5,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { sha256Of } from "../src/Domain.js"
 import { plainText, testServer } from "./httpServer.js"
-import { fixturePath, fixtureText, snapshotDirectory, tempDirectory } from "./support.js"
-
-const bin = fixturePath("..", "bin", "run-pipeline.js")
-
-const cli = (args: ReadonlyArray<string>) =>
-  Effect.async<{ code: number | null; stdout: string; stderr: string }>((resume) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
-  })
+import { fixtureText, snapshotDirectory, tempDirectory } from "./support.js"
+import { cli } from "./cliProcess.js"
+import type { Ran } from "./cliProcess.js"
 
 const salesText = fixtureText("q3-sales.txt")
 
@@ -55,8 +44,6 @@ const setup = Effect.gen(function*() {
   const read = (file: string) => Effect.promise(() => fsp.readFile(file, "utf8"))
   return { server, work, source, config, report, runDir, record, verify, read }
 })
-
-type Ran = { readonly code: number | null; readonly stdout: string; readonly stderr: string }
 
 const assertRefused = (ran: Ran, reason: "inside-run-directory" | "is-an-input" | "read-only" | "exists") => {
   assert.strictEqual(ran.code, 2, ran.stderr)

@@ -1,31 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { sha256Of, type SourceUrl } from "../src/Domain.js"
 import * as Manifest from "../src/Manifest.js"
 import { plainText, testServer } from "./httpServer.js"
-import { fixturePath, fixtureText, INVENTORY, inventoryRecord, runDirectoryWith, SALES, salesRecord, snapshotDirectory, tempDirectory } from "./support.js"
+import { fixtureText, INVENTORY, inventoryRecord, runDirectoryWith, SALES, salesRecord, snapshotDirectory, tempDirectory } from "./support.js"
+import { cli } from "./cliProcess.js"
 
-const bin = fixturePath("..", "bin", "run-pipeline.js")
-
-interface Ran {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const cli = (args: ReadonlyArray<string>) =>
-  Effect.async<Ran>((resume) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
-  })
 
 const OUTLOOK = "https://reports.northwind.test/q4-outlook.txt" as SourceUrl
 const labels = ["q3_net_sales", "q3_inventory"]
