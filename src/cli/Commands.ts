@@ -36,6 +36,7 @@ import { terminal } from "../render/Escape.js"
 import { CliExit, StoreChoiceInvalid, TestModeRequired } from "./CliError.js"
 import * as Demo from "./Demo.js"
 import * as Io from "./Io.js"
+import * as Recapture from "./Recapture.js"
 import * as Report from "./Report.js"
 import * as Store from "./Store.js"
 
@@ -523,7 +524,33 @@ const storeInit = Command.make(
   "Create or upgrade citegate's tables, append-only trigger and roles in PostgreSQL (--store or CITEGATE_DATABASE_URL); run as the database owner."
 )))
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit] as const
+// ---------------------------------------------------------------------------
+// recapture: the same approved sources again, into a new run (for an audit)
+// ---------------------------------------------------------------------------
+
+const recapture = Command.make(
+  "recapture",
+  {
+    from: Options.directory("from").pipe(Options.withDescription("The OLD run directory (only read): its records name the sources to fetch again")),
+    config: configOption,
+    runDir: Options.directory("run-dir").pipe(Options.withDescription("The NEW run directory (created; must not exist, must not be inside the old run)")),
+    allowLoopbackHttp: loopbackOption
+  },
+  (args) =>
+    Effect.gen(function*() {
+      yield* orUsageError(Recapture.checkRunDirectories({ from: args.from, to: args.runDir }))
+      const config = yield* orUsageError(loadConfig(args.config))
+      const plan = yield* orUsageError(Recapture.plan(config, args.from, args.runDir))
+      yield* Io.stderr(Recapture.planLines(plan))
+      const store: Store.StoreChoice = { _tag: "FileSystem", directory: args.runDir }
+      const allCaptured = yield* captureInto(Recapture.narrowed(config, plan), args.config, store, args.allowLoopbackHttp, Io.stdout)
+      yield* exitWith(allCaptured ? 0 : 1)
+    })
+).pipe(Command.withDescription(describe(
+  "Capture again, into a NEW run directory, the approved sources the OLD run holds records of (same budgets and policies as capture)."
+)))
+
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [
