@@ -34,7 +34,7 @@ import {
   type NewCapture,
   type Subject
 } from "./Records.js"
-import { type Piece, wordDiff } from "./WordDiff.js"
+import { diffLimits, head, type Piece, wordDiff } from "./WordDiff.js"
 
 /** Longest excerpt or candidate a human rendering shows in full (code units); longer ones are cut with their length. */
 export const maxShown = 2_000
@@ -286,11 +286,11 @@ ${body}
 const sourceText = (s: string): string =>
   visiblePieces(s).map((piece, i) => (i % 2 === 1 ? `<span class="ctl">${h(piece)}</span>` : h(piece))).join("")
 
-const cutNote = (length: number | undefined) =>
-  length === undefined ? "" : `<span class="cut">… (${length} characters; the first ${maxShown} are shown)</span>`
+const cutNote = (length: number | undefined, shown: number) =>
+  length === undefined ? "" : `<span class="cut">… (${length} characters; the first ${shown} are shown)</span>`
 
 const shownPassage = (s: string) =>
-  s.length <= maxShown ? sourceText(s) : sourceText(s.slice(0, maxShown)) + cutNote(s.length)
+  s.length <= maxShown ? sourceText(s) : sourceText(head(s, maxShown)) + cutNote(s.length, maxShown)
 
 const diffSide = (side: ReadonlyArray<Piece>, tag: "del" | "ins") =>
   side.map((p) => (p.changed ? `<${tag} class="chg">${sourceText(p.text)}</${tag}>` : sourceText(p.text))).join("")
@@ -299,8 +299,8 @@ const diffSide = (side: ReadonlyArray<Piece>, tag: "del" | "ins") =>
 const sideBySide = (oldText: string, candidate: Candidate, newTag: string) => {
   const d = wordDiff(oldText, candidate.text)
   return `<div class="sbs">
-<div class="old"><div class="side-tag">Old excerpt (as cited)</div><div class="passage" data-side="old">${diffSide(d.old, "del")}${cutNote(d.oldCut)}</div></div>
-<div class="new"><div class="side-tag">${h(newTag)}</div><div class="passage" data-side="new">${diffSide(d.new, "ins")}${cutNote(d.newCut)}</div></div>
+<div class="old"><div class="side-tag">Old excerpt (as cited)</div><div class="passage" data-side="old">${diffSide(d.old, "del")}${cutNote(d.oldCut, diffLimits.maxChars)}</div></div>
+<div class="new"><div class="side-tag">${h(newTag)}</div><div class="passage" data-side="new">${diffSide(d.new, "ins")}${cutNote(d.newCut, diffLimits.maxChars)}</div></div>
 </div>${d.exact ? "" : `<p class="meta">Too many word changes to align: the differing middle is highlighted as a whole.</p>`}`
 }
 
@@ -328,7 +328,7 @@ const htmlFlag = (f: MaterialFlag) =>
   } → ${f.newTokens.length === 0 ? "(none)" : f.newTokens.map((t) => `<code>${sourceText(t)}</code>`).join(" ")}</li>`
 
 const htmlFinding = (f: Finding, i: number): string => {
-  const head = `<section class="finding" id="finding-${i + 1}" data-status="${f.status}">
+  const top = `<section class="finding" id="finding-${i + 1}" data-status="${f.status}">
 <h3>${i + 1}. <span class="status ${f.status}">${statusWord[f.status]}</span> ${subjectText(f.subject, htmlQuoted)}</h3>
 <p class="meta">Source <code>${h(f.source)}</code></p>
 ${htmlLocation("Old", f.old)}`
@@ -354,7 +354,7 @@ ${
         }</p>\n<div class="passage">${shownPassage(m.snippet)}</div>`
     })
   )
-  return `${head}\n${body}\n</section>`
+  return `${top}\n${body}\n</section>`
 }
 
 export const html = (r: AuditResult): string => {

@@ -44,7 +44,7 @@ export const tokenize = (s: string): Array<string> => s.match(tokenPattern) ?? [
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
 
 /** The first `max` code units, one fewer if that would split a surrogate pair. */
-const head = (s: string, max: number) => s.slice(0, isHighSurrogate(s.charCodeAt(max - 1)) ? max - 1 : max)
+export const head = (s: string, max: number) => s.slice(0, isHighSurrogate(s.charCodeAt(max - 1)) ? max - 1 : max)
 
 /** Joins adjacent tokens with the same flag into pieces. */
 const pieces = (tokens: ReadonlyArray<string>, changed: ReadonlyArray<boolean>): Array<Piece> => {
