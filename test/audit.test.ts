@@ -10,11 +10,13 @@ import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Answer from "../src/answer/Answer.js"
 import * as Audit from "../src/audit/Audit.js"
-import { AuditResult, auditNote, type Finding } from "../src/audit/Records.js"
+import { AuditResult, auditNote, type Finding, limits } from "../src/audit/Records.js"
 import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
 import type { PipelineConfig } from "../src/Config.js"
-import { decodeOptions, type SourceUrl } from "../src/Domain.js"
+import { accessedAt } from "./support.js"
+import { decodeOptions, makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
+import * as MemoryStore from "../src/store/Memory.js"
 import { AuditBaselineRejected, DigestMismatch, MissingCapture } from "../src/Errors.js"
 import * as Gate from "../src/Gate.js"
 import * as Policy from "../src/Policy.js"
@@ -126,7 +128,7 @@ const twoRuns = Effect.gen(function*() {
   const config = { sources, labels: keys } as unknown as PipelineConfig
 
   const oldStore = yield* CaptureStore.makeFileSystem({ directory: oldRun.directory })
-  const facts = []
+  const facts: Array<Record<string, unknown>> = []
   for (const key of keys) {
     const record = yield* oldStore.read(urlOf(sourceOf[key]))
     facts.push({ state: "cited" as const, label: key, source: record.source, captureSha256: record.sha256, snippet: quotes[key] })
@@ -439,5 +441,52 @@ describe("Audit of a verified answer", () => {
       ])
       assert.strictEqual(result.outcome, "drifted")
       Schema.decodeUnknownSync(AuditResult, decodeOptions)(JSON.parse(JSON.stringify(result)))
+    }))
+})
+
+describe("Audit bounds", () => {
+  it.effect("an absent excerpt longer than limits.maxCandidateExcerpt is deleted, marked unsearched, without a candidate search", () =>
+    Effect.gen(function*() {
+      const source = "https://policies.acme.test/terms.txt" as SourceUrl
+      const paragraph = Array.from({ length: 300 }, (_, i) => `Clause ${i} text goes on. `).join("")
+      const long = paragraph.slice(0, limits.maxCandidateExcerpt + 1)
+      const old = makeCaptureRecord({ source, text: `${paragraph}\n`, accessedAt, contentType: "text/plain" })
+      // The first word changed: a candidate search would find the rest at once.
+      const now = makeCaptureRecord({ source, text: `Article${paragraph.slice(6)}\n`, accessedAt, contentType: "text/plain" })
+      const config = { sources: [source], labels: ["terms"] } as unknown as PipelineConfig
+      const oldStore = MemoryStore.layer({ records: [old] }).pipe(Layer.orDie)
+      const report = yield* Effect.flatMap(Gate.Gate, (gate) =>
+        gate.check({ facts: [{ state: "cited", label: "terms", source, captureSha256: old.sha256, snippet: long }] })).pipe(
+          Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(oldStore), Layer.orDie))
+        )
+      const result = yield* Effect.flatMap(Audit.Audit, (audit) => audit.auditReport(report)).pipe(
+        Effect.provide(Audit.layer.pipe(
+          Layer.provide(Verifier.layer),
+          Layer.provide(Audit.fromStore(MemoryStore.layer({ records: [now] }).pipe(Layer.orDie))),
+          Layer.provide(oldStore),
+          Layer.provide(Policy.layer(config))
+        ))
+      )
+      const finding = result.findings[0]!
+      assert.strictEqual(finding.status, "deleted")
+      if (finding.status !== "deleted") return
+      assert.strictEqual(finding.unsearched, "excerpt-too-long")
+      assert.isUndefined(finding.nearest)
+      assert.strictEqual(finding.new.captureSha256, now.sha256)
+      // One code unit shorter, the same excerpt is searched and found changed.
+      const shorter = long.slice(0, limits.maxCandidateExcerpt)
+      const report2 = yield* Effect.flatMap(Gate.Gate, (gate) =>
+        gate.check({ facts: [{ state: "cited", label: "terms", source, captureSha256: old.sha256, snippet: shorter }] })).pipe(
+          Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(oldStore), Layer.orDie))
+        )
+      const result2 = yield* Effect.flatMap(Audit.Audit, (audit) => audit.auditReport(report2)).pipe(
+        Effect.provide(Audit.layer.pipe(
+          Layer.provide(Verifier.layer),
+          Layer.provide(Audit.fromStore(MemoryStore.layer({ records: [now] }).pipe(Layer.orDie))),
+          Layer.provide(oldStore),
+          Layer.provide(Policy.layer(config))
+        ))
+      )
+      assert.strictEqual(result2.findings[0]!.status, "changed")
     }))
 })

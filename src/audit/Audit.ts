@@ -35,6 +35,7 @@ import {
   auditNote,
   type AuditStatus,
   type Finding,
+  limits,
   type Location,
   type MissingReason,
   type Subject,
@@ -256,6 +257,10 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
           continue
         }
         const newCapture = { captureSha256: record.sha256, accessedAt: record.accessedAt }
+        if (item.snippet.length > limits.maxCandidateExcerpt) {
+          findings.push({ status: "deleted", ...head, new: newCapture, unsearched: "excerpt-too-long" })
+          continue
+        }
         const { best, passed } = candidateOf(record, item.snippet, head.old, thresholds)
         if (passed) {
           findings.push({ status: "changed", ...head, new: newCapture, candidate: best!, material: materialChanges(item.snippet, best!.text) })

@@ -16,6 +16,15 @@ const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 export const auditFormat = "citegate.audit/1" as const
 
+/** Bounds of the audit's own work (docs/audit.md#limits). The citation count is the audited report's or answer's. */
+export const limits = {
+  /**
+   * UTF-16 code units of the longest excerpt the candidate search takes. Scoring a candidate is
+   * quadratic in the excerpt's length at worst; quotes are sentences, this is pages.
+   */
+  maxCandidateExcerpt: 4_096
+} as const
+
 /**
  * What every audit states about itself. The audit compares strings: it sees
  * which characters of a cited passage changed, never what they mean.
@@ -167,7 +176,12 @@ export const DeletedFinding = Schema.Struct({
   status: Schema.Literal("deleted"),
   ...findingHead,
   new: NewCapture,
-  nearest: Schema.optional(Candidate)
+  nearest: Schema.optional(Candidate),
+  /**
+   * Present when no candidate was searched for: the excerpt is longer than the candidate search
+   * takes (`limits.maxCandidateExcerpt`), so a changed passage cannot be told from a deleted one.
+   */
+  unsearched: Schema.optional(Schema.Literal("excerpt-too-long"))
 }).annotations({ ...strict, identifier: "DeletedFinding" })
 export type DeletedFinding = typeof DeletedFinding.Type
 
