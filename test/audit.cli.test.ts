@@ -57,7 +57,7 @@ const setup = Effect.gen(function*() {
   assert.strictEqual(captured.code, 0, captured.stderr)
   const store = yield* CaptureStore.makeFileSystem({ directory: oldRun })
   const digestOf = (source: string) => Effect.map(Effect.orDie(store.read(source as SourceUrl)), (r) => r.sha256)
-  const facts = []
+  const facts: Array<Record<string, string>> = []
   for (const label of labels) {
     const source = label === "gone" ? gone : policy
     facts.push({ state: "cited", label, source, captureSha256: yield* digestOf(source), snippet: quotes[label] })
