@@ -25,7 +25,7 @@ import { Policy } from "../Policy.js"
 import * as Verifier from "../Verifier.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import { materialChanges } from "./Material.js"
-import { findNearest, type Nearest } from "./nearest.js"
+import { type Nearest, nearestIn, type Prepared, prepare } from "./nearest.js"
 import {
   type Affected,
   type AffectedClaim,
@@ -214,7 +214,16 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
         retry.forEach((i, k) => results.set(i, second.results[k]!))
       }
 
-      // 4. One finding per citation.
+      // 4. One finding per citation. Each new text (or section of it) is prepared once for the candidate search.
+      const preparedTexts = new Map<CaptureRecord, Map<string, Prepared>>()
+      const prepared = (record: CaptureRecord, from: number, to: number): Prepared => {
+        let byRange = preparedTexts.get(record)
+        if (byRange === undefined) preparedTexts.set(record, byRange = new Map())
+        const key = `${from}:${to}`
+        let entry = byRange.get(key)
+        if (entry === undefined) byRange.set(key, entry = prepare(record.text, { from, to }))
+        return entry
+      }
       const findings: Array<Finding> = []
       let sliceStart = Date.now()
       for (let i = 0; i < items.length; i++) {
@@ -261,7 +270,7 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
           findings.push({ status: "deleted", ...head, new: newCapture, unsearched: "excerpt-too-long" })
           continue
         }
-        const { best, passed } = candidateOf(record, item.snippet, head.old, thresholds)
+        const { best, passed } = candidateOf(record, item.snippet, head.old, thresholds, prepared)
         if (passed) {
           findings.push({ status: "changed", ...head, new: newCapture, candidate: best!, material: materialChanges(item.snippet, best!.text) })
         } else {
@@ -319,13 +328,15 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
  * inside the sections with the old heading path (or the old page), held to
  * the anchor threshold; failing that, the nearest in the whole text, held to
  * the document threshold. `best` is the better of the two even when neither
- * passes (a deleted finding's `nearest`).
+ * passes (a deleted finding's `nearest`). Each text and section is prepared
+ * (normalised) once per audit, through `prepared`.
  */
 const candidateOf = (
   record: CaptureRecord,
   snippet: string,
   old: Location,
-  thresholds: Thresholds
+  thresholds: Thresholds,
+  prepared: (record: CaptureRecord, from: number, to: number) => Prepared
 ): { readonly best: Candidate | undefined; readonly passed: boolean } => {
   const toCandidate = (found: Nearest, scope: "anchor" | "document"): Candidate => {
     const span = { start: found.span.start, end: found.span.end }
@@ -344,14 +355,14 @@ const candidateOf = (
   const named = namedAnchors(record, { page: old.page, heading: old.heading })
   for (const anchor of named ?? []) {
     for (const [from, to] of anchor.ranges) {
-      const found = findNearest(record.text, snippet, { from, to, minScore: 0 })
+      const found = nearestIn(prepared(record, from, to), snippet, { minScore: 0 })
       if (found !== undefined && (anchored === undefined || found.score > anchored.similarity)) {
         anchored = toCandidate(found, "anchor")
       }
     }
   }
   if (anchored !== undefined && anchored.similarity >= thresholds.anchor) return { best: anchored, passed: true }
-  const found = findNearest(record.text, snippet, { from: 0, to: record.text.length, minScore: 0 })
+  const found = nearestIn(prepared(record, 0, record.text.length), snippet, { minScore: 0 })
   const anywhere = found === undefined ? undefined : toCandidate(found, "document")
   if (anywhere !== undefined && anywhere.similarity >= thresholds.document) return { best: anywhere, passed: true }
   const best = anchored === undefined

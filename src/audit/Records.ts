@@ -19,10 +19,11 @@ export const auditFormat = "citegate.audit/1" as const
 /** Bounds of the audit's own work (docs/audit.md#limits). The citation count is the audited report's or answer's. */
 export const limits = {
   /**
-   * UTF-16 code units of the longest excerpt the candidate search takes. Scoring a candidate is
-   * quadratic in the excerpt's length at worst; quotes are sentences, this is pages.
+   * UTF-16 code units of the longest excerpt the candidate search takes (the nearest-passage
+   * search's own fuzzy limit): aligning a candidate is quadratic in the excerpt's length; quotes
+   * are sentences, this is most of a page.
    */
-  maxCandidateExcerpt: 4_096
+  maxCandidateExcerpt: 1_000
 } as const
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Interim nearest-passage search with the interface of `src/anchor/Nearest.ts`
- * (`findNearest(text, snippet, { from, to, minScore })`), used until that
- * module lands.
+ * (`prepare(text, { from, to })`, `nearestIn(prepared, snippet, { minScore })`),
+ * used until that module lands.
  */
 
 export interface Nearest {
@@ -105,13 +105,27 @@ const keep = 4
  * count (linear), the best few are scored with `ratio`. `undefined` when no
  * window scores at least `minScore`, or the region has no words.
  */
-export const findNearest = (
-  text: string,
+export interface Prepared {
+  readonly raw: string
+  readonly from: number
+  readonly to: number
+}
+
+export const prepare = (text: string, options: { readonly from?: number | undefined; readonly to?: number | undefined } = {}): Prepared => ({
+  raw: text,
+  from: Math.max(0, options.from ?? 0),
+  to: Math.min(text.length, options.to ?? text.length)
+})
+
+export const nearestIn = (
+  prepared: Prepared,
   snippet: string,
-  options: { readonly from: number; readonly to: number; readonly minScore: number }
+  options: { readonly minScore?: number | undefined } = {}
 ): Nearest | undefined => {
-  const from = Math.max(0, options.from)
-  const to = Math.min(text.length, options.to)
+  const text = prepared.raw
+  const from = prepared.from
+  const to = prepared.to
+  const minScore = options.minScore ?? 0.6
   if (to <= from) return undefined
   const want = new Map<string, number>()
   let size = 0
@@ -172,7 +186,7 @@ export const findNearest = (
     const end = ends[b.first + width - 1]!
     const candidate = text.slice(start, end)
     const score = ratio(snippet, candidate)
-    if (score >= options.minScore && (result === undefined || score > result.score)) {
+    if (score >= minScore && (result === undefined || score > result.score)) {
       result = { method: snippet.length <= maxCharRatio ? "window+ratio" : "window+word-ratio", score, span: { start, end }, text: candidate }
     }
   }
