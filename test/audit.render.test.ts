@@ -126,6 +126,16 @@ describe("audit renderings", () => {
     }
   })
 
+  it("a deleted finding whose excerpt was too long to search says so in every human format", () => {
+    const base = Schema.encodeSync(AuditResult)(result)
+    const deleted = { ...base.findings[4]!, unsearched: "excerpt-too-long" }
+    const unsearched = Schema.decodeUnknownSync(AuditResult)({ ...base, findings: [deleted] })
+    for (const format of ["text", "markdown", "html"] as const) {
+      assert.include(AuditRender.render(format, unsearched), "no candidate searched: the excerpt is longer than the candidate search takes (1000 code units)", format)
+    }
+    assert.notInclude(AuditRender.render("text", result), "no candidate searched")
+  })
+
   it("long excerpts and candidates are cut in human renderings with their length, kept whole in JSON", () => {
     const long = `${"word ".repeat(1_000)}30 end`
     const base = Schema.encodeSync(AuditResult)(result)

@@ -32,6 +32,7 @@ import {
   type Location,
   type MaterialFlag,
   type NewCapture,
+  limits,
   type Subject
 } from "./Records.js"
 import { diffLimits, head, type Piece, wordDiff } from "./WordDiff.js"
@@ -107,6 +108,9 @@ const missingText: Record<"not-captured" | "capture-failed" | "unreadable", stri
   unreadable: "the new run's capture of the source cannot be trusted"
 }
 
+const unsearchedText =
+  `no candidate searched: the excerpt is longer than the candidate search takes (${limits.maxCandidateExcerpt} code units), so a changed passage cannot be told from a deleted one`
+
 // --- text -------------------------------------------------------------------------------------
 
 const textFinding = (f: Finding): Array<string> => {
@@ -132,7 +136,9 @@ const textFinding = (f: Finding): Array<string> => {
       deleted: (d) =>
         void lines.push(
           `    new        ${newCaptureText(d.new)}`,
-          ...(d.nearest === undefined
+          ...(d.unsearched !== undefined
+            ? [`    nearest    ${unsearchedText}`]
+            : d.nearest === undefined
             ? [`    nearest    no passage found`]
             : [
               `    nearest    ${quoted(cut(d.nearest.text, maxShown))}`,
@@ -210,7 +216,9 @@ const mdFinding = (f: Finding, n: number): Array<string> => {
     )
   } else if (f.status === "deleted") {
     lines.push(
-      ...(f.nearest === undefined
+      ...(f.unsearched !== undefined
+        ? [`${unsearchedText}.`, ""]
+        : f.nearest === undefined
         ? ["No similar passage was found.", ""]
         : [`Nearest passage, below the threshold: ${mdCandidate(f.nearest)}`, "", markdownBlock(cut(f.nearest.text, maxShown)), ""])
     )
@@ -345,7 +353,9 @@ ${c.material.length === 0 ? `<p class="meta">Material changes: none flagged.</p>
         `${htmlNewCapture(d.new)}
 ${
           d.nearest === undefined
-            ? `<div class="passage">${shownPassage(d.snippet)}</div>\n<p class="meta">No similar passage was found.</p>`
+            ? `<div class="passage">${shownPassage(d.snippet)}</div>\n<p class="meta">${
+              d.unsearched !== undefined ? h(unsearchedText) : "No similar passage was found."
+            }</p>`
             : `${htmlCandidate("Nearest passage, below the threshold", d.nearest)}\n${sideBySide(d.snippet, d.nearest, "Nearest new passage")}`
         }`,
       source_missing: (m) =>
