@@ -125,7 +125,7 @@ const twoRuns = Effect.gen(function*() {
   assert.strictEqual(oldRun.failures.size, 0, JSON.stringify([...oldRun.failures]))
   revision = 1
   const newRun = yield* captureRun(sources)
-  const config = { sources, labels: keys } as unknown as PipelineConfig
+  const config = { sources, labels: [...keys, "refundSentence"] } as unknown as PipelineConfig
 
   const oldStore = yield* CaptureStore.makeFileSystem({ directory: oldRun.directory })
   const facts: Array<Record<string, unknown>> = []
@@ -284,6 +284,24 @@ describe("Audit over two captured runs", () => {
       assert.strictEqual(finding.status, "relocated")
       const newText = yield* textOf(runs.newRun.directory, runs.urlOf("/policy.md"))
       assert.include(newText, `can no longer be ${quotes.refund}`)
+    }))
+
+  it.scopedLive("quoting the whole sentence instead: changed, with a negation flag naming the new `no`", () =>
+    Effect.gen(function*() {
+      const runs = yield* twoRuns
+      const oldStore = yield* CaptureStore.makeFileSystem({ directory: runs.oldRun.directory })
+      const record = yield* oldStore.read(runs.urlOf("/policy.md"))
+      const sentence = "Annual plans may be refunded in full within the first 30 days of the subscription term."
+      const report = yield* Effect.flatMap(Gate.Gate, (gate) =>
+        gate.check({
+          facts: [{ state: "cited", label: "refundSentence", source: record.source, captureSha256: record.sha256, snippet: sentence }]
+        })).pipe(Effect.provide(Gate.layer({ runDirectory: runs.oldRun.directory, config: runs.config })))
+      const finding = (yield* auditReport(runs, undefined, report)).findings[0]!
+      assert.strictEqual(finding.status, "changed")
+      if (finding.status !== "changed") return
+      assert.include(finding.candidate.text, "can no longer be refunded")
+      assert.strictEqual(finding.candidate.scope, "anchor")
+      assert.deepStrictEqual(finding.material, [{ kind: "negation", oldTokens: [], newTokens: ["no"] }])
     }))
 
   it.scopedLive("non-BMP text: spans in UTF-16 code units, shifted by the emoji; a candidate never splits a pair", () =>
