@@ -462,6 +462,60 @@ describe("Audit of a verified answer", () => {
     }))
 })
 
+/** Audits one cited excerpt of an old text against a new text, both held in memory stores. */
+const auditInMemory = (oldText: string, newText: string, snippet: string) =>
+  Effect.gen(function*() {
+    const source = "https://policies.acme.test/terms.txt" as SourceUrl
+    const old = makeCaptureRecord({ source, text: oldText, accessedAt, contentType: "text/plain" })
+    const now = makeCaptureRecord({ source, text: newText, accessedAt, contentType: "text/plain" })
+    const config = { sources: [source], labels: ["terms"] } as unknown as PipelineConfig
+    const oldStore = MemoryStore.layer({ records: [old] }).pipe(Layer.orDie)
+    const report = yield* Effect.flatMap(Gate.Gate, (gate) =>
+      gate.check({ facts: [{ state: "cited", label: "terms", source, captureSha256: old.sha256, snippet }] })).pipe(
+        Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(oldStore), Layer.orDie))
+      )
+    const result = yield* Effect.flatMap(Audit.Audit, (audit) => audit.auditReport(report)).pipe(
+      Effect.provide(Audit.layer.pipe(
+        Layer.provide(Verifier.layer),
+        Layer.provide(Audit.fromStore(MemoryStore.layer({ records: [now] }).pipe(Layer.orDie))),
+        Layer.provide(oldStore),
+        Layer.provide(Policy.layer(config))
+      ))
+    )
+    return result.findings[0]!
+  })
+
+const filler = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, i) => `Filler line ${from + i} says little of note.\n`).join("")
+
+describe("Candidate search near the old position", () => {
+  const sentence = "Each account may send at most 30 requests per second to the public API."
+  const oldText = filler(0, 3000) + sentence + "\n" + filler(3000, 6000)
+
+  it.effect("an edited passage near its old position is the candidate, even when a closer match lies far away", () =>
+    Effect.gen(function*() {
+      const near = "Each account may send at most 25 requests per minute to the public API."
+      const far = "Each account may send at most 20 requests per second to the public API."
+      const finding = yield* auditInMemory(oldText, filler(0, 3000) + near + "\n" + filler(3000, 6000) + far + "\n", sentence)
+      assert.strictEqual(finding.status, "changed")
+      if (finding.status !== "changed") return
+      assert.strictEqual(finding.candidate.scope, "document")
+      assert.include(finding.candidate.text, "25 requests per minute")
+      assert.isBelow(Math.abs(finding.candidate.span.start - finding.old.span.start), Audit.nearbyRadius)
+      assert.deepStrictEqual(finding.material, [{ kind: "numbers", oldTokens: ["30"], newTokens: ["25"] }])
+    }))
+
+  it.effect("an edited passage moved far away is found by the whole-text search", () =>
+    Effect.gen(function*() {
+      const far = "Each account may send at most 20 requests per second to the public API."
+      const finding = yield* auditInMemory(oldText, filler(0, 6000) + far + "\n", sentence)
+      assert.strictEqual(finding.status, "changed")
+      if (finding.status !== "changed") return
+      assert.include(finding.candidate.text, "20 requests per second")
+      assert.isAbove(finding.candidate.span.start - finding.old.span.start, Audit.nearbyRadius)
+    }))
+})
+
 describe("Audit bounds", () => {
   it.effect("an absent excerpt longer than limits.maxCandidateExcerpt is deleted, marked unsearched, without a candidate search", () =>
     Effect.gen(function*() {
