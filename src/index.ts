@@ -41,3 +41,8 @@ export * as AnswerRecords from "./answer/Records.js"
 export * as Evi1 from "./answer/Evi1.js"
 export * as Anthropic from "./answer/Anthropic.js"
 export * as AnswerRender from "./answer/Render.js"
+
+/** Drift audit: what became of a verified report's or answer's citations in a later capture of the same sources. */
+export * as Audit from "./audit/Audit.js"
+export * as AuditRecords from "./audit/Records.js"
+export * as AuditMaterial from "./audit/Material.js"

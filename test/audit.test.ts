@@ -125,7 +125,7 @@ const twoRuns = Effect.gen(function*() {
   assert.strictEqual(oldRun.failures.size, 0, JSON.stringify([...oldRun.failures]))
   revision = 1
   const newRun = yield* captureRun(sources)
-  const config = { sources, labels: keys } as unknown as PipelineConfig
+  const config = { sources, labels: [...keys, "refundSentence"] } as unknown as PipelineConfig
 
   const oldStore = yield* CaptureStore.makeFileSystem({ directory: oldRun.directory })
   const facts: Array<Record<string, unknown>> = []
@@ -286,6 +286,24 @@ describe("Audit over two captured runs", () => {
       assert.include(newText, `can no longer be ${quotes.refund}`)
     }))
 
+  it.scopedLive("quoting the whole sentence instead: changed, with a negation flag naming the new `no`", () =>
+    Effect.gen(function*() {
+      const runs = yield* twoRuns
+      const oldStore = yield* CaptureStore.makeFileSystem({ directory: runs.oldRun.directory })
+      const record = yield* oldStore.read(runs.urlOf("/policy.md"))
+      const sentence = "Annual plans may be refunded in full within the first 30 days of the subscription term."
+      const report = yield* Effect.flatMap(Gate.Gate, (gate) =>
+        gate.check({
+          facts: [{ state: "cited", label: "refundSentence", source: record.source, captureSha256: record.sha256, snippet: sentence }]
+        })).pipe(Effect.provide(Gate.layer({ runDirectory: runs.oldRun.directory, config: runs.config })))
+      const finding = (yield* auditReport(runs, undefined, report)).findings[0]!
+      assert.strictEqual(finding.status, "changed")
+      if (finding.status !== "changed") return
+      assert.include(finding.candidate.text, "can no longer be refunded")
+      assert.strictEqual(finding.candidate.scope, "anchor")
+      assert.deepStrictEqual(finding.material, [{ kind: "negation", oldTokens: [], newTokens: ["no"] }])
+    }))
+
   it.scopedLive("non-BMP text: spans in UTF-16 code units, shifted by the emoji; a candidate never splits a pair", () =>
     Effect.gen(function*() {
       const runs = yield* twoRuns
@@ -441,6 +459,60 @@ describe("Audit of a verified answer", () => {
       ])
       assert.strictEqual(result.outcome, "drifted")
       Schema.decodeUnknownSync(AuditResult, decodeOptions)(JSON.parse(JSON.stringify(result)))
+    }))
+})
+
+/** Audits one cited excerpt of an old text against a new text, both held in memory stores. */
+const auditInMemory = (oldText: string, newText: string, snippet: string) =>
+  Effect.gen(function*() {
+    const source = "https://policies.acme.test/terms.txt" as SourceUrl
+    const old = makeCaptureRecord({ source, text: oldText, accessedAt, contentType: "text/plain" })
+    const now = makeCaptureRecord({ source, text: newText, accessedAt, contentType: "text/plain" })
+    const config = { sources: [source], labels: ["terms"] } as unknown as PipelineConfig
+    const oldStore = MemoryStore.layer({ records: [old] }).pipe(Layer.orDie)
+    const report = yield* Effect.flatMap(Gate.Gate, (gate) =>
+      gate.check({ facts: [{ state: "cited", label: "terms", source, captureSha256: old.sha256, snippet }] })).pipe(
+        Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(oldStore), Layer.orDie))
+      )
+    const result = yield* Effect.flatMap(Audit.Audit, (audit) => audit.auditReport(report)).pipe(
+      Effect.provide(Audit.layer.pipe(
+        Layer.provide(Verifier.layer),
+        Layer.provide(Audit.fromStore(MemoryStore.layer({ records: [now] }).pipe(Layer.orDie))),
+        Layer.provide(oldStore),
+        Layer.provide(Policy.layer(config))
+      ))
+    )
+    return result.findings[0]!
+  })
+
+const filler = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, i) => `Filler line ${from + i} says little of note.\n`).join("")
+
+describe("Candidate search near the old position", () => {
+  const sentence = "Each account may send at most 30 requests per second to the public API."
+  const oldText = filler(0, 3000) + sentence + "\n" + filler(3000, 6000)
+
+  it.effect("an edited passage near its old position is the candidate, even when a closer match lies far away", () =>
+    Effect.gen(function*() {
+      const near = "Each account may send at most 25 requests per minute to the public API."
+      const far = "Each account may send at most 20 requests per second to the public API."
+      const finding = yield* auditInMemory(oldText, filler(0, 3000) + near + "\n" + filler(3000, 6000) + far + "\n", sentence)
+      assert.strictEqual(finding.status, "changed")
+      if (finding.status !== "changed") return
+      assert.strictEqual(finding.candidate.scope, "document")
+      assert.include(finding.candidate.text, "25 requests per minute")
+      assert.isBelow(Math.abs(finding.candidate.span.start - finding.old.span.start), Audit.nearbyRadius)
+      assert.deepStrictEqual(finding.material, [{ kind: "numbers", oldTokens: ["30"], newTokens: ["25"] }])
+    }))
+
+  it.effect("an edited passage moved far away is found by the whole-text search", () =>
+    Effect.gen(function*() {
+      const far = "Each account may send at most 20 requests per second to the public API."
+      const finding = yield* auditInMemory(oldText, filler(0, 6000) + far + "\n", sentence)
+      assert.strictEqual(finding.status, "changed")
+      if (finding.status !== "changed") return
+      assert.include(finding.candidate.text, "20 requests per second")
+      assert.isAbove(finding.candidate.span.start - finding.old.span.start, Audit.nearbyRadius)
     }))
 })
 

@@ -270,7 +270,14 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
           findings.push({ status: "deleted", ...head, new: newCapture, unsearched: "excerpt-too-long" })
           continue
         }
-        const { best, passed } = candidateOf(record, item.snippet, head.old, thresholds, prepared)
+        const { best, passed } = candidateOf(
+          record,
+          item.snippet,
+          head.old,
+          thresholds,
+          prepared,
+          old.captures.get(item.source as SourceUrl)!.text.length
+        )
         if (passed) {
           findings.push({ status: "changed", ...head, new: newCapture, candidate: best!, material: materialChanges(item.snippet, best!.text) })
         } else {
@@ -323,6 +330,25 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
   return Audit.of({ auditReport, auditAnswer })
 })
 
+/** Code units each side of the old position searched first (at least; 16 excerpt lengths when longer). */
+export const nearbyRadius = 16 * 1024
+
+/**
+ * The window around `center` searched before the whole text, or `undefined` when it would cover
+ * most of the text anyway. Its ends never split a surrogate pair.
+ */
+const nearbyRange = (text: string, snippetLength: number, center: number): { from: number; to: number } | undefined => {
+  const radius = Math.max(nearbyRadius, 16 * snippetLength)
+  if (2 * radius + snippetLength >= text.length / 2) return undefined
+  let from = Math.max(0, center - radius)
+  let to = Math.min(text.length, center + snippetLength + radius)
+  if (from > 0 && isLowSurrogate(text.charCodeAt(from))) from--
+  if (to < text.length && isLowSurrogate(text.charCodeAt(to))) to++
+  return { from, to }
+}
+
+const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
+
 /**
  * The candidate for an excerpt gone from the new text: the nearest passage
  * inside the sections with the old heading path (or the old page), held to
@@ -336,7 +362,8 @@ const candidateOf = (
   snippet: string,
   old: Location,
   thresholds: Thresholds,
-  prepared: (record: CaptureRecord, from: number, to: number) => Prepared
+  prepared: (record: CaptureRecord, from: number, to: number) => Prepared,
+  oldLength: number
 ): { readonly best: Candidate | undefined; readonly passed: boolean } => {
   const toCandidate = (found: Nearest, scope: "anchor" | "document"): Candidate => {
     const span = { start: found.span.start, end: found.span.end }
@@ -362,6 +389,17 @@ const candidateOf = (
     }
   }
   if (anchored !== undefined && anchored.similarity >= thresholds.anchor) return { best: anchored, passed: true }
+  // Near the old position first (scaled to the new length): most edited passages stay roughly where
+  // they were, and a window costs its size, not the text's. Held to the document threshold; the whole
+  // text is searched only when nothing nearby passes.
+  const near = nearbyRange(record.text, snippet.length, Math.round(old.span.start * (record.text.length / Math.max(1, oldLength))))
+  if (near !== undefined) {
+    const found = nearestIn(prepare(record.text, near), snippet, { minScore: 0 })
+    if (found !== undefined && found.score >= thresholds.document) {
+      const candidate = toCandidate(found, "document")
+      if (candidate.similarity >= thresholds.document) return { best: candidate, passed: true }
+    }
+  }
   const found = nearestIn(prepared(record, 0, record.text.length), snippet, { minScore: 0 })
   const anywhere = found === undefined ? undefined : toCandidate(found, "document")
   if (anywhere !== undefined && anywhere.similarity >= thresholds.document) return { best: anywhere, passed: true }
