@@ -604,7 +604,7 @@ const audit = Command.make(
     })
 ).pipe(Command.withDescription(HelpDoc.blocks([
   HelpDoc.p("Audit a report's or answer's verified citations against a NEW run of the same sources: unchanged, relocated, changed, deleted or source_missing (read-only)."),
-  HelpDoc.p("Exit codes: 0 nothing drifted; 1 something drifted (changed, deleted or source_missing); 2 usage error, or the report or answer does not verify against the old run; 70 internal error")
+  HelpDoc.p("Exit codes: 0 nothing drifted; 1 something drifted (changed, deleted or source_missing); 2 usage error, or the report or answer does not verify against the old run; 70 internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM)")
 ])))
 
 const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit] as const
