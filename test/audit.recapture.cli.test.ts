@@ -84,6 +84,20 @@ describe("run-pipeline recapture", () => {
       assert.strictEqual(policy.format, "citegate.capture/2")
     }))
 
+  it.scopedLive("a source whose old record was altered is captured again, with a warning naming why", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const file = path.join(s.oldRun, CaptureStore.recordFileName(s.notes))
+      const record = JSON.parse(yield* Effect.promise(() => fsp.readFile(file, "utf8")))
+      yield* Effect.promise(() => fsp.chmod(file, 0o644))
+      yield* Effect.promise(() => fsp.writeFile(file, JSON.stringify({ ...record, text: record.text.replace("first", "fIrst") })))
+      const newRun = path.join(s.work, "new")
+      const ran = yield* cli(["recapture", "--from", s.oldRun, "--config", s.config, "--run-dir", newRun, "--allow-loopback-http"])
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.include(ran.stderr, `recapture: WARNING  ${s.notes}: the old record is unusable (DigestMismatch); captured again`)
+      assert.strictEqual(yield* readText(newRun, s.notes), notesV2)
+    }))
+
   it.scopedLive("the capture budgets of the configuration hold: a revision over maxBytes fails (exit 1)", () =>
     Effect.gen(function*() {
       const s = yield* setup({ maxBytes: 120 })
