@@ -39,6 +39,7 @@ import {
   UnknownLabel,
   VerificationTimeout
 } from "./Errors.js"
+import * as Diagnostic from "./anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
 import { locate, namedAnchors } from "./internal/anchors.js"
 import * as MultiSearch from "./internal/multiSearch.js"
@@ -312,6 +313,8 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
       })
       const loaded = new Map<SourceUrl, CaptureRecord>()
+      // Repair diagnostics on SnippetAbsent (nearest passage), bounded to a quarter of the deadline.
+      const diagnose = Diagnostic.forVerification(policy.timeoutMs / 4)
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       let credit = searchSlice
       for (const [record, indices] of toSearch) {
@@ -330,7 +333,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
           const hit = found[k]
           const snippet = snippets[k]!
           if (hit === undefined) {
-            failures[i]!.push(new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet }))
+            failures[i]!.push(
+              new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet, ...diagnose(record, snippet) })
+            )
           } else {
             const anchored = checkAnchors(record, citations[i]!, hit.start)
             if (typeof anchored !== "number") failures[i]!.push(anchored)
