@@ -11,7 +11,7 @@ import { anchorText, counts, digestPrefix, factNumber, plural, provenanceNote, t
 const indent = (lines: ReadonlyArray<string>, by = "    ") => lines.map((line) => by + line)
 
 const description = (d: Describe.Description): Array<string> => [
-  ...d.fields.map(([name, value]) => `${name}: ${name === "snippet" || name === "label" ? quoted(value) : terminal(value)}`),
+  ...d.fields.map(([name, value]) => `${name}: ${name === "snippet" || name === "label" || name === "nearest passage" ? quoted(value) : terminal(value)}`),
   `fix: ${d.fix}`
 ]
 
