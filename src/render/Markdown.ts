@@ -17,7 +17,7 @@ import { markdown as md, markdownBlock, markdownCode, markdownUrl } from "./Esca
 import { anchorText, counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
 
 /** Fields whose exact characters and spacing the reader must compare: shown as blocks. */
-const blockFields = new Set(["snippet", "nearest passage", "differences"])
+const blockFields = new Set(["snippet"])
 
 const rejection = (failure: FactRejection): string => {
   const d = Describe.factError(failure.error)
