@@ -41,3 +41,7 @@ export * as AnswerRecords from "./answer/Records.js"
 export * as Evi1 from "./answer/Evi1.js"
 export * as Anthropic from "./answer/Anthropic.js"
 export * as AnswerRender from "./answer/Render.js"
+
+/** Anchoring: verified spans in UTF-16, code points and UTF-8 bytes; W3C Web Annotation selectors. */
+export * as Offsets from "./anchor/Offsets.js"
+export * as Selectors from "./anchor/Selectors.js"
