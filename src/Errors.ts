@@ -269,6 +269,27 @@ export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("Anchor
   }
 }
 
+/**
+ * What the citation quotes occurs more than once, and nothing picks one
+ * occurrence: with a `prefix` and/or `suffix`, `occurrences` (at least 2) of
+ * them still match with it; without, the policy is `verify.ambiguous: "reject"`
+ * and `occurrences` counts the snippet itself.
+ */
+export class AmbiguousSnippet extends Schema.TaggedError<AmbiguousSnippet>()("AmbiguousSnippet", {
+  source: Schema.String,
+  captureSha256: Schema.String,
+  snippet: Schema.String,
+  occurrences: Schema.Int,
+  prefix: Schema.optional(Schema.String),
+  suffix: Schema.optional(Schema.String)
+}) {
+  override get message() {
+    const context = this.prefix === undefined && this.suffix === undefined ? "" : " with the given prefix/suffix"
+    return `The snippet occurs ${this.occurrences} times${context} in capture ${short(this.captureSha256)}… of ${this.source}; ` +
+      "exactly one occurrence must be named"
+  }
+}
+
 /** Why one fact of a report failed verification. */
 export const FactError = Schema.Union(
   NotApproved,
@@ -279,7 +300,8 @@ export const FactError = Schema.Union(
   LegacyCapture,
   DigestMismatch,
   SnippetAbsent,
-  AnchorMismatch
+  AnchorMismatch,
+  AmbiguousSnippet
 )
 export type FactError = typeof FactError.Type
 
@@ -326,7 +348,8 @@ export const factErrorTags = [
   "LegacyCapture",
   "DigestMismatch",
   "SnippetAbsent",
-  "AnchorMismatch"
+  "AnchorMismatch",
+  "AmbiguousSnippet"
 ] as const satisfies ReadonlyArray<FactError["_tag"]>
 // A FactError tag missing from the list above is a type error here.
 const _everyFactErrorTagListed: Exclude<FactError["_tag"], typeof factErrorTags[number]> extends never ? true : never = true
@@ -714,7 +737,9 @@ export const CitationError = Schema.Union(
   SpanMismatch,
   AnchorUnsupported,
   // From the shared matching path: produced only for citations that name a page or heading.
-  AnchorMismatch
+  AnchorMismatch,
+  // From the shared matching path: several occurrences and nothing picks one.
+  AmbiguousSnippet
 )
 export type CitationError = typeof CitationError.Type
 

@@ -116,6 +116,20 @@ const factErrorUnbounded = (error: FactError): Description =>
       title: e.reason === "outside" ? "Snippet not inside the named page or section" : "No such page or section",
       fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["anchor", e.anchor], ["snippet", e.snippet]],
       fix: "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out."
+    }),
+    AmbiguousSnippet: (e): Description => ({
+      title: e.prefix === undefined && e.suffix === undefined
+        ? "Snippet occurs more than once"
+        : "Snippet occurs more than once with the given prefix/suffix",
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["occurrences", String(e.occurrences)],
+        ...(e.prefix === undefined ? [] : [["prefix", e.prefix] as const]),
+        ...(e.suffix === undefined ? [] : [["suffix", e.suffix] as const]),
+        ["snippet", e.snippet]
+      ],
+      fix: "Add a prefix and/or suffix (the capture's text right before or after the excerpt) that only one occurrence has, or quote a longer, unique excerpt."
     })
   })
 
@@ -299,7 +313,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
       fields: [["source", e.source], ["anchor", e.anchor], ["value", e.value]],
       fix: "Captures are plain text without pages, headings or blocks: cite the quote without the anchor."
     }),
-    AnchorMismatch: (e) => factError(e)
+    AnchorMismatch: (e) => factError(e),
+    AmbiguousSnippet: (e) => factError(e)
   })
 
 /** One issue of an EVI1 text, with its line. */
