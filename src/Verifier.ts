@@ -388,7 +388,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
       })
       const loaded = new Map<SourceUrl, CaptureRecord>()
-      // Repair diagnostics on SnippetAbsent (nearest passage), bounded to a quarter of the deadline.
+      // Repair diagnostics on SnippetAbsent (nearest passage), bounded in count and to a quarter of the deadline (at most 500 ms).
       const diagnose = Diagnostic.forVerification(policy.timeoutMs / 4)
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       let credit = searchSlice
