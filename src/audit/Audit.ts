@@ -25,7 +25,7 @@ import { Policy } from "../Policy.js"
 import * as Verifier from "../Verifier.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import { materialChanges } from "./Material.js"
-import { type Nearest, nearestIn, type Prepared, prepare } from "./nearest.js"
+import { type Nearest, nearestIn, type Prepared, prepare } from "../anchor/Nearest.js"
 import {
   type Affected,
   type AffectedClaim,
@@ -69,7 +69,7 @@ export const fromStore = <E, R>(store: Layer.Layer<CaptureStore, E, R>): Layer.L
  *
  * @since 0.1.0
  */
-export const defaultThresholds: Thresholds = { anchor: 0.5, document: 0.7 }
+export const defaultThresholds: Thresholds = { anchor: 0.45, document: 0.6 }
 
 /**
  * @since 0.1.0
