@@ -22,6 +22,7 @@ import { performance } from "node:perf_hooks"
 import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { type CaptureRecord, makeCaptureRecord, type Rfc3339Utc, sha256Of, type SourceUrl } from "../src/Domain.js"
+import * as Nearest from "../src/anchor/Nearest.js"
 import * as Answer from "../src/answer/Answer.js"
 import * as Audit from "../src/audit/Audit.js"
 import * as Evi1 from "../src/answer/Evi1.js"
@@ -1062,6 +1063,59 @@ const benchAudit = async (name: string, sources: number, size: number, citations
   }
 }
 
+// ---------------------------------------------------------------------------
+// Repair diagnostics: the nearest passage to a 300-character quote that is not verbatim
+// ---------------------------------------------------------------------------
+
+interface NearestRow {
+  readonly name: string
+  readonly textUnits: number
+  /** Wall and CPU time of one `findNearest` (normalising the capture included), median. */
+  readonly wallMs: number
+  readonly cpuMs: number
+  readonly method: string
+  readonly score: number
+}
+
+const benchNearest = async (): Promise<Array<NearestRow>> => {
+  const sizes = smoke ? [64 * KiB] : [MiB, 4 * MiB, 16 * MiB]
+  const rows: Array<NearestRow> = []
+  for (const size of sizes) {
+    const text = makeText(size, size)
+    const at = text.indexOf(" ", Math.floor(size * 0.7)) + 1
+    const original = text.slice(at, at + 300)
+    const cases = [
+      // One changed character: no normalized/1 hit, so the whole fuzzy search runs.
+      { name: "fuzzy (one character changed)", snippet: original.slice(0, 150) + (original[150] === "x" ? "y" : "x") + original.slice(151) },
+      // Case and spacing differ: found by the normalized/1 search, no fuzzy pass.
+      { name: "normalized/1 hit (case, spacing)", snippet: original.toUpperCase().replace(/ /g, "  ") }
+    ]
+    for (const c of cases) {
+      let found = Nearest.findNearest(text, c.snippet)
+      for (let i = 0; i < warmups; i++) found = Nearest.findNearest(text, c.snippet)
+      const walls: Array<number> = []
+      const cpus: Array<number> = []
+      for (let i = 0; i < runs; i++) {
+        const cpu = process.cpuUsage()
+        const started = performance.now()
+        found = Nearest.findNearest(text, c.snippet)
+        walls.push(performance.now() - started)
+        const used = process.cpuUsage(cpu)
+        cpus.push((used.user + used.system) / 1000)
+      }
+      rows.push({
+        name: `${c.name}, ${size >= MiB ? `${size / MiB} MiB` : `${size / KiB} KiB`}`,
+        textUnits: size,
+        wallMs: median(walls),
+        cpuMs: median(cpus),
+        method: found?.method ?? "none",
+        score: found?.score ?? 0
+      })
+    }
+  }
+  return rows
+}
+
 const main = async () => {
   const rows: Array<Row> = []
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
@@ -1091,6 +1145,7 @@ const main = async () => {
   const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
   const search: Array<SearchRow> = []
   if (only === undefined || only === "search") for (const shape of searchShapes) search.push(await benchSearch(shape))
+  const nearest = only === undefined || only === "nearest" ? await benchNearest() : []
   let startup: Array<StartupRow> | undefined
   if (only === undefined || only === "startup") startup = await benchStartup()
   const capPeak = only === undefined || only === "memory" ? await benchCapPeak(smoke ? MiB : 64 * MiB) : undefined
@@ -1138,6 +1193,14 @@ const main = async () => {
       ...search.map((r) => `| ${r.name} | ${fmt(r.citegateMs)} | ${fmt(r.cpuMs)} | ${r.cpuMsPerMiB.toFixed(2)} |`)
     )
   }
+  if (nearest.length > 0) {
+    lines.push(
+      "",
+      `| nearest passage, 300-character quote (findNearest, median of ${runs}) | wall (ms) | CPU (ms) | found |`,
+      "|---|---:|---:|---|",
+      ...nearest.map((r) => `| ${r.name} | ${fmt(r.wallMs)} | ${fmt(r.cpuMs)} | ${r.method} ${r.score} |`)
+    )
+  }
   if (startup !== undefined) lines.push("", ...startupLines(startup))
   if (extracted.length > 0) {
     lines.push(
@@ -1181,7 +1244,7 @@ const main = async () => {
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, audits }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, nearest, audits }, null, 2) + "\n"
   )
 }
 

@@ -277,6 +277,19 @@ describe("Audit over two captured runs", () => {
       assert.notInclude(finding.nearest!.text, "Enterprise")
     }))
 
+  it.scopedLive("thresholds are the caller's to raise (kept within [0, 1]): above the limit's similarity it is deleted", () =>
+    Effect.gen(function*() {
+      const runs = yield* twoRuns
+      const result = yield* auditReport(runs, { thresholds: { anchor: 0.999, document: 2 } })
+      assert.deepStrictEqual(result.thresholds, { anchor: 0.999, document: 1 })
+      const finding = findingOf(result.findings, "limit")
+      assert.strictEqual(finding.status, "deleted")
+      if (finding.status !== "deleted") return
+      assert.include(finding.nearest!.text, "at most 20 requests")
+      assert.deepStrictEqual([finding.nearest!.scope, finding.nearest!.threshold], ["anchor", 0.999])
+      Schema.decodeUnknownSync(AuditResult, decodeOptions)(JSON.parse(JSON.stringify(result)))
+    }))
+
   it.scopedLive("a quote that survives while its sentence reverses: relocated, not drifted (the audit is lexical)", () =>
     Effect.gen(function*() {
       const runs = yield* twoRuns
@@ -334,7 +347,9 @@ describe("Audit over two captured runs", () => {
       assert.strictEqual(lines.status, "changed")
       if (lines.status !== "changed") return
       assert.deepStrictEqual(lines.material, [])
-      assert.isAbove(lines.candidate.similarity, 0.9)
+      // Only line endings differ: the normalised excerpt occurs as is.
+      assert.deepStrictEqual([lines.candidate.method, lines.candidate.similarity], ["normalized/1", 1])
+      assert.strictEqual(lines.candidate.text, "Deposit notice.\r\nThe deposit is 500 euros.")
     }))
 
   it.scopedLive("source_missing: a source the new run could not fetch (404) is not-captured; with the recapture's failures, capture-failed", () =>

@@ -25,7 +25,7 @@ import { Policy } from "../Policy.js"
 import * as Verifier from "../Verifier.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import { materialChanges } from "./Material.js"
-import { type Nearest, nearestIn, type Prepared, prepare } from "./nearest.js"
+import { type Nearest, nearestIn, type Prepared, prepare } from "../anchor/Nearest.js"
 import {
   type Affected,
   type AffectedClaim,
@@ -69,7 +69,7 @@ export const fromStore = <E, R>(store: Layer.Layer<CaptureStore, E, R>): Layer.L
  *
  * @since 0.1.0
  */
-export const defaultThresholds: Thresholds = { anchor: 0.5, document: 0.7 }
+export const defaultThresholds: Thresholds = { anchor: 0.45, document: 0.6 }
 
 /**
  * @since 0.1.0
@@ -130,6 +130,10 @@ const yieldToTimers: Effect.Effect<void> = Effect.async<void>((resume) => {
 /** Milliseconds of candidate search between yields. */
 const sliceMs = 20
 
+/** A caller's threshold, kept within [0, 1] (a result must decode); the default when absent or not a number. */
+const threshold = (given: number | undefined, fallback: number) =>
+  given === undefined || Number.isNaN(given) ? fallback : Math.min(1, Math.max(0, given))
+
 const readReason = (error: CaptureReadError): MissingReason => (error._tag === "MissingCapture" ? "not-captured" : "unreadable")
 
 /**
@@ -148,7 +152,10 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
 
   const run = (of: "report" | "answer", items: ReadonlyArray<Item>, options: AuditOptions | undefined) =>
     Effect.gen(function*() {
-      const thresholds: Thresholds = { ...defaultThresholds, ...options?.thresholds }
+      const thresholds: Thresholds = {
+        anchor: threshold(options?.thresholds?.anchor, defaultThresholds.anchor),
+        document: threshold(options?.thresholds?.document, defaultThresholds.document)
+      }
 
       // 1. The baseline: every citation re-verified against the old run, on the Verifier's one path.
       const old = yield* oldVerifier.checkCitations(items.map((item) => ({

@@ -106,7 +106,10 @@ export type CandidateScope = typeof CandidateScope.Type
 export const Candidate = Schema.Struct({
   text: Schema.String,
   span: Span,
-  /** Ratcliff/Obershelp-style ratio in [0, 1]: 2·matches / (old length + candidate length). */
+  /**
+   * In [0, 1]: 1 for a `normalized/1` hit (only case, spacing, typography or line endings differ), else
+   * one minus the edit distance of the normalised texts over the longer one (src/anchor/Similarity.ts).
+   */
   similarity: Schema.Number.pipe(Schema.between(0, 1)),
   /** How the candidate was found (the nearest-passage search's own name for its method). */
   method: Schema.String,
