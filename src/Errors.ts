@@ -216,14 +216,36 @@ export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("Digest
   }
 }
 
+/**
+ * A repair diagnostic, never acceptance: the capture's passage nearest to a snippet that does not
+ * occur verbatim. `method: "normalized/1"` (score 1) when the snippet occurs after normalisation,
+ * else `fuzzy` (score in [0, 1)). `span` is in raw UTF-16 code units of the capture text; `text`
+ * is the capture's text in it (cut past 2,000 code units); `differences` is a word diff, snippet
+ * `[-…-]` against capture `{+…+}`, white space made visible (src/anchor/Differences.ts).
+ */
+export const NearestPassage = Schema.Struct({
+  method: Schema.Literal("normalized/1", "fuzzy"),
+  score: Schema.Number.pipe(Schema.between(0, 1)),
+  span: Schema.Struct({ start: Schema.NonNegativeInt, end: Schema.NonNegativeInt })
+    .annotations({ parseOptions: { onExcessProperty: "error" } }),
+  text: Schema.String,
+  differences: Schema.String
+}).annotations({ identifier: "NearestPassage", parseOptions: { onExcessProperty: "error" } })
+export type NearestPassage = typeof NearestPassage.Type
+
 /** The snippet does not occur verbatim (exact code units) in the capture text. */
 export class SnippetAbsent extends Schema.TaggedError<SnippetAbsent>()("SnippetAbsent", {
   source: Schema.String,
   captureSha256: Schema.String,
-  snippet: Schema.String
+  snippet: Schema.String,
+  /** The nearest passage, when one scores at least the documented minimum and diagnostics ran. */
+  nearest: Schema.optional(NearestPassage)
 }) {
   override get message() {
-    return `The snippet does not occur verbatim in capture ${short(this.captureSha256)}… of ${this.source}`
+    const nearest = this.nearest === undefined
+      ? ""
+      : ` (nearest passage: ${this.nearest.method}, score ${this.nearest.score})`
+    return `The snippet does not occur verbatim in capture ${short(this.captureSha256)}… of ${this.source}${nearest}`
   }
 }
 

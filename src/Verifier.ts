@@ -44,6 +44,7 @@ import {
   UnknownLabel,
   VerificationTimeout
 } from "./Errors.js"
+import * as Diagnostic from "./anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
 import { locate, namedAnchors } from "./internal/anchors.js"
 import * as MultiSearch from "./internal/multiSearch.js"
@@ -387,6 +388,8 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
       })
       const loaded = new Map<SourceUrl, CaptureRecord>()
+      // Repair diagnostics on SnippetAbsent (nearest passage), bounded to a quarter of the deadline.
+      const diagnose = Diagnostic.forVerification(policy.timeoutMs / 4)
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       let credit = searchSlice
       const searchSliced = (text: string, keys: ReadonlyArray<string>) =>
@@ -484,7 +487,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
         for (const i of stillAbsent) {
           const snippet = citations[i]!.snippet
-          failures[i]!.push(new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet }))
+          failures[i]!.push(
+            new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet, ...diagnose(record, snippet) })
+          )
         }
         // Every verified span of this capture in code points and UTF-8 bytes: one pass over the text.
         const offsets = spanOffsets(record.text, matched.map((m) => m.span))

@@ -129,6 +129,7 @@ describe("Ambiguity: a snippet found more than once", () => {
       assert.include(Render.render("markdown", verified), "**Ambiguous:** ambiguous: 3 occurrences, the first is shown.")
       assert.include(Render.render("html", verified), `<div class="ambiguous">ambiguous: 3 occurrences, the first is shown</div>`)
       const rejected = yield* Effect.flip(check(text, [fact(text, snippet, { prefix: "Sales " })]))
+      if (rejected._tag !== "ReportRejected") return assert.fail(`expected ReportRejected, got ${rejected._tag}`)
       const rendering = Render.Rendering.Rejected({ error: rejected })
       const plain = Render.render("text", rendering)
       assert.include(plain, "AmbiguousSnippet: Snippet occurs more than once with the given prefix/suffix")
