@@ -97,6 +97,11 @@ interface Shape {
   readonly v2?: boolean
   /** The raw limit also reads and hashes each v2 body (the physical work of the store's body check). */
   readonly rawReadsBody?: boolean
+  /**
+   * Snippets upper-cased and verified under `verify.matching: "normalized/1"` (every one found only after
+   * normalisation); the raw limit lower-cases text and snippet and uses indexOf.
+   */
+  readonly normalized?: boolean
 }
 
 const shapes: ReadonlyArray<Shape> = smoke
@@ -149,11 +154,16 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
       const record = records[i % records.length]!
       const length = Math.min(60, record.text.length - 1)
       const start = next() % (record.text.length - length)
-      const snippet = shape.failing ? `absent ${i} ${record.text.slice(start, start + length)}` : record.text.slice(start, start + length)
+      const exact = record.text.slice(start, start + length)
+      const snippet = shape.failing ? `absent ${i} ${exact}` : shape.normalized === true ? exact.toUpperCase() : exact
       return { state: "cited", label, source: record.source, captureSha256: record.sha256, snippet }
     })
     const reportText = JSON.stringify({ facts })
-    const config = { sources, labels, verify: { maxFacts: Math.max(100, shape.facts), mode: "drop" } }
+    const config = {
+      sources,
+      labels,
+      verify: { maxFacts: Math.max(100, shape.facts), mode: "drop", ...(shape.normalized === true ? { matching: "normalized/1" } : {}) }
+    }
 
     const context = await Effect.runPromise(Effect.scoped(Layer.build(Gate.layer({ runDirectory: directory, config }))))
     const gate = Context.get(context, Gate.Gate)
@@ -179,7 +189,11 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
         texts.set(sources[i]!, record.text)
       })
       let found = 0
-      for (const fact of report.facts) if (texts.get(fact.source)!.indexOf(fact.snippet) !== -1) found++
+      if (shape.normalized === true) for (const [source, text] of texts) texts.set(source, text.toLowerCase())
+      for (const fact of report.facts) {
+        const snippet = shape.normalized === true ? fact.snippet.toLowerCase() : fact.snippet
+        if (texts.get(fact.source)!.indexOf(snippet) !== -1) found++
+      }
       if (found !== (shape.failing ? 0 : shape.facts)) throw new Error("raw found the wrong number")
     }
     for (let i = 0; i < warmups; i++) {
@@ -993,6 +1007,13 @@ const main = async () => {
   if (only === undefined || only === "memory") memory = await benchMemory()
   if (only === undefined || only === "verify") for (const shape of shapes) rows.push(await benchVerify(shape))
   if (only === undefined || only === "answers") for (const shape of answerShapes) rows.push(...await benchAnswers(shape))
+  if (only === undefined || only === "anchor") {
+    // Opt-in normalised matching: every snippet is found only after normalised/1, at 1, 4 and 16 MiB.
+    for (const size of smoke ? [4 * KiB] : [MiB, 4 * MiB, 16 * MiB]) {
+      const tag = size >= MiB ? `${size / MiB}MiB` : `${size / KiB}KiB`
+      rows.push(await benchVerify({ name: `F=10 C=1 S=${tag}, normalized/1 (upper-cased snippets)`, facts: 10, captures: 1, size, failing: false, normalized: true }))
+    }
+  }
   let extracted: Array<ExtractRow> = []
   if (only === undefined || only === "extract") {
     extracted = await benchExtract()
