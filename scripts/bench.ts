@@ -98,6 +98,11 @@ interface Shape {
   readonly v2?: boolean
   /** The raw limit also reads and hashes each v2 body (the physical work of the store's body check). */
   readonly rawReadsBody?: boolean
+  /**
+   * Snippets upper-cased and verified under `verify.matching: "normalized/1"` (every one found only after
+   * normalisation); the raw limit lower-cases text and snippet and uses indexOf.
+   */
+  readonly normalized?: boolean
 }
 
 const shapes: ReadonlyArray<Shape> = smoke
@@ -150,11 +155,16 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
       const record = records[i % records.length]!
       const length = Math.min(60, record.text.length - 1)
       const start = next() % (record.text.length - length)
-      const snippet = shape.failing ? `absent ${i} ${record.text.slice(start, start + length)}` : record.text.slice(start, start + length)
+      const exact = record.text.slice(start, start + length)
+      const snippet = shape.failing ? `absent ${i} ${exact}` : shape.normalized === true ? exact.toUpperCase() : exact
       return { state: "cited", label, source: record.source, captureSha256: record.sha256, snippet }
     })
     const reportText = JSON.stringify({ facts })
-    const config = { sources, labels, verify: { maxFacts: Math.max(100, shape.facts), mode: "drop" } }
+    const config = {
+      sources,
+      labels,
+      verify: { maxFacts: Math.max(100, shape.facts), mode: "drop", ...(shape.normalized === true ? { matching: "normalized/1" } : {}) }
+    }
 
     const context = await Effect.runPromise(Effect.scoped(Layer.build(Gate.layer({ runDirectory: directory, config }))))
     const gate = Context.get(context, Gate.Gate)
@@ -180,7 +190,11 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
         texts.set(sources[i]!, record.text)
       })
       let found = 0
-      for (const fact of report.facts) if (texts.get(fact.source)!.indexOf(fact.snippet) !== -1) found++
+      if (shape.normalized === true) for (const [source, text] of texts) texts.set(source, text.toLowerCase())
+      for (const fact of report.facts) {
+        const snippet = shape.normalized === true ? fact.snippet.toLowerCase() : fact.snippet
+        if (texts.get(fact.source)!.indexOf(snippet) !== -1) found++
+      }
       if (found !== (shape.failing ? 0 : shape.facts)) throw new Error("raw found the wrong number")
     }
     for (let i = 0; i < warmups; i++) {
@@ -935,6 +949,59 @@ const benchSearch = async (shape: SearchShape): Promise<SearchRow> => {
 }
 
 // ---------------------------------------------------------------------------
+// Repair diagnostics: the nearest passage to a 300-character quote that is not verbatim
+// ---------------------------------------------------------------------------
+
+interface NearestRow {
+  readonly name: string
+  readonly textUnits: number
+  /** Wall and CPU time of one `findNearest` (normalising the capture included), median. */
+  readonly wallMs: number
+  readonly cpuMs: number
+  readonly method: string
+  readonly score: number
+}
+
+const benchNearest = async (): Promise<Array<NearestRow>> => {
+  const sizes = smoke ? [64 * KiB] : [MiB, 4 * MiB, 16 * MiB]
+  const rows: Array<NearestRow> = []
+  for (const size of sizes) {
+    const text = makeText(size, size)
+    const at = text.indexOf(" ", Math.floor(size * 0.7)) + 1
+    const original = text.slice(at, at + 300)
+    const cases = [
+      // One changed character: no normalized/1 hit, so the whole fuzzy search runs.
+      { name: "fuzzy (one character changed)", snippet: original.slice(0, 150) + (original[150] === "x" ? "y" : "x") + original.slice(151) },
+      // Case and spacing differ: found by the normalized/1 search, no fuzzy pass.
+      { name: "normalized/1 hit (case, spacing)", snippet: original.toUpperCase().replace(/ /g, "  ") }
+    ]
+    for (const c of cases) {
+      let found = Nearest.findNearest(text, c.snippet)
+      for (let i = 0; i < warmups; i++) found = Nearest.findNearest(text, c.snippet)
+      const walls: Array<number> = []
+      const cpus: Array<number> = []
+      for (let i = 0; i < runs; i++) {
+        const cpu = process.cpuUsage()
+        const started = performance.now()
+        found = Nearest.findNearest(text, c.snippet)
+        walls.push(performance.now() - started)
+        const used = process.cpuUsage(cpu)
+        cpus.push((used.user + used.system) / 1000)
+      }
+      rows.push({
+        name: `${c.name}, ${size >= MiB ? `${size / MiB} MiB` : `${size / KiB} KiB`}`,
+        textUnits: size,
+        wallMs: median(walls),
+        cpuMs: median(cpus),
+        method: found?.method ?? "none",
+        score: found?.score ?? 0
+      })
+    }
+  }
+  return rows
+}
+
+// ---------------------------------------------------------------------------
 // Drift audit: 1,000 citations over 20 sources, at two sizes
 // ---------------------------------------------------------------------------
 
@@ -1063,59 +1130,6 @@ const benchAudit = async (name: string, sources: number, size: number, citations
   }
 }
 
-// ---------------------------------------------------------------------------
-// Repair diagnostics: the nearest passage to a 300-character quote that is not verbatim
-// ---------------------------------------------------------------------------
-
-interface NearestRow {
-  readonly name: string
-  readonly textUnits: number
-  /** Wall and CPU time of one `findNearest` (normalising the capture included), median. */
-  readonly wallMs: number
-  readonly cpuMs: number
-  readonly method: string
-  readonly score: number
-}
-
-const benchNearest = async (): Promise<Array<NearestRow>> => {
-  const sizes = smoke ? [64 * KiB] : [MiB, 4 * MiB, 16 * MiB]
-  const rows: Array<NearestRow> = []
-  for (const size of sizes) {
-    const text = makeText(size, size)
-    const at = text.indexOf(" ", Math.floor(size * 0.7)) + 1
-    const original = text.slice(at, at + 300)
-    const cases = [
-      // One changed character: no normalized/1 hit, so the whole fuzzy search runs.
-      { name: "fuzzy (one character changed)", snippet: original.slice(0, 150) + (original[150] === "x" ? "y" : "x") + original.slice(151) },
-      // Case and spacing differ: found by the normalized/1 search, no fuzzy pass.
-      { name: "normalized/1 hit (case, spacing)", snippet: original.toUpperCase().replace(/ /g, "  ") }
-    ]
-    for (const c of cases) {
-      let found = Nearest.findNearest(text, c.snippet)
-      for (let i = 0; i < warmups; i++) found = Nearest.findNearest(text, c.snippet)
-      const walls: Array<number> = []
-      const cpus: Array<number> = []
-      for (let i = 0; i < runs; i++) {
-        const cpu = process.cpuUsage()
-        const started = performance.now()
-        found = Nearest.findNearest(text, c.snippet)
-        walls.push(performance.now() - started)
-        const used = process.cpuUsage(cpu)
-        cpus.push((used.user + used.system) / 1000)
-      }
-      rows.push({
-        name: `${c.name}, ${size >= MiB ? `${size / MiB} MiB` : `${size / KiB} KiB`}`,
-        textUnits: size,
-        wallMs: median(walls),
-        cpuMs: median(cpus),
-        method: found?.method ?? "none",
-        score: found?.score ?? 0
-      })
-    }
-  }
-  return rows
-}
-
 const main = async () => {
   const rows: Array<Row> = []
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
@@ -1123,6 +1137,13 @@ const main = async () => {
   if (only === undefined || only === "memory") memory = await benchMemory()
   if (only === undefined || only === "verify") for (const shape of shapes) rows.push(await benchVerify(shape))
   if (only === undefined || only === "answers") for (const shape of answerShapes) rows.push(...await benchAnswers(shape))
+  if (only === undefined || only === "anchor") {
+    // Opt-in normalised matching: every snippet is found only after normalised/1, at 1, 4 and 16 MiB.
+    for (const size of smoke ? [4 * KiB] : [MiB, 4 * MiB, 16 * MiB]) {
+      const tag = size >= MiB ? `${size / MiB}MiB` : `${size / KiB}KiB`
+      rows.push(await benchVerify({ name: `F=10 C=1 S=${tag}, normalized/1 (upper-cased snippets)`, facts: 10, captures: 1, size, failing: false, normalized: true }))
+    }
+  }
   let extracted: Array<ExtractRow> = []
   if (only === undefined || only === "extract") {
     extracted = await benchExtract()

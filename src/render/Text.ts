@@ -22,8 +22,13 @@ import {
 
 const indent = (lines: ReadonlyArray<string>, by = "    ") => lines.map((line) => by + line)
 
+/** Fields whose exact characters matter (spaces included): shown quoted. */
+const quotedFields = new Set(["snippet", "label", "prefix", "suffix", "nearest passage"])
+
 const description = (d: Describe.Description): Array<string> => [
-  ...d.fields.map(([name, value]) => `${name}: ${name === "snippet" || name === "label" || name === "prefix" || name === "suffix" || name === "nearest passage" ? quoted(value) : terminal(value)}`),
+  ...d.fields.map(([name, value]) =>
+    `${name}: ${quotedFields.has(name) ? quoted(value) : terminal(value)}`
+  ),
   `fix: ${d.fix}`
 ]
 
