@@ -388,7 +388,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
       })
       const loaded = new Map<SourceUrl, CaptureRecord>()
-      // Repair diagnostics on SnippetAbsent (nearest passage), bounded to a quarter of the deadline.
+      // Repair diagnostics on SnippetAbsent (nearest passage), bounded in count and to a quarter of the deadline (at most 500 ms).
       const diagnose = Diagnostic.forVerification(policy.timeoutMs / 4)
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       let credit = searchSlice
@@ -487,9 +487,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
         for (const i of stillAbsent) {
           const snippet = citations[i]!.snippet
-          failures[i]!.push(
-            new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet, ...diagnose(record, snippet) })
-          )
+          // The repair diagnostic (nearest passage) only for a bare snippet: with a prefix or suffix the snippet may occur, out of context.
+          const nearest = hasContext(citations[i]!) ? {} : diagnose(record, snippet)
+          failures[i]!.push(new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet, ...nearest }))
         }
         // Every verified span of this capture in code points and UTF-8 bytes: one pass over the text.
         const offsets = spanOffsets(record.text, matched.map((m) => m.span))

@@ -111,6 +111,17 @@ describe("repair diagnostics on SnippetAbsent", () => {
       assert.strictEqual(error.nearest!.text, "Returns were 3.4% of units sold")
     }))
 
+  it("at most maxPerCapture per capture and maxPerVerification in all", () => {
+    const diagnose = Diagnostic.forVerification(60_000)
+    const captures = [0, 1, 2].map((k) => ({ text: `Capture ${k}: net sales were 4,210 units in the quarter.` }))
+    const got = captures.map((capture) =>
+      Array.from({ length: 10 }, () => diagnose(capture, "NET SALES were 4,210 units").nearest !== undefined).filter(Boolean).length
+    )
+    assert.strictEqual(Diagnostic.maxPerCapture, 8)
+    assert.strictEqual(Diagnostic.maxPerVerification, 16)
+    assert.deepStrictEqual(got, [8, 8, 0])
+  })
+
   it("no diagnostics once the budget is spent", () => {
     const diagnose = Diagnostic.forVerification(0)
     assert.deepStrictEqual(diagnose({ text: "Net sales were 4,210 units" }, "net sales were 4,210 units"), {})

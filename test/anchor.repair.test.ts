@@ -81,7 +81,7 @@ describe("nearest passage in every rendering", () => {
     // The bidi override is made visible, not passed to the terminal.
     assert.notInclude(text, "\u202e")
     const markdown = Render.render("markdown", rendering)
-    assert.include(markdown, "The nearest passage, exactly as given:")
+    assert.include(markdown, "- nearest passage: ``````The figure was ````` 4,210 units``````")
     for (const [fence, body] of fencedBlocks(markdown)) assert.notInclude(body, fence)
     const html = Render.render("html", rendering)
     assert.include(html, "nearest passage")

@@ -29,7 +29,7 @@ import {
 } from "./Rendering.js"
 
 /** Fields whose exact characters and spacing the reader must compare: shown as blocks. */
-const blockFields = new Set(["snippet", "nearest passage", "differences"])
+const blockFields = new Set(["snippet"])
 
 const rejection = (failure: FactRejection): string => {
   const d = Describe.factError(failure.error)
