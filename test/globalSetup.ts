@@ -1,6 +1,8 @@
 /**
  * Builds `dist/` before any test runs, so that tests spawning the compiled CLI
- * (`bin/run-pipeline.js` imports `dist/`) never run a stale build. The build is
+ * (`bin/run-pipeline.js` runs the bundle `dist/bundle/`, made from `dist/` by
+ * `scripts/build-cli.mjs`) never run a stale build: the setup runs both steps
+ * of `npm run build`. The build is
  * skipped only when `dist/` was produced by this setup from exactly the current
  * sources: a digest of every file under `src/` and of the build configuration,
  * with the modification time of the output it produced (any later build, by
@@ -13,7 +15,8 @@ import * as path from "node:path"
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..")
 const stampFile = path.join(root, "node_modules", ".cache", "citegate-build-digest")
-const output = path.join(root, "dist", "cli", "main.js")
+// The last file the build writes: the bundle, made from the compiled modules.
+const output = path.join(root, "dist", "bundle", "run-pipeline.cjs")
 
 const filesUnder = (directory: string): Array<string> =>
   readdirSync(directory, { withFileTypes: true })
@@ -25,7 +28,10 @@ const filesUnder = (directory: string): Array<string> =>
 /** A digest of everything the build reads: the sources and the build configuration. */
 export const sourceDigest = (): string => {
   const hash = createHash("sha256")
-  const inputs = [...filesUnder(path.join(root, "src")), ...["tsconfig.json", "tsconfig.build.json", "package.json"].map((f) => path.join(root, f))]
+  const inputs = [
+    ...filesUnder(path.join(root, "src")),
+    ...["tsconfig.json", "tsconfig.build.json", "package.json", "scripts/build-cli.mjs", "bin/load-bundle.js"].map((f) => path.join(root, f))
+  ]
   for (const file of inputs.sort()) {
     hash.update(path.relative(root, file)).update("\0").update(readFileSync(file)).update("\0")
   }
@@ -42,6 +48,7 @@ export default function setup() {
     cwd: root,
     stdio: "inherit"
   })
+  execFileSync(process.execPath, [path.join(root, "scripts", "build-cli.mjs")], { cwd: root, stdio: "inherit" })
   mkdirSync(path.dirname(stampFile), { recursive: true })
   writeFileSync(stampFile, stamp(digest))
 }
