@@ -27,6 +27,9 @@ export default defineConfig({
     ...base.test,
     globalSetup: [],
     isolate: true,
+    // Instrumented code runs many times slower: the linear-work tests of multiSearch need minutes
+    // in the dry run (Stryker's own timeout still bounds each mutant).
+    testTimeout: 300_000,
     ...(chosen.length > 0 ? { include: chosen } : {}),
     exclude: ["test/build.test.ts", "test/cli.test.ts", "test/mutants.cli.test.ts", "test/example.test.ts", "test/html.browser.test.ts", "test/bench.smoke.test.ts", "test/tls.test.ts", "test/*.cli.test.ts", "test/packaging.test.ts", "test/verifyDeadline.test.ts", "node_modules/**"]
   }
