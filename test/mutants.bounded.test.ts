@@ -78,6 +78,16 @@ describe("bounded: boundMessage", () => {
     assert.strictEqual(boundMessage(message), `${a(10)} ${JSON.stringify('"'.repeat(101))} tail`)
   })
 
+  it("literals of up to 200 code units are kept byte for byte, escapes as written, even when invalid", () => {
+    // Parsing and re-quoting them would turn \u0041 into A and a raw control character into \u0001.
+    const l199 = `\\u0041${a(193)}`
+    const l200 = `\\u0041${a(194)}`
+    assert.strictEqual(l199.length, 199)
+    assert.strictEqual(l200.length, 200)
+    const message = `${"m".repeat(150)} "${l199}" "${l200}" "\\/" "\u0001" end`
+    assert.strictEqual(boundMessage(message), message)
+  })
+
   it("a literal that is not valid JSON is cut from its raw text", () => {
     const raw = "a\u0001".repeat(150) // a raw control character: JSON.parse refuses it
     const message = `Expected "${raw}"`
