@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { InvalidReport, ReportRejected, SnippetAbsent, UnknownLabel, VerificationTimeout } from "../src/Errors.js"
 import { Rendering } from "../src/render/Rendering.js"
 import * as Text from "../src/render/Text.js"
+import { VerifiedReport } from "../src/VerifiedReport.js"
 import { cited, gateFor, runDirectoryWith, salesRecord, unavailable, withMode } from "./support.js"
 
 // The whole text rendering, line by line: headline counts and plurals, fact numbers from 1, which values are
@@ -123,6 +124,32 @@ describe("text rendering, exactly", () => {
 
   it("a verification timeout", () => {
     assert.strictEqual(Text.render(Rendering.Rejected({ error: new VerificationTimeout({ timeoutMs: 1500 }) })), timeout)
+  })
+
+  it("an anchored excerpt gets an anchor line: page, section path, or both", () => {
+    const snippet = "Net sales"
+    const entry = (index: number, anchor: { readonly page?: number; readonly heading?: ReadonlyArray<string> }) => ({
+      index,
+      fact: { state: "cited" as const, label: "q3_net_sales" as never, source: salesRecord.source, captureSha256: salesRecord.sha256, snippet },
+      evidence: { span: { start: 67, end: 76 }, occurrences: 1, accessedAt: salesRecord.accessedAt, ...anchor }
+    })
+    const report = new VerifiedReport({
+      format: "citegate.verified/1",
+      outcome: "grounded",
+      mode: "reject",
+      facts: [entry(0, { page: 3 }), entry(1, { heading: ["Q3", "Sales\u202e"] }), entry(2, { page: 2, heading: ["Q3"] })],
+      retractions: [],
+      proves: "provenance-only",
+      semanticReview: "not-performed"
+    })
+    const lines = Text.render(Rendering.Verified({ report, captures: new Map([[salesRecord.source, salesRecord]]) })).split("\n")
+    assert.deepStrictEqual(lines.filter((line) => line.startsWith("    anchor")), [
+      "    anchor    page 3",
+      "    anchor    section Q3 \u203a Sales\\u{202e}",
+      "    anchor    page 2, section Q3"
+    ])
+    // Each anchor line follows its own span line.
+    assert.strictEqual(lines[lines.indexOf("    anchor    page 3") - 1], "    span      67\u201376 (1 occurrence)")
   })
 
   it("describe: a tagged description as stderr lines", () => {
