@@ -147,6 +147,13 @@ describe("decode: decodeUnknown", () => {
     })
   })
 
+  it("the noise is dropped under array indices too: index and key segments are told apart the same way", () => {
+    const Listed = Schema.Struct({ list: Schema.Array(Schema.Struct({ b: Schema.optional(Schema.Number) })) })
+    assert.deepStrictEqual(left(decodeUnknown(Listed)({ list: [{ b: 1 }, { b: "x" }] })), {
+      issues: [{ path: ["list", 1, "b"], message: "Expected number, actual \"x\"" }]
+    })
+  })
+
   it("an 'Expected undefined' issue with no real issue at or under its path is kept", () => {
     const OnlyUndefined = Schema.Struct({ u: Schema.Undefined, n: Schema.Number })
     assert.deepStrictEqual(left(decodeUnknown(OnlyUndefined)({ u: 1, n: "x" })), {
