@@ -22,6 +22,7 @@ import { performance } from "node:perf_hooks"
 import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { makeCaptureRecord, type Rfc3339Utc, sha256Of, type SourceUrl } from "../src/Domain.js"
+import * as Nearest from "../src/anchor/Nearest.js"
 import * as Answer from "../src/answer/Answer.js"
 import * as Evi1 from "../src/answer/Evi1.js"
 import * as Config from "../src/Config.js"
@@ -96,6 +97,11 @@ interface Shape {
   readonly v2?: boolean
   /** The raw limit also reads and hashes each v2 body (the physical work of the store's body check). */
   readonly rawReadsBody?: boolean
+  /**
+   * Snippets upper-cased and verified under `verify.matching: "normalized/1"` (every one found only after
+   * normalisation); the raw limit lower-cases text and snippet and uses indexOf.
+   */
+  readonly normalized?: boolean
 }
 
 const shapes: ReadonlyArray<Shape> = smoke
@@ -148,11 +154,16 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
       const record = records[i % records.length]!
       const length = Math.min(60, record.text.length - 1)
       const start = next() % (record.text.length - length)
-      const snippet = shape.failing ? `absent ${i} ${record.text.slice(start, start + length)}` : record.text.slice(start, start + length)
+      const exact = record.text.slice(start, start + length)
+      const snippet = shape.failing ? `absent ${i} ${exact}` : shape.normalized === true ? exact.toUpperCase() : exact
       return { state: "cited", label, source: record.source, captureSha256: record.sha256, snippet }
     })
     const reportText = JSON.stringify({ facts })
-    const config = { sources, labels, verify: { maxFacts: Math.max(100, shape.facts), mode: "drop" } }
+    const config = {
+      sources,
+      labels,
+      verify: { maxFacts: Math.max(100, shape.facts), mode: "drop", ...(shape.normalized === true ? { matching: "normalized/1" } : {}) }
+    }
 
     const context = await Effect.runPromise(Effect.scoped(Layer.build(Gate.layer({ runDirectory: directory, config }))))
     const gate = Context.get(context, Gate.Gate)
@@ -178,7 +189,11 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
         texts.set(sources[i]!, record.text)
       })
       let found = 0
-      for (const fact of report.facts) if (texts.get(fact.source)!.indexOf(fact.snippet) !== -1) found++
+      if (shape.normalized === true) for (const [source, text] of texts) texts.set(source, text.toLowerCase())
+      for (const fact of report.facts) {
+        const snippet = shape.normalized === true ? fact.snippet.toLowerCase() : fact.snippet
+        if (texts.get(fact.source)!.indexOf(snippet) !== -1) found++
+      }
       if (found !== (shape.failing ? 0 : shape.facts)) throw new Error("raw found the wrong number")
     }
     for (let i = 0; i < warmups; i++) {
@@ -932,6 +947,59 @@ const benchSearch = async (shape: SearchShape): Promise<SearchRow> => {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Repair diagnostics: the nearest passage to a 300-character quote that is not verbatim
+// ---------------------------------------------------------------------------
+
+interface NearestRow {
+  readonly name: string
+  readonly textUnits: number
+  /** Wall and CPU time of one `findNearest` (normalising the capture included), median. */
+  readonly wallMs: number
+  readonly cpuMs: number
+  readonly method: string
+  readonly score: number
+}
+
+const benchNearest = async (): Promise<Array<NearestRow>> => {
+  const sizes = smoke ? [64 * KiB] : [MiB, 4 * MiB, 16 * MiB]
+  const rows: Array<NearestRow> = []
+  for (const size of sizes) {
+    const text = makeText(size, size)
+    const at = text.indexOf(" ", Math.floor(size * 0.7)) + 1
+    const original = text.slice(at, at + 300)
+    const cases = [
+      // One changed character: no normalized/1 hit, so the whole fuzzy search runs.
+      { name: "fuzzy (one character changed)", snippet: original.slice(0, 150) + (original[150] === "x" ? "y" : "x") + original.slice(151) },
+      // Case and spacing differ: found by the normalized/1 search, no fuzzy pass.
+      { name: "normalized/1 hit (case, spacing)", snippet: original.toUpperCase().replace(/ /g, "  ") }
+    ]
+    for (const c of cases) {
+      let found = Nearest.findNearest(text, c.snippet)
+      for (let i = 0; i < warmups; i++) found = Nearest.findNearest(text, c.snippet)
+      const walls: Array<number> = []
+      const cpus: Array<number> = []
+      for (let i = 0; i < runs; i++) {
+        const cpu = process.cpuUsage()
+        const started = performance.now()
+        found = Nearest.findNearest(text, c.snippet)
+        walls.push(performance.now() - started)
+        const used = process.cpuUsage(cpu)
+        cpus.push((used.user + used.system) / 1000)
+      }
+      rows.push({
+        name: `${c.name}, ${size >= MiB ? `${size / MiB} MiB` : `${size / KiB} KiB`}`,
+        textUnits: size,
+        wallMs: median(walls),
+        cpuMs: median(cpus),
+        method: found?.method ?? "none",
+        score: found?.score ?? 0
+      })
+    }
+  }
+  return rows
+}
+
 const main = async () => {
   const rows: Array<Row> = []
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
@@ -939,6 +1007,13 @@ const main = async () => {
   if (only === undefined || only === "memory") memory = await benchMemory()
   if (only === undefined || only === "verify") for (const shape of shapes) rows.push(await benchVerify(shape))
   if (only === undefined || only === "answers") for (const shape of answerShapes) rows.push(...await benchAnswers(shape))
+  if (only === undefined || only === "anchor") {
+    // Opt-in normalised matching: every snippet is found only after normalised/1, at 1, 4 and 16 MiB.
+    for (const size of smoke ? [4 * KiB] : [MiB, 4 * MiB, 16 * MiB]) {
+      const tag = size >= MiB ? `${size / MiB}MiB` : `${size / KiB}KiB`
+      rows.push(await benchVerify({ name: `F=10 C=1 S=${tag}, normalized/1 (upper-cased snippets)`, facts: 10, captures: 1, size, failing: false, normalized: true }))
+    }
+  }
   let extracted: Array<ExtractRow> = []
   if (only === undefined || only === "extract") {
     extracted = await benchExtract()
@@ -961,6 +1036,7 @@ const main = async () => {
   const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
   const search: Array<SearchRow> = []
   if (only === undefined || only === "search") for (const shape of searchShapes) search.push(await benchSearch(shape))
+  const nearest = only === undefined || only === "nearest" ? await benchNearest() : []
   let startup: Array<StartupRow> | undefined
   if (only === undefined || only === "startup") startup = await benchStartup()
   const capPeak = only === undefined || only === "memory" ? await benchCapPeak(smoke ? MiB : 64 * MiB) : undefined
@@ -1000,6 +1076,14 @@ const main = async () => {
       ...search.map((r) => `| ${r.name} | ${fmt(r.citegateMs)} | ${fmt(r.cpuMs)} | ${r.cpuMsPerMiB.toFixed(2)} |`)
     )
   }
+  if (nearest.length > 0) {
+    lines.push(
+      "",
+      `| nearest passage, 300-character quote (findNearest, median of ${runs}) | wall (ms) | CPU (ms) | found |`,
+      "|---|---:|---:|---|",
+      ...nearest.map((r) => `| ${r.name} | ${fmt(r.wallMs)} | ${fmt(r.cpuMs)} | ${r.method} ${r.score} |`)
+    )
+  }
   if (startup !== undefined) lines.push("", ...startupLines(startup))
   if (extracted.length > 0) {
     lines.push(
@@ -1032,7 +1116,7 @@ const main = async () => {
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, nearest }, null, 2) + "\n"
   )
 }
 

@@ -41,3 +41,12 @@ export * as AnswerRecords from "./answer/Records.js"
 export * as Evi1 from "./answer/Evi1.js"
 export * as Anthropic from "./answer/Anthropic.js"
 export * as AnswerRender from "./answer/Render.js"
+
+/** Anchoring: verified spans in UTF-16, code points and UTF-8 bytes; W3C Web Annotation selectors. */
+export * as Offsets from "./anchor/Offsets.js"
+export * as Selectors from "./anchor/Selectors.js"
+/** Repair: the nearest passage to a failed quote (normalized/1, fuzzy) and instructions for the drafting model. */
+export * as Normalize from "./anchor/Normalize.js"
+export * as Nearest from "./anchor/Nearest.js"
+export * as Similarity from "./anchor/Similarity.js"
+export * as Repair from "./render/Repair.js"

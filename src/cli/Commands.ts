@@ -31,6 +31,7 @@ import * as Migrate from "../Migrate.js"
 import * as Policy from "../Policy.js"
 import * as Verifier from "../Verifier.js"
 import * as Render from "../render/Render.js"
+import * as Repair from "../render/Repair.js"
 import { fromOutcome } from "../render/Rendering.js"
 import { terminal } from "../render/Escape.js"
 import { CliExit, StoreChoiceInvalid, TestModeRequired } from "./CliError.js"
@@ -72,6 +73,14 @@ const choiceOption = <const C extends ReadonlyArray<string>>(
   )
 
 const formatOption = choiceOption("format", Render.formats, "text", `Output format: ${Render.formats.join(" | ")}`)
+/** `verify` and `verify-answer` also render a rejection as repair instructions for the drafting model. */
+const repairFormats = [...Render.formats, "repair"] as const
+const repairFormatOption = choiceOption(
+  "format",
+  repairFormats,
+  "text",
+  `Output format: ${repairFormats.join(" | ")} (repair: instructions for the drafting model)`
+)
 const outOption = Options.file("out").pipe(
   Options.optional,
   Options.withDescription("Write the rendering to this file (atomically) instead of stdout; never inside the run directory or over an input")
@@ -192,7 +201,7 @@ const verifyAndRender = (options: {
   readonly store: Store.StoreChoice
   readonly reportText: string
   readonly mode: Option.Option<"reject" | "drop">
-  readonly format: Render.Format
+  readonly format: Render.Format | "repair"
   readonly out: Option.Option<string>
   readonly force: boolean
 }) =>
@@ -206,7 +215,7 @@ const verifyAndRender = (options: {
       orUsageError
     )
     const rendering = fromOutcome(outcome)
-    const output = Render.render(options.format, rendering)
+    const output = options.format === "repair" ? Repair.renderReport(rendering) : Render.render(options.format, rendering)
     yield* Option.match(options.out, {
       onNone: () => Io.stdout(output),
       onSome: (file) => orUsageError(Io.writeOutput(file, output, { overwrite: options.force }))
@@ -249,7 +258,7 @@ const verify = Command.make(
     store: Store.storeOption,
     report: reportOption,
     mode: modeOption,
-    format: formatOption,
+    format: repairFormatOption,
     out: outOption,
     force: forceOption
   },
@@ -383,7 +392,7 @@ const verifyAnswer = Command.make(
       )
     ),
     mode: modeOption,
-    format: formatOption,
+    format: repairFormatOption,
     out: outOption,
     force: forceOption
   },
@@ -415,7 +424,7 @@ const verifyAnswer = Command.make(
         onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error }),
         onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures })
       })
-      const output = AnswerRender.render(args.format, rendering)
+      const output = args.format === "repair" ? Repair.renderAnswer(rendering) : AnswerRender.render(args.format, rendering)
       yield* Option.match(args.out, {
         onNone: () => Io.stdout(output),
         onSome: (file) => orUsageError(Io.writeOutput(file, output, { overwrite: args.force }))
