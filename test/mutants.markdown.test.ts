@@ -43,6 +43,8 @@ describe("Markdown rendering, exactly", () => {
     "Source: <https://reports.northwind.test/q3-sales.txt>  ",
     "Capture: sha256 `99449b199eb3`\u2026, accessed 2026-10-01T09:30:00.000Z, characters 23\u201330, 3 occurrences",
     "",
+    "**Ambiguous:** ambiguous: 3 occurrences, the first is shown.",
+    "",
     "*Unavailable: the drafter's reason is an unverified explanation, not evidence.*",
     "",
     "## Retracted facts (drop mode): 2 failures",

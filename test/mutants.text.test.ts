@@ -26,6 +26,7 @@ describe("text rendering, exactly", () => {
     "    source    https://reports.northwind.test/q3-sales.txt",
     "    capture   sha256 99449b199eb3\u2026  accessed 2026-10-01T09:30:00.000Z",
     "    span      23\u201330 (3 occurrences)",
+    "    AMBIGUOUS ambiguous: 3 occurrences, the first is shown",
     "",
     "Unavailable: the drafter's reason is an unverified explanation, not evidence.",
     "",
