@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres
+ *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres|audit
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
@@ -21,9 +21,10 @@ import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { makeCaptureRecord, type Rfc3339Utc, sha256Of, type SourceUrl } from "../src/Domain.js"
+import { type CaptureRecord, makeCaptureRecord, type Rfc3339Utc, sha256Of, type SourceUrl } from "../src/Domain.js"
 import * as Nearest from "../src/anchor/Nearest.js"
 import * as Answer from "../src/answer/Answer.js"
+import * as Audit from "../src/audit/Audit.js"
 import * as Evi1 from "../src/answer/Evi1.js"
 import * as Config from "../src/Config.js"
 import * as Extraction from "../src/extract/Extraction.js"
@@ -1000,6 +1001,135 @@ const benchNearest = async (): Promise<Array<NearestRow>> => {
   return rows
 }
 
+// ---------------------------------------------------------------------------
+// Drift audit: 1,000 citations over 20 sources, at two sizes
+// ---------------------------------------------------------------------------
+
+interface AuditRow {
+  readonly name: string
+  readonly sources: number
+  readonly bytesPerSource: number
+  readonly citations: number
+  readonly statuses: Record<string, number>
+  readonly ms: number
+  /** The same runs' reading and hashing of both runs plus one indexOf per citation (the physical floor). */
+  readonly rawMs: number
+  readonly msPerMiB: number
+}
+
+/**
+ * An old run of `sources` texts and a new run where, per source, the citations' passages are edited in
+ * place: 4 in 10 left alone, 3 in 10 changed (one word), 1 in 10 replaced (deleted), and a paragraph
+ * inserted mid-text, so the untouched passages after it are relocated. The report cites every passage;
+ * it is verified against the old run once, then audited against the new run (timed).
+ */
+const benchAudit = async (name: string, sources: number, size: number, citations: number): Promise<AuditRow> => {
+  const oldDirectory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-audit-old-"))
+  const newDirectory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-audit-new-"))
+  try {
+    const urls = Array.from({ length: sources }, (_, i) => `https://bench.example.com/audit-${i}.txt` as SourceUrl)
+    const perSource = Math.ceil(citations / sources)
+    const snippetLength = 80
+    const facts: Array<{ state: "cited"; label: string; source: string; captureSha256: string; snippet: string }> = []
+    const oldRecords: Array<CaptureRecord> = []
+    const newRecords: Array<CaptureRecord> = []
+    for (let s = 0; s < sources; s++) {
+      const text = makeText(s + 101, size)
+      const filler = makeText(s + 9_001, size)
+      const edits: Array<{ at: number; length: number; replacement: string }> = []
+      const record = makeCaptureRecord({ source: urls[s]!, text, accessedAt, contentType: "text/plain" })
+      oldRecords.push(record)
+      for (let c = 0; c < perSource && facts.length < citations; c++) {
+        const at = Math.floor(((c + 0.5) * (size - snippetLength)) / perSource)
+        const snippet = text.slice(at, at + snippetLength)
+        facts.push({ state: "cited", label: `f${facts.length}`, source: urls[s]!, captureSha256: record.sha256, snippet })
+        const kind = c % 10
+        if (kind >= 4 && kind <= 6) {
+          // One word of the passage changes (same length, so later offsets stay put).
+          const middle = snippet.indexOf(" ", snippetLength / 2)
+          edits.push({ at: at + middle + 1, length: 3, replacement: "XYZ" })
+        } else if (kind === 7) {
+          edits.push({ at, length: snippetLength, replacement: filler.slice(at, at + snippetLength) })
+        }
+      }
+      edits.push({ at: Math.floor(size / 2), length: 0, replacement: "\nA paragraph inserted in the new revision.\n" })
+      let revised = text
+      for (const edit of edits.sort((a, b) => b.at - a.at)) {
+        revised = revised.slice(0, edit.at) + edit.replacement + revised.slice(edit.at + edit.length)
+      }
+      newRecords.push(makeCaptureRecord({ source: urls[s]!, text: revised, accessedAt, contentType: "text/plain" }))
+    }
+    const labels = facts.map((f) => f.label)
+    const config = { sources: urls, labels, verify: { maxFacts: 10_000, timeoutMs: 600_000 } } as unknown as Config.PipelineConfig
+    await Effect.runPromise(Effect.gen(function*() {
+      const oldStore = yield* CaptureStore.makeFileSystem({ directory: oldDirectory })
+      for (const record of oldRecords) yield* oldStore.write(record)
+      const newStore = yield* CaptureStore.makeFileSystem({ directory: newDirectory })
+      for (const record of newRecords) yield* newStore.write(record)
+    }))
+    const report = await Effect.runPromise(
+      Effect.flatMap(Gate.Gate, (gate) => gate.check({ facts })).pipe(
+        Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(CaptureStore.layerFileSystem({ directory: oldDirectory }))))
+      )
+    )
+    const auditLayer = Audit.layer.pipe(
+      Layer.provide(Verifier.layer),
+      Layer.provide(Audit.fromStore(CaptureStore.layerFileSystem({ directory: newDirectory }))),
+      Layer.provide(CaptureStore.layerFileSystem({ directory: oldDirectory })),
+      Layer.provide(Policy.layer(config))
+    )
+    const context = await Effect.runPromise(Effect.scoped(Layer.build(auditLayer)))
+    const audit = Context.get(context, Audit.Audit)
+    let statuses: Record<string, number> = {}
+    const once = async () => {
+      const result = await Effect.runPromise(audit.auditReport(report))
+      statuses = Object.fromEntries(
+        ["unchanged", "relocated", "changed", "deleted", "source_missing"].map((k) => [k, result.summary[k as "changed"]])
+      )
+    }
+    // The floor: read and hash both runs' records, one indexOf per citation in the new text.
+    const raw = async () => {
+      const texts = new Map<string, string>()
+      for (const directory of [oldDirectory, newDirectory]) {
+        for (const url of urls) {
+          const bytes = await fsp.readFile(path.join(directory, CaptureStore.recordFileName(url)))
+          createHash("sha256").update(bytes).digest("hex")
+          const text = (JSON.parse(bytes.toString("utf8")) as { text: string }).text
+          createHash("sha256").update(text).digest("hex")
+          if (directory === newDirectory) texts.set(url, text)
+        }
+      }
+      let found = 0
+      for (const fact of facts) if (texts.get(fact.source)!.indexOf(fact.snippet) >= 0) found++
+      return found
+    }
+    const auditRuns = smoke ? 1 : 3
+    // One untimed run first (warm JIT and page cache).
+    await once()
+    await raw()
+    const times: Array<number> = []
+    const rawTimes: Array<number> = []
+    for (let i = 0; i < auditRuns; i++) {
+      times.push(await time(once))
+      rawTimes.push(await time(raw))
+    }
+    const ms = median(times)
+    return {
+      name,
+      sources,
+      bytesPerSource: size,
+      citations: facts.length,
+      statuses,
+      ms,
+      rawMs: median(rawTimes),
+      msPerMiB: ms / ((sources * size) / MiB)
+    }
+  } finally {
+    await fsp.rm(oldDirectory, { recursive: true, force: true })
+    await fsp.rm(newDirectory, { recursive: true, force: true })
+  }
+}
+
 const main = async () => {
   const rows: Array<Row> = []
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
@@ -1040,6 +1170,14 @@ const main = async () => {
   let startup: Array<StartupRow> | undefined
   if (only === undefined || only === "startup") startup = await benchStartup()
   const capPeak = only === undefined || only === "memory" ? await benchCapPeak(smoke ? MiB : 64 * MiB) : undefined
+  const audits: Array<AuditRow> = []
+  if (only === undefined || only === "audit") {
+    if (smoke) audits.push(await benchAudit("smoke 20 citations, 2 x 16 KiB", 2, 16 * KiB, 20))
+    else {
+      audits.push(await benchAudit("1,000 citations, 20 x 256 KiB", 20, 256 * KiB, 1_000))
+      audits.push(await benchAudit("1,000 citations, 20 x 1 MiB", 20, MiB, 1_000))
+    }
+  }
   let postgres: Array<PostgresRow> | undefined
   if (only === undefined || only === "postgres") {
     if (postgresPresent) postgres = await benchPostgres()
@@ -1111,12 +1249,23 @@ const main = async () => {
       ...postgres.map((r) => `| ${r.name} | ${fmt(r.postgresMs)} | ${fmt(r.filesystemMs)} | ${(r.postgresMs / r.filesystemMs).toFixed(2)}x |`)
     )
   }
+  if (audits.length > 0) {
+    const statusText = (r: AuditRow) => Object.entries(r.statuses).map(([k, n]) => `${n} ${k}`).join(", ")
+    lines.push(
+      "",
+      "| drift audit (median of 3) | citations | text per run | findings | audit (ms) | ms per MiB | raw floor (ms) |",
+      "|---|---:|---:|---|---:|---:|---:|",
+      ...audits.map((r) =>
+        `| ${r.name} | ${r.citations} | ${fmt((r.sources * r.bytesPerSource) / MiB)} MiB | ${statusText(r)} | ${fmt(r.ms)} | ${fmt(r.msPerMiB)} | ${fmt(r.rawMs)} |`
+      )
+    )
+  }
   process.stdout.write(lines.join("\n") + "\n")
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, nearest }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, nearest, audits }, null, 2) + "\n"
   )
 }
 

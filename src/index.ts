@@ -42,6 +42,10 @@ export * as Evi1 from "./answer/Evi1.js"
 export * as Anthropic from "./answer/Anthropic.js"
 export * as AnswerRender from "./answer/Render.js"
 
+/** Drift audit: what became of a verified report's or answer's citations in a later capture of the same sources. */
+export * as Audit from "./audit/Audit.js"
+export * as AuditRecords from "./audit/Records.js"
+export * as AuditMaterial from "./audit/Material.js"
 /** Anchoring: verified spans in UTF-16, code points and UTF-8 bytes; W3C Web Annotation selectors. */
 export * as Offsets from "./anchor/Offsets.js"
 export * as Selectors from "./anchor/Selectors.js"
