@@ -10,6 +10,16 @@ import base from "./vitest.config.js"
  * the documentation example (it imports the package by name, which the mutation
  * sandbox does not resolve).
  */
+/**
+ * `CITEGATE_MUTATION_TESTS`: a comma-separated list of test files or globs. When set, only those
+ * run for every mutant (the table "Which tests for which module" in docs/testing.md), instead of the
+ * whole suite: a mutant then costs the seconds of the tests that concern its module.
+ */
+const chosen = (process.env.CITEGATE_MUTATION_TESTS ?? "")
+  .split(",")
+  .map((glob) => glob.trim())
+  .filter((glob) => glob.length > 0)
+
 // Spread rather than mergeConfig: mergeConfig would concatenate globalSetup and keep the build step.
 export default defineConfig({
   ...base,
@@ -17,6 +27,10 @@ export default defineConfig({
     ...base.test,
     globalSetup: [],
     isolate: true,
+    // Instrumented code runs many times slower: the linear-work tests of multiSearch need minutes
+    // in the dry run (Stryker's own timeout still bounds each mutant).
+    testTimeout: 300_000,
+    ...(chosen.length > 0 ? { include: chosen } : {}),
     exclude: ["test/build.test.ts", "test/cli.test.ts", "test/mutants.cli.test.ts", "test/example.test.ts", "test/html.browser.test.ts", "test/bench.smoke.test.ts", "test/tls.test.ts", "test/*.cli.test.ts", "test/packaging.test.ts", "test/verifyDeadline.test.ts", "node_modules/**"]
   }
 })
