@@ -22,6 +22,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -74,6 +75,7 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
     const declared = request.headers["content-length"]
     const declaredBytes = declared === undefined ? undefined : Number(declared)
     const streaming = path.startsWith(streamingPrefix)
+    const hasBody = declaredBytes !== undefined && declaredBytes > 0
     const refused = (error: PayloadTooLarge | LengthRequired, status: number) =>
       // The unread body is not drained: the connection closes after the answer.
       HttpServerResponse.setHeader(errorResponse(error, status), "connection", "close")
@@ -82,7 +84,13 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
       : declaredBytes === undefined && request.headers["transfer-encoding"] !== undefined && !streaming
       ? refused(new LengthRequired({ maxBytes: limits.maxBodyBytes }), 411)
       : yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(tagged(response))).pipe(
+        // The body is read here, within the deadline, and kept (platform-node caches a request's text) for
+        // the handler. In its own fiber: a read cut off by the deadline is not interrupted (that would
+        // destroy the socket before the 503 is written); it ends with the connection.
+        Effect.zipRight(hasBody && !streaming ? Effect.flatMap(Effect.forkDaemon(Effect.ignore(request.text)), Fiber.await) : Effect.void),
         Effect.zipRight(app),
+        // The platform runs each request uninterruptibly; the deadline must be able to stop the work.
+        Effect.interruptible,
         // Streaming routes read more than one body's worth over time; they bound their own input.
         streaming ? (effect) => effect : HttpIncomingMessage.withMaxBodySize(Option.some(limits.maxBodyBytes)),
         Effect.timeoutFail({
@@ -92,7 +100,7 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure) && failure.value instanceof RequestTimeout) {
-            return Effect.succeed(errorResponse(failure.value, 503))
+            return Effect.succeed(HttpServerResponse.setHeader(errorResponse(failure.value, 503), "connection", "close"))
           }
           // What the platform answered for this cause (404 for an unknown route, 500 for a defect).
           return Effect.flatMap(causeResponse(cause), ([response]) =>
@@ -167,7 +175,7 @@ const lifecycleLayer = (server: Http.Server, graceMs: number) =>
           const drained = yield* Effect.async<void>((resume) => {
             if (open === 0) return resume(Effect.void)
             idle = () => resume(Effect.void)
-          }).pipe(Effect.timeoutOption(graceMs))
+          }).pipe(Effect.interruptible, Effect.timeoutOption(graceMs))
           if (Option.isNone(drained)) yield* Effect.logWarning("shutdown grace elapsed; closing open connections")
           server.closeAllConnections()
         })
