@@ -29,6 +29,7 @@ type Autocannon = (options: {
   method: string
   headers: Record<string, string>
   body: string
+  timeout: number
 }) => Promise<AutocannonResult>
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon
 
@@ -73,7 +74,7 @@ const serve = (configFile: string, runRoot: string) =>
 export const benchServer = async (options: { readonly smoke: boolean; readonly makeText: (seed: number, bytes: number) => string }) => {
   const shape = options.smoke
     ? { facts: 10, captures: 2, size: 4 * 1024, connections: 4, duration: 1 }
-    : { facts: 20, captures: 20, size: 1024 * 1024, connections: 64, duration: 10 }
+    : { facts: 20, captures: 20, size: 1024 * 1024, connections: 64, duration: 15 }
   const work = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-server-"))
   try {
     const runRoot = path.join(work, "runs")
@@ -113,8 +114,10 @@ export const benchServer = async (options: { readonly smoke: boolean; readonly m
       if (check.status !== 200 || result.status !== "verified" || result.report?.facts.length !== shape.facts) {
         throw new Error(`the bench report does not verify: ${check.status} ${JSON.stringify(result).slice(0, 500)}`)
       }
-      const run = await autocannon({ url, connections: shape.connections, duration: shape.duration, method: "POST", headers, body })
-      if (run.non2xx > 0 || run.errors > 0) throw new Error(`${run.non2xx} non-2xx answers and ${run.errors} errors under load`)
+      const run = await autocannon({ url, connections: shape.connections, duration: shape.duration, method: "POST", headers, body, timeout: 60 })
+      if (run.non2xx > 0 || run.errors > 0) {
+        throw new Error(`${run.non2xx} non-2xx answers, ${run.errors} errors (${run.timeouts} timeouts) under load`)
+      }
       const row: ServerRow = {
         name: `POST /v1/verify/report, ${shape.facts} facts × ${shape.captures} captures of ${shape.size / 1024} KiB`,
         connections: shape.connections,

@@ -928,16 +928,15 @@ export class RunNotFound extends Schema.TaggedError<RunNotFound>()("RunNotFound"
   }
 }
 
-/** HTTP 400: the request body does not decode (not JSON, wrong shape, bad base64, an unknown format). */
-export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
-  issues: Schema.NonEmptyArray(Issue),
-  omitted: Omitted
+/** HTTP 503: the server is shutting down (`/readyz`, `POST /v1/runs`), or its run root cannot be used. */
+export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
+  reason: Schema.Literal("draining", "run-root-unusable")
 }) {
   override get message() {
-    return `The request is invalid: ${formatIssues(this.issues, this.omitted)}`
+    return this.reason === "draining" ? "The server is shutting down" : "The run root cannot be used"
   }
 }
 
 /** Why the service refused a request before (or instead of) verifying anything. */
-export const ServiceError = Schema.Union(Unauthorized, Forbidden, PayloadTooLarge, LengthRequired, RequestTimeout, RunNotFound, InvalidRequest)
+export const ServiceError = Schema.Union(Unauthorized, Forbidden, PayloadTooLarge, LengthRequired, RequestTimeout, RunNotFound, NotReady)
 export type ServiceError = typeof ServiceError.Type

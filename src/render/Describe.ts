@@ -419,12 +419,9 @@ const serviceErrorUnbounded = (error: ServiceError): Description =>
       fields: [["run", e.runId]],
       fix: "Use a run id returned by POST /v1/runs (or a run directory's name under the run root)."
     }),
-    InvalidRequest: (e): Description => ({
-      title: "Invalid request",
-      fields: [
-        ...e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
-        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
-      ],
-      fix: "Correct the request at the paths shown."
+    NotReady: (e): Description => ({
+      title: "Not ready",
+      fields: [["reason", e.reason]],
+      fix: e.reason === "draining" ? "The server is shutting down; retry against another instance." : "Check that the run root exists and is writable."
     })
   })

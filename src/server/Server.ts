@@ -27,11 +27,13 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
+import * as fs from "node:fs/promises"
 import * as Http from "node:http"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { resolvedServer } from "../Config.js"
 import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError } from "../Errors.js"
-import { CitegateApi, NotReady } from "./Api.js"
+import { NotReady } from "../Errors.js"
+import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import * as Handlers from "./Handlers.js"
@@ -124,10 +126,17 @@ const HealthLive = HttpApiBuilder.group(CitegateApi, "health", (handlers) =>
   handlers
     .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
     .handle("readyz", () =>
-      Effect.flatMap(Lifecycle, (lifecycle) =>
-        Effect.flatMap(lifecycle.isDraining, (draining) =>
-          draining ? Effect.fail(new NotReady({ reason: "draining" })) : Effect.succeed({ status: "ok" as const })
-        )))
+      Effect.gen(function*() {
+        const lifecycle = yield* Lifecycle
+        if (yield* lifecycle.isDraining) return yield* new NotReady({ reason: "draining" })
+        const { runRoot } = yield* ServerContext
+        // Ready only when new runs can be created under the run root.
+        const usable = yield* Effect.promise(() =>
+          fs.mkdir(runRoot, { recursive: true, mode: 0o700 }).then(() => fs.access(runRoot, fs.constants.W_OK)).then(() => true, () => false)
+        )
+        if (!usable) return yield* new NotReady({ reason: "run-root-unusable" })
+        return { status: "ok" as const }
+      }))
 )
 
 export interface ServeOptions {
