@@ -7,8 +7,10 @@
  * `HttpApiBuilder.Router.use((router) => router.post("/v1/...", handler))` whose requirements
  * are at most `ServerServices`, and add it to `rawRoutes` below. The handler reads the request
  * through `HttpServerRequest.HttpServerRequest`; it authenticates with
- * `(yield* Auth).authenticate(request.headers, Access.readRun(runId))`, resolves runs with
- * `(yield* Runs).directory(runId)`, and ends its stream when `(yield* Lifecycle).draining` completes.
+ * `(yield* Auth).authenticate(request.headers, Access.any)` and `Handlers.readableRun(principal, runId)`
+ * (403 / 404, gives the run's directory), and ends its stream when `(yield* Lifecycle).draining`
+ * completes. The platform runs each request uninterruptibly: wrap waits that a deadline or a
+ * client disconnect must cut short in `Effect.interruptible`.
  *
  * @since 0.2.0
  */
