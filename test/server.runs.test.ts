@@ -159,4 +159,17 @@ describe("POST /v1/runs, GET /v1/runs/{id}, GET /v1/runs/{id}/events", () => {
       const root = yield* call(service, `/v1/runs/runs`, { token: tokens.admin })
       assert.strictEqual(root.status, 404)
     }))
+
+  it.scopedLive("a run root that cannot hold runs: readyz and POST /v1/runs answer 503 NotReady (run-root-unusable)", () =>
+    Effect.gen(function*() {
+      const { service } = yield* setup
+      // A file where the run root should be: no run directory can be made under it.
+      yield* Effect.promise(() => fsp.writeFile(service.runRoot, "not a directory"))
+      const ready = yield* call(service, "/readyz")
+      assert.strictEqual(ready.status, 503)
+      assert.deepStrictEqual(ready.json, { _tag: "NotReady", reason: "run-root-unusable" })
+      const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
+      assert.strictEqual(started.status, 503, started.text)
+      assert.deepStrictEqual(started.json, { _tag: "NotReady", reason: "run-root-unusable" })
+    }))
 })

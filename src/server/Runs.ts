@@ -22,7 +22,7 @@ import * as path from "node:path"
 import * as Capture from "../Capture.js"
 import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../CaptureStore.js"
-import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, RunNotFound } from "../Errors.js"
+import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotReady, RunNotFound } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 
@@ -85,7 +85,7 @@ export const newRunId = (now: Date = new Date()): string =>
 
 export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
   /** Start capturing the configuration's sources into a new run owned by `owner` (a token digest). */
-  readonly start: (owner: string) => Effect.Effect<RunView>
+  readonly start: (owner: string) => Effect.Effect<RunView, NotReady>
   /** A run by id: one this server started, or a directory under the run root. */
   readonly get: (runId: string) => Effect.Effect<RunView, RunNotFound>
   /** The run's manifest (read through the capture store, never written). */
@@ -168,7 +168,10 @@ export const make = Effect.gen(function*() {
   const start = Effect.fn("Runs.start")(function*(owner: string) {
     const id = newRunId()
     // Not recursive, 0700: the id is fresh, so an existing name means a collision, never reuse.
-    yield* Effect.promise(() => fs.mkdir(root, { recursive: true, mode: 0o700 }).then(() => fs.mkdir(directoryOf(id), { mode: 0o700 })))
+    yield* Effect.tryPromise({
+      try: () => fs.mkdir(root, { recursive: true, mode: 0o700 }).then(() => fs.mkdir(directoryOf(id), { mode: 0o700 })),
+      catch: () => new NotReady({ reason: "run-root-unusable" })
+    })
     const state: RunState = {
       id,
       owner,
