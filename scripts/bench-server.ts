@@ -4,7 +4,8 @@
  * captures). Reports verifications per second and p50 / p99 latency; every response must be a
  * 200 with the verified JSON result (any other answer fails the bench).
  */
-import { Effect } from "effect"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { Context, Effect, Exit, Layer, Logger, Scope } from "effect"
 import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import { createRequire } from "node:module"
@@ -12,7 +13,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
+import * as Config from "../src/Config.js"
 import { tokenDigest } from "../src/server/Auth.js"
+import * as Server from "../src/server/Server.js"
 
 interface AutocannonResult {
   readonly requests: { readonly average: number; readonly total: number }
@@ -71,6 +74,20 @@ const serve = (configFile: string, runRoot: string) =>
     })
   })
 
+/** The same server in this process (for --smoke): Server.layer on a free loopback port. */
+const serveInProcess = async (configFile: string, runRoot: string) => {
+  const config = await Effect.runPromise(Config.decodeText(await fsp.readFile(configFile, "utf8")))
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(
+    Layer.buildWithScope(Server.layer({ config, configFile, runRoot, host: "127.0.0.1", port: 0 }), scope).pipe(
+      Effect.provide(Logger.remove(Logger.defaultLogger))
+    )
+  )
+  const address = Context.get(context, HttpServer.HttpServer).address
+  const port = address._tag === "TcpAddress" ? address.port : 0
+  return { base: `http://127.0.0.1:${port}`, stop: () => Effect.runPromise(Effect.as(Scope.close(scope, Exit.void), 0)) }
+}
+
 export const benchServer = async (options: { readonly smoke: boolean; readonly makeText: (seed: number, bytes: number) => string }) => {
   const shape = options.smoke
     ? { facts: 10, captures: 2, size: 4 * 1024, connections: 4, duration: 1 }
@@ -104,7 +121,8 @@ export const benchServer = async (options: { readonly smoke: boolean; readonly m
       labels,
       server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: false }], requestTimeoutMs: 60_000 }
     }))
-    const server = await serve(configFile, runRoot)
+    // --smoke serves in this process (no CLI start-up to wait for); the real run measures the CLI's own process.
+    const server = options.smoke ? await serveInProcess(configFile, runRoot) : await serve(configFile, runRoot)
     try {
       const url = `${server.base}/v1/verify/report?run=bench`
       const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" }
