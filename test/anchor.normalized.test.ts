@@ -1,9 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
+import * as Answer from "../src/answer/Answer.js"
+import * as AnswerRender from "../src/answer/Render.js"
 import * as Config from "../src/Config.js"
 import { decodeOptions } from "../src/Domain.js"
 import { AmbiguousSnippet, InvalidConfig, SnippetAbsent } from "../src/Errors.js"
+import * as Policy from "../src/Policy.js"
 import * as Render from "../src/render/Render.js"
+import * as MemoryStore from "../src/store/Memory.js"
+import * as Verifier from "../src/Verifier.js"
 import { check, configWith, fact, onlyCitation, onlyFailure, recordOf, SOURCE } from "./anchorSupport.js"
 
 // Typographic capture text: curly quotes, an en dash, a soft hyphen, a no-break space, a ligature, CRLF, astral neighbours.
@@ -121,4 +126,33 @@ describe("Opt-in normalised acceptance (verify.matching)", () => {
       assert.instanceOf(error, InvalidConfig)
       assert.deepStrictEqual([...new Set(error.issues.map((issue) => JSON.stringify(issue.path)))], [`["verify","matching"]`])
     }))
+})
+
+describe("normalized/1 in answers (the same matching path)", () => {
+  const answersLayer = Answer.layer({ mode: "reject", uncited: "report" }).pipe(
+    Layer.provide(Verifier.layer),
+    Layer.provide(Policy.layer(Schema.decodeUnknownSync(Config.PipelineConfig)(configWith(normalizedOnly)))),
+    Layer.provideMerge(MemoryStore.layer({ records: [recordOf(text)] }).pipe(Layer.orDie))
+  )
+
+  it.effect("a typographic quote is accepted as normalized/1, at its raw code-point span, and labelled in every answer rendering", () =>
+    Effect.gen(function*() {
+      const answers = yield* Answer.Answers
+      const raw = "\u201CRevenue grew 12\u00A0% in 2025\u2013Q3,\u201D"
+      // `chars` in code points: the astral character before the quote is one.
+      const chars = { start: 1, end: 1 + [...raw].length }
+      const { answer, captures } = yield* answers.verify({
+        manifest: null,
+        claims: [{ id: "c1", text: "Revenue grew.", citations: [{ source: SOURCE, captureSha256: sha, quote: typed, chars }] }],
+        uncited: []
+      })
+      const evidence = answer.claims[0]!.citations[0]!.evidence
+      assert.strictEqual(evidence.method, "normalized/1")
+      assert.deepStrictEqual(evidence.offsets!.codePoints, chars)
+      const rendering = AnswerRender.AnswerRendering.Verified({ answer, captures })
+      assert.include(AnswerRender.render("text", rendering), "MATCH     matched under normalized/1 (opt-in), NOT verbatim")
+      assert.include(AnswerRender.render("markdown", rendering), "**matched under normalized/1 (opt-in), NOT verbatim")
+      assert.include(AnswerRender.render("html", rendering), "<strong>matched under normalized/1 (opt-in), NOT verbatim")
+      assert.strictEqual(JSON.parse(AnswerRender.render("json", rendering)).answer.claims[0].citations[0].evidence.method, "normalized/1")
+    }).pipe(Effect.provide(answersLayer)))
 })

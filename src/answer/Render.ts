@@ -17,8 +17,19 @@ import { AnswerError, type CitationRejection, type UncitedSentence } from "../Er
 import * as Describe from "../render/Describe.js"
 import { html as h, markdown as md, markdownBlock, markdownCode, markdownUrl, quoted, terminal } from "../render/Escape.js"
 import type { Format } from "../render/Render.js"
-import { digestPrefix, plural, provenanceNote } from "../render/Rendering.js"
+import { ambiguityNote, digestPrefix, normalizedNote, plural, provenanceNote } from "../render/Rendering.js"
 import { type RetractedCitation, type VerifiedAnswer, VerifiedAnswer as VerifiedAnswerSchema } from "./Records.js"
+
+/** The ambiguity flag and the normalised-match label of a verified citation, when they apply (as for reports). */
+const matchNotes = (evidence: { readonly ambiguous?: boolean | undefined; readonly occurrences: number; readonly method?: string | undefined }) =>
+  [ambiguityNote(evidence), normalizedNote(evidence)].filter((note): note is string => note !== undefined)
+
+/** The same notes tagged for the text rendering: `AMBIGUOUS …`, `MATCH …`. */
+const taggedNotes = (evidence: Parameters<typeof matchNotes>[0]) =>
+  [
+    ...(ambiguityNote(evidence) === undefined ? [] : [`AMBIGUOUS ${ambiguityNote(evidence)}`]),
+    ...(normalizedNote(evidence) === undefined ? [] : [`MATCH     ${normalizedNote(evidence)}`])
+  ]
 
 export type AnswerRendering = Data.TaggedEnum<{
   Verified: { readonly answer: VerifiedAnswer; readonly captures: ReadonlyMap<string, CaptureRecord> }
@@ -91,7 +102,8 @@ const text = (rendering: AnswerRendering): string =>
         lines.push(
           `[${f.n}] VERIFIED QUOTE ${quoted(citation.quote)}`,
           `    source  ${terminal(citation.source)}`,
-          `    capture sha256 ${digestPrefix(citation.captureSha256)}…  accessed ${evidence.accessedAt}  span ${evidence.span.start}–${evidence.span.end}`
+          `    capture sha256 ${digestPrefix(citation.captureSha256)}…  accessed ${evidence.accessedAt}  span ${evidence.span.start}–${evidence.span.end}`,
+          ...taggedNotes(evidence).map((note) => `    ${note}`)
         )
       }
       if (answer.removed.length > 0) {
@@ -155,7 +167,8 @@ const markdown = (rendering: AnswerRendering): string =>
           "",
           `Source: ${markdownUrl(citation.source)}  `,
           `Capture: sha256 \`${digestPrefix(citation.captureSha256)}\`…, accessed ${md(evidence.accessedAt)}, characters ${evidence.span.start}–${evidence.span.end}`,
-          ""
+          "",
+          ...matchNotes(evidence).flatMap((note) => [`**${md(note)}.**`, ""])
         )
       }
       if (answer.removed.length > 0) {
@@ -251,7 +264,7 @@ const html = (rendering: AnswerRendering): string =>
         for (const f of notes.flat()) {
           const { citation, evidence } = f.citation
           parts.push(`<li id="fn-${f.n}"><blockquote class="quote">${h(citation.quote)}</blockquote>
-Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix(citation.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end} <a href="#ref-${f.n}">↩</a></li>`)
+Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix(citation.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}${matchNotes(evidence).map((note) => ` · <strong>${h(note)}</strong>`).join("")} <a href="#ref-${f.n}">↩</a></li>`)
         }
         parts.push("</ol>")
       }
