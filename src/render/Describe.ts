@@ -18,6 +18,7 @@ import type {
   InvalidConfig,
   InvalidMigrationMap,
   InvalidRunDirectory,
+  ServiceError,
   StoreUnavailable,
   UncitedSentence,
   VerificationTimeout
@@ -411,6 +412,50 @@ const answerErrorUnbounded = (error: AnswerError): Description =>
       title: "Answer rejected",
       fields: [["failed citations", String(e.citations.length)], ["uncited sentences", String(e.uncited.length)]],
       fix: "Every failure is listed; in drop mode failed citations are retracted instead."
+    })
+  })
+
+/** The service's refusals (`run-pipeline serve`): authentication, limits, unknown runs, undecodable requests. */
+export const serviceError = (error: ServiceError): Description => shown(serviceErrorUnbounded(error))
+
+const serviceErrorUnbounded = (error: ServiceError): Description =>
+  Match.valueTags(error, {
+    Unauthorized: (e): Description => ({
+      title: "Unauthorized",
+      fields: [["reason", e.reason]],
+      fix: "Send `Authorization: Bearer <token>` with a token whose SHA-256 digest is listed in server.tokens."
+    }),
+    Forbidden: (e): Description => ({
+      title: "Forbidden",
+      fields: [["action", e.action], ["run", e.runId ?? "(none)"]],
+      fix: e.action === "capture"
+        ? "Use a token with `capture: true` to start runs."
+        : "Use a token whose `runs` lists this run (or \"*\"), or the token that started it."
+    }),
+    PayloadTooLarge: (e): Description => ({
+      title: "Request body too large",
+      fields: [["max bytes", String(e.maxBytes)], ["announced", e.declaredBytes === null ? "(chunked)" : String(e.declaredBytes)]],
+      fix: "Send a smaller body, or raise server.maxBodyBytes."
+    }),
+    LengthRequired: (e): Description => ({
+      title: "Content-Length required",
+      fields: [["max bytes", String(e.maxBytes)]],
+      fix: "Send the body with a Content-Length header (curl --data-binary @file does)."
+    }),
+    RequestTimeout: (e): Description => ({
+      title: "Request timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing of this request is accepted. Send less, or raise server.requestTimeoutMs."
+    }),
+    RunNotFound: (e): Description => ({
+      title: "Run not found",
+      fields: [["run", e.runId]],
+      fix: "Use a run id returned by POST /v1/runs (or a run directory's name under the run root)."
+    }),
+    NotReady: (e): Description => ({
+      title: "Not ready",
+      fields: [["reason", e.reason]],
+      fix: e.reason === "draining" ? "The server is shutting down; retry against another instance." : "Check that the run root exists and is writable."
     })
   })
 
