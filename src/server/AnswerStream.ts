@@ -94,7 +94,7 @@ export const defaultLimits: StreamLimits = {
 const strict = { parseOptions: { onExcessProperty: "error" as const } }
 const Id = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
 const Offset = Schema.NonNegativeInt
-const Span = Schema.Struct({ start: Offset, end: Offset }).annotations(strict)
+const Span = Schema.Struct({ start: Offset, end: Offset })
 
 /** A placeholder marker `[^footnote]` at `at` (UTF-16 offset in the whole streamed text). */
 export const FootnoteMark = Schema.Struct({
@@ -103,14 +103,14 @@ export const FootnoteMark = Schema.Struct({
   /** The manifest's source number. */
   source: Id,
   at: Offset
-}).annotations({ ...strict, identifier: "FootnoteMark" })
+}).annotations({ identifier: "FootnoteMark" })
 
 export const DeltaEvent = Schema.Struct({
   id: Id,
   type: Schema.Literal("delta"),
   text: Schema.String,
   footnotes: Schema.Array(FootnoteMark)
-}).annotations({ ...strict, identifier: "DeltaEvent" })
+}).annotations({ identifier: "DeltaEvent" })
 
 export const CitationEvent = Schema.Struct({
   id: Id,
@@ -126,7 +126,7 @@ export const CitationEvent = Schema.Struct({
   span: Span,
   occurrences: Id,
   page: Schema.optional(Id)
-}).annotations({ ...strict, identifier: "CitationEvent" })
+}).annotations({ identifier: "CitationEvent" })
 
 export const RetractionEvent = Schema.Struct({
   id: Id,
@@ -140,7 +140,7 @@ export const RetractionEvent = Schema.Struct({
   /** The claim has no citation left: remove its sentence, not only the marker. */
   removeSentence: Schema.Boolean,
   reasons: Schema.NonEmptyArray(CitationError)
-}).annotations({ ...strict, identifier: "RetractionEvent" })
+}).annotations({ identifier: "RetractionEvent" })
 
 /** Why a stream ended early, or was rejected at its end. */
 export const StreamFailure = Schema.Union(
@@ -159,7 +159,7 @@ export const ErrorEvent = Schema.Struct({
   id: Id,
   type: Schema.Literal("error"),
   error: StreamFailure
-}).annotations({ ...strict, identifier: "ErrorEvent" })
+}).annotations({ identifier: "ErrorEvent" })
 
 export const Summary = Schema.Struct({
   claims: Offset,
@@ -168,7 +168,7 @@ export const Summary = Schema.Struct({
   citations: Offset,
   citationsVerified: Offset,
   citationsRetracted: Offset
-}).annotations({ ...strict, identifier: "StreamSummary" })
+}).annotations({ identifier: "StreamSummary" })
 export type Summary = typeof Summary.Type
 
 export const DoneState = Schema.Literal("grounded", "no_evidence", "rejected")
@@ -181,7 +181,7 @@ export const DoneEvent = Schema.Struct({
   summary: Summary,
   /** Factual-looking sentences without citation (known at the end). */
   uncited: Schema.Array(UncitedSentence)
-}).annotations({ ...strict, identifier: "DoneEvent" })
+}).annotations({ identifier: "DoneEvent" })
 
 /**
  * @since 0.1.0
@@ -190,8 +190,10 @@ export const DoneEvent = Schema.Struct({
 export const StreamEvent = Schema.Union(DeltaEvent, CitationEvent, RetractionEvent, ErrorEvent, DoneEvent)
 export type StreamEvent = typeof StreamEvent.Type
 
+const encodeStreamEvent = Schema.encodeSync(StreamEvent, { onExcessProperty: "ignore" })
+
 /** One event as JSON (typed errors encoded with their `_tag`). */
-export const encodeEvent = (event: StreamEvent): string => JSON.stringify(Schema.encodeSync(StreamEvent)(event))
+export const encodeEvent = (event: StreamEvent): string => JSON.stringify(encodeStreamEvent(event))
 
 /** An event from its JSON, strictly (for clients and tests). */
 export const decodeEvent = (text: string): StreamEvent =>
@@ -350,6 +352,8 @@ class Machine {
   private removed = 0
   private readonly rejections: Array<CitationRejection> = []
   private finished = false
+  /** Events made before a failure in the same input chunk: sent before the error. */
+  private carry: Array<StreamEvent> = []
 
   constructor(
     private readonly options: StreamOptions,
@@ -387,8 +391,9 @@ class Machine {
           if (delta !== undefined) events.push(delta)
         }
       } catch (e) {
-        if (e instanceof Abort) return Effect.fail(e.error)
-        throw e
+        if (!(e instanceof Abort)) throw e
+        this.carry = events
+        return Effect.fail(e.error)
       }
       return Effect.map(this.verifyBatch(), (verified) => [...events, ...verified])
     })
@@ -418,7 +423,9 @@ class Machine {
     this.rest += piece
     if (this.phase !== "body") return
     for (let i = piece.length - 1; i >= 0; i--) {
-      if (!isMarkerChar(piece.charCodeAt(i))) {
+      const c = piece.charCodeAt(i)
+      // A high surrogate ending the piece waits for its pair: a delta never splits a character.
+      if (!isMarkerChar(c) && !(i === piece.length - 1 && c >= 0xd800 && c <= 0xdbff)) {
         this.heldFrom = base + i + 1
         break
       }
@@ -690,7 +697,8 @@ class Machine {
   fail(error: StreamFailure): Array<StreamEvent> {
     if (this.finished) return []
     this.finished = true
-    const events: Array<StreamEvent> = []
+    const events: Array<StreamEvent> = this.carry
+    this.carry = []
     const delta = this.flushDelta()
     if (delta !== undefined) events.push(delta)
     events.push({ id: this.id(), type: "error", error })
