@@ -16,6 +16,7 @@ import type {
   InvalidConfig,
   InvalidMigrationMap,
   InvalidRunDirectory,
+  ServiceError,
   StoreUnavailable,
   StreamError,
   UncitedSentence,
@@ -406,5 +407,52 @@ const streamErrorUnbounded = (error: StreamError): Description =>
       title: e.reason === "unknown-stream" ? "Unknown stream" : "Events no longer retained",
       fields: [["stream", e.streamId], ["oldest retained id", e.oldestRetained === null ? "(none)" : String(e.oldestRetained)]],
       fix: "Resume promptly, or send the answer again."
+    })
+  })
+
+/** The service's refusals (`run-pipeline serve`): authentication, limits, unknown runs, undecodable requests. */
+export const serviceError = (error: ServiceError): Description => shown(serviceErrorUnbounded(error))
+
+const serviceErrorUnbounded = (error: ServiceError): Description =>
+  Match.valueTags(error, {
+    Unauthorized: (e): Description => ({
+      title: "Unauthorized",
+      fields: [["reason", e.reason]],
+      fix: "Send `Authorization: Bearer <token>` with a token whose SHA-256 digest is listed in server.tokens."
+    }),
+    Forbidden: (e): Description => ({
+      title: "Forbidden",
+      fields: [["action", e.action], ["run", e.runId ?? "(none)"]],
+      fix: e.action === "capture"
+        ? "Use a token with `capture: true` to start runs."
+        : "Use a token whose `runs` lists this run (or \"*\"), or the token that started it."
+    }),
+    PayloadTooLarge: (e): Description => ({
+      title: "Request body too large",
+      fields: [["max bytes", String(e.maxBytes)], ["announced", e.declaredBytes === null ? "(chunked)" : String(e.declaredBytes)]],
+      fix: "Send a smaller body, or raise server.maxBodyBytes."
+    }),
+    LengthRequired: (e): Description => ({
+      title: "Content-Length required",
+      fields: [["max bytes", String(e.maxBytes)]],
+      fix: "Send the body with a Content-Length header (curl --data-binary @file does)."
+    }),
+    RequestTimeout: (e): Description => ({
+      title: "Request timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing of this request is accepted. Send less, or raise server.requestTimeoutMs."
+    }),
+    RunNotFound: (e): Description => ({
+      title: "Run not found",
+      fields: [["run", e.runId]],
+      fix: "Use a run id returned by POST /v1/runs (or a run directory's name under the run root)."
+    }),
+    InvalidRequest: (e): Description => ({
+      title: "Invalid request",
+      fields: [
+        ...e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
+        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
+      ],
+      fix: "Correct the request at the paths shown."
     })
   })
