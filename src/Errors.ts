@@ -865,7 +865,7 @@ export class StreamLineInvalid extends Schema.TaggedError<StreamLineInvalid>()("
   }
 }
 
-export const StreamLimit = Schema.Literal("line-length", "answer-size", "claims", "citations")
+export const StreamLimit = Schema.Literal("line-length", "input-size", "answer-size", "claims", "citations")
 export type StreamLimit = typeof StreamLimit.Type
 
 /** A streamed answer passed one of its documented limits; nothing past it was parsed. */

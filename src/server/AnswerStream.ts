@@ -68,6 +68,8 @@ import * as Verifier from "../Verifier.js"
 export interface StreamLimits {
   /** Bytes of one NDJSON input line (checked while the line arrives, before it is decoded). */
   readonly maxLineBytes: number
+  /** Bytes of NDJSON input in total (blank lines and JSON syntax included). */
+  readonly maxInputBytes: number
   /** UTF-16 code units of answer text in total (at most the answers' 16 Mi limit). */
   readonly maxAnswerChars: number
   /** Claims (`{cX}` markers). */
@@ -81,6 +83,7 @@ export interface StreamLimits {
 /** @since 0.1.0 */
 export const defaultLimits: StreamLimits = {
   maxLineBytes: 64 * 1024,
+  maxInputBytes: 8 * 1024 * 1024,
   maxAnswerChars: 1024 * 1024,
   maxClaims: 1_000,
   maxCitations: 4_000,
@@ -214,17 +217,21 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 /**
  * Bytes to NDJSON lines (without their LF), each line bounded while it arrives:
  * past `maxLineBytes` the stream fails with `StreamLimitExceeded` and nothing
- * more of that line is held. Invalid UTF-8 is a `StreamLineInvalid`.
+ * more of that line is held; past `maxInputBytes` in total likewise (blank
+ * lines cost no answer text, so they are bounded here). Invalid UTF-8 is a
+ * `StreamLineInvalid`.
  *
  * @since 0.1.0
  */
 export const ndjsonLines = <E>(
   bytes: Stream.Stream<Uint8Array, E>,
-  maxLineBytes: number
+  maxLineBytes: number,
+  maxInputBytes: number = Number.MAX_SAFE_INTEGER
 ): Stream.Stream<string, E | StreamLimitExceeded | StreamLineInvalid> =>
   Stream.suspend(() => {
     let parts: Array<Uint8Array> = []
     let held = 0
+    let total = 0
     let lineNo = 0
     const lineOf = (last: Uint8Array): Either.Either<string, StreamLineInvalid> => {
       lineNo++
@@ -243,6 +250,10 @@ export const ndjsonLines = <E>(
         Effect.suspend((): Effect.Effect<Chunk.Chunk<string>, StreamLimitExceeded | StreamLineInvalid> => {
           const out: Array<string> = []
           for (const chunk of chunks) {
+            total += chunk.length
+            if (total > maxInputBytes) {
+              return Effect.fail(new StreamLimitExceeded({ limit: "input-size", max: maxInputBytes, received: total }))
+            }
             let from = 0
             for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
               if (held + nl - from > maxLineBytes) return Effect.fail(tooLong(held + nl - from))
