@@ -213,6 +213,7 @@ const InputLine = Schema.Struct({
 const decodeInputLine = decodeJson(InputLine)
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+const stop: unique symbol = Symbol("stop")
 
 /**
  * Bytes to NDJSON lines (without their LF), each line bounded while it arrives:
@@ -245,38 +246,48 @@ export const ndjsonLines = <E>(
       }
     }
     const tooLong = (received: number) => new StreamLimitExceeded({ limit: "line-length", max: maxLineBytes, received })
-    return bytes.pipe(
-      Stream.mapChunksEffect((chunks) =>
-        Effect.suspend((): Effect.Effect<Chunk.Chunk<string>, StreamLimitExceeded | StreamLineInvalid> => {
-          const out: Array<string> = []
-          for (const chunk of chunks) {
-            total += chunk.length
-            if (total > maxInputBytes) {
-              return Effect.fail(new StreamLimitExceeded({ limit: "input-size", max: maxInputBytes, received: total }))
-            }
-            let from = 0
-            for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
-              if (held + nl - from > maxLineBytes) return Effect.fail(tooLong(held + nl - from))
-              const line = lineOf(chunk.subarray(from, nl))
-              if (Either.isLeft(line)) return Effect.fail(line.left)
-              out.push(line.right)
-              from = nl + 1
-            }
-            if (from < chunk.length) {
-              held += chunk.length - from
-              if (held > maxLineBytes) return Effect.fail(tooLong(held))
-              // A copy: the caller may reuse its buffer.
-              parts.push(chunk.slice(from))
-            }
+    // Lines before a failure in the same chunk still go out, then the failure: the chunk is cut there.
+    let failure: StreamLimitExceeded | StreamLineInvalid | undefined
+    const lines = bytes.pipe(
+      Stream.mapChunks((chunks) => {
+        const out: Array<string | typeof stop> = []
+        const fail = (error: StreamLimitExceeded | StreamLineInvalid) => {
+          failure = error
+          out.push(stop)
+          return Chunk.unsafeFromArray(out)
+        }
+        for (const chunk of chunks) {
+          total += chunk.length
+          if (total > maxInputBytes) return fail(new StreamLimitExceeded({ limit: "input-size", max: maxInputBytes, received: total }))
+          let from = 0
+          for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
+            if (held + nl - from > maxLineBytes) return fail(tooLong(held + nl - from))
+            const line = lineOf(chunk.subarray(from, nl))
+            if (Either.isLeft(line)) return fail(line.left)
+            out.push(line.right)
+            from = nl + 1
           }
-          return Effect.succeed(Chunk.unsafeFromArray(out))
-        })
-      ),
-      Stream.concat(Stream.suspend(() => {
+          if (from < chunk.length) {
+            held += chunk.length - from
+            if (held > maxLineBytes) return fail(tooLong(held))
+            // A copy: the caller may reuse its buffer.
+            parts.push(chunk.slice(from))
+          }
+        }
+        return Chunk.unsafeFromArray(out)
+      }),
+      // Nothing more is pulled from the body after a failure.
+      Stream.takeUntil((line) => line === stop),
+      Stream.filter((line): line is string => line !== stop)
+    )
+    return Stream.concat(
+      lines,
+      Stream.suspend(() => {
+        if (failure !== undefined) return Stream.fail(failure)
         if (held === 0) return Stream.empty
         const line = lineOf(new Uint8Array(0))
         return Either.isLeft(line) ? Stream.fail(line.left) : Stream.make(line.right)
-      }))
+      })
     )
   })
 

@@ -26,6 +26,8 @@
  * @since 0.2.0
  */
 import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
@@ -33,6 +35,8 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { randomUUID } from "node:crypto"
+import * as Http from "node:http"
+import { RunId } from "../Config.js"
 import { type Forbidden, InvalidRequest, type RunNotFound, ServiceError, StreamError, StreamGone, type Unauthorized } from "../Errors.js"
 import type { Manifest } from "../Manifest.js"
 import * as Verifier from "../Verifier.js"
@@ -210,9 +214,9 @@ const follow = (r: Retained, after: number): Stream.Stream<Retained["events"][nu
 const encoder = new TextEncoder()
 
 const ndjson = (json: string) => encoder.encode(`${json}\n`)
-// JSON text has no line breaks: one `data:` line per event.
-const sse = (event: { readonly id: number; readonly type: string; readonly json: string }) =>
-  encoder.encode(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`)
+// JSON text has no line breaks: one `data:` line per event. No `event:` field: every event is a
+// `message` (its `type` is in the JSON), so the `error` event never collides with EventSource's own.
+const sse = (event: { readonly id: number; readonly json: string }) => encoder.encode(`id: ${event.id}\ndata: ${event.json}\n\n`)
 
 const wantsSse = (headers: RequestHeaders): boolean => {
   const accept = headers["accept"]
@@ -233,7 +237,7 @@ const sseStart = encoder.encode(`retry: ${sseRetryMs}\n\n`)
 
 const contentType = (isSse: boolean) => (isSse ? "text/event-stream; charset=utf-8" : "application/x-ndjson; charset=utf-8")
 
-const runIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+const isRunId = Schema.is(RunId)
 const digestPattern = /^[0-9a-f]{64}$/
 const eventIdPattern = /^(0|[1-9][0-9]{0,9})$/
 
@@ -247,7 +251,7 @@ interface PostQuery {
 
 const postQuery = (url: URL): Effect.Effect<PostQuery, InvalidRequest> => {
   const run = url.searchParams.getAll("run")
-  if (run.length !== 1 || !runIdPattern.test(run[0]!)) return Effect.fail(invalid("run", "must be one run id"))
+  if (run.length !== 1 || !isRunId(run[0]!)) return Effect.fail(invalid("run", "must be one run id (1 to 64 letters, digits, `-` or `_`)"))
   const manifest = url.searchParams.getAll("manifest")
   if (manifest.length > 1 || (manifest.length === 1 && !digestPattern.test(manifest[0]!))) {
     return Effect.fail(invalid("manifest", "must be one manifest digest (64 lowercase hex characters)"))
@@ -268,6 +272,18 @@ const lastEventId = (headers: RequestHeaders, url: URL): Effect.Effect<number, I
   return values.length === 1 && eventIdPattern.test(value)
     ? Effect.succeed(Number(value))
     : Effect.fail(invalid("Last-Event-ID", "must be one event id (a non-negative integer)"))
+}
+
+/**
+ * The request body as it arrives. Read from the node request without destroying it when reading
+ * stops early (a limit, a malformed line): destroying it would close the socket before the error
+ * event and `done` reach the client. Node discards what is left of the body once the response ends.
+ */
+const requestBody = (request: HttpServerRequest.HttpServerRequest): Stream.Stream<Uint8Array, unknown> => {
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request) as unknown
+  return incoming instanceof Http.IncomingMessage
+    ? NodeStream.fromReadable<unknown, Uint8Array>(() => incoming, (error) => error, { closeOnDone: false })
+    : request.stream
 }
 
 const requestUrl = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://citegate.invalid")
@@ -297,7 +313,7 @@ export const make = (options: StreamRouteOptions) => {
     const retained = yield* registry.open(query.run)
     const lines = AnswerStream.ndjsonLines(
       // The client's body failing means the client is gone: nothing is judged on a truncated answer.
-      request.stream.pipe(Stream.catchAll(() => Stream.fromEffect(Effect.interrupt))),
+      requestBody(request).pipe(Stream.catchAll(() => Stream.fromEffect(Effect.interrupt))),
       service.limits.maxLineBytes,
       service.limits.maxInputBytes
     )
@@ -309,7 +325,7 @@ export const make = (options: StreamRouteOptions) => {
     }).pipe(
       Stream.mapEffect((event) => {
         const json = AnswerStream.encodeEvent(event)
-        return Effect.as(registry.append(retained, event, json), isSse ? sse({ id: event.id, type: event.type, json }) : ndjson(json))
+        return Effect.as(registry.append(retained, event, json), isSse ? sse({ id: event.id, json }) : ndjson(json))
       }),
       Stream.ensuring(registry.end(retained))
     )
