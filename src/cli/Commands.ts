@@ -37,6 +37,7 @@ import { CliExit, StoreChoiceInvalid, TestModeRequired } from "./CliError.js"
 import * as Demo from "./Demo.js"
 import * as Io from "./Io.js"
 import * as Report from "./Report.js"
+import * as Serve from "./Serve.js"
 import * as Store from "./Store.js"
 
 const configOption = Options.file("config").pipe(
@@ -327,6 +328,46 @@ const demo = Command.make(
   (args) => Demo.run(args.output).pipe(orUsageError)
 ).pipe(Command.withDescription(describe("Run the whole pipeline offline against a synthetic source server on 127.0.0.1.")))
 
+// --- serve: the HTTP service (src/server/) ----------------------------------------------------------
+
+const serveCommand = Command.make(
+  "serve",
+  {
+    config: configOption,
+    listen: Options.text("listen").pipe(
+      Options.withDefault("127.0.0.1:8787"),
+      Options.mapEffect((value) => {
+        const parsed = Serve.parseListen(value)
+        return typeof parsed === "string" ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(parsed))) : Effect.succeed(parsed)
+      }),
+      Options.withDescription("HOST:PORT to listen on, an IP address (default 127.0.0.1:8787)")
+    ),
+    runRoot: Options.directory("run-root", { exists: "either" }).pipe(
+      Options.optional,
+      Options.withDescription("Where runs live, one directory each (default: runs/ beside the config)")
+    ),
+    allowLoopbackHttp: loopbackOption
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const config = yield* orUsageError(loadConfig(args.config))
+      const plainHttp = needsLoopbackFlag(config, args.allowLoopbackHttp)
+      if (plainHttp.length > 0) yield* orUsageError(Effect.fail(new TestModeRequired({ sources: plainHttp })))
+      yield* Serve.serve({
+        config,
+        configFile: args.config,
+        ...args.listen,
+        runRoot: Option.getOrUndefined(args.runRoot),
+        allowLoopbackHttp: args.allowLoopbackHttp
+      }).pipe(
+        Effect.catchTag("ServeError", (error) =>
+          Effect.zipRight(Io.stderr(`serve: cannot listen on ${args.listen.host}:${args.listen.port}: ${String(error.cause)}\n`), Effect.fail(new CliExit({ code: 2 }))))
+      )
+    })
+).pipe(Command.withDescription(describe(
+  "Serve the verification API over HTTP (runs, verify report/answer, SSE run events; OpenAPI at /openapi.json) until SIGINT/SIGTERM."
+)))
+
 // --- sources: the run's manifest for the drafting model -------------------------------------------
 
 const sources = Command.make(
@@ -523,7 +564,7 @@ const storeInit = Command.make(
   "Create or upgrade citegate's tables, append-only trigger and roles in PostgreSQL (--store or CITEGATE_DATABASE_URL); run as the database owner."
 )))
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit] as const
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, serveCommand] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [

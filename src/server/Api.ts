@@ -10,6 +10,11 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"
+import { RenderedAnswer } from "../answer/Render.js"
+import { RunId } from "../Config.js"
+import { Forbidden, InvalidRequest, RunNotFound, Unauthorized } from "../Errors.js"
+import { Manifest } from "../Manifest.js"
+import { RenderedResult } from "../render/Rendering.js"
 
 /** `GET /healthz`: the process is up. */
 export const Health = Schema.Struct({ status: Schema.Literal("ok") })
@@ -27,6 +32,84 @@ export const HealthGroup = HttpApiGroup.make("health")
   .add(HttpApiEndpoint.get("healthz", "/healthz").addSuccess(Health))
   .add(HttpApiEndpoint.get("readyz", "/readyz").addSuccess(Health).addError(NotReady))
 
+export const RunStatus = Schema.Literal("running", "completed", "interrupted", "stored")
+
+/** `POST /v1/runs`: the new run (capturing in the background; follow `/v1/runs/{id}/events`). */
+export const RunCreated = Schema.Struct({ id: Schema.String, status: RunStatus }).annotations({ identifier: "RunCreated" })
+
+/** `GET /v1/runs/{id}`: status and the manifest of what the run holds now. */
+export const RunInfo = Schema.Struct({
+  id: Schema.String,
+  status: RunStatus,
+  manifest: Manifest
+}).annotations({ identifier: "RunInfo" })
+
+const RunPath = Schema.Struct({ id: Schema.String })
+
+export const RunsGroup = HttpApiGroup.make("runs")
+  .add(
+    HttpApiEndpoint.post("startRun", "/v1/runs")
+      .addSuccess(RunCreated, { status: 202 })
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(NotReady)
+  )
+  .add(
+    HttpApiEndpoint.get("getRun", "/v1/runs/:id")
+      .setPath(RunPath)
+      .addSuccess(RunInfo)
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(RunNotFound, { status: 404 })
+  )
+  .add(
+    HttpApiEndpoint.get("runEvents", "/v1/runs/:id/events")
+      .setPath(RunPath)
+      // Server-sent events: `id:` (resume with Last-Event-ID), `event:` the tag, `data:` the JSON event.
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(RunNotFound, { status: 404 })
+  )
+
+export const ReportParams = Schema.Struct({
+  run: RunId,
+  mode: Schema.optional(Schema.Literal("reject", "drop"))
+})
+
+export const AnswerParams = Schema.Struct({
+  run: RunId,
+  format: Schema.optional(Schema.Literal("json", "evi1", "anthropic")),
+  manifestDigest: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))),
+  mode: Schema.optional(Schema.Literal("reject", "drop"))
+})
+
+export const VerifyGroup = HttpApiGroup.make("verify")
+  .add(
+    HttpApiEndpoint.post("verifyReport", "/v1/verify/report")
+      .setUrlParams(ReportParams)
+      // The drafted report, exactly the text `run-pipeline verify --report` reads (strictly decoded).
+      .setPayload(HttpApiSchema.Text({ contentType: "application/json" }))
+      .addSuccess(RenderedResult)
+      .addError(InvalidRequest, { status: 400 })
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(RunNotFound, { status: 404 })
+  )
+  .add(
+    HttpApiEndpoint.post("verifyAnswer", "/v1/verify/answer")
+      .setUrlParams(AnswerParams)
+      // The drafted answer: citegate.answer/1 JSON, EVI1 text or an Anthropic Messages response.
+      .setPayload(HttpApiSchema.Text())
+      .addSuccess(RenderedAnswer)
+      .addError(InvalidRequest, { status: 400 })
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(RunNotFound, { status: 404 })
+  )
+
 export class CitegateApi extends HttpApi.make("citegate")
   .add(HealthGroup)
+  .add(RunsGroup)
+  .add(VerifyGroup)
 {}

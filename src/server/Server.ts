@@ -20,7 +20,6 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -33,28 +32,14 @@ import { resolvedServer } from "../Config.js"
 import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError } from "../Errors.js"
 import { CitegateApi, NotReady } from "./Api.js"
 import { Auth } from "./Auth.js"
+import { Lifecycle, ServerContext } from "./Context.js"
+import * as Handlers from "./Handlers.js"
+import * as Runs from "./Runs.js"
 
-/** What every route may read: the configuration, where runs live, and the resolved limits. */
-export class ServerContext extends Context.Tag("citegate/server/ServerContext")<ServerContext, {
-  readonly config: PipelineConfig
-  /** The configuration file (relative `capture.caFile` resolves against its directory). */
-  readonly configFile: string
-  /** The directory holding one directory per run. */
-  readonly runRoot: string
-  readonly limits: ResolvedServer
-}>() {}
-
-/** Shutdown state: streams race `draining` and end cleanly once it completes. */
-export class Lifecycle extends Context.Tag("citegate/server/Lifecycle")<Lifecycle, {
-  /** Completes when shutdown starts; open streams should finish what they hold and end. */
-  readonly draining: Effect.Effect<void>
-  readonly isDraining: Effect.Effect<boolean>
-  /** Requests (and streams) whose response has not closed yet. */
-  readonly openRequests: Effect.Effect<number>
-}>() {}
+export { Lifecycle, ServerContext } from "./Context.js"
 
 /** The services a route (typed or raw) may require. */
-export type ServerServices = Auth | ServerContext | Lifecycle
+export type ServerServices = Auth | ServerContext | Lifecycle | Runs.Runs
 
 /** A raw route: `HttpApiBuilder.Router.use(...)` needing at most `ServerServices`. */
 export type RouteLayer = Layer.Layer<never, never, ServerServices>
@@ -141,6 +126,8 @@ export interface ServeOptions {
   readonly config: PipelineConfig
   readonly configFile: string
   readonly runRoot: string
+  /** Test mode: capture http (and https) from the literal host 127.0.0.1 only. */
+  readonly allowLoopbackHttp?: boolean | undefined
   /** Loopback or another local address; port 0 picks a free port. */
   readonly host: string
   readonly port: number
@@ -165,12 +152,18 @@ const lifecycleLayer = (server: Http.Server, graceMs: number) =>
           if (open === 0) idle?.()
         })
       })
+      const shutdown = Effect.suspend(() =>
+        Effect.flatMap(Deferred.succeed(draining, undefined), (first) =>
+          Effect.sync(() => {
+            if (!first) return
+            // No new connections; idle keep-alive connections close now.
+            server.close()
+            server.closeIdleConnections()
+          }))
+      )
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
-          yield* Deferred.succeed(draining, undefined)
-          // No new connections; idle keep-alive connections close now.
-          server.close()
-          server.closeIdleConnections()
+          yield* shutdown
           const drained = yield* Effect.async<void>((resume) => {
             if (open === 0) return resume(Effect.void)
             idle = () => resume(Effect.void)
@@ -182,7 +175,8 @@ const lifecycleLayer = (server: Http.Server, graceMs: number) =>
       return {
         draining: Deferred.await(draining),
         isDraining: Deferred.isDone(draining),
-        openRequests: Effect.sync(() => open)
+        openRequests: Effect.sync(() => open),
+        shutdown
       }
     })
   )
@@ -198,10 +192,14 @@ export const layer = (options: ServeOptions) => {
     config: options.config,
     configFile: options.configFile,
     runRoot: options.runRoot,
-    limits
+    limits,
+    allowLoopbackHttp: options.allowLoopbackHttp ?? false
   })
-  const services = Layer.mergeAll(context, Auth.layer(limits.tokens), lifecycleLayer(server, limits.shutdownGraceMs))
-  const api = HttpApiBuilder.api(CitegateApi).pipe(Layer.provide(HealthLive))
+  // Runs depends on Lifecycle, so it is released first: on shutdown it stops accepting, lets
+  // running captures finish within the grace period, and only then Lifecycle waits for open responses.
+  const base = Layer.mergeAll(context, lifecycleLayer(server, limits.shutdownGraceMs))
+  const services = Layer.mergeAll(Auth.layer(limits.tokens), Runs.layer).pipe(Layer.provideMerge(base))
+  const api = HttpApiBuilder.api(CitegateApi).pipe(Layer.provide([HealthLive, Handlers.RunsLive, Handlers.VerifyLive]))
   const routes = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), ...rawRoutes)
   return HttpApiBuilder.serve(middleware(limits)).pipe(
     Layer.provide(routes),

@@ -1,0 +1,32 @@
+/**
+ * The services every route shares: configuration and limits, and the shutdown lifecycle.
+ *
+ * @since 0.2.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type { PipelineConfig, ResolvedServer } from "../Config.js"
+
+/** What every route may read: the configuration, where runs live, and the resolved limits. */
+export class ServerContext extends Context.Tag("citegate/server/ServerContext")<ServerContext, {
+  readonly config: PipelineConfig
+  /** The configuration file (relative `capture.caFile` resolves against its directory). */
+  readonly configFile: string
+  /** The directory holding one directory per run. */
+  readonly runRoot: string
+  readonly limits: ResolvedServer
+  /** Test mode: capture http (and https) from the literal host 127.0.0.1 only (`--allow-loopback-http`). */
+  readonly allowLoopbackHttp: boolean
+}>() {}
+
+/** Shutdown state: streams race `draining` and end cleanly once it completes. */
+export class Lifecycle extends Context.Tag("citegate/server/Lifecycle")<Lifecycle, {
+  /** Completes when shutdown starts; open streams should finish what they hold and end. */
+  readonly draining: Effect.Effect<void>
+  readonly isDraining: Effect.Effect<boolean>
+  /** Requests (and streams) whose response has not closed yet. */
+  readonly openRequests: Effect.Effect<number>
+  /** Start shutting down (idempotent): signal `draining`, stop accepting connections. */
+  readonly shutdown: Effect.Effect<void>
+}>() {}
+

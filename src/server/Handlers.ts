@@ -1,0 +1,154 @@
+/**
+ * Handlers of the typed endpoints (Api.ts): runs and verification. Verification goes through the
+ * same Gate and Answers services as the CLI and answers with the same JSON renderings
+ * (`citegate.result/1`, `citegate.answer-result/1`), byte for byte.
+ *
+ * @since 0.2.0
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as Answer from "../answer/Answer.js"
+import * as Anthropic from "../answer/Anthropic.js"
+import * as Evi1 from "../answer/Evi1.js"
+import type { BoundAnswer } from "../answer/Records.js"
+import * as AnswerRender from "../answer/Render.js"
+import * as CaptureStore from "../CaptureStore.js"
+import * as Config from "../Config.js"
+import { type AnswerError, Forbidden, RunNotFound } from "../Errors.js"
+import * as Gate from "../Gate.js"
+import * as Manifest from "../Manifest.js"
+import * as Policy from "../Policy.js"
+import * as Json from "../render/Json.js"
+import { fromOutcome } from "../render/Rendering.js"
+import * as Verifier from "../Verifier.js"
+import { CitegateApi, NotReady } from "./Api.js"
+import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
+import { Lifecycle, ServerContext } from "./Context.js"
+import { eventJson, type RunView, Runs } from "./Runs.js"
+
+/**
+ * The run `runId`, if `principal` may read it. A token that lists neither the run nor "*" and did
+ * not start it gets 403 whether or not the run exists: ids of other tokens' runs do not leak.
+ */
+export const readableRun = (principal: Principal, runId: string): Effect.Effect<RunView, Forbidden | RunNotFound, Runs> =>
+  Effect.gen(function*() {
+    const runs = yield* Runs
+    const listed = principal.runs === "*" || principal.runs.has(runId)
+    const run = yield* Effect.either(runs.get(runId))
+    if (listed) return yield* run
+    if (Either.isRight(run) && run.right.owner === principal.digest) return run.right
+    return yield* new Forbidden({ action: "read-run", runId })
+  })
+
+const authenticated = (headers: RequestHeaders, access: Access = Access.any) =>
+  Effect.flatMap(Auth, (auth) => auth.authenticate(headers, access))
+
+const json = (text: string) => HttpServerResponse.text(text, { contentType: "application/json" })
+
+/** An SSE frame; `data` is one line of JSON (JSON.stringify never emits a raw newline). */
+const sseFrame = (id: number, event: string, data: string) => `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`
+
+/** Last-Event-ID as a non-negative integer (anything else: from the start). */
+const lastEventId = (headers: RequestHeaders): number => {
+  const value = headers["last-event-id"]
+  if (typeof value !== "string" || !/^\d{1,9}$/.test(value)) return 0
+  return Number(value)
+}
+
+export const RunsLive = HttpApiBuilder.group(CitegateApi, "runs", (handlers) =>
+  handlers
+    .handle("startRun", ({ request }) =>
+      Effect.gen(function*() {
+        const principal = yield* authenticated(request.headers, Access.capture)
+        const lifecycle = yield* Lifecycle
+        if (yield* lifecycle.isDraining) return yield* new NotReady({ reason: "draining" })
+        const run = yield* (yield* Runs).start(principal.digest)
+        yield* Effect.logInfo("run started").pipe(Effect.annotateLogs({ runId: run.id, token: principal.name }))
+        return { id: run.id, status: run.status }
+      }))
+    .handle("getRun", ({ path, request }) =>
+      Effect.gen(function*() {
+        const principal = yield* authenticated(request.headers)
+        const run = yield* readableRun(principal, path.id)
+        const manifest = yield* (yield* Runs).manifest(run)
+        // Re-read: the run may have finished while its manifest was read.
+        const status = (yield* (yield* Runs).get(run.id)).status
+        return { id: run.id, status, manifest }
+      }))
+    .handle("runEvents", ({ path, request }) =>
+      Effect.gen(function*() {
+        const principal = yield* authenticated(request.headers)
+        const run = yield* readableRun(principal, path.id)
+        const runs = yield* Runs
+        const after = lastEventId(request.headers)
+        const body = runs.events(run, after).pipe(
+          Stream.map((event) => sseFrame(event.id, event._tag, eventJson(event))),
+          // A stored run whose manifest cannot be read ends the stream; the status endpoint says why.
+          Stream.catchAll(() => Stream.empty),
+          Stream.encodeText
+        )
+        return HttpServerResponse.stream(body, {
+          contentType: "text/event-stream",
+          headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
+        })
+      }))
+)
+
+/** The run's captures behind the verifier, for one request. */
+const storeOf = (run: RunView) => CaptureStore.layerFileSystem({ directory: run.directory })
+
+export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers) =>
+  handlers
+    .handleRaw("verifyReport", ({ request, urlParams }) =>
+      Effect.gen(function*() {
+        const principal = yield* authenticated(request.headers)
+        const run = yield* readableRun(principal, urlParams.run)
+        const { config } = yield* ServerContext
+        // The body was read (and bounded) by the server middleware; this is the cached text.
+        const text = yield* Effect.orDie(request.text)
+        const mode = urlParams.mode ?? Config.resolvedMode(config)
+        const gateLayer = Gate.layerWithStore({ ...config, verify: { ...config.verify, mode } }).pipe(
+          Layer.provide(storeOf(run)),
+          Layer.orDie
+        )
+        const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
+          Effect.provide(gateLayer)
+        )
+        return json(Json.render(fromOutcome(outcome)))
+      }))
+    .handleRaw("verifyAnswer", ({ request, urlParams }) =>
+      Effect.gen(function*() {
+        const principal = yield* authenticated(request.headers)
+        const run = yield* readableRun(principal, urlParams.run)
+        const { config } = yield* ServerContext
+        const text = yield* Effect.orDie(request.text)
+        const mode = urlParams.mode ?? Config.resolvedMode(config)
+        const format = urlParams.format ?? "json"
+        const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config) }).pipe(
+          Layer.provide(Verifier.layer),
+          Layer.provide(Policy.layer(config)),
+          Layer.provideMerge(storeOf(run)),
+          Layer.orDie
+        )
+        const outcome = yield* Effect.gen(function*() {
+          const manifest = yield* Manifest.make(config)
+          const options = { manifestDigest: urlParams.manifestDigest }
+          const bound: Either.Either<BoundAnswer, AnswerError> = format === "evi1"
+            ? Evi1.decode(text, manifest, options)
+            : format === "anthropic"
+            ? Anthropic.fromJson(text, manifest, options)
+            : Answer.fromJson(text, manifest, options)
+          const answers = yield* Answer.Answers
+          return yield* Effect.either(Effect.flatMap(bound, answers.verify))
+        }).pipe(Effect.provide(answersLayer))
+        const rendering = Either.match(outcome, {
+          onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error }),
+          onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures })
+        })
+        return json(AnswerRender.render("json", rendering))
+      }))
+)

@@ -1,0 +1,261 @@
+/**
+ * Capture runs started over HTTP. Each run is a new directory under the run root named by a
+ * generated id (never a client path); its capture fiber reports one event per source, kept in
+ * memory so that an SSE client can read them from any point (`Last-Event-ID`). Directories that
+ * already exist under the run root (runs captured by the CLI, or by an earlier server) are
+ * readable too: their status is `stored` and their events are derived from the manifest.
+ *
+ * @since 0.2.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as Capture from "../Capture.js"
+import * as Trust from "../capture/Trust.js"
+import * as CaptureStore from "../CaptureStore.js"
+import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, RunNotFound } from "../Errors.js"
+import * as Manifest from "../Manifest.js"
+import { Lifecycle, ServerContext } from "./Context.js"
+
+/** One progress event of a run; `id` is its SSE event id (1, 2, … per run). */
+export const RunEvent = Schema.Union(
+  Schema.TaggedStruct("started", { id: Schema.Int, runId: Schema.String, sources: Schema.Int }),
+  Schema.TaggedStruct("captured", {
+    id: Schema.Int,
+    number: Schema.Int,
+    source: Schema.String,
+    captureSha256: Schema.String,
+    byteLength: Schema.Int,
+    accessedAt: Schema.String
+  }),
+  Schema.TaggedStruct("failed", { id: Schema.Int, number: Schema.Int, source: Schema.String, error: CaptureError }),
+  /** A stored run (not started by this server): the source has no usable capture, and why. */
+  Schema.TaggedStruct("missing", { id: Schema.Int, number: Schema.Int, source: Schema.String, reason: Manifest.MissingReason }),
+  /** The capture stage could not start (an unusable CA file, say): no source was fetched. */
+  Schema.TaggedStruct("aborted", { id: Schema.Int, error: Schema.Union(InvalidBudget, InvalidCaFile, InvalidRunDirectory) }),
+  Schema.TaggedStruct("done", {
+    id: Schema.Int,
+    status: Schema.Literal("completed", "interrupted", "stored"),
+    captured: Schema.Int,
+    failed: Schema.Int
+  })
+)
+export type RunEvent = typeof RunEvent.Type
+const encodeEvent = Schema.encodeSync(RunEvent)
+/** An event as its JSON form (what an SSE `data:` line carries). */
+export const eventJson = (event: RunEvent): string => JSON.stringify(encodeEvent(event))
+
+export const RunStatus = Schema.Literal("running", "completed", "interrupted", "stored")
+export type RunStatus = typeof RunStatus.Type
+
+type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never
+
+interface RunState {
+  readonly id: string
+  readonly owner: string
+  readonly startedAt: string
+  readonly events: Array<RunEvent>
+  /** The number of events so far: readers follow its changes. */
+  readonly count: SubscriptionRef.SubscriptionRef<number>
+  status: RunStatus
+}
+
+export interface RunView {
+  readonly id: string
+  readonly status: RunStatus
+  /** The digest of the token that started it (null for a stored run); decides who may read it. */
+  readonly owner: string | null
+  readonly directory: string
+}
+
+const runIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
+
+/** A fresh run id: UTC time and 48 random bits, e.g. `20261130T142500Z-3f9a0c1b2d4e`. */
+export const newRunId = (now: Date = new Date()): string =>
+  `${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(6).toString("hex")}`
+
+export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
+  /** Start capturing the configuration's sources into a new run owned by `owner` (a token digest). */
+  readonly start: (owner: string) => Effect.Effect<RunView>
+  /** A run by id: one this server started, or a directory under the run root. */
+  readonly get: (runId: string) => Effect.Effect<RunView, RunNotFound>
+  /** The run's manifest (read through the capture store, never written). */
+  readonly manifest: (run: RunView) => Effect.Effect<Manifest.Manifest, RunNotFound>
+  /** The run's events after `afterId`, following a live run until its `done` event. */
+  readonly events: (run: RunView, afterId: number) => Stream.Stream<RunEvent, RunNotFound>
+}>() {}
+
+export const make = Effect.gen(function*() {
+  const context = yield* ServerContext
+  const lifecycle = yield* Lifecycle
+  const live = new Map<string, RunState>()
+  const fibers = yield* FiberSet.make()
+  const slots = yield* Effect.makeSemaphore(context.limits.maxActiveRuns)
+  const root = path.resolve(context.runRoot)
+
+  const directoryOf = (id: string) => path.join(root, id)
+
+  const append = (state: RunState, event: WithoutId<RunEvent>) =>
+    Effect.suspend(() => {
+      state.events.push({ ...event, id: state.events.length + 1 } as RunEvent)
+      return SubscriptionRef.set(state.count, state.events.length)
+    })
+
+  const captureRun = (state: RunState) =>
+    Effect.gen(function*() {
+      const { config } = context
+      const { caFile, ...budgets } = config.capture ?? {}
+      const directory = directoryOf(state.id)
+      yield* append(state, { _tag: "started", runId: state.id, sources: config.sources.length })
+      const capturedOrFailed = yield* Effect.gen(function*() {
+        const ca = yield* Trust.loadExtraCa({
+          caFile: caFile === undefined ? undefined : path.resolve(path.dirname(context.configFile), caFile)
+        })
+        const captureLayer = Capture.layer({
+          approved: config.sources,
+          allowLoopbackHttp: context.allowLoopbackHttp,
+          ...budgets,
+          ca
+        }).pipe(Layer.provide(CaptureStore.layerFileSystem({ directory })))
+        return yield* Effect.flatMap(Capture.Capture, (capture) =>
+          capture.captureAll(config.sources, {
+            onEvent: (event) => {
+              const number = config.sources.indexOf(event.source as typeof config.sources[number]) + 1
+              switch (event._tag) {
+                case "Started":
+                  return Effect.void
+                case "Captured":
+                  return append(state, {
+                    _tag: "captured",
+                    number,
+                    source: event.source,
+                    captureSha256: event.ref.sha256,
+                    byteLength: event.ref.byteLength,
+                    accessedAt: event.ref.accessedAt
+                  })
+                case "Failed":
+                  return append(state, { _tag: "failed", number, source: event.source, error: event.error })
+              }
+            }
+          })).pipe(Effect.provide(captureLayer))
+      }).pipe(Effect.either)
+      if (Either.isLeft(capturedOrFailed)) {
+        yield* Effect.logError("capture run could not start", capturedOrFailed.left)
+        yield* append(state, { _tag: "aborted", error: capturedOrFailed.left })
+      }
+    }).pipe(
+      slots.withPermits(1),
+      Effect.onExit((exit) =>
+        Effect.suspend(() => {
+          state.status = Exit.isSuccess(exit) ? "completed" : "interrupted"
+          const captured = state.events.filter((e) => e._tag === "captured").length
+          const failed = state.events.filter((e) => e._tag === "failed").length
+          return append(state, { _tag: "done", status: state.status === "completed" ? "completed" : "interrupted", captured, failed })
+        })
+      ),
+      Effect.annotateLogs("runId", state.id)
+    )
+
+  const start = Effect.fn("Runs.start")(function*(owner: string) {
+    const id = newRunId()
+    // Not recursive, 0700: the id is fresh, so an existing name means a collision, never reuse.
+    yield* Effect.promise(() => fs.mkdir(root, { recursive: true, mode: 0o700 }).then(() => fs.mkdir(directoryOf(id), { mode: 0o700 })))
+    const state: RunState = {
+      id,
+      owner,
+      startedAt: new Date().toISOString(),
+      events: [],
+      count: yield* SubscriptionRef.make(0),
+      status: "running"
+    }
+    live.set(id, state)
+    yield* FiberSet.run(fibers, captureRun(state))
+    yield* Effect.logInfo("capture run started").pipe(Effect.annotateLogs({ runId: id }))
+    return { id, status: state.status, owner, directory: directoryOf(id) } satisfies RunView
+  })
+
+  const get = Effect.fn("Runs.get")(function*(runId: string) {
+    // Ids are checked before any path is built: `..`, separators and dots never reach the file system.
+    if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
+    const state = live.get(runId)
+    if (state !== undefined) {
+      return { id: runId, status: state.status, owner: state.owner, directory: directoryOf(runId) } satisfies RunView
+    }
+    const directory = directoryOf(runId)
+    const stat = yield* Effect.promise(() => fs.lstat(directory).catch(() => undefined))
+    if (stat === undefined || !stat.isDirectory()) return yield* new RunNotFound({ runId })
+    return { id: runId, status: "stored" as const, owner: null, directory } satisfies RunView
+  })
+
+  const manifest = (run: RunView) =>
+    Manifest.make(context.config).pipe(
+      Effect.provide(CaptureStore.layerFileSystem({ directory: run.directory })),
+      Effect.catchTag("InvalidRunDirectory", () => Effect.fail(new RunNotFound({ runId: run.id })))
+    )
+
+  /** A stored run's events: one per source from its manifest, then `done`. */
+  const storedEvents = (run: RunView) =>
+    Effect.map(manifest(run), (m): ReadonlyArray<RunEvent> => {
+      const perSource = m.sources.map((s, i): RunEvent =>
+        s.status === "captured"
+          ? {
+            _tag: "captured",
+            id: i + 1,
+            number: s.number,
+            source: s.source,
+            captureSha256: s.captureSha256,
+            byteLength: s.byteLength,
+            accessedAt: s.accessedAt
+          }
+          : { _tag: "missing", id: i + 1, number: s.number, source: s.source, reason: s.reason }
+      )
+      const captured = perSource.filter((e) => e._tag === "captured").length
+      return [...perSource, { _tag: "done", id: perSource.length + 1, status: "stored", captured, failed: perSource.length - captured }]
+    })
+
+  const events = (run: RunView, afterId: number): Stream.Stream<RunEvent, RunNotFound> => {
+    const state = live.get(run.id)
+    if (state === undefined) {
+      return Stream.flatMap(storedEvents(run), (all) => Stream.fromIterable(all.filter((e) => e.id > afterId)))
+    }
+    let cursor = Math.max(0, afterId)
+    return state.count.changes.pipe(
+      Stream.mapConcat((count) => {
+        const next = state.events.slice(cursor, count)
+        cursor = Math.max(cursor, count)
+        return next
+      }),
+      Stream.takeUntil((event) => event._tag === "done"),
+      // On shutdown a follower stops waiting; the run's own `done` (interrupted) comes first when it ends in time.
+      Stream.interruptWhen(lifecycle.draining.pipe(Effect.zipRight(Effect.sleep(context.limits.shutdownGraceMs))))
+    )
+  }
+
+  // On shutdown: stop accepting, give running captures the grace period, then interrupt them (each
+  // ends with a `done` event of status `interrupted`, so followers end cleanly).
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function*() {
+      yield* lifecycle.shutdown
+      const running = [...live.values()].filter((s) => s.status === "running")
+      yield* Effect.forEach(running, (s) => s.count.changes.pipe(Stream.takeUntil(() => s.status !== "running"), Stream.runDrain), {
+        concurrency: "unbounded",
+        discard: true
+      }).pipe(Effect.timeoutOption(context.limits.shutdownGraceMs))
+      yield* FiberSet.clear(fibers)
+    })
+  )
+
+  return Runs.of({ start, get, manifest, events })
+})
+
+export const layer: Layer.Layer<Runs, never, ServerContext | Lifecycle> = Layer.scoped(Runs, make)
+
