@@ -25,22 +25,31 @@
  *
  * @since 0.2.0
  */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
+import * as CaptureStore from "../CaptureStore.js"
+import * as Config from "../Config.js"
 import { RunId } from "../Config.js"
-import { type Forbidden, InvalidRequest, type RunNotFound, ServiceError, StreamError, StreamGone, type Unauthorized } from "../Errors.js"
-import type { Manifest } from "../Manifest.js"
+import { type Forbidden, InvalidRequest, RunNotFound, ServiceError, StreamError, StreamGone, type Unauthorized } from "../Errors.js"
+import * as Manifest from "../Manifest.js"
+import * as Policy from "../Policy.js"
 import * as Verifier from "../Verifier.js"
 import * as AnswerStream from "./AnswerStream.js"
+import { Auth } from "./Auth.js"
+import { ServerContext } from "./Context.js"
+import { readableRun } from "./Handlers.js"
+import { Runs } from "./Runs.js"
 
 /** Headers as Node and @effect/platform hand them over (lowercase names). */
 export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
@@ -70,10 +79,10 @@ export const defaultRetention: Retention = {
 
 /** @since 0.2.0 */
 export interface StreamRouteOptions {
-  /** Authenticate the request and authorise reading `runId` (401 / 403). */
-  readonly authenticate: (headers: RequestHeaders, runId: string) => Effect.Effect<unknown, Unauthorized | Forbidden>
+  /** Authenticate the request and authorise reading `runId` (401 / 403; 404 when a token that may read it finds no such run). */
+  readonly authenticate: (headers: RequestHeaders, runId: string) => Effect.Effect<unknown, Unauthorized | Forbidden | RunNotFound>
   /** The run's Verifier (its store and policy) and manifest, read-only (404 when there is no such run). */
-  readonly run: (runId: string) => Effect.Effect<{ readonly verifier: Verifier.VerifierShape; readonly manifest: Manifest }, RunNotFound>
+  readonly run: (runId: string) => Effect.Effect<{ readonly verifier: Verifier.VerifierShape; readonly manifest: Manifest.Manifest }, RunNotFound>
   /** Mode when the query names none (default `drop`). */
   readonly mode?: "drop" | "reject" | undefined
   readonly uncited?: "report" | "reject" | undefined
@@ -363,3 +372,42 @@ export const make = (options: StreamRouteOptions) => {
   )
   return { router, retainedStreams: () => registry.size, liveStreams: () => registry.live }
 }
+
+// ---------------------------------------------------------------------------
+// Mounted in the service (Server.ts `rawRoutes`)
+// ---------------------------------------------------------------------------
+
+/**
+ * The streaming routes inside `run-pipeline serve`: tokens through `Auth` (a run the token may
+ * not read is 403 whether or not it exists), runs through `Runs`, each run's captures through its
+ * own file-system store, mode and uncited policy from the configuration (`drop` when
+ * `verify.mode` is not set: retractions are what a stream is for).
+ *
+ * @since 0.2.0
+ */
+export const layer = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const auth = yield* Auth
+    const runs = yield* Runs
+    const { config } = yield* ServerContext
+    const route = make({
+      authenticate: (headers, runId) =>
+        auth.authenticate(headers).pipe(
+          Effect.flatMap((principal) => readableRun(principal, runId)),
+          Effect.provideService(Runs, runs)
+        ),
+      run: (runId) =>
+        Effect.gen(function*() {
+          const run = yield* runs.get(runId)
+          const store = CaptureStore.layerFileSystem({ directory: run.directory })
+          return yield* Effect.all({ verifier: Verifier.make, manifest: Manifest.make(config) }).pipe(
+            Effect.provide(Layer.merge(store, Policy.layer(config))),
+            Effect.catchTag("InvalidRunDirectory", () => Effect.fail(new RunNotFound({ runId })))
+          )
+        }),
+      mode: config.verify?.mode ?? "drop",
+      uncited: Config.resolvedUncited(config)
+    })
+    yield* router.concat(route.router)
+  })
+)
