@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres
+ *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres|streams
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
@@ -33,6 +33,7 @@ import * as Policy from "../src/Policy.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import * as Verifier from "../src/Verifier.js"
 import { createDatabase, missingReason, postgresPresent, startCluster } from "../test/support/postgresCluster.js"
+import { benchStreams, streamsLines } from "./bench-streams.js"
 
 const args = process.argv.slice(2)
 const smoke = args.includes("--smoke")
@@ -970,6 +971,10 @@ const main = async () => {
     else process.stderr.write(`bench: PostgreSQL skipped: ${missingReason}\n`)
   }
 
+  const streams = only === undefined || only === "streams"
+    ? await benchStreams({ streams: smoke ? 4 : 200, captures: smoke ? 2 : 20, captureBytes: smoke ? 4 * KiB : MiB, makeText })
+    : undefined
+
   const fmt = (x: number) => x.toFixed(1)
   const lines = [
     `| benchmark | citegate (ms, median of ${runs}) | raw limit (ms) | ratio | target |`,
@@ -1027,12 +1032,13 @@ const main = async () => {
       ...postgres.map((r) => `| ${r.name} | ${fmt(r.postgresMs)} | ${fmt(r.filesystemMs)} | ${(r.postgresMs / r.filesystemMs).toFixed(2)}x |`)
     )
   }
+  if (streams !== undefined) lines.push(...streamsLines(streams))
   process.stdout.write(lines.join("\n") + "\n")
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, streams }, null, 2) + "\n"
   )
 }
 
