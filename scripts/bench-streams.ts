@@ -27,6 +27,9 @@ export interface StreamsResult {
   readonly claimsPerAnswer: number
   readonly deltaChars: number
   readonly wallMs: number
+  /** CPU time (user + system) of the whole process (server and clients) during the streams. */
+  readonly cpuMs: number
+  readonly loadAverage: number
   readonly streamsPerSecond: number
   readonly eventsPerSecond: number
   readonly p50Ms: number
@@ -160,8 +163,10 @@ export const benchStreams = async (options: { readonly streams: number; readonly
       if (now.fds > peak.fds) peak = now
     }, 5)
     const started = performance.now()
+    const cpu = process.cpuUsage()
     const results = await Promise.all(Array.from({ length: options.streams }, one))
     const wallMs = performance.now() - started
+    const used = process.cpuUsage(cpu)
     clearInterval(sampler)
     const after = await steady()
     const sorted = results.map((r) => r.ms).sort((a, b) => a - b)
@@ -172,6 +177,8 @@ export const benchStreams = async (options: { readonly streams: number; readonly
       claimsPerAnswer: claims,
       deltaChars,
       wallMs,
+      cpuMs: (used.user + used.system) / 1000,
+      loadAverage: os.loadavg()[0]!,
       streamsPerSecond: options.streams / (wallMs / 1000),
       eventsPerSecond: results.reduce((n, r) => n + r.events, 0) / (wallMs / 1000),
       p50Ms: percentile(sorted, 0.5),
@@ -193,7 +200,8 @@ export const streamsLines = (r: StreamsResult): Array<string> => [
     `${r.claimsPerAnswer} claims per answer against ${r.captures} × ${Math.round(r.captureBytes / 1024)} KiB captures, ` +
     `sent in ${r.deltaChars}-character deltas: ${r.wallMs.toFixed(0)} ms wall, ${r.streamsPerSecond.toFixed(1)} streams/s, ` +
     `${r.eventsPerSecond.toFixed(0)} events/s, latency to done p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms; ` +
-    `${r.grounded}/${r.streams} grounded.`,
+    `${r.grounded}/${r.streams} grounded. CPU (server and clients, one process) ${r.cpuMs.toFixed(0)} ms, ` +
+    `${(r.cpuMs / r.streams).toFixed(1)} ms per stream; load average ${r.loadAverage.toFixed(1)} on ${os.cpus().length} CPUs.`,
   "",
   "| process | before | peak | after | equal |",
   "|---|---:|---:|---:|---|",

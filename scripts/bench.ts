@@ -972,7 +972,7 @@ const main = async () => {
   }
 
   const streams = only === undefined || only === "streams"
-    ? await benchStreams({ streams: smoke ? 4 : 200, captures: smoke ? 2 : 20, captureBytes: smoke ? 4 * KiB : MiB, makeText })
+    ? await benchStreams({ streams: smoke ? 4 : 200, captures: smoke ? 2 : 20, captureBytes: smoke ? 4 * KiB : 64 * KiB, makeText })
     : undefined
 
   const fmt = (x: number) => x.toFixed(1)
