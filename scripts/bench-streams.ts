@@ -67,7 +67,14 @@ const steady = async () => {
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
 
-export const benchStreams = async (options: { readonly streams: number; readonly captures: number; readonly captureBytes: number; readonly makeText: (seed: number, bytes: number) => string }): Promise<StreamsResult> => {
+export const benchStreams = async (options: {
+  readonly streams: number
+  readonly captures: number
+  readonly captureBytes: number
+  readonly makeText: (seed: number, bytes: number) => string
+  /** Untimed streams first (JIT, page cache); off for the smoke run. */
+  readonly warmup: boolean
+}): Promise<StreamsResult> => {
   const work = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-streams-"))
   const scope = Effect.runSync(Scope.make())
   try {
@@ -155,7 +162,7 @@ export const benchStreams = async (options: { readonly streams: number; readonly
       })
 
     // Warm-up (JIT, page cache), then settle before counting.
-    await Promise.all(Array.from({ length: 4 }, one))
+    if (options.warmup) await Promise.all(Array.from({ length: 4 }, one))
     const before = await steady()
     let peak = before
     const sampler = setInterval(() => {

@@ -33,7 +33,7 @@ import * as Policy from "../src/Policy.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import * as Verifier from "../src/Verifier.js"
 import { createDatabase, missingReason, postgresPresent, startCluster } from "../test/support/postgresCluster.js"
-import { benchStreams, streamsLines } from "./bench-streams.js"
+import type { StreamsResult } from "./bench-streams.js"
 
 const args = process.argv.slice(2)
 const smoke = args.includes("--smoke")
@@ -971,9 +971,11 @@ const main = async () => {
     else process.stderr.write(`bench: PostgreSQL skipped: ${missingReason}\n`)
   }
 
-  const streams = only === undefined || only === "streams"
-    ? await benchStreams({ streams: smoke ? 4 : 200, captures: smoke ? 2 : 20, captureBytes: smoke ? 4 * KiB : 64 * KiB, makeText })
-    : undefined
+  // Loaded only when run: the whole service's modules take seconds to load.
+  const streamsModule = only === undefined || only === "streams" ? await import("./bench-streams.js") : undefined
+  const streams: StreamsResult | undefined = streamsModule === undefined
+    ? undefined
+    : await streamsModule.benchStreams({ streams: smoke ? 4 : 200, captures: smoke ? 2 : 20, captureBytes: smoke ? 4 * KiB : 64 * KiB, makeText, warmup: !smoke })
 
   const fmt = (x: number) => x.toFixed(1)
   const lines = [
@@ -1032,7 +1034,7 @@ const main = async () => {
       ...postgres.map((r) => `| ${r.name} | ${fmt(r.postgresMs)} | ${fmt(r.filesystemMs)} | ${(r.postgresMs / r.filesystemMs).toFixed(2)}x |`)
     )
   }
-  if (streams !== undefined) lines.push(...streamsLines(streams))
+  if (streams !== undefined) lines.push(...streamsModule!.streamsLines(streams))
   process.stdout.write(lines.join("\n") + "\n")
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
