@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres|streams
+ *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres|server|streams
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
@@ -33,6 +33,7 @@ import * as Policy from "../src/Policy.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import * as Verifier from "../src/Verifier.js"
 import { createDatabase, missingReason, postgresPresent, startCluster } from "../test/support/postgresCluster.js"
+import { benchServer, type ServerRow, serverLines } from "./bench-server.js"
 import type { StreamsResult } from "./bench-streams.js"
 
 const args = process.argv.slice(2)
@@ -966,6 +967,7 @@ const main = async () => {
   if (only === undefined || only === "startup") startup = await benchStartup()
   const capPeak = only === undefined || only === "memory" ? await benchCapPeak(smoke ? MiB : 64 * MiB) : undefined
   let postgres: Array<PostgresRow> | undefined
+  const server: Array<ServerRow> = only === undefined || only === "server" ? await benchServer({ smoke, makeText }) : []
   if (only === undefined || only === "postgres") {
     if (postgresPresent) postgres = await benchPostgres()
     else process.stderr.write(`bench: PostgreSQL skipped: ${missingReason}\n`)
@@ -1034,13 +1036,14 @@ const main = async () => {
       ...postgres.map((r) => `| ${r.name} | ${fmt(r.postgresMs)} | ${fmt(r.filesystemMs)} | ${(r.postgresMs / r.filesystemMs).toFixed(2)}x |`)
     )
   }
+  if (server.length > 0) lines.push("", ...serverLines(server))
   if (streams !== undefined) lines.push(...streamsModule!.streamsLines(streams))
   process.stdout.write(lines.join("\n") + "\n")
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, streams }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, server, streams }, null, 2) + "\n"
   )
 }
 

@@ -906,8 +906,18 @@ export class StreamGone extends Schema.TaggedError<StreamGone>()("StreamGone", {
   }
 }
 
-/** Why a streamed answer ended early: its input, its limits, its deadline, or resuming it. */
-export const StreamError = Schema.Union(StreamLineInvalid, StreamLimitExceeded, StreamDeadline, StreamGone)
+/** HTTP 400: a query parameter or header of a streaming request is malformed (the run id, the manifest digest, the mode, Last-Event-ID). */
+export class StreamRequestInvalid extends Schema.TaggedError<StreamRequestInvalid>()("StreamRequestInvalid", {
+  parameter: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The streaming request's ${this.parameter} is invalid: ${this.detail}`
+  }
+}
+
+/** Why a streamed answer ended early: its input, its limits, its deadline, or resuming it; or why the request was refused. */
+export const StreamError = Schema.Union(StreamLineInvalid, StreamLimitExceeded, StreamDeadline, StreamGone, StreamRequestInvalid)
 export type StreamError = typeof StreamError.Type
 
 // ---------------------------------------------------------------------------
@@ -988,16 +998,15 @@ export class RunNotFound extends Schema.TaggedError<RunNotFound>()("RunNotFound"
   }
 }
 
-/** HTTP 400: the request body does not decode (not JSON, wrong shape, bad base64, an unknown format). */
-export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
-  issues: Schema.NonEmptyArray(Issue),
-  omitted: Omitted
+/** HTTP 503: the server is shutting down (`/readyz`, `POST /v1/runs`), or its run root cannot be used. */
+export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
+  reason: Schema.Literal("draining", "run-root-unusable")
 }) {
   override get message() {
-    return `The request is invalid: ${formatIssues(this.issues, this.omitted)}`
+    return this.reason === "draining" ? "The server is shutting down" : "The run root cannot be used"
   }
 }
 
 /** Why the service refused a request before (or instead of) verifying anything. */
-export const ServiceError = Schema.Union(Unauthorized, Forbidden, PayloadTooLarge, LengthRequired, RequestTimeout, RunNotFound, InvalidRequest)
+export const ServiceError = Schema.Union(Unauthorized, Forbidden, PayloadTooLarge, LengthRequired, RequestTimeout, RunNotFound, NotReady)
 export type ServiceError = typeof ServiceError.Type

@@ -161,9 +161,9 @@ describe("POST /v1/stream/answer", () => {
       assert.deepStrictEqual(unknown, { status: 403, body: { _tag: "Forbidden", action: "read-run", runId: "run-9" } })
       const bad = yield* post("/v1/stream/answer?run=../etc", bearer(READER))
       assert.strictEqual(bad.status, 400)
-      assert.strictEqual(bad.body["_tag"], "InvalidRequest")
+      assert.strictEqual(bad.body["_tag"], "StreamRequestInvalid")
       const badMode = yield* post("/v1/stream/answer?run=run-1&mode=lenient", bearer(READER))
-      assert.deepStrictEqual(badMode.body, { _tag: "InvalidRequest", issues: [{ path: ["mode"], message: "must be drop or reject" }] })
+      assert.deepStrictEqual([badMode.status, badMode.body], [400, { _tag: "StreamRequestInvalid", parameter: "mode", detail: "must be drop or reject" }])
       const gone = yield* Effect.promise(async () => {
         const response = await fetch(s.url("/v1/stream/answer/00000000-0000-0000-0000-000000000000"), { headers: bearer(READER) })
         return { status: response.status, body: await response.json() }

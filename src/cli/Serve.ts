@@ -43,7 +43,7 @@ export const serve = (options: {
     }).pipe(
       Layer.tap((context) => {
         const address = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
-        return Effect.logInfo("listening").pipe(Effect.annotateLogs({ address: `http://${address}` }))
+        return Effect.logInfo("listening").pipe(Effect.annotateLogs({ address }))
       })
     )
   ).pipe(Effect.provide(jsonLogs))

@@ -407,6 +407,11 @@ const streamErrorUnbounded = (error: StreamError): Description =>
       title: e.reason === "unknown-stream" ? "Unknown stream" : "Events no longer retained",
       fields: [["stream", e.streamId], ["oldest retained id", e.oldestRetained === null ? "(none)" : String(e.oldestRetained)]],
       fix: "Resume promptly, or send the answer again."
+    }),
+    StreamRequestInvalid: (e): Description => ({
+      title: "Invalid streaming request",
+      fields: [["parameter", e.parameter], ["detail", e.detail]],
+      fix: "Name one run (`run`), at most one manifest digest and mode, and a numeric Last-Event-ID."
     })
   })
 
@@ -447,12 +452,9 @@ const serviceErrorUnbounded = (error: ServiceError): Description =>
       fields: [["run", e.runId]],
       fix: "Use a run id returned by POST /v1/runs (or a run directory's name under the run root)."
     }),
-    InvalidRequest: (e): Description => ({
-      title: "Invalid request",
-      fields: [
-        ...e.issues.map((issue) => [formatPath(issue.path), issue.message] as const),
-        ...omittedIssues(e.omitted).map((line) => ["…", line] as const)
-      ],
-      fix: "Correct the request at the paths shown."
+    NotReady: (e): Description => ({
+      title: "Not ready",
+      fields: [["reason", e.reason]],
+      fix: e.reason === "draining" ? "The server is shutting down; retry against another instance." : "Check that the run root exists and is writable."
     })
   })

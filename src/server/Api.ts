@@ -12,25 +12,16 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"
 import { RenderedAnswer } from "../answer/Render.js"
 import { RunId } from "../Config.js"
-import { Forbidden, InvalidRequest, RunNotFound, Unauthorized } from "../Errors.js"
+import { Forbidden, NotReady, RunNotFound, Unauthorized } from "../Errors.js"
 import { Manifest } from "../Manifest.js"
 import { RenderedResult } from "../render/Rendering.js"
 
 /** `GET /healthz`: the process is up. */
 export const Health = Schema.Struct({ status: Schema.Literal("ok") })
 
-/** `GET /readyz`: the server accepts work (configuration loaded, run root usable, not draining). */
-export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
-  reason: Schema.Literal("draining", "run-root-unusable")
-}, HttpApiSchema.annotations({ status: 503 })) {
-  override get message() {
-    return this.reason === "draining" ? "The server is shutting down" : "The run root cannot be used"
-  }
-}
-
 export const HealthGroup = HttpApiGroup.make("health")
   .add(HttpApiEndpoint.get("healthz", "/healthz").addSuccess(Health))
-  .add(HttpApiEndpoint.get("readyz", "/readyz").addSuccess(Health).addError(NotReady))
+  .add(HttpApiEndpoint.get("readyz", "/readyz").addSuccess(Health).addError(NotReady, { status: 503 }))
 
 export const RunStatus = Schema.Literal("running", "completed", "interrupted", "stored")
 
@@ -52,7 +43,7 @@ export const RunsGroup = HttpApiGroup.make("runs")
       .addSuccess(RunCreated, { status: 202 })
       .addError(Unauthorized, { status: 401 })
       .addError(Forbidden, { status: 403 })
-      .addError(NotReady)
+      .addError(NotReady, { status: 503 })
   )
   .add(
     HttpApiEndpoint.get("getRun", "/v1/runs/:id")
@@ -91,7 +82,6 @@ export const VerifyGroup = HttpApiGroup.make("verify")
       // The drafted report, exactly the text `run-pipeline verify --report` reads (strictly decoded).
       .setPayload(HttpApiSchema.Text({ contentType: "application/json" }))
       .addSuccess(RenderedResult)
-      .addError(InvalidRequest, { status: 400 })
       .addError(Unauthorized, { status: 401 })
       .addError(Forbidden, { status: 403 })
       .addError(RunNotFound, { status: 404 })
@@ -102,7 +92,6 @@ export const VerifyGroup = HttpApiGroup.make("verify")
       // The drafted answer: citegate.answer/1 JSON, EVI1 text or an Anthropic Messages response.
       .setPayload(HttpApiSchema.Text())
       .addSuccess(RenderedAnswer)
-      .addError(InvalidRequest, { status: 400 })
       .addError(Unauthorized, { status: 401 })
       .addError(Forbidden, { status: 403 })
       .addError(RunNotFound, { status: 404 })

@@ -178,7 +178,8 @@ export const make = Effect.gen(function*() {
       status: "running"
     }
     live.set(id, state)
-    yield* FiberSet.run(fibers, captureRun(state))
+    // Requests run uninterruptibly (the platform's choice); the run itself must stay interruptible for shutdown.
+    yield* FiberSet.run(fibers, Effect.interruptible(captureRun(state)))
     yield* Effect.logInfo("capture run started").pipe(Effect.annotateLogs({ runId: id }))
     return { id, status: state.status, owner, directory: directoryOf(id) } satisfies RunView
   })
@@ -234,9 +235,8 @@ export const make = Effect.gen(function*() {
         cursor = Math.max(cursor, count)
         return next
       }),
-      Stream.takeUntil((event) => event._tag === "done"),
-      // On shutdown a follower stops waiting; the run's own `done` (interrupted) comes first when it ends in time.
-      Stream.interruptWhen(lifecycle.draining.pipe(Effect.zipRight(Effect.sleep(context.limits.shutdownGraceMs))))
+      // Every run ends with `done`, also when shutdown interrupts it: followers always end.
+      Stream.takeUntil((event) => event._tag === "done")
     )
   }
 
@@ -246,10 +246,11 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       yield* lifecycle.shutdown
       const running = [...live.values()].filter((s) => s.status === "running")
+      // Finalizers run uninterruptibly: the wait is made interruptible so that the grace period can end it.
       yield* Effect.forEach(running, (s) => s.count.changes.pipe(Stream.takeUntil(() => s.status !== "running"), Stream.runDrain), {
         concurrency: "unbounded",
         discard: true
-      }).pipe(Effect.timeoutOption(context.limits.shutdownGraceMs))
+      }).pipe(Effect.interruptible, Effect.timeoutOption(context.limits.shutdownGraceMs))
       yield* FiberSet.clear(fibers)
     })
   )

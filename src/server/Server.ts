@@ -7,8 +7,10 @@
  * `HttpApiBuilder.Router.use((router) => router.post("/v1/...", handler))` whose requirements
  * are at most `ServerServices`, and add it to `rawRoutes` below. The handler reads the request
  * through `HttpServerRequest.HttpServerRequest`; it authenticates with
- * `(yield* Auth).authenticate(request.headers, Access.readRun(runId))`, resolves runs with
- * `(yield* Runs).directory(runId)`, and ends its stream when `(yield* Lifecycle).draining` completes.
+ * `(yield* Auth).authenticate(request.headers, Access.any)` and `Handlers.readableRun(principal, runId)`
+ * (403 / 404, gives the run's directory), and ends its stream when `(yield* Lifecycle).draining`
+ * completes. The platform runs each request uninterruptibly: wrap waits that a deadline or a
+ * client disconnect must cut short in `Effect.interruptible`.
  *
  * @since 0.2.0
  */
@@ -22,15 +24,18 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
+import * as fs from "node:fs/promises"
 import * as Http from "node:http"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { resolvedServer } from "../Config.js"
 import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError } from "../Errors.js"
-import { CitegateApi, NotReady } from "./Api.js"
+import { NotReady } from "../Errors.js"
+import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import * as Handlers from "./Handlers.js"
@@ -75,6 +80,7 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
     const declared = request.headers["content-length"]
     const declaredBytes = declared === undefined ? undefined : Number(declared)
     const streaming = path.startsWith(streamingPrefix)
+    const hasBody = declaredBytes !== undefined && declaredBytes > 0
     const refused = (error: PayloadTooLarge | LengthRequired, status: number) =>
       // The unread body is not drained: the connection closes after the answer.
       HttpServerResponse.setHeader(errorResponse(error, status), "connection", "close")
@@ -83,7 +89,13 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
       : declaredBytes === undefined && request.headers["transfer-encoding"] !== undefined && !streaming
       ? refused(new LengthRequired({ maxBytes: limits.maxBodyBytes }), 411)
       : yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(tagged(response))).pipe(
+        // The body is read here, within the deadline, and kept (platform-node caches a request's text) for
+        // the handler. In its own fiber: a read cut off by the deadline is not interrupted (that would
+        // destroy the socket before the 503 is written); it ends with the connection.
+        Effect.zipRight(hasBody && !streaming ? Effect.flatMap(Effect.forkDaemon(Effect.ignore(request.text)), Fiber.await) : Effect.void),
         Effect.zipRight(app),
+        // The platform runs each request uninterruptibly; the deadline must be able to stop the work.
+        Effect.interruptible,
         // Streaming routes read more than one body's worth over time; they bound their own input.
         streaming ? (effect) => effect : HttpIncomingMessage.withMaxBodySize(Option.some(limits.maxBodyBytes)),
         Effect.timeoutFail({
@@ -93,7 +105,7 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure) && failure.value instanceof RequestTimeout) {
-            return Effect.succeed(errorResponse(failure.value, 503))
+            return Effect.succeed(HttpServerResponse.setHeader(errorResponse(failure.value, 503), "connection", "close"))
           }
           // What the platform answered for this cause (404 for an unknown route, 500 for a defect).
           return Effect.flatMap(causeResponse(cause), ([response]) =>
@@ -117,10 +129,17 @@ const HealthLive = HttpApiBuilder.group(CitegateApi, "health", (handlers) =>
   handlers
     .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
     .handle("readyz", () =>
-      Effect.flatMap(Lifecycle, (lifecycle) =>
-        Effect.flatMap(lifecycle.isDraining, (draining) =>
-          draining ? Effect.fail(new NotReady({ reason: "draining" })) : Effect.succeed({ status: "ok" as const })
-        )))
+      Effect.gen(function*() {
+        const lifecycle = yield* Lifecycle
+        if (yield* lifecycle.isDraining) return yield* new NotReady({ reason: "draining" })
+        const { runRoot } = yield* ServerContext
+        // Ready only when new runs can be created under the run root.
+        const usable = yield* Effect.promise(() =>
+          fs.mkdir(runRoot, { recursive: true, mode: 0o700 }).then(() => fs.access(runRoot, fs.constants.W_OK)).then(() => true, () => false)
+        )
+        if (!usable) return yield* new NotReady({ reason: "run-root-unusable" })
+        return { status: "ok" as const }
+      }))
 )
 
 export interface ServeOptions {
@@ -168,7 +187,7 @@ const lifecycleLayer = (server: Http.Server, graceMs: number) =>
           const drained = yield* Effect.async<void>((resume) => {
             if (open === 0) return resume(Effect.void)
             idle = () => resume(Effect.void)
-          }).pipe(Effect.timeoutOption(graceMs))
+          }).pipe(Effect.interruptible, Effect.timeoutOption(graceMs))
           if (Option.isNone(drained)) yield* Effect.logWarning("shutdown grace elapsed; closing open connections")
           server.closeAllConnections()
         })

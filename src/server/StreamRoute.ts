@@ -41,7 +41,7 @@ import * as Http from "node:http"
 import * as CaptureStore from "../CaptureStore.js"
 import * as Config from "../Config.js"
 import { RunId } from "../Config.js"
-import { type Forbidden, InvalidRequest, RunNotFound, ServiceError, StreamError, StreamGone, type Unauthorized } from "../Errors.js"
+import { type Forbidden, RunNotFound, ServiceError, StreamError, StreamGone, StreamRequestInvalid, type Unauthorized } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
 import * as Policy from "../Policy.js"
 import * as Verifier from "../Verifier.js"
@@ -97,7 +97,7 @@ const encodeError = Schema.encodeSync(Schema.Union(ServiceError, StreamError))
 const errorResponse = (error: ServiceError | StreamError, status: number) =>
   HttpServerResponse.unsafeJson(encodeError(error), { status })
 
-const statusOf = (error: ServiceError | StreamGone): number => {
+const statusOf = (error: ServiceError | StreamGone | StreamRequestInvalid): number => {
   switch (error._tag) {
     case "Unauthorized":
       return 401
@@ -113,8 +113,10 @@ const statusOf = (error: ServiceError | StreamGone): number => {
       return 411
     case "RequestTimeout":
       return 503
-    case "InvalidRequest":
+    case "StreamRequestInvalid":
       return 400
+    case "NotReady":
+      return 503
   }
 }
 
@@ -250,7 +252,7 @@ const isRunId = Schema.is(RunId)
 const digestPattern = /^[0-9a-f]{64}$/
 const eventIdPattern = /^(0|[1-9][0-9]{0,9})$/
 
-const invalid = (path: string, message: string) => new InvalidRequest({ issues: [{ path: [path], message }] })
+const invalid = (parameter: string, detail: string) => new StreamRequestInvalid({ parameter, detail })
 
 interface PostQuery {
   readonly run: string
@@ -258,7 +260,7 @@ interface PostQuery {
   readonly mode: "drop" | "reject" | undefined
 }
 
-const postQuery = (url: URL): Effect.Effect<PostQuery, InvalidRequest> => {
+const postQuery = (url: URL): Effect.Effect<PostQuery, StreamRequestInvalid> => {
   const run = url.searchParams.getAll("run")
   if (run.length !== 1 || !isRunId(run[0]!)) return Effect.fail(invalid("run", "must be one run id (1 to 64 letters, digits, `-` or `_`)"))
   const manifest = url.searchParams.getAll("manifest")
@@ -273,7 +275,7 @@ const postQuery = (url: URL): Effect.Effect<PostQuery, InvalidRequest> => {
 }
 
 /** `Last-Event-ID` (header first, then `lastEventId` in the query): 0 when absent. */
-const lastEventId = (headers: RequestHeaders, url: URL): Effect.Effect<number, InvalidRequest> => {
+const lastEventId = (headers: RequestHeaders, url: URL): Effect.Effect<number, StreamRequestInvalid> => {
   const header = headers["last-event-id"]
   const values = header !== undefined ? [header].flat() : url.searchParams.getAll("lastEventId")
   if (values.length === 0) return Effect.succeed(0)
@@ -363,7 +365,7 @@ export const make = (options: StreamRouteOptions) => {
     return HttpServerResponse.stream(body, { contentType: contentType(isSse), headers: responseHeaders(retained.id, isSse) })
   })
 
-  const refusals = <A, R>(effect: Effect.Effect<A, ServiceError | StreamGone, R>) =>
+  const refusals = <A, R>(effect: Effect.Effect<A, ServiceError | StreamGone | StreamRequestInvalid, R>) =>
     Effect.catchAll(effect, (error) => Effect.succeed(errorResponse(error, statusOf(error))))
 
   const router = HttpRouter.empty.pipe(
