@@ -1,6 +1,7 @@
 /** The streaming route mounted in `run-pipeline serve`'s server: a run captured over HTTP, an answer streamed against it. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as http from "node:http"
 import * as AnswerStream from "../src/server/AnswerStream.js"
 import { call, sources, startService, tokens, waitForRun } from "./serverSupport.js"
 
@@ -52,5 +53,36 @@ describe("POST /v1/stream/answer in the service", () => {
       const streamId = streamed.headers.get("citegate-stream-id")!
       const resumed = yield* call(service, `/v1/stream/answer/${streamId}`, { token: tokens.admin, headers: { "last-event-id": "2" } })
       assert.deepStrictEqual(resumed.text.trim().split("\n").map((t) => AnswerStream.decodeEvent(t).id), events.slice(2).map((e) => e.id))
+
+      // A client that vanishes mid-stream ends its stream on the server: a follower then gets what was
+      // sent and the end of the response (no done), instead of waiting for a producer that is gone.
+      const vanished = yield* Effect.promise(() =>
+        new Promise<string>((resolve, reject) => {
+          const url = new URL(`${service.base}/v1/stream/answer?run=${id}`)
+          const request = http.request({
+            host: "127.0.0.1",
+            port: Number(url.port),
+            method: "POST",
+            path: `${url.pathname}${url.search}`,
+            headers: { authorization: `Bearer ${tokens.admin}` },
+            agent: false
+          })
+          request.on("error", () => {})
+          request.on("response", (response) => {
+            response.on("error", () => {})
+            response.once("data", () => {
+              resolve(String(response.headers["citegate-stream-id"]))
+              request.destroy()
+            })
+          })
+          request.on("timeout", () => reject(new Error("no response")))
+          request.write(line("Net sales for Q3 2026 were 4,210 units.[1]{c1}\n"))
+        })
+      )
+      const followed = yield* call(service, `/v1/stream/answer/${vanished}`, { token: tokens.admin }).pipe(
+        Effect.timeoutFail({ duration: 5_000, onTimeout: () => new Error("the stream of a vanished client is still open") })
+      )
+      assert.strictEqual(followed.status, 200)
+      assert.deepStrictEqual(followed.text.trim().split("\n").map((t) => AnswerStream.decodeEvent(t).type), ["delta"])
     }))
 })
