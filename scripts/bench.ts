@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres|server|streams
+ *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres|audit|server|streams
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
@@ -21,8 +21,10 @@ import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import * as Capture from "../src/Capture.js"
 import * as CaptureStore from "../src/CaptureStore.js"
-import { makeCaptureRecord, type Rfc3339Utc, sha256Of, type SourceUrl } from "../src/Domain.js"
+import { type CaptureRecord, makeCaptureRecord, type Rfc3339Utc, sha256Of, type SourceUrl } from "../src/Domain.js"
+import * as Nearest from "../src/anchor/Nearest.js"
 import * as Answer from "../src/answer/Answer.js"
+import * as Audit from "../src/audit/Audit.js"
 import * as Evi1 from "../src/answer/Evi1.js"
 import * as Config from "../src/Config.js"
 import * as Extraction from "../src/extract/Extraction.js"
@@ -98,6 +100,11 @@ interface Shape {
   readonly v2?: boolean
   /** The raw limit also reads and hashes each v2 body (the physical work of the store's body check). */
   readonly rawReadsBody?: boolean
+  /**
+   * Snippets upper-cased and verified under `verify.matching: "normalized/1"` (every one found only after
+   * normalisation); the raw limit lower-cases text and snippet and uses indexOf.
+   */
+  readonly normalized?: boolean
 }
 
 const shapes: ReadonlyArray<Shape> = smoke
@@ -150,11 +157,16 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
       const record = records[i % records.length]!
       const length = Math.min(60, record.text.length - 1)
       const start = next() % (record.text.length - length)
-      const snippet = shape.failing ? `absent ${i} ${record.text.slice(start, start + length)}` : record.text.slice(start, start + length)
+      const exact = record.text.slice(start, start + length)
+      const snippet = shape.failing ? `absent ${i} ${exact}` : shape.normalized === true ? exact.toUpperCase() : exact
       return { state: "cited", label, source: record.source, captureSha256: record.sha256, snippet }
     })
     const reportText = JSON.stringify({ facts })
-    const config = { sources, labels, verify: { maxFacts: Math.max(100, shape.facts), mode: "drop" } }
+    const config = {
+      sources,
+      labels,
+      verify: { maxFacts: Math.max(100, shape.facts), mode: "drop", ...(shape.normalized === true ? { matching: "normalized/1" } : {}) }
+    }
 
     const context = await Effect.runPromise(Effect.scoped(Layer.build(Gate.layer({ runDirectory: directory, config }))))
     const gate = Context.get(context, Gate.Gate)
@@ -180,7 +192,11 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
         texts.set(sources[i]!, record.text)
       })
       let found = 0
-      for (const fact of report.facts) if (texts.get(fact.source)!.indexOf(fact.snippet) !== -1) found++
+      if (shape.normalized === true) for (const [source, text] of texts) texts.set(source, text.toLowerCase())
+      for (const fact of report.facts) {
+        const snippet = shape.normalized === true ? fact.snippet.toLowerCase() : fact.snippet
+        if (texts.get(fact.source)!.indexOf(snippet) !== -1) found++
+      }
       if (found !== (shape.failing ? 0 : shape.facts)) throw new Error("raw found the wrong number")
     }
     for (let i = 0; i < warmups; i++) {
@@ -934,6 +950,188 @@ const benchSearch = async (shape: SearchShape): Promise<SearchRow> => {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Repair diagnostics: the nearest passage to a 300-character quote that is not verbatim
+// ---------------------------------------------------------------------------
+
+interface NearestRow {
+  readonly name: string
+  readonly textUnits: number
+  /** Wall and CPU time of one `findNearest` (normalising the capture included), median. */
+  readonly wallMs: number
+  readonly cpuMs: number
+  readonly method: string
+  readonly score: number
+}
+
+const benchNearest = async (): Promise<Array<NearestRow>> => {
+  const sizes = smoke ? [64 * KiB] : [MiB, 4 * MiB, 16 * MiB]
+  const rows: Array<NearestRow> = []
+  for (const size of sizes) {
+    const text = makeText(size, size)
+    const at = text.indexOf(" ", Math.floor(size * 0.7)) + 1
+    const original = text.slice(at, at + 300)
+    const cases = [
+      // One changed character: no normalized/1 hit, so the whole fuzzy search runs.
+      { name: "fuzzy (one character changed)", snippet: original.slice(0, 150) + (original[150] === "x" ? "y" : "x") + original.slice(151) },
+      // Case and spacing differ: found by the normalized/1 search, no fuzzy pass.
+      { name: "normalized/1 hit (case, spacing)", snippet: original.toUpperCase().replace(/ /g, "  ") }
+    ]
+    for (const c of cases) {
+      let found = Nearest.findNearest(text, c.snippet)
+      for (let i = 0; i < warmups; i++) found = Nearest.findNearest(text, c.snippet)
+      const walls: Array<number> = []
+      const cpus: Array<number> = []
+      for (let i = 0; i < runs; i++) {
+        const cpu = process.cpuUsage()
+        const started = performance.now()
+        found = Nearest.findNearest(text, c.snippet)
+        walls.push(performance.now() - started)
+        const used = process.cpuUsage(cpu)
+        cpus.push((used.user + used.system) / 1000)
+      }
+      rows.push({
+        name: `${c.name}, ${size >= MiB ? `${size / MiB} MiB` : `${size / KiB} KiB`}`,
+        textUnits: size,
+        wallMs: median(walls),
+        cpuMs: median(cpus),
+        method: found?.method ?? "none",
+        score: found?.score ?? 0
+      })
+    }
+  }
+  return rows
+}
+
+// ---------------------------------------------------------------------------
+// Drift audit: 1,000 citations over 20 sources, at two sizes
+// ---------------------------------------------------------------------------
+
+interface AuditRow {
+  readonly name: string
+  readonly sources: number
+  readonly bytesPerSource: number
+  readonly citations: number
+  readonly statuses: Record<string, number>
+  readonly ms: number
+  /** The same runs' reading and hashing of both runs plus one indexOf per citation (the physical floor). */
+  readonly rawMs: number
+  readonly msPerMiB: number
+}
+
+/**
+ * An old run of `sources` texts and a new run where, per source, the citations' passages are edited in
+ * place: 4 in 10 left alone, 3 in 10 changed (one word), 1 in 10 replaced (deleted), and a paragraph
+ * inserted mid-text, so the untouched passages after it are relocated. The report cites every passage;
+ * it is verified against the old run once, then audited against the new run (timed).
+ */
+const benchAudit = async (name: string, sources: number, size: number, citations: number): Promise<AuditRow> => {
+  const oldDirectory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-audit-old-"))
+  const newDirectory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-audit-new-"))
+  try {
+    const urls = Array.from({ length: sources }, (_, i) => `https://bench.example.com/audit-${i}.txt` as SourceUrl)
+    const perSource = Math.ceil(citations / sources)
+    const snippetLength = 80
+    const facts: Array<{ state: "cited"; label: string; source: string; captureSha256: string; snippet: string }> = []
+    const oldRecords: Array<CaptureRecord> = []
+    const newRecords: Array<CaptureRecord> = []
+    for (let s = 0; s < sources; s++) {
+      const text = makeText(s + 101, size)
+      const filler = makeText(s + 9_001, size)
+      const edits: Array<{ at: number; length: number; replacement: string }> = []
+      const record = makeCaptureRecord({ source: urls[s]!, text, accessedAt, contentType: "text/plain" })
+      oldRecords.push(record)
+      for (let c = 0; c < perSource && facts.length < citations; c++) {
+        const at = Math.floor(((c + 0.5) * (size - snippetLength)) / perSource)
+        const snippet = text.slice(at, at + snippetLength)
+        facts.push({ state: "cited", label: `f${facts.length}`, source: urls[s]!, captureSha256: record.sha256, snippet })
+        const kind = c % 10
+        if (kind >= 4 && kind <= 6) {
+          // One word of the passage changes (same length, so later offsets stay put).
+          const middle = snippet.indexOf(" ", snippetLength / 2)
+          edits.push({ at: at + middle + 1, length: 3, replacement: "XYZ" })
+        } else if (kind === 7) {
+          edits.push({ at, length: snippetLength, replacement: filler.slice(at, at + snippetLength) })
+        }
+      }
+      edits.push({ at: Math.floor(size / 2), length: 0, replacement: "\nA paragraph inserted in the new revision.\n" })
+      let revised = text
+      for (const edit of edits.sort((a, b) => b.at - a.at)) {
+        revised = revised.slice(0, edit.at) + edit.replacement + revised.slice(edit.at + edit.length)
+      }
+      newRecords.push(makeCaptureRecord({ source: urls[s]!, text: revised, accessedAt, contentType: "text/plain" }))
+    }
+    const labels = facts.map((f) => f.label)
+    const config = { sources: urls, labels, verify: { maxFacts: 10_000, timeoutMs: 600_000 } } as unknown as Config.PipelineConfig
+    await Effect.runPromise(Effect.gen(function*() {
+      const oldStore = yield* CaptureStore.makeFileSystem({ directory: oldDirectory })
+      for (const record of oldRecords) yield* oldStore.write(record)
+      const newStore = yield* CaptureStore.makeFileSystem({ directory: newDirectory })
+      for (const record of newRecords) yield* newStore.write(record)
+    }))
+    const report = await Effect.runPromise(
+      Effect.flatMap(Gate.Gate, (gate) => gate.check({ facts })).pipe(
+        Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(CaptureStore.layerFileSystem({ directory: oldDirectory }))))
+      )
+    )
+    const auditLayer = Audit.layer.pipe(
+      Layer.provide(Verifier.layer),
+      Layer.provide(Audit.fromStore(CaptureStore.layerFileSystem({ directory: newDirectory }))),
+      Layer.provide(CaptureStore.layerFileSystem({ directory: oldDirectory })),
+      Layer.provide(Policy.layer(config))
+    )
+    const context = await Effect.runPromise(Effect.scoped(Layer.build(auditLayer)))
+    const audit = Context.get(context, Audit.Audit)
+    let statuses: Record<string, number> = {}
+    const once = async () => {
+      const result = await Effect.runPromise(audit.auditReport(report))
+      statuses = Object.fromEntries(
+        ["unchanged", "relocated", "changed", "deleted", "source_missing"].map((k) => [k, result.summary[k as "changed"]])
+      )
+    }
+    // The floor: read and hash both runs' records, one indexOf per citation in the new text.
+    const raw = async () => {
+      const texts = new Map<string, string>()
+      for (const directory of [oldDirectory, newDirectory]) {
+        for (const url of urls) {
+          const bytes = await fsp.readFile(path.join(directory, CaptureStore.recordFileName(url)))
+          createHash("sha256").update(bytes).digest("hex")
+          const text = (JSON.parse(bytes.toString("utf8")) as { text: string }).text
+          createHash("sha256").update(text).digest("hex")
+          if (directory === newDirectory) texts.set(url, text)
+        }
+      }
+      let found = 0
+      for (const fact of facts) if (texts.get(fact.source)!.indexOf(fact.snippet) >= 0) found++
+      return found
+    }
+    const auditRuns = smoke ? 1 : 3
+    // One untimed run first (warm JIT and page cache).
+    await once()
+    await raw()
+    const times: Array<number> = []
+    const rawTimes: Array<number> = []
+    for (let i = 0; i < auditRuns; i++) {
+      times.push(await time(once))
+      rawTimes.push(await time(raw))
+    }
+    const ms = median(times)
+    return {
+      name,
+      sources,
+      bytesPerSource: size,
+      citations: facts.length,
+      statuses,
+      ms,
+      rawMs: median(rawTimes),
+      msPerMiB: ms / ((sources * size) / MiB)
+    }
+  } finally {
+    await fsp.rm(oldDirectory, { recursive: true, force: true })
+    await fsp.rm(newDirectory, { recursive: true, force: true })
+  }
+}
+
 const main = async () => {
   const rows: Array<Row> = []
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
@@ -941,6 +1139,13 @@ const main = async () => {
   if (only === undefined || only === "memory") memory = await benchMemory()
   if (only === undefined || only === "verify") for (const shape of shapes) rows.push(await benchVerify(shape))
   if (only === undefined || only === "answers") for (const shape of answerShapes) rows.push(...await benchAnswers(shape))
+  if (only === undefined || only === "anchor") {
+    // Opt-in normalised matching: every snippet is found only after normalised/1, at 1, 4 and 16 MiB.
+    for (const size of smoke ? [4 * KiB] : [MiB, 4 * MiB, 16 * MiB]) {
+      const tag = size >= MiB ? `${size / MiB}MiB` : `${size / KiB}KiB`
+      rows.push(await benchVerify({ name: `F=10 C=1 S=${tag}, normalized/1 (upper-cased snippets)`, facts: 10, captures: 1, size, failing: false, normalized: true }))
+    }
+  }
   let extracted: Array<ExtractRow> = []
   if (only === undefined || only === "extract") {
     extracted = await benchExtract()
@@ -963,9 +1168,18 @@ const main = async () => {
   const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
   const search: Array<SearchRow> = []
   if (only === undefined || only === "search") for (const shape of searchShapes) search.push(await benchSearch(shape))
+  const nearest = only === undefined || only === "nearest" ? await benchNearest() : []
   let startup: Array<StartupRow> | undefined
   if (only === undefined || only === "startup") startup = await benchStartup()
   const capPeak = only === undefined || only === "memory" ? await benchCapPeak(smoke ? MiB : 64 * MiB) : undefined
+  const audits: Array<AuditRow> = []
+  if (only === undefined || only === "audit") {
+    if (smoke) audits.push(await benchAudit("smoke 20 citations, 2 x 16 KiB", 2, 16 * KiB, 20))
+    else {
+      audits.push(await benchAudit("1,000 citations, 20 x 256 KiB", 20, 256 * KiB, 1_000))
+      audits.push(await benchAudit("1,000 citations, 20 x 1 MiB", 20, MiB, 1_000))
+    }
+  }
   let postgres: Array<PostgresRow> | undefined
   const server: Array<ServerRow> = only === undefined || only === "server" ? await benchServer({ smoke, makeText }) : []
   if (only === undefined || only === "postgres") {
@@ -1009,6 +1223,14 @@ const main = async () => {
       ...search.map((r) => `| ${r.name} | ${fmt(r.citegateMs)} | ${fmt(r.cpuMs)} | ${r.cpuMsPerMiB.toFixed(2)} |`)
     )
   }
+  if (nearest.length > 0) {
+    lines.push(
+      "",
+      `| nearest passage, 300-character quote (findNearest, median of ${runs}) | wall (ms) | CPU (ms) | found |`,
+      "|---|---:|---:|---|",
+      ...nearest.map((r) => `| ${r.name} | ${fmt(r.wallMs)} | ${fmt(r.cpuMs)} | ${r.method} ${r.score} |`)
+    )
+  }
   if (startup !== undefined) lines.push("", ...startupLines(startup))
   if (extracted.length > 0) {
     lines.push(
@@ -1036,6 +1258,17 @@ const main = async () => {
       ...postgres.map((r) => `| ${r.name} | ${fmt(r.postgresMs)} | ${fmt(r.filesystemMs)} | ${(r.postgresMs / r.filesystemMs).toFixed(2)}x |`)
     )
   }
+  if (audits.length > 0) {
+    const statusText = (r: AuditRow) => Object.entries(r.statuses).map(([k, n]) => `${n} ${k}`).join(", ")
+    lines.push(
+      "",
+      "| drift audit (median of 3) | citations | text per run | findings | audit (ms) | ms per MiB | raw floor (ms) |",
+      "|---|---:|---:|---|---:|---:|---:|",
+      ...audits.map((r) =>
+        `| ${r.name} | ${r.citations} | ${fmt((r.sources * r.bytesPerSource) / MiB)} MiB | ${statusText(r)} | ${fmt(r.ms)} | ${fmt(r.msPerMiB)} | ${fmt(r.rawMs)} |`
+      )
+    )
+  }
   if (server.length > 0) lines.push("", ...serverLines(server))
   if (streams !== undefined) lines.push(...streamsModule!.streamsLines(streams))
   process.stdout.write(lines.join("\n") + "\n")
@@ -1043,7 +1276,7 @@ const main = async () => {
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, server, streams }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, nearest, audits, server, streams }, null, 2) + "\n"
   )
 }
 

@@ -81,7 +81,11 @@ export type CaptureBudgets = typeof CaptureBudgets.Type
 export const VerifyOptions = Schema.Struct({
   maxFacts: Schema.optional(intBetween(1, maxFactsLimit)),
   mode: Schema.optional(Mode),
-  timeoutMs: Schema.optional(intBetween(verifyLimits.timeoutMs.min, verifyLimits.timeoutMs.max))
+  timeoutMs: Schema.optional(intBetween(verifyLimits.timeoutMs.min, verifyLimits.timeoutMs.max)),
+  /** `exact` (default): code-unit equality only. `normalized/1`: also accept a match after normalisation, labelled so. */
+  matching: Schema.optional(Schema.Literal("exact", "normalized/1")),
+  /** A snippet found more than once: `accept` (default, flagged `ambiguous`) or `reject` unless a prefix/suffix picks one. */
+  ambiguous: Schema.optional(Schema.Literal("accept", "reject"))
 }).annotations({ ...strict, identifier: "VerifyOptions" })
 export type VerifyOptions = typeof VerifyOptions.Type
 
@@ -210,3 +214,5 @@ export const resolvedServer = (config: PipelineConfig) => ({
   maxActiveRuns: config.server?.maxActiveRuns ?? serverLimits.maxActiveRuns.default
 })
 export type ResolvedServer = ReturnType<typeof resolvedServer>
+export const resolvedMatching = (config: PipelineConfig): "exact" | "normalized/1" => config.verify?.matching ?? "exact"
+export const resolvedAmbiguous = (config: PipelineConfig): "accept" | "reject" => config.verify?.ambiguous ?? "accept"

@@ -98,6 +98,26 @@ export type Rfc3339Utc = typeof Rfc3339Utc.Type
 // Records are plain Structs rather than Classes: decoding thousands of them is a hot path, and a
 // class instance per record roughly doubles the decoding cost (docs/performance.md).
 
+/** Longest `prefix` or `suffix` a citation may give, in UTF-16 code units. */
+export const maxQuoteContext = 1_000
+
+/**
+ * A citation's `prefix` or `suffix`: non-empty (whitespace counts), well-formed,
+ * at most `maxQuoteContext` code units. Well-formed, so that prefix + snippet +
+ * suffix is one well-formed string searched as a whole.
+ */
+export const QuoteContext = Schema.String.pipe(
+  Schema.filter(
+    (s) =>
+      s.length === 0
+        ? "must not be empty"
+        : s.length > maxQuoteContext
+        ? `must be at most ${maxQuoteContext} characters`
+        : s.isWellFormed() || "must be well-formed Unicode (no lone surrogates)",
+    { identifier: "QuoteContext" }
+  )
+)
+
 /**
  * A fact backed by an excerpt of one exact capture.
  *
@@ -121,7 +141,11 @@ export const CitedFact = Schema.Struct({
   /** The heading path (outermost first) whose section the excerpt must lie in. */
   heading: Schema.optional(
     Schema.NonEmptyArray(NonBlankString.pipe(Schema.maxLength(1_000))).pipe(Schema.maxItems(6))
-  )
+  ),
+  /** Text that must come right before the excerpt (as a TextQuoteSelector's `prefix`): picks one occurrence. */
+  prefix: Schema.optional(QuoteContext),
+  /** Text that must come right after the excerpt (as a TextQuoteSelector's `suffix`): picks one occurrence. */
+  suffix: Schema.optional(QuoteContext)
 }).annotations({ ...strict, identifier: "CitedFact" })
 export type CitedFact = typeof CitedFact.Type
 
@@ -314,6 +338,44 @@ export const Span = Schema.Struct({
 }).annotations({ ...strict, identifier: "Span" })
 export type Span = typeof Span.Type
 
+/** The span in UTF-16 code units (= `span`), Unicode code points and UTF-8 bytes of the capture text. */
+export const SpanOffsets = Schema.Struct({
+  utf16: Span,
+  codePoints: Span,
+  utf8: Span
+}).annotations({ ...strict, identifier: "SpanOffsets" })
+export type SpanOffsets = typeof SpanOffsets.Type
+
+/**
+ * W3C Web Annotation TextQuoteSelector: `exact` is the capture's text at the
+ * span; `prefix` and `suffix` are up to 32 code points of the capture around it.
+ */
+export const TextQuoteSelector = Schema.Struct({
+  type: Schema.Literal("TextQuoteSelector"),
+  exact: Schema.String,
+  prefix: Schema.String,
+  suffix: Schema.String
+}).annotations({ ...strict, identifier: "TextQuoteSelector" })
+export type TextQuoteSelector = typeof TextQuoteSelector.Type
+
+/** W3C Web Annotation TextPositionSelector: code points of the capture text, end exclusive. */
+export const TextPositionSelector = Schema.Struct({
+  type: Schema.Literal("TextPositionSelector"),
+  start: Schema.NonNegativeInt,
+  end: Schema.NonNegativeInt
+}).annotations({ ...strict, identifier: "TextPositionSelector" })
+export type TextPositionSelector = typeof TextPositionSelector.Type
+
+/**
+ * How an excerpt was matched: `exact` (code-unit equality, the default) or
+ * `normalized/1` (only under `verify.matching: "normalized/1"`: the normalised
+ * snippet occurs in the normalised capture; the span is the raw text it maps to).
+ */
+export const MatchMethod = Schema.Literal("exact", "normalized/1")
+export type MatchMethod = typeof MatchMethod.Type
+
+// The fields after `heading` are optional so that results written before they existed still decode;
+// the Verifier always sets them.
 export const Evidence = Schema.Struct({
   span: Span,
   occurrences: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
@@ -321,7 +383,15 @@ export const Evidence = Schema.Struct({
   /** The PDF page the span starts on (v2 records with pages). */
   page: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
   /** The path of the innermost heading whose section holds the whole span (v2 records with headings). */
-  heading: Schema.optional(Schema.Array(Schema.String))
+  heading: Schema.optional(Schema.Array(Schema.String)),
+  /** How the excerpt was matched; absent means `exact`. */
+  method: Schema.optional(MatchMethod),
+  /** True when what the citation quotes (with its prefix and suffix, if any) occurs more than once. */
+  ambiguous: Schema.optional(Schema.Boolean),
+  /** The span in every unit. */
+  offsets: Schema.optional(SpanOffsets),
+  /** W3C Web Annotation selectors of the span (the `selector` of a SpecificResource whose source is the fact's). */
+  selector: Schema.optional(Schema.Tuple(TextQuoteSelector, TextPositionSelector))
 }).annotations({ ...strict, identifier: "Evidence" })
 export type Evidence = typeof Evidence.Type
 

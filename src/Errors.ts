@@ -216,14 +216,36 @@ export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("Digest
   }
 }
 
+/**
+ * A repair diagnostic, never acceptance: the capture's passage nearest to a snippet that does not
+ * occur verbatim. `method: "normalized/1"` (score 1) when the snippet occurs after normalisation,
+ * else `fuzzy` (score in [0, 1)). `span` is in raw UTF-16 code units of the capture text; `text`
+ * is the capture's text in it (cut past 2,000 code units); `differences` is a word diff, snippet
+ * `[-…-]` against capture `{+…+}`, white space made visible (src/anchor/Differences.ts).
+ */
+export const NearestPassage = Schema.Struct({
+  method: Schema.Literal("normalized/1", "fuzzy"),
+  score: Schema.Number.pipe(Schema.between(0, 1)),
+  span: Schema.Struct({ start: Schema.NonNegativeInt, end: Schema.NonNegativeInt })
+    .annotations({ parseOptions: { onExcessProperty: "error" } }),
+  text: Schema.String,
+  differences: Schema.String
+}).annotations({ identifier: "NearestPassage", parseOptions: { onExcessProperty: "error" } })
+export type NearestPassage = typeof NearestPassage.Type
+
 /** The snippet does not occur verbatim (exact code units) in the capture text. */
 export class SnippetAbsent extends Schema.TaggedError<SnippetAbsent>()("SnippetAbsent", {
   source: Schema.String,
   captureSha256: Schema.String,
-  snippet: Schema.String
+  snippet: Schema.String,
+  /** The nearest passage, when one scores at least the documented minimum and diagnostics ran. */
+  nearest: Schema.optional(NearestPassage)
 }) {
   override get message() {
-    return `The snippet does not occur verbatim in capture ${short(this.captureSha256)}… of ${this.source}`
+    const nearest = this.nearest === undefined
+      ? ""
+      : ` (nearest passage: ${this.nearest.method}, score ${this.nearest.score})`
+    return `The snippet does not occur verbatim in capture ${short(this.captureSha256)}… of ${this.source}${nearest}`
   }
 }
 
@@ -247,6 +269,27 @@ export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("Anchor
   }
 }
 
+/**
+ * What the citation quotes occurs more than once, and nothing picks one
+ * occurrence: with a `prefix` and/or `suffix`, `occurrences` (at least 2) of
+ * them still match with it; without, the policy is `verify.ambiguous: "reject"`
+ * and `occurrences` counts the snippet itself.
+ */
+export class AmbiguousSnippet extends Schema.TaggedError<AmbiguousSnippet>()("AmbiguousSnippet", {
+  source: Schema.String,
+  captureSha256: Schema.String,
+  snippet: Schema.String,
+  occurrences: Schema.Int,
+  prefix: Schema.optional(Schema.String),
+  suffix: Schema.optional(Schema.String)
+}) {
+  override get message() {
+    const context = this.prefix === undefined && this.suffix === undefined ? "" : " with the given prefix/suffix"
+    return `The snippet occurs ${this.occurrences} times${context} in capture ${short(this.captureSha256)}… of ${this.source}; ` +
+      "exactly one occurrence must be named"
+  }
+}
+
 /** Why one fact of a report failed verification. */
 export const FactError = Schema.Union(
   NotApproved,
@@ -257,7 +300,8 @@ export const FactError = Schema.Union(
   LegacyCapture,
   DigestMismatch,
   SnippetAbsent,
-  AnchorMismatch
+  AnchorMismatch,
+  AmbiguousSnippet
 )
 export type FactError = typeof FactError.Type
 
@@ -304,7 +348,8 @@ export const factErrorTags = [
   "LegacyCapture",
   "DigestMismatch",
   "SnippetAbsent",
-  "AnchorMismatch"
+  "AnchorMismatch",
+  "AmbiguousSnippet"
 ] as const satisfies ReadonlyArray<FactError["_tag"]>
 // A FactError tag missing from the list above is a type error here.
 const _everyFactErrorTagListed: Exclude<FactError["_tag"], typeof factErrorTags[number]> extends never ? true : never = true
@@ -692,7 +737,9 @@ export const CitationError = Schema.Union(
   SpanMismatch,
   AnchorUnsupported,
   // From the shared matching path: produced only for citations that name a page or heading.
-  AnchorMismatch
+  AnchorMismatch,
+  // From the shared matching path: several occurrences and nothing picks one.
+  AmbiguousSnippet
 )
 export type CitationError = typeof CitationError.Type
 
@@ -1010,3 +1057,32 @@ export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
 /** Why the service refused a request before (or instead of) verifying anything. */
 export const ServiceError = Schema.Union(Unauthorized, Forbidden, PayloadTooLarge, LengthRequired, RequestTimeout, RunNotFound, NotReady)
 export type ServiceError = typeof ServiceError.Type
+
+// ---------------------------------------------------------------------------
+// Drift audit (src/audit/)
+// ---------------------------------------------------------------------------
+
+/** One old citation that no longer verifies against the old run: which one (`fact 3 "label"`, `claim c1 citation 0`), and why. */
+export const BaselineFailure = Schema.Struct({
+  citation: Schema.String,
+  error: CitationError
+}).annotations({ identifier: "BaselineFailure" })
+export type BaselineFailure = typeof BaselineFailure.Type
+
+/**
+ * The old report or answer does not verify against the old run any more (a capture missing, altered or
+ * replaced): there is no verified baseline to compare the new run with. Every failure is listed.
+ */
+export class AuditBaselineRejected extends Schema.TaggedError<AuditBaselineRejected>()("AuditBaselineRejected", {
+  failures: Schema.NonEmptyArray(BaselineFailure)
+}) {
+  override get message() {
+    const n = this.failures.length
+    return `The audited citations do not verify against the old run: ${n} failure${n === 1 ? "" : "s"}: ` +
+      this.failures.slice(0, 20).map((f) => `${f.citation}: ${f.error._tag}`).join(", ") + (n > 20 ? ", …" : "")
+  }
+}
+
+/** Why a drift audit produced no result. */
+export const AuditError = Schema.Union(AuditBaselineRejected, VerificationTimeout)
+export type AuditError = typeof AuditError.Type

@@ -22,6 +22,10 @@ export interface PolicyShape {
   readonly mode: Mode
   /** The overall deadline of one verification, in milliseconds. */
   readonly timeoutMs: number
+  /** `exact`: code-unit equality only; `normalized/1`: a normalised match is also accepted, labelled so. */
+  readonly matching: "exact" | "normalized/1"
+  /** Whether a snippet occurring more than once, with nothing picking one occurrence, is accepted (flagged) or rejected. */
+  readonly ambiguous: "accept" | "reject"
 }
 
 /**
@@ -37,7 +41,9 @@ export const fromConfig = (config: Config.PipelineConfig): PolicyShape =>
     labels: new Set(config.labels),
     maxFacts: Config.resolvedMaxFacts(config),
     mode: Config.resolvedMode(config),
-    timeoutMs: Config.resolvedVerifyTimeoutMs(config)
+    timeoutMs: Config.resolvedVerifyTimeoutMs(config),
+    matching: Config.resolvedMatching(config),
+    ambiguous: Config.resolvedAmbiguous(config)
   })
 
 /** A policy layer from an already-decoded configuration. */

@@ -1,8 +1,10 @@
 /**
  * The read-only half of citegate. It decodes a drafted report strictly and
  * checks each cited fact against the capture of its exact source in this run:
- * never another capture, never another run, no fuzzy or normalised matching.
- * It reads captures only through `CaptureStore.read` and writes nothing.
+ * never another capture, never another run, no fuzzy matching, and normalised
+ * matching only when the policy opts in (`verify.matching: "normalized/1"`),
+ * labelled in the evidence. It reads captures only through `CaptureStore.read`
+ * and writes nothing.
  *
  * @since 0.1.0
  */
@@ -20,12 +22,15 @@ import {
   makeReport,
   type Report,
   sha256Of,
+  type MatchMethod,
   type SourceUrl,
+  type Span,
   urlProblem,
   type VerifiedEntry,
   verifiedFormat
 } from "./Domain.js"
 import {
+  AmbiguousSnippet,
   AnchorMismatch,
   type CaptureReadError,
   DigestMismatch,
@@ -39,10 +44,14 @@ import {
   UnknownLabel,
   VerificationTimeout
 } from "./Errors.js"
+import * as Diagnostic from "./anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
 import { locate, namedAnchors } from "./internal/anchors.js"
 import * as MultiSearch from "./internal/multiSearch.js"
-import { Policy } from "./Policy.js"
+import { spanOffsets } from "./anchor/Offsets.js"
+import * as Normalized from "./anchor/Normalize.js"
+import { selectors } from "./anchor/Selectors.js"
+import { Policy, type PolicyShape } from "./Policy.js"
 import { VerifiedReport } from "./VerifiedReport.js"
 
 /**
@@ -74,6 +83,10 @@ export interface CitationInput {
   readonly page?: number | undefined
   /** A heading path whose section the snippet must lie in. */
   readonly heading?: ReadonlyArray<string> | undefined
+  /** Text right before the snippet in the capture: picks one of several occurrences. */
+  readonly prefix?: string | undefined
+  /** Text right after the snippet in the capture: picks one of several occurrences. */
+  readonly suffix?: string | undefined
 }
 
 /** Why a bare citation fails: the fact errors that do not concern labels. */
@@ -182,26 +195,58 @@ export const accept = (verification: Verification): Effect.Effect<VerifiedReport
     : Effect.succeed(toVerifiedReport(verification.entries, { mode: "reject", retractions: [] }))
 
 /**
+ * What a citation's search looks for: the snippet, or with a `prefix` and/or
+ * `suffix` the whole string prefix + snippet + suffix (an occurrence of it is
+ * exactly an occurrence of the snippet with that context), and where the
+ * snippet lies inside it.
+ */
+interface Needle {
+  readonly text: string
+  /** Code units before the snippet (the prefix's length). */
+  readonly lead: number
+  /** Code units after the snippet (the suffix's length). */
+  readonly trail: number
+}
+
+const hasContext = (citation: CitationInput) => citation.prefix !== undefined || citation.suffix !== undefined
+
+const needleOf = (prefix: string, snippet: string, suffix: string): Needle => ({
+  text: prefix + snippet + suffix,
+  lead: prefix.length,
+  trail: suffix.length
+})
+
+/**
  * After the search: a fact that names a page or heading must have an
  * occurrence inside it. The first occurrence is used when it lies inside;
- * otherwise each named range is searched on its own with the same exact
- * search. Returns where the span starts, or why the anchor does not hold.
+ * otherwise (exact matches only) each named range is searched on its own with
+ * the same exact search, for the needle with its context. Returns where the
+ * snippet starts, or why the anchor does not hold.
  */
-const checkAnchors = (record: CaptureRecord, fact: CitationInput, first: number): number | AnchorMismatch => {
+const checkAnchors = (
+  record: CaptureRecord,
+  fact: CitationInput,
+  first: Span,
+  needle: Needle | undefined
+): number | AnchorMismatch => {
   const named = namedAnchors(record, fact)
-  if (named === undefined) return first
-  const length = fact.snippet.length
-  let start = first
+  if (named === undefined) return first.start
+  const length = first.end - first.start
+  let start = first.start
   for (const anchor of named) {
     const fail = (reason: "outside" | "no-such-anchor") =>
       new AnchorMismatch({ source: record.source, captureSha256: record.sha256, snippet: fact.snippet, anchor: anchor.label, reason })
     if (anchor.ranges.length === 0) return fail("no-such-anchor")
     const inside = (at: number) => anchor.ranges.some(([from, to]) => from <= at && at + length <= to)
     if (inside(start)) continue
+    if (needle === undefined) return fail("outside")
     let found: number | undefined
     for (const [from, to] of anchor.ranges) {
-      const hit = MultiSearch.searchAll(record.text.slice(from, to), [fact.snippet])[0]
-      if (hit !== undefined && (found === undefined || from + hit.start < found)) found = from + hit.start
+      // The context may reach outside the range; the snippet itself must lie inside.
+      const sliceFrom = Math.max(0, from - needle.lead)
+      const hit = MultiSearch.searchAll(record.text.slice(sliceFrom, to + needle.trail), [needle.text])[0]
+      const at = hit === undefined ? undefined : sliceFrom + hit.start + needle.lead
+      if (at !== undefined && (found === undefined || at < found)) found = at
     }
     if (found === undefined) return fail("outside")
     start = found
@@ -216,6 +261,37 @@ const checkAnchors = (record: CaptureRecord, fact: CitationInput, first: number)
       anchor: named.map((a) => a.label).join(" and "),
       reason: "outside"
     })
+}
+
+/** One occurrence picked for a citation (in the searched text's units), or why none can be. */
+type Picked =
+  | { readonly _tag: "Picked"; readonly start: number; readonly occurrences: number; readonly ambiguous: boolean }
+  | { readonly _tag: "Absent" }
+  | { readonly _tag: "Ambiguous"; readonly occurrences: number }
+
+/**
+ * The ambiguity rule, the same for exact and normalised matches. Without
+ * context: the first occurrence, flagged `ambiguous` when there are several
+ * (or refused under `verify.ambiguous: "reject"`). With a prefix and/or
+ * suffix: exactly one occurrence of the needle, else absent or ambiguous.
+ */
+const pick = (
+  policy: PolicyShape,
+  withContext: boolean,
+  snippetHit: MultiSearch.Found | undefined,
+  needleHit: MultiSearch.Found | undefined,
+  lead: number
+): Picked => {
+  if (snippetHit === undefined) return { _tag: "Absent" }
+  if (!withContext) {
+    if (snippetHit.occurrences > 1 && policy.ambiguous === "reject") {
+      return { _tag: "Ambiguous", occurrences: snippetHit.occurrences }
+    }
+    return { _tag: "Picked", start: snippetHit.start, occurrences: snippetHit.occurrences, ambiguous: snippetHit.occurrences > 1 }
+  }
+  if (needleHit === undefined) return { _tag: "Absent" }
+  if (needleHit.occurrences > 1) return { _tag: "Ambiguous", occurrences: needleHit.occurrences }
+  return { _tag: "Picked", start: needleHit.start + lead, occurrences: snippetHit.occurrences, ambiguous: false }
 }
 
 /**
@@ -312,38 +388,123 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         }
       })
       const loaded = new Map<SourceUrl, CaptureRecord>()
+      // Repair diagnostics on SnippetAbsent (nearest passage), bounded in count and to a quarter of the deadline (at most 500 ms).
+      const diagnose = Diagnostic.forVerification(policy.timeoutMs / 4)
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       let credit = searchSlice
-      for (const [record, indices] of toSearch) {
-        loaded.set(record.source, record)
-        const snippets = indices.map((i) => citations[i]!.snippet)
-        const search = MultiSearch.start(record.text, snippets)
-        while (!search.done) {
-          credit -= search.step(credit)
-          if (credit <= 0) {
-            yield* yieldToTimers
-            credit = searchSlice
-          }
-        }
-        const found = search.results()
-        indices.forEach((i, k) => {
-          const hit = found[k]
-          const snippet = snippets[k]!
-          if (hit === undefined) {
-            failures[i]!.push(new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet }))
-          } else {
-            const anchored = checkAnchors(record, citations[i]!, hit.start)
-            if (typeof anchored !== "number") failures[i]!.push(anchored)
-            else {
-              const span = { start: anchored, end: anchored + snippet.length }
-              results[i] = Either.right({
-                span,
-                occurrences: hit.occurrences,
-                accessedAt: record.accessedAt,
-                ...locate(record, span)
-              })
+      const searchSliced = (text: string, keys: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          const search = MultiSearch.start(text, keys)
+          while (!search.done) {
+            credit -= search.step(credit)
+            if (credit <= 0) {
+              yield* yieldToTimers
+              credit = searchSlice
             }
           }
+          return search.results()
+        })
+      /** Each citation's snippet, then (with context) its needle: their positions in `keys`. */
+      const keysOf = (list: ReadonlyArray<readonly [string | undefined, string, string | undefined]>) => {
+        const keys: Array<string> = []
+        const at = list.map(([prefix, snippet, suffix]) => {
+          const k = keys.length
+          keys.push(snippet)
+          if (prefix !== undefined || suffix !== undefined) keys.push(needleOf(prefix ?? "", snippet, suffix ?? "").text)
+          return k
+        })
+        return { keys, at }
+      }
+      for (const [record, indices] of toSearch) {
+        loaded.set(record.source, record)
+        const ambiguous = (i: number, occurrences: number) => {
+          const { prefix, snippet, suffix } = citations[i]!
+          return new AmbiguousSnippet({
+            source: record.source,
+            captureSha256: record.sha256,
+            snippet,
+            occurrences,
+            ...(prefix === undefined ? {} : { prefix }),
+            ...(suffix === undefined ? {} : { suffix })
+          })
+        }
+        // Exact: every snippet (and needle) of this capture in one search.
+        const exact = keysOf(indices.map((i) => [citations[i]!.prefix, citations[i]!.snippet, citations[i]!.suffix]))
+        const found = yield* searchSliced(record.text, exact.keys)
+        const matched: Array<{ readonly i: number; readonly span: Span; readonly occurrences: number; readonly ambiguous: boolean; readonly method: MatchMethod }> = []
+        const absent: Array<number> = []
+        indices.forEach((i, k) => {
+          const citation = citations[i]!
+          const withContext = hasContext(citation)
+          const at = exact.at[k]!
+          const picked = pick(policy, withContext, found[at], withContext ? found[at + 1] : undefined, citation.prefix?.length ?? 0)
+          if (picked._tag === "Absent") return absent.push(i)
+          if (picked._tag === "Ambiguous") return failures[i]!.push(ambiguous(i, picked.occurrences))
+          const needle = needleOf(citation.prefix ?? "", citation.snippet, citation.suffix ?? "")
+          const span = { start: picked.start, end: picked.start + citation.snippet.length }
+          const anchored = checkAnchors(record, citation, span, needle)
+          if (typeof anchored !== "number") return failures[i]!.push(anchored)
+          matched.push({
+            i,
+            span: { start: anchored, end: anchored + citation.snippet.length },
+            occurrences: picked.occurrences,
+            ambiguous: picked.ambiguous,
+            method: "exact"
+          })
+        })
+        // Opt-in: what the exact search missed, in the normalised capture (normalised once, only when needed).
+        let stillAbsent = absent
+        if (policy.matching === "normalized/1" && absent.length > 0) {
+          stillAbsent = []
+          const normal = Normalized.normalize(record.text)
+          const parts = absent.map((i) => {
+            const { prefix, snippet, suffix } = citations[i]!
+            return [
+              prefix === undefined ? undefined : Normalized.normalize(prefix).text,
+              Normalized.normalize(snippet).text,
+              suffix === undefined ? undefined : Normalized.normalize(suffix).text
+            ] as const
+          })
+          const normalKeys = keysOf(parts)
+          const normalFound = yield* searchSliced(normal.text, normalKeys.keys)
+          absent.forEach((i, k) => {
+            const citation = citations[i]!
+            const withContext = hasContext(citation)
+            const [prefix, snippet] = parts[k]!
+            const at = normalKeys.at[k]!
+            // A snippet that normalises to nothing (only dropped characters) matches nothing.
+            const picked = snippet.length === 0 || !/\S/u.test(snippet)
+              ? { _tag: "Absent" as const }
+              : pick(policy, withContext, normalFound[at], withContext ? normalFound[at + 1] : undefined, prefix?.length ?? 0)
+            if (picked._tag === "Absent") return stillAbsent.push(i)
+            if (picked._tag === "Ambiguous") return failures[i]!.push(ambiguous(i, picked.occurrences))
+            const span = normal.toRaw(picked.start, picked.start + snippet.length)
+            // No search inside pages or sections here: the occurrence found must lie in them.
+            const anchored = checkAnchors(record, citation, span, undefined)
+            if (typeof anchored !== "number") return failures[i]!.push(anchored)
+            matched.push({ i, span, occurrences: picked.occurrences, ambiguous: picked.ambiguous, method: "normalized/1" })
+          })
+        }
+        for (const i of stillAbsent) {
+          const snippet = citations[i]!.snippet
+          // The repair diagnostic (nearest passage) only for a bare snippet: with a prefix or suffix the snippet may occur, out of context.
+          const nearest = hasContext(citations[i]!) ? {} : diagnose(record, snippet)
+          failures[i]!.push(new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet, ...nearest }))
+        }
+        // Every verified span of this capture in code points and UTF-8 bytes: one pass over the text.
+        const offsets = spanOffsets(record.text, matched.map((m) => m.span))
+        matched.forEach((m, k) => {
+          const units = offsets[k]!
+          results[m.i] = Either.right({
+            span: m.span,
+            occurrences: m.occurrences,
+            accessedAt: record.accessedAt,
+            ...locate(record, m.span),
+            method: m.method,
+            ambiguous: m.ambiguous,
+            offsets: units,
+            selector: selectors(record.text, m.span, units.codePoints)
+          })
         })
       }
       failures.forEach((list, i) => {

@@ -41,3 +41,16 @@ export * as AnswerRecords from "./answer/Records.js"
 export * as Evi1 from "./answer/Evi1.js"
 export * as Anthropic from "./answer/Anthropic.js"
 export * as AnswerRender from "./answer/Render.js"
+
+/** Drift audit: what became of a verified report's or answer's citations in a later capture of the same sources. */
+export * as Audit from "./audit/Audit.js"
+export * as AuditRecords from "./audit/Records.js"
+export * as AuditMaterial from "./audit/Material.js"
+/** Anchoring: verified spans in UTF-16, code points and UTF-8 bytes; W3C Web Annotation selectors. */
+export * as Offsets from "./anchor/Offsets.js"
+export * as Selectors from "./anchor/Selectors.js"
+/** Repair: the nearest passage to a failed quote (normalized/1, fuzzy) and instructions for the drafting model. */
+export * as Normalize from "./anchor/Normalize.js"
+export * as Nearest from "./anchor/Nearest.js"
+export * as Similarity from "./anchor/Similarity.js"
+export * as Repair from "./render/Repair.js"

@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { Evidence, Mode, NonBlankString, Outcome, Sha256Hex } from "../Domain.js"
+import { Evidence, Mode, NonBlankString, Outcome, QuoteContext, Sha256Hex } from "../Domain.js"
 import { CitationError, UncitedSentence } from "../Errors.js"
 
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
@@ -47,7 +47,11 @@ const locationFields = {
   page: Schema.optional(PageRange),
   heading: Schema.optional(NonBlankString),
   blocks: Schema.optional(BlockRange),
-  chars: Schema.optional(CharRange)
+  chars: Schema.optional(CharRange),
+  /** Capture text right before the quote (as a TextQuoteSelector's): picks one of several occurrences. */
+  prefix: Schema.optional(QuoteContext),
+  /** Capture text right after the quote: picks one of several occurrences. */
+  suffix: Schema.optional(QuoteContext)
 }
 
 /** A citation resolved to an exact source and capture. */

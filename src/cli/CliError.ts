@@ -75,3 +75,22 @@ export class StoreChoiceInvalid extends Schema.TaggedError<StoreChoiceInvalid>()
     return `${this.detail}; give --store postgres://user@host/db (or set CITEGATE_DATABASE_URL), and --run-dir then names the run in the database; without either, --run-dir is a run directory`
   }
 }
+
+export const RecaptureRefusedReason = Schema.Literal("same-run", "inside-old-run", "nothing-to-recapture")
+export type RecaptureRefusedReason = typeof RecaptureRefusedReason.Type
+
+/**
+ * `recapture` cannot make a new run from the old one: the new run directory is the old one or lies
+ * inside it (its records would mix with the evidence being audited), or the old run holds no record
+ * of any source the configuration approves. Nothing was created or fetched.
+ */
+export class RecaptureRefused extends Schema.TaggedError<RecaptureRefused>()("RecaptureRefused", {
+  from: Schema.String,
+  to: Schema.String,
+  reason: RecaptureRefusedReason,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `Refusing to recapture ${this.from} into ${this.to}: ${this.detail}`
+  }
+}

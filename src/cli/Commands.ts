@@ -19,6 +19,7 @@ import * as Answer from "../answer/Answer.js"
 import * as Anthropic from "../answer/Anthropic.js"
 import * as Evi1 from "../answer/Evi1.js"
 import * as AnswerRender from "../answer/Render.js"
+import * as AuditRender from "../audit/Render.js"
 import * as Capture from "../Capture.js"
 import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../CaptureStore.js"
@@ -31,11 +32,14 @@ import * as Migrate from "../Migrate.js"
 import * as Policy from "../Policy.js"
 import * as Verifier from "../Verifier.js"
 import * as Render from "../render/Render.js"
+import * as Repair from "../render/Repair.js"
 import { fromOutcome } from "../render/Rendering.js"
 import { terminal } from "../render/Escape.js"
 import { CliExit, StoreChoiceInvalid, TestModeRequired } from "./CliError.js"
 import * as Demo from "./Demo.js"
+import * as AuditRun from "./AuditRun.js"
 import * as Io from "./Io.js"
+import * as Recapture from "./Recapture.js"
 import * as Report from "./Report.js"
 import * as Serve from "./Serve.js"
 import * as Store from "./Store.js"
@@ -73,6 +77,14 @@ const choiceOption = <const C extends ReadonlyArray<string>>(
   )
 
 const formatOption = choiceOption("format", Render.formats, "text", `Output format: ${Render.formats.join(" | ")}`)
+/** `verify` and `verify-answer` also render a rejection as repair instructions for the drafting model. */
+const repairFormats = [...Render.formats, "repair"] as const
+const repairFormatOption = choiceOption(
+  "format",
+  repairFormats,
+  "text",
+  `Output format: ${repairFormats.join(" | ")} (repair: instructions for the drafting model)`
+)
 const outOption = Options.file("out").pipe(
   Options.optional,
   Options.withDescription("Write the rendering to this file (atomically) instead of stdout; never inside the run directory or over an input")
@@ -193,7 +205,7 @@ const verifyAndRender = (options: {
   readonly store: Store.StoreChoice
   readonly reportText: string
   readonly mode: Option.Option<"reject" | "drop">
-  readonly format: Render.Format
+  readonly format: Render.Format | "repair"
   readonly out: Option.Option<string>
   readonly force: boolean
 }) =>
@@ -207,7 +219,7 @@ const verifyAndRender = (options: {
       orUsageError
     )
     const rendering = fromOutcome(outcome)
-    const output = Render.render(options.format, rendering)
+    const output = options.format === "repair" ? Repair.renderReport(rendering) : Render.render(options.format, rendering)
     yield* Option.match(options.out, {
       onNone: () => Io.stdout(output),
       onSome: (file) => orUsageError(Io.writeOutput(file, output, { overwrite: options.force }))
@@ -250,7 +262,7 @@ const verify = Command.make(
     store: Store.storeOption,
     report: reportOption,
     mode: modeOption,
-    format: formatOption,
+    format: repairFormatOption,
     out: outOption,
     force: forceOption
   },
@@ -424,7 +436,7 @@ const verifyAnswer = Command.make(
       )
     ),
     mode: modeOption,
-    format: formatOption,
+    format: repairFormatOption,
     out: outOption,
     force: forceOption
   },
@@ -456,7 +468,7 @@ const verifyAnswer = Command.make(
         onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error }),
         onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures })
       })
-      const output = AnswerRender.render(args.format, rendering)
+      const output = args.format === "repair" ? Repair.renderAnswer(rendering) : AnswerRender.render(args.format, rendering)
       yield* Option.match(args.out, {
         onNone: () => Io.stdout(output),
         onSome: (file) => orUsageError(Io.writeOutput(file, output, { overwrite: args.force }))
@@ -564,7 +576,88 @@ const storeInit = Command.make(
   "Create or upgrade citegate's tables, append-only trigger and roles in PostgreSQL (--store or CITEGATE_DATABASE_URL); run as the database owner."
 )))
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, serveCommand] as const
+// ---------------------------------------------------------------------------
+// recapture: the same approved sources again, into a new run (for an audit)
+// ---------------------------------------------------------------------------
+
+const recapture = Command.make(
+  "recapture",
+  {
+    from: Options.directory("from").pipe(Options.withDescription("The OLD run directory (only read): its records name the sources to fetch again")),
+    config: configOption,
+    runDir: Options.directory("run-dir").pipe(Options.withDescription("The NEW run directory (created; must not exist, must not be inside the old run)")),
+    allowLoopbackHttp: loopbackOption
+  },
+  (args) =>
+    Effect.gen(function*() {
+      yield* orUsageError(Recapture.checkRunDirectories({ from: args.from, to: args.runDir }))
+      const config = yield* orUsageError(loadConfig(args.config))
+      const plan = yield* orUsageError(Recapture.plan(config, args.from, args.runDir))
+      yield* Io.stderr(Recapture.planLines(plan))
+      const store: Store.StoreChoice = { _tag: "FileSystem", directory: args.runDir }
+      const allCaptured = yield* captureInto(Recapture.narrowed(config, plan), args.config, store, args.allowLoopbackHttp, Io.stdout)
+      yield* exitWith(allCaptured ? 0 : 1)
+    })
+).pipe(Command.withDescription(describe(
+  "Capture again, into a NEW run directory, the approved sources the OLD run holds records of (same budgets and policies as capture)."
+)))
+
+// ---------------------------------------------------------------------------
+// audit: what became of a verified report's or answer's citations in a new run
+// ---------------------------------------------------------------------------
+
+const audit = Command.make(
+  "audit",
+  {
+    input: Options.file("report").pipe(
+      Options.withDescription("The report verified against the old run (JSON)"),
+      Options.orElseEither(Options.file("answer").pipe(Options.withDescription("Or: the answer verified against the old run")))
+    ),
+    formatIn: choiceOption("format-in", ["json", "evi1", "anthropic"], "json", "With --answer: the answer's format (as for verify-answer)"),
+    manifestDigest: Options.text("manifest-digest").pipe(
+      Options.optional,
+      Options.withDescription("With --answer: the digest of the old run's manifest the answer was drafted against (as for verify-answer)")
+    ),
+    config: configOption,
+    runDir: Options.directory("run-dir").pipe(Options.withDescription("The OLD run directory the report or answer was verified in (only read)")),
+    against: Options.directory("against").pipe(Options.withDescription("The NEW run directory (from recapture) to audit against (only read)")),
+    format: formatOption,
+    out: outOption,
+    force: forceOption
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const inputFile = Either.merge(args.input)
+      const what = Either.isLeft(args.input) ? "report" : "answer"
+      // --out may replace neither run's evidence nor an input.
+      yield* checkOut({ ...args, report: inputFile, reportWhat: what })
+      yield* checkOut({ ...args, runDir: args.against, report: inputFile, reportWhat: what })
+      const config = yield* orUsageError(loadConfig(args.config))
+      const text = yield* orUsageError(Io.readText(inputFile, what))
+      const input: AuditRun.AuditInput = what === "report"
+        ? { kind: "report", text }
+        : { kind: "answer", text, formatIn: args.formatIn, manifestDigest: Option.getOrUndefined(args.manifestDigest) }
+      const outcome = yield* orUsageError(AuditRun.audit({ config, input, oldRun: args.runDir, newRun: args.against }))
+      if (outcome._tag === "NoBaseline") {
+        yield* Io.stderr(outcome.reason)
+        yield* Io.stderr(`audit: NO BASELINE: the ${what} does not verify against the old run; nothing was audited\n`)
+        return yield* exitWith(2)
+      }
+      const output = AuditRender.render(args.format, outcome.result)
+      yield* Option.match(args.out, {
+        onNone: () => Io.stdout(output),
+        onSome: (file) => orUsageError(Io.writeOutput(file, output, { overwrite: args.force }))
+      })
+      const written = Option.match(args.out, { onNone: () => "", onSome: (file) => `; written to ${terminal(file)}` })
+      yield* Io.stderr(`${AuditRun.summary(outcome.result)}${written}\n`)
+      yield* exitWith(outcome.result.outcome === "stable" ? 0 : 1)
+    })
+).pipe(Command.withDescription(HelpDoc.blocks([
+  HelpDoc.p("Audit a report's or answer's verified citations against a NEW run of the same sources: unchanged, relocated, changed, deleted or source_missing (read-only)."),
+  HelpDoc.p("Exit codes: 0 nothing drifted; 1 something drifted (changed, deleted or source_missing); 2 usage error, or the report or answer does not verify against the old run; 70 internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM)")
+])))
+
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, serveCommand, recapture, audit] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [

@@ -76,7 +76,7 @@ const exists = (file: string) =>
   )
 
 /** The real path of a name that may not exist yet: its parent's real path plus its own name. */
-const realName = async (file: string): Promise<string> => {
+export const realName = async (file: string): Promise<string> => {
   const absolute = path.resolve(file)
   try {
     return await fsp.realpath(absolute)
@@ -87,7 +87,7 @@ const realName = async (file: string): Promise<string> => {
   }
 }
 
-const isWithin = (directory: string, file: string) => {
+export const isWithin = (directory: string, file: string) => {
   const relative = path.relative(directory, file)
   return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
 }

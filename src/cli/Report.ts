@@ -16,6 +16,7 @@ import * as Text from "../render/Text.js"
 import type {
   FileUnreadable,
   OutputRefused,
+  RecaptureRefused,
   RunDirectoryExists,
   StoreChoiceInvalid,
   TestModeRequired,
@@ -35,6 +36,7 @@ export type UsageError =
   | TestModeRequired
   | InvalidCaFile
   | OutputRefused
+  | RecaptureRefused
 
 export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
@@ -49,7 +51,8 @@ export const usageError = (error: UsageError): string =>
     InvalidBudget: (e) => `${e._tag}: ${terminal(e.message)}\n`,
   TestModeRequired: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     InvalidCaFile: (e) => `${e._tag}: ${terminal(e.message)}\n`,
-    OutputRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`
+    OutputRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`,
+    RecaptureRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`
   })
 
 export const progress = (event: CaptureEvent): string =>

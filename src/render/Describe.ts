@@ -9,6 +9,8 @@
 import * as Match from "effect/Match"
 import type {
   AnswerError,
+  AuditError,
+  NearestPassage,
   CaptureError,
   CitationError,
   Evi1Issue,
@@ -36,6 +38,22 @@ export const omittedIssues = (omitted: number | undefined): ReadonlyArray<string
   omitted === undefined || omitted === 0 ? [] : [`and ${omitted} more issue${omitted === 1 ? "" : "s"} not listed`]
 
 const prefix = (digest: string) => `${digest.slice(0, 12)}…`
+
+/** The repair diagnostic of a SnippetAbsent, when it carries one: what the capture says nearby. */
+const nearestFields = (nearest: NearestPassage | undefined): ReadonlyArray<readonly [string, string]> =>
+  nearest === undefined ? [] : [
+    ["nearest passage", nearest.text],
+    ["found by", `${nearest.method}, score ${nearest.score}, characters ${nearest.span.start}–${nearest.span.end}`],
+    ["differences", nearest.differences]
+  ]
+
+/** What to do about a SnippetAbsent, given its diagnostic. */
+const absentFix = (nearest: NearestPassage | undefined, otherwise: string): string =>
+  nearest === undefined
+    ? otherwise
+    : nearest.method === "normalized/1"
+    ? "The capture has this text with other typography, case or spacing: quote the nearest passage exactly as shown, or mark the fact unavailable."
+    : "A similar passage exists but differs (see differences: a changed number or an added \"not\" changes the meaning): quote the capture exactly only if it supports the fact, or mark the fact unavailable."
 
 /** Longest value a description shows; past it the head, an ellipsis and the total length (a hostile snippet can be megabytes). */
 export const maxShownLength = 2_000
@@ -94,13 +112,27 @@ const factErrorUnbounded = (error: FactError): Description =>
         },
     SnippetAbsent: (e): Description => ({
       title: "Snippet not found verbatim",
-      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["snippet", e.snippet]],
-      fix: "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or mark the fact unavailable."
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["snippet", e.snippet], ...nearestFields(e.nearest)],
+      fix: absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or mark the fact unavailable.")
     }),
     AnchorMismatch: (e): Description => ({
       title: e.reason === "outside" ? "Snippet not inside the named page or section" : "No such page or section",
       fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["anchor", e.anchor], ["snippet", e.snippet]],
       fix: "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out."
+    }),
+    AmbiguousSnippet: (e): Description => ({
+      title: e.prefix === undefined && e.suffix === undefined
+        ? "Snippet occurs more than once"
+        : "Snippet occurs more than once with the given prefix/suffix",
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["occurrences", String(e.occurrences)],
+        ...(e.prefix === undefined ? [] : [["prefix", e.prefix] as const]),
+        ...(e.suffix === undefined ? [] : [["suffix", e.suffix] as const]),
+        ["snippet", e.snippet]
+      ],
+      fix: "Add a prefix and/or suffix (the capture's text right before or after the excerpt) that only one occurrence has, or quote a longer, unique excerpt."
     })
   })
 
@@ -265,8 +297,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
     DigestMismatch: (e) => factError(e),
     SnippetAbsent: (e): Description => ({
       title: "Quote not found verbatim",
-      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["quote", e.snippet]],
-      fix: "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or drop the claim."
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["quote", e.snippet], ...nearestFields(e.nearest)],
+      fix: absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or drop the claim.")
     }),
     SpanMismatch: (e): Description => ({
       title: "Quote is not at the cited position",
@@ -284,7 +316,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
       fields: [["source", e.source], ["anchor", e.anchor], ["value", e.value]],
       fix: "Captures are plain text without pages, headings or blocks: cite the quote without the anchor."
     }),
-    AnchorMismatch: (e) => factError(e)
+    AnchorMismatch: (e) => factError(e),
+    AmbiguousSnippet: (e) => factError(e)
   })
 
 /** One issue of an EVI1 text, with its line. */
@@ -456,5 +489,25 @@ const serviceErrorUnbounded = (error: ServiceError): Description =>
       title: "Not ready",
       fields: [["reason", e.reason]],
       fix: e.reason === "draining" ? "The server is shutting down; retry against another instance." : "Check that the run root exists and is writable."
+    })
+  })
+
+/** Why a drift audit produced no result (src/audit/). */
+export const auditError = (error: AuditError): Description => shown(auditErrorUnbounded(error))
+
+const auditErrorUnbounded = (error: AuditError): Description =>
+  Match.valueTags(error, {
+    AuditBaselineRejected: (e): Description => ({
+      title: "Audit baseline does not verify",
+      fields: [
+        ...e.failures.slice(0, 20).map((f) => [f.citation, `${f.error._tag}: ${citationError(f.error).title}`] as const),
+        ...(e.failures.length > 20 ? [["…", `and ${e.failures.length - 20} more`] as const] : [])
+      ],
+      fix: "Audit against the old run the report or answer was verified in, with its captures intact; re-verify it there first."
+    }),
+    VerificationTimeout: (e): Description => ({
+      title: "Verification timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "The old citations could not be re-verified in time. Audit fewer citations, or raise verify.timeoutMs if the captures are legitimately this large."
     })
   })

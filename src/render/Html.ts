@@ -7,14 +7,26 @@
  * numbered from 1; ids and data attributes keep the 0-based index.
  */
 import * as Match from "effect/Match"
-import { type CaptureRecord, captureFormat, recordBody } from "../Domain.js"
+import { type CaptureRecord, captureFormat, type Evidence, recordBody } from "../Domain.js"
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { html as h } from "./Escape.js"
-import { anchorText, counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import {
+  ambiguityNote,
+  anchorText,
+  captureReads,
+  counts,
+  digestPrefix,
+  factNumber,
+  normalizedNote,
+  plural,
+  provenanceNote,
+  type Rendering,
+  unavailableNote
+} from "./Rendering.js"
 import { terminal, visiblePieces } from "./Escape.js"
 
 const style = `
@@ -30,6 +42,7 @@ blockquote.excerpt { margin: .5rem 0; padding: .5rem 1rem; background: #f3f6fb; 
 .unavailable-tag { font-size: .75rem; text-transform: uppercase; letter-spacing: .05em; color: #8a6d00; font-weight: 700; }
 .explanation { background: #fff8e1; padding: .25rem .5rem; white-space: pre-wrap; }
 .citation { font-size: .85rem; color: #444; }
+.ambiguous, .match.normalized { font-size: .85rem; font-weight: 600; color: #8a6d00; }
 .capture pre { white-space: pre-wrap; word-break: break-word; background: #fafafa; border: 1px solid #ddd; padding: 1rem; max-height: 30rem; overflow: auto; }
 mark { background: #ffe066; }
 .ctl { color: #c92a2a; font-size: 0.85em; }
@@ -100,6 +113,20 @@ const highlightedCapture = (
   return out.join("")
 }
 
+/** The ambiguity flag and the normalised-match label with the capture's own text, when they apply. */
+const matchNotes = (evidence: Evidence): string => {
+  const notes: Array<string> = []
+  const ambiguity = ambiguityNote(evidence)
+  if (ambiguity !== undefined) notes.push(`\n<div class="ambiguous">${h(ambiguity)}</div>`)
+  const normalized = normalizedNote(evidence)
+  if (normalized !== undefined) {
+    notes.push(`\n<div class="match normalized">${h(normalized)}</div>`)
+    const reads = captureReads(evidence)
+    if (reads !== undefined) notes.push(`\n<div class="capture-reads">The capture's own text at this span: <q>${sourceText(reads)}</q></div>`)
+  }
+  return notes.join("")
+}
+
 const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureRecord>): string => {
   const n = counts(report)
   const parts: Array<string> = [`<h1>Verified report</h1>`]
@@ -117,7 +144,7 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
 <div class="label">${factNumber(entry.index)}. ${h(terminal(fact.label))}</div>
 <div class="excerpt-tag">Verified excerpt</div>
 <blockquote class="excerpt" data-fact="${entry.index}">${sourceText(fact.snippet)}</blockquote>
-<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}${anchorText(evidence) === undefined ? "" : ` · <span class="anchor-name">${h(anchorText(evidence)!)}</span>`} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>
+<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}${anchorText(evidence) === undefined ? "" : ` · <span class="anchor-name">${h(anchorText(evidence)!)}</span>`} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>${matchNotes(evidence)}
 </section>`)
     } else if (entry.fact.state === "unavailable") {
       const fact = entry.fact

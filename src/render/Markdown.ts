@@ -14,7 +14,19 @@ import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { markdown as md, markdownBlock, markdownCode, markdownUrl } from "./Escape.js"
-import { anchorText, counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import {
+  ambiguityNote,
+  anchorText,
+  captureReads,
+  counts,
+  digestPrefix,
+  factNumber,
+  normalizedNote,
+  plural,
+  provenanceNote,
+  type Rendering,
+  unavailableNote
+} from "./Rendering.js"
 
 /** Fields whose exact characters and spacing the reader must compare: shown as blocks. */
 const blockFields = new Set(["snippet"])
@@ -62,6 +74,14 @@ const verified = (report: VerifiedReport): string => {
           (anchorText(evidence) === undefined ? "" : `, ${md(anchorText(evidence)!)}`),
         ""
       )
+      const ambiguity = ambiguityNote(evidence)
+      if (ambiguity !== undefined) out.push(`**Ambiguous:** ${md(ambiguity)}.`, "")
+      const normalized = normalizedNote(evidence)
+      if (normalized !== undefined) {
+        out.push(`**Match: ${md(normalized)}.**`, "")
+        const reads = captureReads(evidence)
+        if (reads !== undefined) out.push("The capture's own text at this span:", "", markdownBlock(reads), "")
+      }
     } else if (entry.fact.state === "unavailable") {
       out.push(
         `**Unavailable.** Reason given by the drafter (unverified explanation, not evidence): ${md(entry.fact.reason)}`,

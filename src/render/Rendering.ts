@@ -84,3 +84,20 @@ export const anchorText = (evidence: { readonly page?: number | undefined; reado
 
 /** Facts are numbered from 1 in human renderings (fact N is `facts[N - 1]`); JSON keeps the 0-based `index`. */
 export const factNumber = (index: number) => index + 1
+
+/**
+ * The label of an excerpt matched only after normalisation (`verify.matching: "normalized/1"`):
+ * not verbatim, so every format says so and shows the capture's own text at the span.
+ */
+export const normalizedNote = (evidence: { readonly method?: string | undefined }): string | undefined =>
+  evidence.method === "normalized/1"
+    ? "matched under normalized/1 (opt-in), NOT verbatim: the quote equals the capture's text only after normalisation (case, spacing, quotes, dashes, compatibility forms)"
+    : undefined
+
+/** The capture's own text at a span, from the evidence's TextQuoteSelector (absent on older results). */
+export const captureReads = (evidence: { readonly selector?: readonly [{ readonly exact: string }, unknown] | undefined }) =>
+  evidence.selector?.[0].exact
+
+/** The flag of an excerpt that occurs more than once with nothing naming one occurrence. */
+export const ambiguityNote = (evidence: { readonly ambiguous?: boolean | undefined; readonly occurrences: number }) =>
+  evidence.ambiguous === true ? `ambiguous: ${evidence.occurrences} occurrences, the first is shown` : undefined

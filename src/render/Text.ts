@@ -6,12 +6,29 @@ import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { quoted, terminal } from "./Escape.js"
-import { anchorText, counts, digestPrefix, factNumber, plural, provenanceNote, type Rendering, unavailableNote } from "./Rendering.js"
+import {
+  ambiguityNote,
+  anchorText,
+  captureReads,
+  counts,
+  digestPrefix,
+  factNumber,
+  normalizedNote,
+  plural,
+  provenanceNote,
+  type Rendering,
+  unavailableNote
+} from "./Rendering.js"
 
 const indent = (lines: ReadonlyArray<string>, by = "    ") => lines.map((line) => by + line)
 
+/** Fields whose exact characters matter (spaces included): shown quoted. */
+const quotedFields = new Set(["snippet", "label", "prefix", "suffix", "nearest passage"])
+
 const description = (d: Describe.Description): Array<string> => [
-  ...d.fields.map(([name, value]) => `${name}: ${name === "snippet" || name === "label" ? quoted(value) : terminal(value)}`),
+  ...d.fields.map(([name, value]) =>
+    `${name}: ${quotedFields.has(name) ? quoted(value) : terminal(value)}`
+  ),
   `fix: ${d.fix}`
 ]
 
@@ -38,6 +55,14 @@ const verified = (report: VerifiedReport): string => {
       )
       const anchor = anchorText(evidence)
       if (anchor !== undefined) lines.push(`    anchor    ${terminal(anchor)}`)
+      const ambiguity = ambiguityNote(evidence)
+      if (ambiguity !== undefined) lines.push(`    AMBIGUOUS ${ambiguity}`)
+      const normalized = normalizedNote(evidence)
+      if (normalized !== undefined) {
+        lines.push(`    MATCH     ${normalized}`)
+        const reads = captureReads(evidence)
+        if (reads !== undefined) lines.push(`    capture reads  ${quoted(reads)}`)
+      }
     } else if (entry.fact.state === "unavailable") {
       lines.push(
         `[${factNumber(entry.index)}] ${quoted(entry.fact.label)}`,

@@ -1,0 +1,65 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { normalizeText } from "../src/anchor/Normalize.js"
+import { type Case, evaluate, labelledSet, type Outcome, summarise } from "./anchorEvaluation.js"
+
+const cases = labelledSet()
+const meaningChanged = (c: Case) => c.class === "digit-changed" || c.class === "negation-inserted" || c.class === "negation-typographic"
+
+describe("evaluation on the fixtures' labelled set (docs/verification.md)", () => {
+  it("covers every class with enough cases", () => {
+    const count = (cls: Case["class"]) => cases.filter((c) => c.class === cls).length
+    assert.isAtLeast(count("faithful-typographic"), 100)
+    assert.isAtLeast(count("digit-changed"), 20)
+    assert.isAtLeast(count("negation-inserted"), 15)
+    assert.isAtLeast(count("word-swapped"), 20)
+    assert.isAtLeast(count("paraphrase"), 10)
+    assert.isAtLeast(count("absent"), 40)
+    for (const variant of ["nbsp", "soft-hyphen", "dash", "ligature", "curly-quotes", "line-break"]) {
+      assert.isTrue(cases.some((c) => c.variant === variant), variant)
+    }
+  })
+
+  it("normalisation level: no digit-changed or negated quote normalises into its capture", () => {
+    for (const c of cases.filter(meaningChanged)) {
+      assert.notInclude(normalizeText(c.capture), normalizeText(c.snippet), `${c.class} ${c.variant}: ${c.snippet}`)
+    }
+  })
+
+  it.live("no digit-changed or negated quote is accepted under either policy; faithful variants only under normalized/1", () =>
+    Effect.gen(function*() {
+      const exact = yield* evaluate(cases, "exact")
+      const normalized = yield* evaluate(cases, "normalized/1")
+      const accepted = (outcomes: ReadonlyArray<Outcome>, pred: (c: Case) => boolean) =>
+        outcomes.filter((o) => pred(o.case) && o.accepted).map((o) => `${o.case.class}/${o.case.variant}: ${o.case.snippet}`)
+      // The property: a changed number or an added "not" is never accepted.
+      assert.deepStrictEqual(accepted(exact, meaningChanged), [])
+      assert.deepStrictEqual(accepted(normalized, meaningChanged), [])
+      // Nor a swapped word, a paraphrase or an absent quote.
+      const otherwise = (c: Case) => c.class === "word-swapped" || c.class === "paraphrase" || c.class === "absent"
+      assert.deepStrictEqual(accepted(exact, otherwise), [])
+      assert.deepStrictEqual(accepted(normalized, otherwise), [])
+      // Exact accepts no typographic variant; normalized/1 accepts all of them but a thin space for a comma.
+      assert.deepStrictEqual(accepted(exact, (c) => c.class === "faithful-typographic"), [])
+      const faithful = normalized.filter((o) => o.case.class === "faithful-typographic")
+      for (const o of faithful) assert.strictEqual(o.accepted, o.case.variant !== "thin-space-digits", `${o.case.variant}: ${o.case.snippet}`)
+
+      // Diagnostics (exact policy): a normalized/1 passage for every faithful variant it covers, a fuzzy one below 1
+      // for every meaning-changing edit, and "no similar passage" for most paraphrases and absent quotes.
+      for (const o of exact) {
+        if (o.case.class === "faithful-typographic" && o.case.variant !== "thin-space-digits") {
+          assert.strictEqual(o.nearest?.method, "normalized/1", o.case.snippet)
+          assert.strictEqual(o.nearest?.score, 1)
+        }
+        if (meaningChanged(o.case)) {
+          assert.strictEqual(o.nearest?.method, "fuzzy", o.case.snippet)
+          assert.isBelow(o.nearest!.score, 1)
+          assert.isAbove(o.nearest!.score, 0.8)
+        }
+      }
+      const table = summarise(exact, normalized)
+      const row = (cls: Case["class"]) => table.find((r) => r.class === cls)!
+      assert.isAtLeast(row("paraphrase").noSimilarPassage, Math.ceil(row("paraphrase").cases * 0.75))
+      assert.isAtLeast(row("absent").noSimilarPassage, row("absent").cases - 8)
+    }), 120_000)
+})
