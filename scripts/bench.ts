@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres|audit|server
+ *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres|audit|server|streams
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
@@ -36,6 +36,7 @@ import * as PostgresStore from "../src/store/Postgres.js"
 import * as Verifier from "../src/Verifier.js"
 import { createDatabase, missingReason, postgresPresent, startCluster } from "../test/support/postgresCluster.js"
 import { benchServer, type ServerRow, serverLines } from "./bench-server.js"
+import type { StreamsResult } from "./bench-streams.js"
 
 const args = process.argv.slice(2)
 const smoke = args.includes("--smoke")
@@ -1186,6 +1187,12 @@ const main = async () => {
     else process.stderr.write(`bench: PostgreSQL skipped: ${missingReason}\n`)
   }
 
+  // Loaded only when run: the whole service's modules take seconds to load.
+  const streamsModule = only === undefined || only === "streams" ? await import("./bench-streams.js") : undefined
+  const streams: StreamsResult | undefined = streamsModule === undefined
+    ? undefined
+    : await streamsModule.benchStreams({ streams: smoke ? 4 : 200, captures: smoke ? 2 : 20, captureBytes: smoke ? 4 * KiB : 64 * KiB, makeText, warmup: !smoke })
+
   const fmt = (x: number) => x.toFixed(1)
   const lines = [
     `| benchmark | citegate (ms, median of ${runs}) | raw limit (ms) | ratio | target |`,
@@ -1263,12 +1270,13 @@ const main = async () => {
     )
   }
   if (server.length > 0) lines.push("", ...serverLines(server))
+  if (streams !== undefined) lines.push(...streamsModule!.streamsLines(streams))
   process.stdout.write(lines.join("\n") + "\n")
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, nearest, audits, server }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, nearest, audits, server, streams }, null, 2) + "\n"
   )
 }
 

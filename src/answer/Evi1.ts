@@ -540,3 +540,20 @@ export const prompt = (manifest: Manifest): string => {
     ""
   ].join("\n")
 }
+
+// ---------------------------------------------------------------------------
+// Line scanners, for incremental consumers (streaming verification)
+// ---------------------------------------------------------------------------
+
+/**
+ * One body line (or a piece of one cut right after a character that cannot be
+ * part of a marker) as segments, with its issues: the parser's own scan, so a
+ * streaming consumer finds exactly the markers `parse` finds.
+ */
+export const parseLine = (line: string, lineNo: number): { readonly segments: Array<Segment>; readonly issues: Array<Evi1Issue> } => {
+  const issues: Array<Evi1Issue> = []
+  return { segments: parseBodyLine(line, lineNo, issues), issues }
+}
+
+/** One appendix evidence line `cX|n|"quote"` (quote unescaped), or why it is malformed. */
+export const parseEvidence = (line: string, lineNo: number): Either.Either<Evidence, string> => parseEvidenceLine(line, lineNo)

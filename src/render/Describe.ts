@@ -20,6 +20,7 @@ import type {
   InvalidRunDirectory,
   ServiceError,
   StoreUnavailable,
+  StreamError,
   UncitedSentence,
   VerificationTimeout
 } from "../Errors.js"
@@ -412,6 +413,38 @@ const answerErrorUnbounded = (error: AnswerError): Description =>
       title: "Answer rejected",
       fields: [["failed citations", String(e.citations.length)], ["uncited sentences", String(e.uncited.length)]],
       fix: "Every failure is listed; in drop mode failed citations are retracted instead."
+    })
+  })
+
+/** Why a streamed answer ended early (the `error` event before its `done`). */
+export const streamError = (error: StreamError): Description => shown(streamErrorUnbounded(error))
+
+const streamErrorUnbounded = (error: StreamError): Description =>
+  Match.valueTags(error, {
+    StreamLineInvalid: (e): Description => ({
+      title: "Malformed stream line",
+      fields: [["line", String(e.line)], ["detail", e.detail]],
+      fix: 'Send one JSON object per line: {"type":"delta","text":"…"}.'
+    }),
+    StreamLimitExceeded: (e): Description => ({
+      title: "Stream limit exceeded",
+      fields: [["limit", e.limit], ["max", String(e.max)], ["received", String(e.received)]],
+      fix: "Streamed answers are bounded; shorten the answer (or its lines), or cite fewer claims."
+    }),
+    StreamDeadline: (e): Description => ({
+      title: "Stream deadline passed",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing of this answer is accepted; send the answer faster or in a shorter stream."
+    }),
+    StreamGone: (e): Description => ({
+      title: e.reason === "unknown-stream" ? "Unknown stream" : "Events no longer retained",
+      fields: [["stream", e.streamId], ["oldest retained id", e.oldestRetained === null ? "(none)" : String(e.oldestRetained)]],
+      fix: "Resume promptly, or send the answer again."
+    }),
+    StreamRequestInvalid: (e): Description => ({
+      title: "Invalid streaming request",
+      fields: [["parameter", e.parameter], ["detail", e.detail]],
+      fix: "Name one run (`run`), at most one manifest digest and mode, and a numeric Last-Event-ID."
     })
   })
 

@@ -40,6 +40,7 @@ import { Auth } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import * as Handlers from "./Handlers.js"
 import * as Runs from "./Runs.js"
+import * as StreamRoute from "./StreamRoute.js"
 
 export { Lifecycle, ServerContext } from "./Context.js"
 
@@ -122,7 +123,7 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
   })
 
 // Raw routes mounted beside the typed API (e.g. the streaming answer route).
-const rawRoutes: ReadonlyArray<RouteLayer> = []
+const rawRoutes: ReadonlyArray<RouteLayer> = [StreamRoute.layer]
 
 const HealthLive = HttpApiBuilder.group(CitegateApi, "health", (handlers) =>
   handlers

@@ -1,0 +1,415 @@
+/**
+ * `POST /v1/stream/answer`: streaming verification over HTTP.
+ *
+ * The request body is NDJSON (`{"type":"delta","text":"…"}` lines, read as it
+ * arrives, never buffered whole); the response is NDJSON, or Server-Sent
+ * Events when the client sends `Accept: text/event-stream`. The events are
+ * `AnswerStream`'s (ids 1, 2, 3, …; one `done` last).
+ *
+ * Query: `run` (required, the run whose captures and manifest are cited),
+ * `manifest` (the digest the answer was drafted against, unless the appendix
+ * names it), `mode` (`drop`, default, or `reject`).
+ *
+ * Resuming: every response carries `citegate-stream-id`. The events of a
+ * stream are retained (bounded: the newest `maxEvents` events and `maxBytes`
+ * bytes, for `retainMs` after it ends, at most `maxStreams` streams) and
+ * `GET /v1/stream/answer/{id}` replays them after `Last-Event-ID` (header, or
+ * `lastEventId` in the query for a first EventSource request), then follows
+ * the stream live until its `done`. An EventSource cannot POST: a backend
+ * POSTs the model's output and a browser follows with GET. Both need a token
+ * that may read the run. Events no longer retained: 410 `StreamGone`.
+ *
+ * A client that disconnects ends its request: the body stops being read, the
+ * verification is interrupted, and the stream's resources are released (its
+ * retained events stay until they expire).
+ *
+ * @since 0.2.0
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import { randomUUID } from "node:crypto"
+import * as Http from "node:http"
+import * as CaptureStore from "../CaptureStore.js"
+import * as Config from "../Config.js"
+import { RunId } from "../Config.js"
+import { type Forbidden, RunNotFound, ServiceError, StreamError, StreamGone, StreamRequestInvalid, type Unauthorized } from "../Errors.js"
+import * as Manifest from "../Manifest.js"
+import * as Policy from "../Policy.js"
+import * as Verifier from "../Verifier.js"
+import * as AnswerStream from "./AnswerStream.js"
+import { Auth } from "./Auth.js"
+import { ServerContext } from "./Context.js"
+import { readableRun } from "./Handlers.js"
+import { Runs } from "./Runs.js"
+
+/** Headers as Node and @effect/platform hand them over (lowercase names). */
+export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+/**
+ * How long and how much of a stream's events are kept for resuming.
+ *
+ * @since 0.2.0
+ */
+export interface Retention {
+  /** Newest events kept per stream. */
+  readonly maxEvents: number
+  /** Bytes of encoded events kept per stream (oldest dropped first). */
+  readonly maxBytes: number
+  /** Milliseconds a stream's events stay after it ends. */
+  readonly retainMs: number
+  /** Streams retained at once; past it the oldest ended stream is dropped. */
+  readonly maxStreams: number
+}
+
+export const defaultRetention: Retention = {
+  maxEvents: 1_024,
+  maxBytes: 1024 * 1024,
+  retainMs: 60_000,
+  maxStreams: 1_000
+}
+
+/** @since 0.2.0 */
+export interface StreamRouteOptions {
+  /** Authenticate the request and authorise reading `runId` (401 / 403; 404 when a token that may read it finds no such run). */
+  readonly authenticate: (headers: RequestHeaders, runId: string) => Effect.Effect<unknown, Unauthorized | Forbidden | RunNotFound>
+  /** The run's Verifier (its store and policy) and manifest, read-only (404 when there is no such run). */
+  readonly run: (runId: string) => Effect.Effect<{ readonly verifier: Verifier.VerifierShape; readonly manifest: Manifest.Manifest }, RunNotFound>
+  /** Mode when the query names none (default `drop`). */
+  readonly mode?: "drop" | "reject" | undefined
+  readonly uncited?: "report" | "reject" | undefined
+  readonly limits?: Partial<AnswerStream.StreamLimits> | undefined
+  readonly retention?: Partial<Retention> | undefined
+}
+
+export const streamIdHeader = "citegate-stream-id"
+
+const encodeError = Schema.encodeSync(Schema.Union(ServiceError, StreamError))
+
+const errorResponse = (error: ServiceError | StreamError, status: number) =>
+  HttpServerResponse.unsafeJson(encodeError(error), { status })
+
+const statusOf = (error: ServiceError | StreamGone | StreamRequestInvalid): number => {
+  switch (error._tag) {
+    case "Unauthorized":
+      return 401
+    case "Forbidden":
+      return 403
+    case "RunNotFound":
+      return 404
+    case "StreamGone":
+      return error.reason === "unknown-stream" ? 404 : 410
+    case "PayloadTooLarge":
+      return 413
+    case "LengthRequired":
+      return 411
+    case "RequestTimeout":
+      return 503
+    case "StreamRequestInvalid":
+      return 400
+    case "NotReady":
+      return 503
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Retained events
+// ---------------------------------------------------------------------------
+
+interface Retained {
+  readonly id: string
+  readonly runId: string
+  /** Encoded events, oldest first; ids are consecutive. */
+  readonly events: Array<{ readonly id: number; readonly type: string; readonly json: string }>
+  bytes: number
+  /** The id of the oldest event kept (1 until the first is dropped). */
+  firstId: number
+  /** The newest id, and whether the stream has ended: followers wait on its changes. */
+  readonly state: SubscriptionRef.SubscriptionRef<{ readonly lastId: number; readonly ended: boolean }>
+  endedAt: number | undefined
+}
+
+class Registry {
+  private readonly streams = new Map<string, Retained>()
+  constructor(private readonly retention: Retention) {}
+
+  /** Ended streams past their time go first; then, if still full, the oldest ended stream. */
+  private sweep(now: number): void {
+    for (const [id, r] of this.streams) {
+      if (r.endedAt !== undefined && now - r.endedAt > this.retention.retainMs) this.streams.delete(id)
+    }
+    if (this.streams.size < this.retention.maxStreams) return
+    for (const [id, r] of this.streams) {
+      if (r.endedAt !== undefined) {
+        this.streams.delete(id)
+        if (this.streams.size < this.retention.maxStreams) return
+      }
+    }
+  }
+
+  open(runId: string): Effect.Effect<Retained> {
+    return Effect.map(SubscriptionRef.make({ lastId: 0, ended: false }), (state) => {
+      this.sweep(Date.now())
+      const retained: Retained = { id: randomUUID(), runId, events: [], bytes: 0, firstId: 1, state, endedAt: undefined }
+      // Live streams are never dropped: their number is bounded by the server's connections.
+      this.streams.set(retained.id, retained)
+      return retained
+    })
+  }
+
+  get(id: string): Retained | undefined {
+    this.sweep(Date.now())
+    return this.streams.get(id)
+  }
+
+  get size(): number {
+    return this.streams.size
+  }
+
+  /** Streams whose producer has not ended yet. */
+  get live(): number {
+    let n = 0
+    for (const r of this.streams.values()) if (r.endedAt === undefined) n++
+    return n
+  }
+
+  append(r: Retained, event: AnswerStream.StreamEvent, json: string): Effect.Effect<void> {
+    r.events.push({ id: event.id, type: event.type, json })
+    r.bytes += json.length
+    while (r.events.length > this.retention.maxEvents || (r.bytes > this.retention.maxBytes && r.events.length > 1)) {
+      r.bytes -= r.events.shift()!.json.length
+      r.firstId++
+    }
+    return SubscriptionRef.set(r.state, { lastId: event.id, ended: false })
+  }
+
+  end(r: Retained): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      r.endedAt = Date.now()
+      const lastId = r.events.at(-1)?.id ?? 0
+      return SubscriptionRef.set(r.state, { lastId: Math.max(lastId, r.firstId - 1), ended: true })
+    })
+  }
+}
+
+/** The retained events after `after`, then live ones until the stream ends; fails when a needed event was dropped. */
+const follow = (r: Retained, after: number): Stream.Stream<Retained["events"][number], StreamGone> =>
+  Stream.suspend(() => {
+    let last = after
+    return r.state.changes.pipe(
+      Stream.mapEffect((state) => {
+        if (last + 1 < r.firstId) {
+          return Effect.fail(new StreamGone({ streamId: r.id, reason: "not-retained", oldestRetained: r.firstId }))
+        }
+        const out = r.events.slice(last + 1 - r.firstId)
+        if (out.length > 0) last = out.at(-1)!.id
+        return Effect.succeed({ out, ended: state.ended && last >= state.lastId })
+      }),
+      Stream.takeUntil((step) => step.ended),
+      Stream.mapConcat((step) => step.out)
+    )
+  })
+
+// ---------------------------------------------------------------------------
+// Wire formats
+// ---------------------------------------------------------------------------
+
+const encoder = new TextEncoder()
+
+const ndjson = (json: string) => encoder.encode(`${json}\n`)
+// JSON text has no line breaks: one `data:` line per event. No `event:` field: every event is a
+// `message` (its `type` is in the JSON), so the `error` event never collides with EventSource's own.
+const sse = (event: { readonly id: number; readonly json: string }) => encoder.encode(`id: ${event.id}\ndata: ${event.json}\n\n`)
+
+const wantsSse = (headers: RequestHeaders): boolean => {
+  const accept = headers["accept"]
+  return typeof accept === "string" && accept.split(",").some((part) => part.trim().split(";")[0]!.trim() === "text/event-stream")
+}
+
+const responseHeaders = (id: string, isSse: boolean) => ({
+  [streamIdHeader]: id,
+  "cache-control": "no-store",
+  // Proxies must not hold events back.
+  "x-accel-buffering": "no",
+  ...(isSse ? {} : { "x-content-type-options": "nosniff" })
+})
+
+/** An EventSource reconnects after this many milliseconds (sent first on every SSE response). */
+export const sseRetryMs = 500
+const sseStart = encoder.encode(`retry: ${sseRetryMs}\n\n`)
+
+const contentType = (isSse: boolean) => (isSse ? "text/event-stream; charset=utf-8" : "application/x-ndjson; charset=utf-8")
+
+const isRunId = Schema.is(RunId)
+const digestPattern = /^[0-9a-f]{64}$/
+const eventIdPattern = /^(0|[1-9][0-9]{0,9})$/
+
+const invalid = (parameter: string, detail: string) => new StreamRequestInvalid({ parameter, detail })
+
+interface PostQuery {
+  readonly run: string
+  readonly manifest: string | undefined
+  readonly mode: "drop" | "reject" | undefined
+}
+
+const postQuery = (url: URL): Effect.Effect<PostQuery, StreamRequestInvalid> => {
+  const run = url.searchParams.getAll("run")
+  if (run.length !== 1 || !isRunId(run[0]!)) return Effect.fail(invalid("run", "must be one run id (1 to 64 letters, digits, `-` or `_`)"))
+  const manifest = url.searchParams.getAll("manifest")
+  if (manifest.length > 1 || (manifest.length === 1 && !digestPattern.test(manifest[0]!))) {
+    return Effect.fail(invalid("manifest", "must be one manifest digest (64 lowercase hex characters)"))
+  }
+  const mode = url.searchParams.getAll("mode")
+  if (mode.length > 1 || (mode.length === 1 && mode[0] !== "drop" && mode[0] !== "reject")) {
+    return Effect.fail(invalid("mode", "must be drop or reject"))
+  }
+  return Effect.succeed({ run: run[0]!, manifest: manifest[0], mode: mode[0] as "drop" | "reject" | undefined })
+}
+
+/** `Last-Event-ID` (header first, then `lastEventId` in the query): 0 when absent. */
+const lastEventId = (headers: RequestHeaders, url: URL): Effect.Effect<number, StreamRequestInvalid> => {
+  const header = headers["last-event-id"]
+  const values = header !== undefined ? [header].flat() : url.searchParams.getAll("lastEventId")
+  if (values.length === 0) return Effect.succeed(0)
+  const value = values[0]!.trim()
+  return values.length === 1 && eventIdPattern.test(value)
+    ? Effect.succeed(Number(value))
+    : Effect.fail(invalid("Last-Event-ID", "must be one event id (a non-negative integer)"))
+}
+
+/**
+ * The request body as it arrives. Read from the node request without destroying it when reading
+ * stops early (a limit, a malformed line): destroying it would close the socket before the error
+ * event and `done` reach the client. Node discards what is left of the body once the response ends.
+ */
+const requestBody = (request: HttpServerRequest.HttpServerRequest): Stream.Stream<Uint8Array, unknown> => {
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request) as unknown
+  return incoming instanceof Http.IncomingMessage
+    ? NodeStream.fromReadable<unknown, Uint8Array>(() => incoming, (error) => error, { closeOnDone: false })
+    : request.stream
+}
+
+const requestUrl = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://citegate.invalid")
+
+// ---------------------------------------------------------------------------
+// The routes
+// ---------------------------------------------------------------------------
+
+/**
+ * The streaming routes as a router (mountable on any server, testable alone), and the registry's
+ * size for tests and metrics.
+ *
+ * @since 0.2.0
+ */
+export const make = (options: StreamRouteOptions) => {
+  const retention = { ...defaultRetention, ...options.retention }
+  const registry = new Registry(retention)
+
+  const post = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const url = requestUrl(request)
+    const query = yield* postQuery(url)
+    yield* options.authenticate(request.headers, query.run)
+    const { manifest, verifier } = yield* options.run(query.run)
+    const service = yield* AnswerStream.make(options.limits).pipe(Effect.provideService(Verifier.Verifier, verifier))
+    const isSse = wantsSse(request.headers)
+    const retained = yield* registry.open(query.run)
+    const lines = AnswerStream.ndjsonLines(
+      // The client's body failing means the client is gone: nothing is judged on a truncated answer.
+      requestBody(request).pipe(Stream.catchAll(() => Stream.fromEffect(Effect.interrupt))),
+      service.limits.maxLineBytes,
+      service.limits.maxInputBytes
+    )
+    const events = service.stream(lines, {
+      manifest,
+      manifestDigest: query.manifest,
+      mode: query.mode ?? options.mode ?? "drop",
+      uncited: options.uncited ?? "report"
+    }).pipe(
+      Stream.mapEffect((event) => {
+        const json = AnswerStream.encodeEvent(event)
+        return Effect.as(registry.append(retained, event, json), isSse ? sse({ id: event.id, json }) : ndjson(json))
+      }),
+      Stream.ensuring(registry.end(retained))
+    )
+    return HttpServerResponse.stream(isSse ? Stream.concat(Stream.make(sseStart), events) : events, { contentType: contentType(isSse), headers: responseHeaders(retained.id, isSse) })
+  })
+
+  const resume = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const params = yield* HttpRouter.params
+    const url = requestUrl(request)
+    const id = params["id"] ?? ""
+    const after = yield* lastEventId(request.headers, url)
+    const retained = registry.get(id)
+    if (retained === undefined) return yield* new StreamGone({ streamId: id, reason: "unknown-stream", oldestRetained: null })
+    yield* options.authenticate(request.headers, retained.runId)
+    if (after + 1 < retained.firstId) {
+      return yield* new StreamGone({ streamId: id, reason: "not-retained", oldestRetained: retained.firstId })
+    }
+    const isSse = wantsSse(request.headers)
+    const followed = follow(retained, after).pipe(
+      Stream.map((event) => (isSse ? sse(event) : ndjson(event.json))),
+      // Dropped while following (a slow reader fell behind the retention): the stream just ends.
+      Stream.catchAll(() => Stream.empty)
+    )
+    const body = isSse ? Stream.concat(Stream.make(sseStart), followed) : followed
+    return HttpServerResponse.stream(body, { contentType: contentType(isSse), headers: responseHeaders(retained.id, isSse) })
+  })
+
+  const refusals = <A, R>(effect: Effect.Effect<A, ServiceError | StreamGone | StreamRequestInvalid, R>) =>
+    Effect.catchAll(effect, (error) => Effect.succeed(errorResponse(error, statusOf(error))))
+
+  const router = HttpRouter.empty.pipe(
+    HttpRouter.post("/v1/stream/answer", refusals(post)),
+    HttpRouter.get("/v1/stream/answer/:id", refusals(resume))
+  )
+  return { router, retainedStreams: () => registry.size, liveStreams: () => registry.live }
+}
+
+// ---------------------------------------------------------------------------
+// Mounted in the service (Server.ts `rawRoutes`)
+// ---------------------------------------------------------------------------
+
+/**
+ * The streaming routes inside `run-pipeline serve`: tokens through `Auth` (a run the token may
+ * not read is 403 whether or not it exists), runs through `Runs`, each run's captures through its
+ * own file-system store, mode and uncited policy from the configuration (`drop` when
+ * `verify.mode` is not set: retractions are what a stream is for).
+ *
+ * @since 0.2.0
+ */
+export const layer = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const auth = yield* Auth
+    const runs = yield* Runs
+    const { config } = yield* ServerContext
+    const route = make({
+      authenticate: (headers, runId) =>
+        auth.authenticate(headers).pipe(
+          Effect.flatMap((principal) => readableRun(principal, runId)),
+          Effect.provideService(Runs, runs)
+        ),
+      run: (runId) =>
+        Effect.gen(function*() {
+          const run = yield* runs.get(runId)
+          const store = CaptureStore.layerFileSystem({ directory: run.directory })
+          return yield* Effect.all({ verifier: Verifier.make, manifest: Manifest.make(config) }).pipe(
+            Effect.provide(Layer.merge(store, Policy.layer(config))),
+            Effect.catchTag("InvalidRunDirectory", () => Effect.fail(new RunNotFound({ runId })))
+          )
+        }),
+      mode: config.verify?.mode ?? "drop",
+      uncited: Config.resolvedUncited(config)
+    })
+    yield* router.concat(route.router)
+  })
+)
