@@ -81,6 +81,8 @@ export const isSpace = (c: number): boolean =>
       c === 0x202f || c === 0x205f || c === 0x3000
 
 const mark = /^[\p{M}]$/u
+/** `continues` for BMP code units, filled on first use: 1 no, 2 yes. */
+const continuesUnit = new Uint8Array(0x10000)
 /** Does the code point at `i` continue the segment before it (a combining mark or a conjoining jamo)? */
 const continues = (text: string, i: number): boolean => {
   const c = text.charCodeAt(i)
@@ -88,7 +90,10 @@ const continues = (text: string, i: number): boolean => {
   if (c < 0x300) return false
   if ((c >= 0x1160 && c <= 0x11ff) || (c >= 0xd7b0 && c <= 0xd7ff)) return true
   const cp = text.codePointAt(i)!
-  return mark.test(String.fromCodePoint(cp))
+  if (cp > 0xffff) return mark.test(String.fromCodePoint(cp))
+  let known = continuesUnit[cp]!
+  if (known === 0) continuesUnit[cp] = known = mark.test(String.fromCharCode(cp)) ? 2 : 1
+  return known === 2
 }
 
 /** Steps 1–2 on a short string. */
@@ -116,32 +121,79 @@ const normalizeUnit = (c: number): string => {
 /** The normalisation of `text` (a capture or a snippet) with its offset map. */
 export const normalize = (text: string): Normalized => {
   const n = text.length
-  // Normalised output rarely outgrows the raw text; the arrays double when it does.
-  let capacity = Math.max(16, n + (n >> 4))
-  let units = new Uint16Array(capacity)
-  let starts = new Int32Array(capacity)
-  let ends = new Int32Array(capacity)
+  // The map is a list of runs of normalised code units, not one entry per unit: a "linear" run
+  // maps its k-th unit to raw [rawFrom + k, rawFrom + k + 1) (ASCII copied as is), any other run
+  // maps every unit to the one raw span [rawFrom, rawTo) (a segment's output, a collapsed space).
+  // A run ends where the next begins (`runAt`), the last at the text's end.
+  let capacity = 64
+  let runAt = new Int32Array(capacity)
+  let runFrom = new Int32Array(capacity)
+  let runTo = new Int32Array(capacity) // -1 for a linear run
+  let runs = 0
   let length = 0
   let lastWasSpace = false
-
-  const grow = () => {
-    capacity *= 2
-    const u = new Uint16Array(capacity)
-    u.set(units)
-    units = u
-    const s = new Int32Array(capacity)
-    s.set(starts)
-    starts = s
-    const e = new Int32Array(capacity)
-    e.set(ends)
-    ends = e
+  // The normalised code units; normalised output rarely outgrows the raw text, the array doubles when it does.
+  let units = new Uint16Array(Math.max(16, n + (n >> 4)))
+  const reserve = (count: number) => {
+    if (length + count > units.length) {
+      const u = new Uint16Array(Math.max(units.length * 2, length + count))
+      u.set(units.subarray(0, length))
+      units = u
+    }
   }
-
+  const pushRun = (at: number, from: number, to: number) => {
+    if (runs === capacity) {
+      capacity *= 2
+      const a = new Int32Array(capacity)
+      a.set(runAt)
+      runAt = a
+      const f = new Int32Array(capacity)
+      f.set(runFrom)
+      runFrom = f
+      const t = new Int32Array(capacity)
+      t.set(runTo)
+      runTo = t
+    }
+    runAt[runs] = at
+    runFrom[runs] = from
+    runTo[runs] = to
+    runs++
+  }
+  /** Appends units [length, length + count) mapping one by one to raw [from, from + count). */
+  const pushLinear = (from: number, count: number) => {
+    const last = runs - 1
+    // Continues the previous linear run when both sides are contiguous.
+    if (!(last >= 0 && runTo[last] === -1 && runFrom[last]! + (length - runAt[last]!) === from)) pushRun(length, from, -1)
+    length += count
+  }
+  /** Appends one unit mapping to raw [from, to). */
+  const pushUnit = (from: number, to: number) => {
+    const last = runs - 1
+    if (last >= 0 && runTo[last] !== -1 && runFrom[last] === from && runTo[last] === to) {
+      length++ // another unit of the same segment
+    } else if (to === from + 1) {
+      pushLinear(from, 1)
+    } else {
+      pushRun(length, from, to)
+      length++
+    }
+  }
+  /** Makes the last unit (a space) map up to raw `to`: a run of white space is one space. */
+  const extendLast = (to: number) => {
+    const last = runs - 1
+    const count = length - runAt[last]!
+    const from = runTo[last] === -1 ? runFrom[last]! + count - 1 : runFrom[last]!
+    if (count === 1) {
+      runFrom[last] = from
+      runTo[last] = to
+    } else {
+      pushRun(length - 1, from, to)
+    }
+  }
   const emit = (c: number, from: number, to: number) => {
     if (isSpace(c)) {
       if (lastWasSpace) {
-        // One space for the whole run: it maps to the run's raw extent.
-        ends[length - 1] = to
+        extendLast(to)
         return
       }
       c = 0x20
@@ -149,28 +201,49 @@ export const normalize = (text: string): Normalized => {
     } else {
       lastWasSpace = false
     }
-    if (length === capacity) grow()
+    reserve(1)
     units[length] = c
-    starts[length] = from
-    ends[length] = to
-    length++
+    pushUnit(from, to)
   }
 
   let i = 0
   while (i < n) {
-    const c = text.charCodeAt(i)
+    // Fast path: a run of ASCII in which every space is a single U+0020 stays as it is, but for
+    // lower casing (NFKC is the identity on ASCII), and maps one to one onto the raw text.
+    const start = i
+    const spaceBefore: boolean = lastWasSpace
+    reserve(n - i)
+    let at = length
+    let c = 0
+    while (i < n) {
+      c = text.charCodeAt(i)
+      if (c > 0x20) {
+        if (c >= 0x80) break
+        units[at++] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c
+        lastWasSpace = false
+      } else if (c === 0x20) {
+        if (lastWasSpace) break
+        units[at++] = c
+        lastWasSpace = true
+      } else if (c >= 0x09 && c <= 0x0d) {
+        break
+      } else {
+        units[at++] = c
+        lastWasSpace = false
+      }
+      i++
+    }
+    // An ASCII character followed by a combining mark belongs to the mark's segment.
+    if (i < n && i > start && c >= 0x300 && continues(text, i)) {
+      i--
+      lastWasSpace = i > start ? text.charCodeAt(i - 1) === 0x20 : spaceBefore
+    }
+    if (i > start) pushLinear(start, i - start)
+    if (i >= n) break
+    c = text.charCodeAt(i)
     // ASCII not followed by a combining mark: NFKC changes nothing, lower casing is arithmetic.
     if (c < 0x80 && (i + 1 >= n || text.charCodeAt(i + 1) < 0x300)) {
-      if (c > 0x20 && length < capacity) {
-        // The hot path, inlined: a visible ASCII character.
-        units[length] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c
-        starts[length] = i
-        ends[length] = i + 1
-        length++
-        lastWasSpace = false
-      } else {
-        emit(c >= 0x41 && c <= 0x5a ? c + 0x20 : c, i, i + 1)
-      }
+      emit(c >= 0x41 && c <= 0x5a ? c + 0x20 : c, i, i + 1)
       i++
       continue
     }
@@ -184,13 +257,30 @@ export const normalize = (text: string): Normalized => {
     const out = i === from + 1 ? normalizeUnit(c) : normalizeSegment(text.slice(from, i))
     for (let k = 0; k < out.length; k++) emit(out.charCodeAt(k), from, i)
   }
+  // A UTF-16LE copy keeps lone surrogates as they are (String.fromCharCode would too; TextDecoder would not).
+  const normalized = Buffer.from(units.buffer, units.byteOffset, length * 2).toString("utf16le")
 
-  // fromCharCode keeps lone surrogates as they are (a UTF-16 decoder would replace them).
-  let normalized = ""
-  for (let k = 0; k < length; k += 8192) {
-    normalized += String.fromCharCode.apply(null, units.subarray(k, Math.min(length, k + 8192)) as unknown as Array<number>)
+  /** The run holding normalised unit `index` (0 ≤ index < length). */
+  const runOf = (index: number): number => {
+    let lo = 0
+    let hi = runs - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (runAt[mid]! <= index) lo = mid
+      else hi = mid - 1
+    }
+    return lo
   }
-  const rawStart = (index: number) => (index >= length ? n : starts[Math.max(0, index)]!)
+  const unitStart = (index: number): number => {
+    const r = runOf(index)
+    return runTo[r] === -1 ? runFrom[r]! + index - runAt[r]! : runFrom[r]!
+  }
+  const unitEnd = (index: number): number => {
+    const r = runOf(index)
+    return runTo[r] === -1 ? runFrom[r]! + index - runAt[r]! + 1 : runTo[r]!
+  }
+  // A negative index counts as 0 (and, with nothing normalised, gives 0, as it always has).
+  const rawStart = (index: number) => (index >= length ? n : length === 0 ? 0 : unitStart(Math.max(0, index)))
   return {
     text: normalized,
     rawLength: n,
@@ -199,10 +289,10 @@ export const normalize = (text: string): Normalized => {
       const s = Math.max(0, Math.min(start, length))
       const e = Math.max(s, Math.min(end, length))
       if (e === s) {
-        const at = s === length ? (length === 0 ? 0 : ends[length - 1]!) : starts[s]!
+        const at = s === length ? (length === 0 ? 0 : unitEnd(length - 1)) : unitStart(s)
         return { start: at, end: at }
       }
-      return { start: starts[s]!, end: ends[e - 1]! }
+      return { start: unitStart(s), end: unitEnd(e - 1) }
     }
   }
 }
