@@ -22,8 +22,9 @@
  * is normalised on its own, so every normalised code unit maps to exactly one
  * raw segment and a raw span from the map never splits a surrogate pair or a
  * base from its marks. Cost and memory are linear: one pass, each segment
- * bounded, three growable typed arrays (8 bytes of map per normalised code
- * unit). ASCII runs take a fast path that calls no Unicode function.
+ * bounded; the output in one typed array, the map as runs (a run of ASCII
+ * maps one to one, every other run to one raw span), looked up by binary
+ * search. ASCII runs take a fast path that calls no Unicode function.
  *
  * @since 0.2.0
  */
