@@ -39,3 +39,19 @@ describe("adversarial: run events", () => {
       assert.match(before.text, new RegExp(`^id: ${doneId}\\nevent: done\\n`))
     }))
 })
+
+describe("adversarial: stream resume without a token", () => {
+  it.scopedLive("GET /v1/stream/answer/{id} without a token is 401 whether or not the stream exists (no id oracle)", () =>
+    Effect.gen(function*() {
+      const { server } = yield* sources
+      const service = yield* startService({ sources: [server.url("/q3-sales.txt")] })
+      const unknown = yield* call(service, "/v1/stream/answer/00000000-0000-4000-8000-000000000000")
+      assert.strictEqual(unknown.status, 401)
+      assert.strictEqual(unknown.json._tag, "Unauthorized")
+      const badToken = yield* call(service, "/v1/stream/answer/00000000-0000-4000-8000-000000000000", { token: "not-a-token" })
+      assert.deepStrictEqual([badToken.status, badToken.json._tag, badToken.json.reason], [401, "Unauthorized", "unknown-token"])
+      // With a valid token an unknown id is still 404 StreamGone.
+      const known = yield* call(service, "/v1/stream/answer/00000000-0000-4000-8000-000000000000", { token: tokens.admin })
+      assert.deepStrictEqual([known.status, known.json._tag], [404, "StreamGone"])
+    }))
+})
