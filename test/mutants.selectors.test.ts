@@ -5,6 +5,8 @@
  * surrogates, spans at code-point boundaries anywhere in the text.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { Evidence } from "../src/Domain.js"
 import { contextCodePoints, selectors, target, textPosition, textQuote } from "../src/anchor/Selectors.js"
 
 const random = (seed: number) => () => {
@@ -73,7 +75,7 @@ describe("Selectors against a plain reference", () => {
       { type: "TextPositionSelector", start: 2, end: 4 }
     ])
     const selector = selectors("abc", { start: 1, end: 2 }, { start: 1, end: 2 })
-    const evidence = { span: { start: 1, end: 2 }, occurrences: 1, accessedAt: "2026-11-30T00:00:00Z" }
+    const evidence = Schema.decodeUnknownSync(Evidence)({ span: { start: 1, end: 2 }, occurrences: 1, accessedAt: "2026-11-30T00:00:00Z" })
     assert.deepStrictEqual(target("https://example.com/", { ...evidence, selector }), {
       source: "https://example.com/",
       selector
