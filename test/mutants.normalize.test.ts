@@ -55,9 +55,11 @@ describe("normalized/1 edges", () => {
   })
 
   it("lower-cases ASCII (only A-Z) after the output outgrew its first arrays", () => {
-    // 20 ligatures become 40 units, past the first capacity of 29 + 1: the rest goes through emit.
-    const n = normalize("\ufb01".repeat(20) + "AZ@[`az")
-    assert.strictEqual(n.text, "fi".repeat(20) + "az@[`az")
+    // 8 ligatures become 16 units, the first capacity for 9 raw units: the ninth goes through emit.
+    for (const [c, lower] of [["A", "a"], ["Z", "z"], ["@", "@"], ["[", "["], ["`", "`"], ["a", "a"]]) {
+      assert.strictEqual(normalize("\ufb01".repeat(8) + c).text, "fi".repeat(8) + lower, c)
+    }
+    assert.strictEqual(normalize("\ufb01".repeat(20) + "AZ@[`az").text, "fi".repeat(20) + "az@[`az")
   })
 
   it("U+0000 before a non-ASCII character is kept", () => {
