@@ -454,9 +454,11 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         })
         // Opt-in: what the exact search missed, in the normalised capture (normalised once, only when needed).
         let stillAbsent = absent
-        if (policy.matching === "normalized/1" && absent.length > 0) {
+        const normal = policy.matching === "normalized/1" && absent.length > 0 ? Normalized.normalizeCapture(record.text) : undefined
+        // A capture whose normalised form passes the expansion cap gets exact matching only: a search in
+        // its truncated form could miss a second occurrence and call an ambiguous snippet unique.
+        if (normal !== undefined && !normal.truncated) {
           stillAbsent = []
-          const normal = Normalized.normalize(record.text)
           const parts = absent.map((i) => {
             const { prefix, snippet, suffix } = citations[i]!
             return [

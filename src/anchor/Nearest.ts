@@ -22,7 +22,7 @@
  * @since 0.2.0
  */
 import * as MultiSearch from "../internal/multiSearch.js"
-import { type Normalized, normalize, normalizedVersion, type RawSpan } from "./Normalize.js"
+import { type Normalized, normalize, normalizeCapture, normalizedVersion, type RawSpan } from "./Normalize.js"
 import { align, ratioNormalized } from "./Similarity.js"
 
 /** How a nearest passage was found. */
@@ -76,7 +76,7 @@ export interface Prepared {
 export const prepare = (text: string, options: { readonly from?: number | undefined; readonly to?: number | undefined } = {}): Prepared => {
   const from = Math.max(0, Math.min(options.from ?? 0, text.length))
   const to = Math.max(from, Math.min(options.to ?? text.length, text.length))
-  return { raw: text, offset: from, normalized: normalize(from === 0 && to === text.length ? text : text.slice(from, to)) }
+  return { raw: text, offset: from, normalized: normalizeCapture(from === 0 && to === text.length ? text : text.slice(from, to)) }
 }
 
 const passage = (prepared: Prepared, method: NearestMethod, score: number, start: number, end: number): Nearest => {

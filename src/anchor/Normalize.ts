@@ -39,6 +39,15 @@ export type NormalizedVersion = typeof normalizedVersion
  */
 export const maxSegment = 32
 
+/**
+ * A capture's normalised form is at most `maxExpansion` × its raw length + `expansionAllowance`
+ * code units (`normalizeCapture`). NFKC expands a few characters a lot (U+FDFA becomes 18 code
+ * units): without a cap a hostile capture of 8 MiB would normalise to about 50 M code units
+ * (1 GB of map, seconds of work that no deadline can interrupt).
+ */
+export const maxExpansion = 2
+export const expansionAllowance = 1_024
+
 /** A raw UTF-16 span `[start, end)`. */
 export interface RawSpan {
   readonly start: number
@@ -57,6 +66,11 @@ export interface Normalized {
    * produced the last. An empty span maps to an empty raw span at the corresponding point.
    */
   readonly toRaw: (start: number, end: number) => RawSpan
+  /**
+   * True when the output reached `maxUnits` and normalisation stopped there: `text` is then the
+   * normalisation of a prefix of the raw text (segments are normalised on their own), never of all of it.
+   */
+  readonly truncated: boolean
   /** The raw offset where normalised code unit `index` comes from (`rawLength` at the end). */
   readonly rawStart: (index: number) => number
 }
@@ -113,9 +127,15 @@ const normalizeUnit = (c: number): string => {
   return out
 }
 
-/** The normalisation of `text` (a capture or a snippet) with its offset map. */
-export const normalize = (text: string): Normalized => {
+/**
+ * The normalisation of `text` (a capture or a snippet) with its offset map. With `maxUnits`, it
+ * stops before the segment that would pass that many normalised code units (`truncated`).
+ */
+export const normalize = (text: string, maxUnits: number = Number.POSITIVE_INFINITY): Normalized => {
   const n = text.length
+  // Never below the raw length: the ASCII fast path (one unit per unit) does not check the cap.
+  const cap = Math.max(maxUnits, n)
+  let truncated = false
   // Normalised output rarely outgrows the raw text; the arrays double when it does.
   let capacity = Math.max(16, n + (n >> 4))
   let units = new Uint16Array(capacity)
@@ -182,6 +202,11 @@ export const normalize = (text: string): Normalized => {
       i += width
     }
     const out = i === from + 1 ? normalizeUnit(c) : normalizeSegment(text.slice(from, i))
+    // ASCII never expands, so only here can the output pass the cap: stop at a segment boundary.
+    if (length + out.length > cap) {
+      truncated = true
+      break
+    }
     for (let k = 0; k < out.length; k++) emit(out.charCodeAt(k), from, i)
   }
 
@@ -194,6 +219,7 @@ export const normalize = (text: string): Normalized => {
   return {
     text: normalized,
     rawLength: n,
+    truncated,
     rawStart,
     toRaw: (start, end) => {
       const s = Math.max(0, Math.min(start, length))
@@ -206,6 +232,13 @@ export const normalize = (text: string): Normalized => {
     }
   }
 }
+
+/**
+ * A capture's normalisation, bounded by `maxExpansion` (`truncated` past it). Snippets are never
+ * cut (a cut snippet could match where the whole one does not): use `normalize` for them.
+ */
+export const normalizeCapture = (text: string): Normalized =>
+  normalize(text, maxExpansion * text.length + expansionAllowance)
 
 /** The normalised text alone (for a snippet, when no map is needed). */
 export const normalizeText = (text: string): string => normalize(text).text

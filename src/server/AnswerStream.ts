@@ -216,11 +216,27 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const stop: unique symbol = Symbol("stop")
 
 /**
+ * How many blank input lines an element of a line stream stands for: a run of
+ * blank lines may come as one element made of that many LFs (a line itself
+ * never contains an LF); 0 for any other element.
+ *
+ * @since 0.1.0
+ */
+export const blankLines = (line: string): number => {
+  if (line.length === 0) return 1
+  if (line.charCodeAt(0) !== 10) return 0
+  for (let i = 1; i < line.length; i++) if (line.charCodeAt(i) !== 10) return 0
+  return line.length
+}
+
+/**
  * Bytes to NDJSON lines (without their LF), each line bounded while it arrives:
  * past `maxLineBytes` the stream fails with `StreamLimitExceeded` and nothing
  * more of that line is held; past `maxInputBytes` in total likewise (blank
  * lines cost no answer text, so they are bounded here). Invalid UTF-8 is a
- * `StreamLineInvalid`.
+ * `StreamLineInvalid`. A run of blank lines (empty or a lone CR) in one chunk
+ * comes out as one element of that many LFs (`blankLines`), so a body of
+ * nothing but line ends costs a scan, not an element per line.
  *
  * @since 0.1.0
  */
@@ -251,7 +267,15 @@ export const ndjsonLines = <E>(
     const lines = bytes.pipe(
       Stream.mapChunks((chunks) => {
         const out: Array<string | typeof stop> = []
+        // A run of blank lines (the cheapest input to send) goes out as ONE element of that many LFs
+        // (see `blankLines`): megabytes of LFs cost a scan, not millions of elements.
+        let blanks = 0
+        const flushBlanks = () => {
+          if (blanks > 0) out.push("\n".repeat(blanks))
+          blanks = 0
+        }
         const fail = (error: StreamLimitExceeded | StreamLineInvalid) => {
+          flushBlanks()
           failure = error
           out.push(stop)
           return Chunk.unsafeFromArray(out)
@@ -262,11 +286,20 @@ export const ndjsonLines = <E>(
           let from = 0
           for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
             if (held + nl - from > maxLineBytes) return fail(tooLong(held + nl - from))
+            // Blank: empty, or a lone CR (CRLF line ends); the machine skips both.
+            if (held === 0 && (nl === from || (nl === from + 1 && chunk[from] === 13))) {
+              lineNo++
+              blanks++
+              from = nl + 1
+              continue
+            }
+            flushBlanks()
             const line = lineOf(chunk.subarray(from, nl))
             if (Either.isLeft(line)) return fail(line.left)
             out.push(line.right)
             from = nl + 1
           }
+          flushBlanks()
           if (from < chunk.length) {
             held += chunk.length - from
             if (held > maxLineBytes) return fail(tooLong(held))
@@ -394,8 +427,13 @@ class Machine {
       const events: Array<StreamEvent> = []
       try {
         for (const line of lines) {
+          const blank = blankLines(line)
+          if (blank > 0) {
+            this.inputLine += blank
+            continue
+          }
           this.inputLine++
-          if (line === "" || line === "\r") continue
+          if (line === "\r") continue
           const decoded = decodeInputLine(line)
           if (Either.isLeft(decoded)) {
             const first = decoded.left.issues[0]

@@ -233,13 +233,16 @@ export const make = Effect.gen(function*() {
     }
     let cursor = Math.max(0, afterId)
     return state.count.changes.pipe(
-      Stream.mapConcat((count) => {
+      Stream.map((count) => {
         const next = state.events.slice(cursor, count)
         cursor = Math.max(cursor, count)
-        return next
+        // Every run ends with `done`, also when shutdown interrupts it: followers always end, also
+        // those that resume at or after `done` (an EventSource reconnects with the id of `done`).
+        const ended = state.events.at(-1)?._tag === "done" && cursor >= state.events.length
+        return { next, ended }
       }),
-      // Every run ends with `done`, also when shutdown interrupts it: followers always end.
-      Stream.takeUntil((event) => event._tag === "done")
+      Stream.takeUntil((step) => step.ended),
+      Stream.mapConcat((step) => step.next)
     )
   }
 

@@ -82,6 +82,8 @@ export interface StreamRouteOptions {
   /** Authenticate the request and authorise reading `runId` (401 / 403; 404 when a token that may read it finds no such run). */
   readonly authenticate: (headers: RequestHeaders, runId: string) => Effect.Effect<unknown, Unauthorized | Forbidden | RunNotFound>
   /** The run's Verifier (its store and policy) and manifest, read-only (404 when there is no such run). */
+  /** The token alone (401), checked before a stream id is looked up: unknown and known ids answer alike without a token. */
+  readonly authenticateToken?: ((headers: RequestHeaders) => Effect.Effect<unknown, Unauthorized | Forbidden>) | undefined
   readonly run: (runId: string) => Effect.Effect<{ readonly verifier: Verifier.VerifierShape; readonly manifest: Manifest.Manifest }, RunNotFound>
   /** Mode when the query names none (default `drop`). */
   readonly mode?: "drop" | "reject" | undefined
@@ -348,6 +350,7 @@ export const make = (options: StreamRouteOptions) => {
     const params = yield* HttpRouter.params
     const url = requestUrl(request)
     const id = params["id"] ?? ""
+    if (options.authenticateToken !== undefined) yield* options.authenticateToken(request.headers)
     const after = yield* lastEventId(request.headers, url)
     const retained = registry.get(id)
     if (retained === undefined) return yield* new StreamGone({ streamId: id, reason: "unknown-stream", oldestRetained: null })
@@ -393,6 +396,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const runs = yield* Runs
     const { config } = yield* ServerContext
     const route = make({
+      authenticateToken: (headers) => auth.authenticate(headers),
       authenticate: (headers, runId) =>
         auth.authenticate(headers).pipe(
           Effect.flatMap((principal) => readableRun(principal, runId)),
