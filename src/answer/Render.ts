@@ -16,6 +16,7 @@ import type { CaptureRecord } from "../Domain.js"
 import { AnswerError, type CitationRejection, type UncitedSentence } from "../Errors.js"
 import * as Describe from "../render/Describe.js"
 import { html as h, markdown as md, markdownBlock, markdownCode, markdownUrl, quoted, terminal } from "../render/Escape.js"
+import * as HtmlPage from "../render/HtmlPage.js"
 import type { Format } from "../render/Render.js"
 import { ambiguityNote, digestPrefix, normalizedNote, plural, provenanceNote } from "../render/Rendering.js"
 import { type RetractedCitation, type VerifiedAnswer, VerifiedAnswer as VerifiedAnswerSchema } from "./Records.js"
@@ -221,20 +222,8 @@ code.value { white-space: pre-wrap; word-break: break-word; background: #f1f1f1;
 sup a { text-decoration: none; }
 `
 
-const page = (title: string, body: string) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="referrer" content="no-referrer">
-<title>${h(title)}</title>
-<style>${style}</style>
-</head>
-<body>
-${body}
-</body>
-</html>
-`
+const page = (title: string, body: string) => HtmlPage.page(title, style, body)
+
 
 const htmlDescription = (tag: string, d: Describe.Description, heading: string) =>
   `<div class="failure" data-tag="${h(tag)}">

@@ -20,7 +20,9 @@
 import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
 import { cut } from "../internal/bounded.js"
-import { html as h, markdown as md, markdownBlock, markdownCode, quoted, terminal, visiblePieces } from "../render/Escape.js"
+import { html as h, markdown as md, markdownBlock, markdownCode, quoted, terminal } from "../render/Escape.js"
+import * as HtmlPage from "../render/HtmlPage.js"
+import { sourceText } from "../render/HtmlPage.js"
 import type { Format } from "../render/Render.js"
 import { plural } from "../render/Rendering.js"
 import {
@@ -275,24 +277,9 @@ ins.chg { background: #b2f2bb; text-decoration: none; }
 .cut { color: #666; font-style: italic; }
 `
 
-const page = (title: string, body: string) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="referrer" content="no-referrer">
-<title>${h(title)}</title>
-<style>${style}</style>
-</head>
-<body>
-${body}
-</body>
-</html>
-`
+const page = (title: string, body: string) => HtmlPage.page(title, style, body)
 
-/** Source text as HTML: escaped, invisible and bidi-control characters shown as `\u{…}` marks. */
-const sourceText = (s: string): string =>
-  visiblePieces(s).map((piece, i) => (i % 2 === 1 ? `<span class="ctl">${h(piece)}</span>` : h(piece))).join("")
+
 
 const cutNote = (length: number | undefined, shown: number) =>
   length === undefined ? "" : `<span class="cut">… (${length} characters; the first ${shown} are shown)</span>`

@@ -27,7 +27,9 @@ import {
   type Rendering,
   unavailableNote
 } from "./Rendering.js"
-import { terminal, visiblePieces } from "./Escape.js"
+import { terminal } from "./Escape.js"
+import * as HtmlPage from "./HtmlPage.js"
+import { sourceText } from "./HtmlPage.js"
 
 const style = `
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
@@ -57,20 +59,8 @@ code { font-family: ui-monospace, monospace; }
 .anchor-name { font-weight: 600; }
 `
 
-const page = (title: string, body: string, extraStyle = "") => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="referrer" content="no-referrer">
-<title>${h(title)}</title>
-<style>${style}${extraStyle}</style>
-</head>
-<body>
-${body}
-</body>
-</html>
-`
+const page = (title: string, body: string) => HtmlPage.page(title, style, body)
+
 
 /**
  * The capture text with every cited span highlighted. Spans may overlap, so the
@@ -78,9 +68,6 @@ ${body}
  * `<mark>` listing the facts it belongs to (a link back to the first of them),
  * and an empty anchor marks where each fact's excerpt starts.
  */
-/** Source text as HTML: escaped, with invisible and bidi-control characters shown as `\u{…}` marks. */
-const sourceText = (s: string): string =>
-  visiblePieces(s).map((piece, i) => (i % 2 === 1 ? `<span class="ctl">${h(piece)}</span>` : h(piece))).join("")
 
 const highlightedCapture = (
   text: string,
@@ -181,7 +168,7 @@ ${record === undefined
   const targeted = report.facts.filter(isVerifiedCitation).map((e) =>
     `#fact-${e.index}-excerpt:target ~ mark[data-facts~="${e.index}"] { background: #ffb347; outline: 2px solid #d9480f; }`
   ).join("\n")
-  return page("citegate: verified report", parts.join("\n"), targeted === "" ? "" : `\n${targeted}\n`)
+  return HtmlPage.page("citegate: verified report", style + (targeted === "" ? "" : `\n${targeted}\n`), parts.join("\n"))
 }
 
 /**
