@@ -1,26 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type Found, searchAll, type SearchOptions, start } from "../src/internal/multiSearch.js"
+import { searchAll, type SearchOptions, start } from "../src/internal/multiSearch.js"
+import { flat, naive, random } from "./searchSupport.js"
 
-/** The definition, position by position: the first start and every (overlapping) occurrence. */
-const naive = (text: string, snippet: string): Found | undefined => {
-  let first = -1
-  let occurrences = 0
-  for (let at = 0; at + snippet.length <= text.length; at++) {
-    if (text.startsWith(snippet, at)) {
-      if (first === -1) first = at
-      occurrences++
-    }
-  }
-  return first === -1 ? undefined : { start: first, occurrences }
-}
-
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
-}
-
-/** A flat string, as a capture or report decoded from JSON is (`repeat` builds a rope). */
-const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string
 
 /** Drives a search in small steps, returning the results and the work it reported. */
 const stepped = (text: string, snippets: ReadonlyArray<string>, budget: number, options?: SearchOptions) => {

@@ -6,28 +6,9 @@
  * 16 Ki-unit repetitive text is held to the same linear bound.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { type Found, searchAll, type SearchOptions, start } from "../src/internal/multiSearch.js"
+import { searchAll, type SearchOptions, start } from "../src/internal/multiSearch.js"
+import { flat, naive as plain, random } from "./searchSupport.js"
 
-/** The definition: the first start and every (overlapping) occurrence. */
-const plain = (text: string, snippet: string): Found | undefined => {
-  let first = -1
-  let occurrences = 0
-  for (let at = 0; at + snippet.length <= text.length; at++) {
-    if (text.startsWith(snippet, at)) {
-      if (first === -1) first = at
-      occurrences++
-    }
-  }
-  return first === -1 ? undefined : { start: first, occurrences }
-}
-
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
-}
-
-/** A flat string (`repeat` builds a rope). */
-const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string
 
 const stepped = (text: string, snippets: ReadonlyArray<string>, budget: number, options?: SearchOptions) => {
   const search = start(text, snippets, options)
