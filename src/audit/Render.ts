@@ -299,9 +299,10 @@ const sideBySide = (oldText: string, candidate: Candidate, newTag: string) => {
 </div>${d.exact ? "" : `<p class="meta">Too many word changes to align: the differing middle is highlighted as a whole.</p>`}`
 }
 
+// A heading is capture text: its controls and bidi characters are shown, as in an excerpt, not left to reorder the line.
 const htmlAnchor = (l: { readonly page?: number | undefined; readonly heading?: ReadonlyArray<string> | undefined }) => {
   const anchor = anchorOf(l)
-  return anchor === undefined ? "" : ` · ${h(anchor)}`
+  return anchor === undefined ? "" : ` · ${sourceText(anchor)}`
 }
 
 const htmlLocation = (what: string, l: Location) =>
