@@ -92,6 +92,10 @@ describe("material-change lists and edges", () => {
     assert.deepStrictEqual(unitOf("30 x days"), [])
     assert.deepStrictEqual(unitOf("2026-01-31 days"), [])
     assert.deepStrictEqual(unitOf("30 days days"), ["days"])
+    // No number before: a unit word at the very start, or right after a leading word, is no unit.
+    assert.deepStrictEqual(unitOf("kg"), [])
+    assert.deepStrictEqual(unitOf(" days"), [])
+    assert.deepStrictEqual(unitOf("a days"), [])
   })
 
   it("keys: numbers without separators, dates lower-cased with spaces collapsed", () => {

@@ -57,7 +57,6 @@ const negations = new Set([
   "excepting",
   "excluding",
   "unless",
-  "neither",
   "prohibited",
   "forbidden"
 ])
@@ -108,7 +107,8 @@ export const tokens = (text: string): ReadonlyArray<Token> => {
       out.push({ kind: "dates", text: groups["date"], key: lower(groups["date"]).replace(/\s+/gu, " ") })
       lastNumberEnd = -1
     } else if (groups["number"] !== undefined) {
-      const written = groups["number"].trim()
+      // The pattern starts at a sign or digit and ends at a digit or %: nothing to trim.
+      const written = groups["number"]
       out.push({ kind: "numbers", text: written, key: numberKey(written) })
       lastNumberEnd = at + groups["number"].length
       qualifier = undefined
