@@ -134,4 +134,44 @@ describe("wordDiff against its definition", () => {
     assert.strictEqual(head("ab\ud83d\ude00", 4), "ab\ud83d\ude00")
     assert.strictEqual(head("abc", 2), "ab")
   })
+
+  it("edges of the prefix and suffix scan, the middle's flags, and the surrogate range", () => {
+    // The shorter side is all prefix: the suffix scan must not run back into it.
+    assert.deepStrictEqual(wordDiff("x", "x x"), {
+      old: [{ text: "x", changed: false }],
+      new: [{ text: "x", changed: false }, { text: " x", changed: true }],
+      exact: true,
+      oldCut: undefined,
+      newCut: undefined
+    })
+    assert.deepStrictEqual(wordDiff("x x", "x"), {
+      old: [{ text: "x", changed: false }, { text: " x", changed: true }],
+      new: [{ text: "x", changed: false }],
+      exact: true,
+      oldCut: undefined,
+      newCut: undefined
+    })
+    // A common token inside the differing middle is flagged false on both sides, not left unset.
+    assert.deepStrictEqual(wordDiff("a b c", "a x b y c"), {
+      old: [{ text: "a b c", changed: false }],
+      new: [{ text: "a ", changed: false }, { text: "x ", changed: true }, { text: "b", changed: false }, {
+        text: " y",
+        changed: true
+      }, { text: " c", changed: false }],
+      exact: true,
+      oldCut: undefined,
+      newCut: undefined
+    })
+    // The first and last high surrogates (U+D800, U+DBFF) at the cut move it before the pair.
+    assert.strictEqual(head("abc\ud800\udc00", 4), "abc")
+    assert.strictEqual(head("abc\udbff\udfff", 4), "abc")
+    // A side of exactly maxChars is not cut, even when it ends in a lone high surrogate.
+    const lone = "a".repeat(3_999) + "\ud800"
+    const d = wordDiff(lone, lone + "b")
+    assert.strictEqual(d.oldCut, undefined)
+    assert.strictEqual(d.old.map((p) => p.text).join(""), lone)
+    const e = wordDiff(lone + "b", lone)
+    assert.strictEqual(e.newCut, undefined)
+    assert.strictEqual(e.new.map((p) => p.text).join(""), lone)
+  })
 })
