@@ -639,3 +639,15 @@ describe("audit renderings: cuts", () => {
     assert.notInclude(exact, `class="cut"`)
   })
 })
+
+describe("audit renderings: flags with several tokens", () => {
+  it("the tokens of one side are separated by one space in every human format", () => {
+    const several = withFindings([{ ...changed, material: [{ kind: "numbers", oldTokens: ["30", "40"], newTokens: ["20", "10"] }] }])
+    assert.include(AuditRender.text(several), `    MATERIAL   numbers: "30" "40" -> "20" "10"\n`)
+    assert.include(AuditRender.markdown(several), "- **numbers**: `30` `40` → `20` `10`\n")
+    assert.include(
+      AuditRender.html(several),
+      `<li class="material" data-kind="numbers">numbers: <code>30</code> <code>40</code> → <code>20</code> <code>10</code></li>`
+    )
+  })
+})
