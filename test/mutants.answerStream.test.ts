@@ -9,6 +9,7 @@ import { Chunk, Effect, Stream } from "effect"
 import { Evi1Invalid, StreamLimitExceeded, StreamLineInvalid } from "../src/Errors.js"
 import * as AnswerStream from "../src/server/AnswerStream.js"
 import { deltas, evidence, manifest, sample, sampleStreamed, streamLayer, type VerifierCalls } from "./streamSupport.js"
+import { salesRecord } from "./support.js"
 
 type Event = AnswerStream.StreamEvent
 
@@ -162,3 +163,110 @@ describe("resolved limits", () => {
       assert.deepStrictEqual([lower.maxAnswerChars, lower.maxClaims], [5, 2])
     }))
 })
+
+// ---------------------------------------------------------------------------
+// The machine
+// ---------------------------------------------------------------------------
+
+const delta = (text: string) => JSON.stringify({ type: "delta", text })
+
+/** The events of `texts`, each fed as its own input chunk (so each line's events are its own). */
+const streamOf = (
+  texts: ReadonlyArray<string>,
+  options: Partial<AnswerStream.StreamOptions> = {},
+  limits: Partial<AnswerStream.StreamLimits> = {},
+  counter?: VerifierCalls
+) =>
+  Effect.gen(function*() {
+    const m = yield* manifest
+    const service = yield* AnswerStream.AnswerStream
+    const input = Stream.fromIterable(texts.map(delta)).pipe(Stream.rechunk(1))
+    return Chunk.toArray(yield* Stream.runCollect(service.stream(input, { manifest: m, ...options })))
+  }).pipe(Effect.provide(streamLayer(limits, counter)))
+
+/** Events without ids, typed errors as plain objects: what a client decodes. */
+const plain = (events: ReadonlyArray<Event>) => events.map((e) => JSON.parse(AnswerStream.encodeEvent(e)))
+const ids = (events: ReadonlyArray<Event>) => events.map((e) => e.id)
+const errorOf = (events: ReadonlyArray<Event>) => {
+  const errors = events.filter((e): e is Extract<Event, { type: "error" }> => e.type === "error")
+  assert.strictEqual(errors.length, 1)
+  assert.deepStrictEqual(events.slice(-2).map((e) => e.type), ["error", "done"])
+  return JSON.parse(JSON.stringify(AnswerStream.encodeEvent(errors[0]!) && JSON.parse(AnswerStream.encodeEvent(errors[0]!)).error))
+}
+const doneOf = (events: ReadonlyArray<Event>) => JSON.parse(AnswerStream.encodeEvent(events.at(-1)!))
+
+const zeroSummary = { claims: 0, claimsGrounded: 0, claimsRemoved: 0, citations: 0, citationsVerified: 0, citationsRetracted: 0 }
+
+describe("AnswerStream: what streams when", () => {
+  it.effect("text that may still be a marker is held; the rest streams at once; markers become [^k] at their offsets", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const events = yield* streamOf([
+        "Sales rose 4",
+        "2 units.[",
+        "1]{c",
+        "1}\n",
+        `EVI1\nMANIFEST ${m.digest}\n`,
+        "c1|1|\"4,210 units\"\n",
+        "END_EVI1\n"
+      ])
+      const at = salesTextIndex("4,210 units")
+      assert.deepStrictEqual(plain(events), [
+        { id: 1, type: "delta", text: "Sales rose ", footnotes: [] },
+        { id: 2, type: "delta", text: "42 units.", footnotes: [] },
+        { id: 3, type: "delta", text: "[^1]\n", footnotes: [{ footnote: 1, claimId: "c1", source: 1, at: 20 }] },
+        {
+          id: 4,
+          type: "citation",
+          footnote: 1,
+          claimId: "c1",
+          sourceNumber: 1,
+          source: m.sources[0]!.source,
+          captureSha256: (m.sources[0] as any).captureSha256,
+          quote: "4,210 units",
+          span: { start: at, end: at + 11 },
+          occurrences: 1
+        },
+        { id: 5, type: "done", state: "grounded", summary: { claims: 1, claimsGrounded: 1, claimsRemoved: 0, citations: 1, citationsVerified: 1, citationsRetracted: 0 }, uncited: [] }
+      ])
+    }))
+
+  it.effect("a high surrogate ending a piece waits for its pair; every marker character is held ([ ] { } c and digits)", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const bike = "🚲"
+      const events = yield* streamOf([
+        `The ${bike[0]}`,
+        `${bike[1]} fleet grew to 42 bikes.[3]{c1} Then [`,
+        "]",
+        "{",
+        "}",
+        "c",
+        "0",
+        "9",
+        "x\n",
+        `EVI1\nMANIFEST ${m.digest}\nc1|3|"The 🚲 fleet grew to 42 bikes"\nEND_EVI1\n`
+      ])
+      const deltas = events.filter((e) => e.type === "delta").map((e: any) => e.text)
+      assert.deepStrictEqual(deltas, ["The ", `${bike} fleet grew to 42 bikes.[^1] Then `, "[]{}c09x\n"])
+      assert.strictEqual(doneOf(events).state, "grounded")
+    }))
+
+  it.effect("a line is the appendix only when it is exactly EVI1; EVI1 held while it may still be that line", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const body = yield* streamOf(["EVIL is a word.", " EVI1 too.\nEV", "I", "1x\n", "xEVI1\n", "EVI\n", "EVI11\n"], { manifestDigest: m.digest })
+      assert.deepStrictEqual(
+        body.filter((e) => e.type === "delta").map((e: any) => e.text),
+        ["EVIL is a word.", " EVI1 too.\n", "EVI1x\n", "xEVI1\n", "EVI\n", "EVI11\n"]
+      )
+      assert.deepStrictEqual(doneOf(body), { id: 7, type: "done", state: "no_evidence", summary: zeroSummary, uncited: [] })
+      // Cut anywhere, EVI1 starts the appendix and is never streamed.
+      const appendix = yield* streamOf(["Net sales were up.[1]{c1}\nE", "V", "I", "1", `\nMANIFEST ${m.digest}\nc1|1|"4,210 units"\nEND_EVI1\n`])
+      assert.deepStrictEqual(appendix.filter((e) => e.type === "delta").map((e: any) => e.text), ["Net sales were up.[^1]\n"])
+      assert.strictEqual(doneOf(appendix).state, "grounded")
+    }))
+})
+
+/** Where `quote` starts in the sales capture's text (UTF-16). */
+const salesTextIndex = (quote: string) => salesRecord.text.indexOf(quote)
