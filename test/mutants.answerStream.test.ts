@@ -5,7 +5,7 @@
  * the order of events around a failure). Expected values are written out by hand.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Fiber, Stream, TestClock } from "effect"
 import { Evi1Invalid, StreamLimitExceeded, StreamLineInvalid } from "../src/Errors.js"
 import * as AnswerStream from "../src/server/AnswerStream.js"
 import { deltas, evidence, manifest, sample, sampleStreamed, streamLayer, type VerifierCalls } from "./streamSupport.js"
@@ -270,3 +270,247 @@ describe("AnswerStream: what streams when", () => {
 
 /** Where `quote` starts in the sales capture's text (UTF-16). */
 const salesTextIndex = (quote: string) => salesRecord.text.indexOf(quote)
+
+describe("AnswerStream: limits at and one past their value", () => {
+  it.effect("answer size, claims and citations: exactly the limit streams on, one more is the error", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const text = `A is 4,210.[1]{c1} B is 1,180.[2][1]{c2}\nEVI1\nMANIFEST ${m.digest}\nc1|1|"4,210"\nc2|2|"1,180"\nc2|1|"4,210"\nEND_EVI1\n`
+      const pieces = [text.slice(0, 10), text.slice(10)]
+      const exact = yield* streamOf(pieces, {}, { maxAnswerChars: text.length, maxClaims: 2, maxCitations: 3 })
+      assert.strictEqual(doneOf(exact).state, "grounded")
+      assert.deepStrictEqual(doneOf(exact).summary, { claims: 2, claimsGrounded: 2, claimsRemoved: 0, citations: 3, citationsVerified: 3, citationsRetracted: 0 })
+      assert.deepStrictEqual(
+        errorOf(yield* streamOf(pieces, {}, { maxAnswerChars: text.length - 1 })),
+        { _tag: "StreamLimitExceeded", limit: "answer-size", max: text.length - 1, received: text.length }
+      )
+      assert.deepStrictEqual(errorOf(yield* streamOf(pieces, {}, { maxClaims: 1 })), { _tag: "StreamLimitExceeded", limit: "claims", max: 1, received: 2 })
+      assert.deepStrictEqual(errorOf(yield* streamOf(pieces, {}, { maxCitations: 2 })), { _tag: "StreamLimitExceeded", limit: "citations", max: 2, received: 3 })
+      assert.deepStrictEqual(errorOf(yield* streamOf(pieces, {}, { maxCitations: 1 })), { _tag: "StreamLimitExceeded", limit: "citations", max: 1, received: 3 })
+    }))
+})
+
+describe("AnswerStream: input lines", () => {
+  it.effect("blank and lone-CR lines are skipped but counted; a malformed line names its line and the issue's path", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const service = yield* AnswerStream.AnswerStream
+      const run = (lines: ReadonlyArray<string>) =>
+        Effect.map(Stream.runCollect(service.stream(Stream.fromIterable(lines).pipe(Stream.rechunk(1)), { manifest: m, manifestDigest: m.digest })), Chunk.toArray)
+      const ok = yield* run(["\n\n", "\r", "", delta("Hello.\n")])
+      assert.deepStrictEqual(plain(ok), [
+        { id: 1, type: "delta", text: "Hello.\n", footnotes: [] },
+        { id: 2, type: "done", state: "no_evidence", summary: zeroSummary, uncited: [] }
+      ])
+      const extra = errorOf(yield* run(["\n\n", "\r", delta("Hello. "), JSON.stringify({ type: "delta", text: "x", more: 1 })]))
+      assert.strictEqual(extra._tag, "StreamLineInvalid")
+      assert.strictEqual(extra.line, 5)
+      assert.match(extra.detail, / at more$/)
+      const wrongType = errorOf(yield* run([JSON.stringify({ type: "delta", text: 7 })]))
+      assert.strictEqual(wrongType.line, 1)
+      assert.match(wrongType.detail, / at text$/)
+      const notJson = errorOf(yield* run(["", "{"]))
+      assert.strictEqual(notJson.line, 2)
+      // The JSON issue has no path: no " at …" suffix.
+      assert.match(notJson.detail, /^not valid JSON: /)
+      assert.notMatch(notJson.detail, / at $/)
+    }).pipe(Effect.provide(streamLayer())))
+
+  it.effect("deltas streamed before a failure in the same input chunk go out before the error", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const service = yield* AnswerStream.AnswerStream
+      const events = Chunk.toArray(
+        yield* Stream.runCollect(service.stream(Stream.make(delta("One. "), delta("Two"), "nope", delta("never")), { manifest: m }))
+      )
+      assert.deepStrictEqual(events.map((e) => [e.id, e.type]), [[1, "delta"], [2, "delta"], [3, "error"], [4, "done"]])
+      assert.deepStrictEqual(plain(events).slice(0, 2).map((e) => e.text), ["One. ", "Two"])
+      assert.deepStrictEqual(doneOf(events), { id: 4, type: "done", state: "rejected", summary: zeroSummary, uncited: [] })
+    }).pipe(Effect.provide(streamLayer())))
+})
+
+describe("AnswerStream: the body's protocol errors", () => {
+  const issue = (events: ReadonlyArray<Event>) => {
+    const error = errorOf(events)
+    assert.strictEqual(error._tag, "Evi1Invalid")
+    return error.issues
+  }
+  it.effect("a repeated claim id names the first line; a source out of range or not captured; a marker without a sentence", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      assert.deepStrictEqual(issue(yield* streamOf(["Up 4,210.[1]{c1}\nSecond line.\nAgain 4,210.[1]{c1}\n"])), [
+        { _tag: "Evi1DuplicateClaimId", line: 3, claimId: "c1", firstLine: 1 }
+      ])
+      assert.deepStrictEqual(issue(yield* streamOf(["Up.[5]{c1}\n"])), [
+        { _tag: "Evi1SourceOutOfRange", line: 1, claimId: "c1", source: 5, sources: 4 }
+      ])
+      assert.deepStrictEqual(issue(yield* streamOf(["Intro.\nUp.[1][0]{c2}\n"])), [
+        { _tag: "Evi1SourceOutOfRange", line: 2, claimId: "c2", source: 0, sources: 4 }
+      ])
+      assert.deepStrictEqual(issue(yield* streamOf(["Up.[1][4]{c1}\n"])), [
+        { _tag: "Evi1SourceUnavailable", line: 1, claimId: "c1", source: 4, url: m.sources[3]!.source }
+      ])
+      assert.deepStrictEqual(issue(yield* streamOf(["[1]{c1} and more.\n"])), [
+        { _tag: "Evi1MalformedLine", line: 1, detail: "{c1} ends no sentence (no text before its citation group)" }
+      ])
+      assert.deepStrictEqual(issue(yield* streamOf(["One.[1]{c1}   [2]{c2}\n"])), [
+        { _tag: "Evi1MalformedLine", line: 1, detail: "{c2} ends no sentence (no text before its citation group)" }
+      ])
+    }))
+
+  it.effect("a claim's sentence: its text without markers, its span over the streamed text with its own markers", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const body = "Intro line.\nFirst one. Second one is here.  [1][2]{c1} Tail.[1]{c2}\n"
+      const streamed = "Intro line.\nFirst one. Second one is here.  [^1][^2] Tail.[^3]\n"
+      const events = yield* streamOf([
+        body,
+        `EVI1\nMANIFEST ${m.digest}\nc1|1|"no such text"\nc1|2|"no such text either"\nc2|1|"4,210"\nEND_EVI1\n`
+      ])
+      const retractions = plain(events).filter((e) => e.type === "retraction")
+      assert.deepStrictEqual(retractions.map((r) => [r.footnote, r.claimId, r.claim, r.removeSentence, streamed.slice(r.sentence.start, r.sentence.end)]), [
+        [1, "c1", "Second one is here.", false, "Second one is here.  [^1][^2]"],
+        [2, "c1", "Second one is here.", true, "Second one is here.  [^1][^2]"]
+      ])
+      assert.deepStrictEqual(retractions[0].sentence, { start: 23, end: 52 })
+      assert.deepStrictEqual(retractions.map((r) => r.reasons.map((x: any) => x._tag)), [["SnippetAbsent"], ["SnippetAbsent"]])
+      const marks = plain(events).filter((e) => e.type === "delta").flatMap((e) => e.footnotes)
+      assert.deepStrictEqual(marks, [
+        { footnote: 1, claimId: "c1", source: 1, at: 44 },
+        { footnote: 2, claimId: "c1", source: 2, at: 48 },
+        { footnote: 3, claimId: "c2", source: 1, at: 58 }
+      ])
+      for (const mark of marks) assert.isTrue(streamed.startsWith(`[^${mark.footnote}]`, mark.at))
+      assert.deepStrictEqual(doneOf(events).summary, { claims: 2, claimsGrounded: 1, claimsRemoved: 1, citations: 3, citationsVerified: 1, citationsRetracted: 2 })
+      assert.strictEqual(doneOf(events).state, "grounded")
+    }))
+})
+
+describe("AnswerStream: the appendix", () => {
+  const issue = (events: ReadonlyArray<Event>) => {
+    const error = errorOf(events)
+    assert.strictEqual(error._tag, "Evi1Invalid")
+    return error.issues
+  }
+  it.effect("after END_EVI1 only blank lines; MANIFEST only first and well-formed; malformed, repeated, unused evidence", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const head = `Up 4,210.[1]{c1}\nEVI1\n`
+      const ok = `${head}MANIFEST ${m.digest}\nc1|1|"4,210"\nEND_EVI1\n`
+      assert.strictEqual(doneOf(yield* streamOf([ok, "   \n", "\t\n"])).state, "grounded")
+      assert.deepStrictEqual(issue(yield* streamOf([ok, "  x\n"])), [
+        { _tag: "Evi1MalformedLine", line: 6, detail: "text after END_EVI1 (only blank lines may follow the appendix)" }
+      ])
+      assert.deepStrictEqual(issue(yield* streamOf([`${head}MANIFEST ${m.digest.toUpperCase()}\n`])), [
+        { _tag: "Evi1MalformedLine", line: 3, detail: "MANIFEST must be followed by 64 lowercase hex characters" }
+      ])
+      assert.deepStrictEqual(issue(yield* streamOf([`${head}MANIFEST ${m.digest}x\n`])), [
+        { _tag: "Evi1MalformedLine", line: 3, detail: "MANIFEST must be followed by 64 lowercase hex characters" }
+      ])
+      // A second MANIFEST line is an evidence line, and not a well-formed one.
+      assert.deepStrictEqual(issue(yield* streamOf([`${head}MANIFEST ${m.digest}\nMANIFEST ${m.digest}\n`])), [
+        { _tag: "Evi1MalformedLine", line: 4, detail: "expected cX|n|\"quote\"" }
+      ])
+      assert.deepStrictEqual(issue(yield* streamOf([`${head}MANIFEST ${m.digest}\nc1|1|"4,210"\nc1|1|"4,210"\n`])), [
+        { _tag: "Evi1DuplicateEvidence", line: 5, claimId: "c1", source: 1, firstLine: 4 }
+      ])
+      assert.deepStrictEqual(issue(yield* streamOf([`${head}MANIFEST ${m.digest}\nc1|2|"4,210"\n`])), [
+        { _tag: "Evi1UnusedEvidence", line: 4, claimId: "c1", source: 2 }
+      ])
+      assert.deepStrictEqual(issue(yield* streamOf([`${head}MANIFEST ${m.digest}\nc1|1|"4,210"\n`])), [
+        { _tag: "Evi1MalformedLine", line: 5, detail: "the appendix does not end with END_EVI1" }
+      ])
+      // The last line without its LF is still read.
+      assert.deepStrictEqual(issue(yield* streamOf([`${head}MANIFEST ${m.digest}\nc1|1|"4,210"\nEND_EVI1\nmore`])), [
+        { _tag: "Evi1MalformedLine", line: 6, detail: "text after END_EVI1 (only blank lines may follow the appendix)" }
+      ])
+      assert.strictEqual(doneOf(yield* streamOf([`${head}MANIFEST ${m.digest}\nc1|1|"4,210"\nEND_EVI1`])).state, "grounded")
+      // A body that ends without LF is parsed too: its marker counts.
+      const noLf = yield* streamOf(["Up 4,210.[1]{c1}"], { manifestDigest: m.digest })
+      assert.deepStrictEqual(issue(noLf), [{ _tag: "Evi1MissingEvidence", line: 1, claimId: "c1", source: 1 }])
+    }))
+
+  it.effect("the manifest: named by the MANIFEST line, the caller, or both (both must match); neither is StaleManifest", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const body = `Up 4,210.[1]{c1}\nEVI1\n`
+      const evidenceOnly = `${body}c1|1|"4,210"\nEND_EVI1\n`
+      assert.strictEqual(doneOf(yield* streamOf([evidenceOnly], { manifestDigest: m.digest })).state, "grounded")
+      assert.deepStrictEqual(errorOf(yield* streamOf([evidenceOnly])), { _tag: "StaleManifest", named: null, current: m.digest })
+      // END_EVI1 right after EVI1 checks the manifest too.
+      assert.deepStrictEqual(errorOf(yield* streamOf(["Plain.\nEVI1\nEND_EVI1\n"])), { _tag: "StaleManifest", named: null, current: m.digest })
+      assert.strictEqual(doneOf(yield* streamOf(["Plain.\nEVI1\nEND_EVI1\n"], { manifestDigest: m.digest })).state, "no_evidence")
+      const other = "0".repeat(64)
+      assert.deepStrictEqual(
+        errorOf(yield* streamOf([`${body}MANIFEST ${m.digest}\nc1|1|"4,210"\nEND_EVI1\n`], { manifestDigest: other })),
+        { _tag: "StaleManifest", named: other, current: m.digest }
+      )
+      assert.deepStrictEqual(
+        errorOf(yield* streamOf([`${body}MANIFEST ${other}\nc1|1|"4,210"\nEND_EVI1\n`], { manifestDigest: m.digest })),
+        { _tag: "StaleManifest", named: other, current: m.digest }
+      )
+    }))
+
+  it.effect("missing evidence at END_EVI1: every missing citation, at most 100 listed and the rest counted", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const claims = Array.from({ length: 102 }, (_, i) => `S${i}.[1]{c${i + 1}}`).join(" ")
+      const events = yield* streamOf([`${claims}\nEVI1\nMANIFEST ${m.digest}\nc2|1|"4,210"\nEND_EVI1\n`])
+      const error = errorOf(events)
+      assert.strictEqual(error._tag, "Evi1Invalid")
+      assert.strictEqual(error.issues.length, 100)
+      assert.strictEqual(error.omitted, 1)
+      assert.deepStrictEqual(error.issues[0], { _tag: "Evi1MissingEvidence", line: 1, claimId: "c1", source: 1 })
+      assert.deepStrictEqual(error.issues[1], { _tag: "Evi1MissingEvidence", line: 1, claimId: "c3", source: 1 })
+      const few = errorOf(yield* streamOf([`A.[1]{c1} B.[1][2]{c2}\nEVI1\nMANIFEST ${m.digest}\nc2|1|"4,210"\nEND_EVI1\n`]))
+      assert.deepStrictEqual(few, {
+        _tag: "Evi1Invalid",
+        issues: [{ _tag: "Evi1MissingEvidence", line: 1, claimId: "c1", source: 1 }, { _tag: "Evi1MissingEvidence", line: 1, claimId: "c2", source: 2 }]
+      })
+    }))
+})
+
+describe("AnswerStream: the end", () => {
+  it.effect("reject mode with a retraction, or uncited reject with an uncited sentence: AnswerRejected with what applies", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const text = `Net sales for Q3 2026 were 4,210 units.[1]{c1} Stock rose by 9,999 units in the north.[1]{c2}\nRevenue in Q3 2026 was 12,345 units across 3 regions.\nEVI1\nMANIFEST ${m.digest}\nc1|1|"4,210 units"\nc2|1|"9,999 units"\nEND_EVI1\n`
+      const dropped = yield* streamOf([text])
+      const done = doneOf(dropped)
+      assert.strictEqual(done.state, "grounded")
+      assert.deepStrictEqual(done.summary, { claims: 2, claimsGrounded: 1, claimsRemoved: 1, citations: 2, citationsVerified: 1, citationsRetracted: 1 })
+      assert.deepStrictEqual(done.uncited.map((u: any) => [u.sentence, u.line]), [["Revenue in Q3 2026 was 12,345 units across 3 regions.", 2]])
+      const rejected = errorOf(yield* streamOf([text], { mode: "reject" }))
+      assert.strictEqual(rejected._tag, "AnswerRejected")
+      assert.deepStrictEqual(rejected.citations.map((c: any) => [c.claimIndex, c.claimId, c.citationIndex, c.error._tag]), [[1, "c2", 0, "SnippetAbsent"]])
+      assert.deepStrictEqual(rejected.uncited, [])
+      const uncited = errorOf(yield* streamOf([text], { uncited: "reject" }))
+      assert.strictEqual(uncited._tag, "AnswerRejected")
+      assert.deepStrictEqual(uncited.citations.map((c: any) => c.claimId), ["c2"])
+      assert.deepStrictEqual(uncited.uncited.map((u: any) => u.sentence), ["Revenue in Q3 2026 was 12,345 units across 3 regions."])
+      // Reject modes with nothing to reject: grounded.
+      const clean = `Net sales for Q3 2026 were 4,210 units.[1]{c1}\nEVI1\nMANIFEST ${m.digest}\nc1|1|"4,210 units"\nEND_EVI1\n`
+      assert.strictEqual(doneOf(yield* streamOf([clean], { mode: "reject", uncited: "reject" })).state, "grounded")
+      // Every citation retracted: no evidence.
+      const none = doneOf(yield* streamOf([clean.replace("\"4,210 units\"", "\"4,211 units\"")]))
+      assert.strictEqual(none.state, "no_evidence")
+      assert.deepStrictEqual(none.summary, { claims: 1, claimsGrounded: 0, claimsRemoved: 1, citations: 1, citationsVerified: 0, citationsRetracted: 1 })
+    }))
+
+  it.effect("the deadline: not before deadlineMs, then StreamDeadline and done (on the test clock)", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const service = yield* AnswerStream.AnswerStream
+      const stalled = Stream.concat(Stream.make(delta("Net sales rose.")), Stream.never)
+      const fiber = yield* Effect.fork(Stream.runCollect(service.stream(stalled, { manifest: m })))
+      yield* TestClock.adjust("999 millis")
+      assert.isTrue((yield* Fiber.poll(fiber))._tag === "None")
+      yield* TestClock.adjust("1 millis")
+      const events = Chunk.toArray(yield* Fiber.join(fiber))
+      assert.deepStrictEqual(plain(events), [
+        { id: 1, type: "delta", text: "Net sales rose.", footnotes: [] },
+        { id: 2, type: "error", error: { _tag: "StreamDeadline", timeoutMs: 1000 } },
+        { id: 3, type: "done", state: "rejected", summary: zeroSummary, uncited: [] }
+      ])
+    }).pipe(Effect.provide(streamLayer({ deadlineMs: 1000 }))))
+})
