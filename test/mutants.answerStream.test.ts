@@ -6,9 +6,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Stream, TestClock } from "effect"
-import { Evi1Invalid, StreamLimitExceeded, StreamLineInvalid } from "../src/Errors.js"
+import { StreamLimitExceeded, StreamLineInvalid } from "../src/Errors.js"
 import * as AnswerStream from "../src/server/AnswerStream.js"
-import { deltas, evidence, manifest, sample, sampleStreamed, streamLayer, type VerifierCalls } from "./streamSupport.js"
+import { manifest, streamLayer, type VerifierCalls } from "./streamSupport.js"
 import { salesRecord } from "./support.js"
 
 type Event = AnswerStream.StreamEvent
@@ -186,12 +186,11 @@ const streamOf = (
 
 /** Events without ids, typed errors as plain objects: what a client decodes. */
 const plain = (events: ReadonlyArray<Event>) => events.map((e) => JSON.parse(AnswerStream.encodeEvent(e)))
-const ids = (events: ReadonlyArray<Event>) => events.map((e) => e.id)
 const errorOf = (events: ReadonlyArray<Event>) => {
   const errors = events.filter((e): e is Extract<Event, { type: "error" }> => e.type === "error")
   assert.strictEqual(errors.length, 1)
   assert.deepStrictEqual(events.slice(-2).map((e) => e.type), ["error", "done"])
-  return JSON.parse(JSON.stringify(AnswerStream.encodeEvent(errors[0]!) && JSON.parse(AnswerStream.encodeEvent(errors[0]!)).error))
+  return JSON.parse(AnswerStream.encodeEvent(errors[0]!)).error
 }
 const doneOf = (events: ReadonlyArray<Event>) => JSON.parse(AnswerStream.encodeEvent(events.at(-1)!))
 
