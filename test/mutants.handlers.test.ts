@@ -213,6 +213,10 @@ describe("POST /v1/verify/answer", () => {
       const evi1 = yield* post(`&format=evi1`, evi1Text)
       assert.strictEqual(evi1.status, "verified", JSON.stringify(evi1))
       assert.strictEqual(evi1.answer.outcome, "grounded")
+      // An uncited sentence that looks like a fact is reported (the configuration's default), not rejected.
+      const uncited = yield* post(`&format=evi1`, evi1Text.replace("\nEVI1", " Revenue in Q3 2026 was 12,345 units across 3 regions.\nEVI1"))
+      assert.strictEqual(uncited.status, "verified", JSON.stringify(uncited))
+      assert.deepStrictEqual(uncited.answer.uncited.map((u: any) => u.sentence), ["Revenue in Q3 2026 was 12,345 units across 3 regions."])
       // The same EVI1 text read as JSON is not an answer.
       const evi1AsJson = yield* post("", evi1Text)
       assert.strictEqual(evi1AsJson.status, "rejected")
