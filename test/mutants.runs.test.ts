@@ -158,6 +158,18 @@ describe("a run started by the service", () => {
       assert.deepStrictEqual(manifest.sources.map((s) => s.status), ["missing", "captured"])
     }))
 
+  it.scoped("a negative id reads a live run from its start, however many events it has", () =>
+    Effect.gen(function*() {
+      const { configFile, runRoot, sales } = yield* setup
+      const others = ["/a", "/b", "/c", "/d", "/e"].map((p) => sales.replace("/q3-sales.txt", p))
+      const { runs } = yield* runsOver({ sources: [sales, ...others], runRoot, configFile })
+      const run = yield* runs.start("o")
+      const all = yield* collect(runs.events(run, 0))
+      assert.deepStrictEqual(all.map((e) => e.id), [1, 2, 3, 4, 5, 6, 7, 8])
+      assert.deepStrictEqual(yield* collect(runs.events(run, -1)), all)
+      assert.deepStrictEqual(yield* collect(runs.events(run, -3)), all)
+    }))
+
   it.scoped("the same run read by a later service is stored: events from its manifest, resumable", () =>
     Effect.gen(function*() {
       const { configFile, missing, runRoot, sales } = yield* setup
@@ -218,12 +230,14 @@ describe("live runs", () => {
       })
       assert.deepStrictEqual(seen.map((e) => e._tag), ["started", "captured"])
       assert.strictEqual((yield* runs.get(run.id)).status, "running")
-      // Resuming a live run after the first event.
+      // Resuming a live run after the first event, and after an id it has not reached yet.
       const resumed = yield* Effect.fork(collect(runs.events(run, 1)))
+      const ahead = yield* Effect.fork(collect(runs.events(run, 3)))
       release()
       yield* Fiber.join(follower)
       assert.deepStrictEqual(seen.map((e) => [e.id, e._tag]), [[1, "started"], [2, "captured"], [3, "captured"], [4, "done"]])
       assert.deepStrictEqual((yield* Fiber.join(resumed)).map((e) => e.id), [2, 3, 4])
+      assert.deepStrictEqual((yield* Fiber.join(ahead)).map((e) => e.id), [4])
     })))
 
   it.live("maxActiveRuns 1: a second run does not start capturing until the first has ended", () =>
