@@ -249,6 +249,9 @@ describe("AnswerStream: what streams when", () => {
       const deltas = events.filter((e) => e.type === "delta").map((e: any) => e.text)
       assert.deepStrictEqual(deltas, ["The ", `${bike} fleet grew to 42 bikes.[^1] Then `, "[]{}c09x\n"])
       assert.strictEqual(doneOf(events).state, "grounded")
+      // Only a high surrogate that ends the piece waits: a lone one before a marker character is text.
+      const lone = yield* streamOf(["ab\ud83d[", "x\n"], { manifestDigest: m.digest })
+      assert.deepStrictEqual(lone.filter((e) => e.type === "delta").map((e: any) => e.text), ["ab\ud83d", "[x\n"])
     }))
 
   it.effect("a line is the appendix only when it is exactly EVI1; EVI1 held while it may still be that line", () =>
@@ -400,6 +403,13 @@ describe("AnswerStream: the appendix", () => {
       assert.deepStrictEqual(issue(yield* streamOf([ok, "  x\n"])), [
         { _tag: "Evi1MalformedLine", line: 6, detail: "text after END_EVI1 (only blank lines may follow the appendix)" }
       ])
+      // Found while the text arrives: nothing after that line is read (a malformed input line after it is not seen).
+      const early = yield* Effect.flatMap(AnswerStream.AnswerStream, (service) =>
+        Effect.map(Stream.runCollect(service.stream(Stream.make(delta(ok), delta("  x\n"), "not json").pipe(Stream.rechunk(1)), { manifest: m })), Chunk.toArray)
+      ).pipe(Effect.provide(streamLayer()))
+      assert.deepStrictEqual(issue(early), [
+        { _tag: "Evi1MalformedLine", line: 6, detail: "text after END_EVI1 (only blank lines may follow the appendix)" }
+      ])
       assert.deepStrictEqual(issue(yield* streamOf([`${head}MANIFEST ${m.digest.toUpperCase()}\n`])), [
         { _tag: "Evi1MalformedLine", line: 3, detail: "MANIFEST must be followed by 64 lowercase hex characters" }
       ])
@@ -439,6 +449,11 @@ describe("AnswerStream: the appendix", () => {
       // END_EVI1 right after EVI1 checks the manifest too.
       assert.deepStrictEqual(errorOf(yield* streamOf(["Plain.\nEVI1\nEND_EVI1\n"])), { _tag: "StaleManifest", named: null, current: m.digest })
       assert.strictEqual(doneOf(yield* streamOf(["Plain.\nEVI1\nEND_EVI1\n"], { manifestDigest: m.digest })).state, "no_evidence")
+      // Found at END_EVI1, while the text arrives: a malformed input line after it is not read.
+      const early = yield* Effect.flatMap(AnswerStream.AnswerStream, (service) =>
+        Effect.map(Stream.runCollect(service.stream(Stream.make(delta("Plain.\nEVI1\nEND_EVI1\n"), "not json").pipe(Stream.rechunk(1)), { manifest: m })), Chunk.toArray)
+      ).pipe(Effect.provide(streamLayer()))
+      assert.deepStrictEqual(errorOf(early), { _tag: "StaleManifest", named: null, current: m.digest })
       const other = "0".repeat(64)
       assert.deepStrictEqual(
         errorOf(yield* streamOf([`${body}MANIFEST ${m.digest}\nc1|1|"4,210"\nEND_EVI1\n`], { manifestDigest: other })),
@@ -461,6 +476,11 @@ describe("AnswerStream: the appendix", () => {
       assert.strictEqual(error.omitted, 1)
       assert.deepStrictEqual(error.issues[0], { _tag: "Evi1MissingEvidence", line: 1, claimId: "c1", source: 1 })
       assert.deepStrictEqual(error.issues[1], { _tag: "Evi1MissingEvidence", line: 1, claimId: "c3", source: 1 })
+      // Exactly 100 missing: all listed, none omitted.
+      const hundred = Array.from({ length: 101 }, (_, i) => `S${i}.[1]{c${i + 1}}`).join(" ")
+      const exact = errorOf(yield* streamOf([`${hundred}\nEVI1\nMANIFEST ${m.digest}\nc2|1|"4,210"\nEND_EVI1\n`]))
+      assert.strictEqual(exact.issues.length, 100)
+      assert.notProperty(exact, "omitted")
       const few = errorOf(yield* streamOf([`A.[1]{c1} B.[1][2]{c2}\nEVI1\nMANIFEST ${m.digest}\nc2|1|"4,210"\nEND_EVI1\n`]))
       assert.deepStrictEqual(few, {
         _tag: "Evi1Invalid",
