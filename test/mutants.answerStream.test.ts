@@ -533,3 +533,14 @@ describe("AnswerStream: the end", () => {
       ])
     }).pipe(Effect.provide(streamLayer({ deadlineMs: 1000 }))))
 })
+
+describe("AnswerStream: events as JSON", () => {
+  it.effect("decodeEvent reads what encodeEvent writes, strictly: an unknown key is refused", () =>
+    Effect.gen(function*() {
+      const m = yield* manifest
+      const events = yield* streamOf([`Up 4,210.[1]{c1}\nEVI1\nMANIFEST ${m.digest}\nc1|1|"4,210"\nEND_EVI1\n`])
+      for (const event of events) assert.deepStrictEqual(AnswerStream.decodeEvent(AnswerStream.encodeEvent(event)), event)
+      const done = JSON.parse(AnswerStream.encodeEvent(events.at(-1)!))
+      assert.throws(() => AnswerStream.decodeEvent(JSON.stringify({ ...done, extra: 1 })))
+    }))
+})
