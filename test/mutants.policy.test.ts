@@ -241,6 +241,21 @@ describe("Trust.loadExtraCa", () => {
       })
     }))
 
+  it.scoped("the CA file is closed after each read, whether it is accepted or refused", () =>
+    Effect.gen(function*() {
+      const pki = yield* makePki
+      const good = yield* writeFile(pki.directory, "good.pem", pki.ca)
+      const bad = yield* writeFile(pki.directory, "bad.pem", "not a certificate")
+      const openFiles = () => Effect.promise(() => fsp.readdir("/proc/self/fd")).pipe(Effect.map((fds) => fds.length))
+      const before = yield* openFiles()
+      for (let i = 0; i < 40; i++) {
+        yield* loadExtraCa({ caFile: good })
+        yield* Effect.either(loadExtraCa({ caFile: bad }))
+      }
+      // 80 reads: a leaked descriptor each would show; a few may come and go with the test runner itself.
+      assert.isBelow((yield* openFiles()) - before, 10)
+    }))
+
   it.scoped("a FIFO is refused without waiting for a writer", () =>
     Effect.gen(function*() {
       const directory = yield* tempDirectory
