@@ -124,6 +124,13 @@ describe("checkResponse: framing and coding headers", () => {
       assert.strictEqual((yield* refusal(200, [["content-type", "image/png"], ...all.slice(2)]))._tag, "UnsupportedContentEncoding")
       assert.strictEqual((yield* refusal(200, [["content-type", "image/png"], ...all.slice(3)]))._tag, "UnsupportedContentType")
       assert.strictEqual((yield* refusal(200, [text, ...all.slice(3)]))._tag, "TooLarge")
+      // A repeated Content-Length is refused as repeated, before the codings are looked at.
+      assert.deepStrictEqual(yield* refusal(200, [text, ["content-length", "5, 5"], ["content-encoding", "gzip"]]), {
+        _tag: "AmbiguousHeader",
+        source,
+        header: "content-length",
+        value: "5, 5"
+      })
     }))
 })
 
