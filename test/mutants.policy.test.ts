@@ -107,6 +107,13 @@ describe("AddressPolicy: the explicit denies and the test-mode address", () => {
     assert.strictEqual(addressProblem("168.63.129.16", { allowLoopbackHttp: false }), "cloud metadata (Azure WireServer)")
   })
 
+  it("test mode reaches 127.0.0.1 and nothing else", () => {
+    assert.isUndefined(addressProblem("127.0.0.1", { allowLoopbackHttp: true }))
+    for (const address of ["127.0.0.2", "::1", "::ffff:127.0.0.1", "::7f00:1", "93.184.215.14"]) {
+      assert.strictEqual(addressProblem(address, { allowLoopbackHttp: true }), "in test mode only 127.0.0.1 may be reached", address)
+    }
+  })
+
   it("not an IP literal in either mode", () => {
     for (const address of ["", "127.0.0.1.", "127.000.000.001", "1.2.3", "[::1]", "::ffff:127.0.0.01"]) {
       assert.strictEqual(addressProblem(address, { allowLoopbackHttp: false }), "not an IP address", address)
