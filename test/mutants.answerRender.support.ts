@@ -10,7 +10,7 @@ export const shaA = "a1".repeat(32) as Sha256Hex
 export const shaB = "b2".repeat(32) as Sha256Hex
 export const at = "2026-10-01T09:30:00.000Z" as Rfc3339Utc
 
-const citation = (source: string, sha: string, quote: string) => ({ source, captureSha256: sha, quote })
+const citation = (source: string, sha: Sha256Hex, quote: string) => ({ source, captureSha256: sha, quote })
 
 export const grounded: VerifiedAnswer = {
   format: "citegate.verified-answer/1",

@@ -37,21 +37,21 @@ const config = { sources: [A, B, MISSING], labels: ["unused"] } as unknown as Pi
 const manifestOf = Manifest.make(config).pipe(Effect.provide(MemoryStore.layer({ records: [recordA, recordB] }).pipe(Layer.orDie)))
 
 const char = (document_index: number, cited_text: string, start: number, end: number) => ({
-  type: "char_location",
+  type: "char_location" as const,
   cited_text,
   document_index,
   start_char_index: start,
   end_char_index: end
 })
 const page = (document_index: number, start: number, end: number) => ({
-  type: "page_location",
+  type: "page_location" as const,
   cited_text: "alpha",
   document_index,
   start_page_number: start,
   end_page_number: end
 })
 const block = (document_index: number, start: number, end: number) => ({
-  type: "content_block_location",
+  type: "content_block_location" as const,
   cited_text: "alpha",
   document_index,
   start_block_index: start,
