@@ -5,7 +5,7 @@
  * decisions with every field of the result and of each failure.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, Layer, Tracer } from "effect"
 import * as Answer from "../src/answer/Answer.js"
 import { type BoundAnswer, limits } from "../src/answer/Records.js"
 import type { PipelineConfig } from "../src/Config.js"
@@ -447,4 +447,38 @@ describe("Answers.verify under verify.matching normalized/1", () => {
         ["end", [mismatch(2, 17)]]
       ])
     }).pipe(Effect.provide(normalizedLayer)))
+})
+
+describe("mixed citations and the trace", () => {
+  it.effect("one numbered citation anywhere (another claim, or beside a URL citation) requires the manifest", () =>
+    Effect.gen(function*() {
+      const manifest = yield* manifestOf
+      const byUrl = { source: A, captureSha256: recordA.sha256, quote: "beta" }
+      const unnamed = new StaleManifest({ named: null, current: manifest.digest })
+      const otherClaim = answerJson({
+        claims: [
+          { id: "c1", text: "Beta.", citations: [byUrl] },
+          { id: "c2", text: "Beta.", citations: [{ source: 1, quote: "beta" }] }
+        ]
+      })
+      assert.deepStrictEqual(left(Answer.fromJson(otherClaim, manifest)), unnamed)
+      const sameClaim = answerJson({ claims: [{ id: "c1", text: "Beta.", citations: [byUrl, { source: 1, quote: "beta" }] }] })
+      assert.deepStrictEqual(left(Answer.fromJson(sameClaim, manifest)), unnamed)
+    }))
+
+  it.effect("verify runs in a span named Answers.verify", () =>
+    Effect.gen(function*() {
+      const names: Array<string> = []
+      const base = yield* Effect.tracer
+      const recording = Tracer.make({
+        span: (name, ...rest) => {
+          names.push(name)
+          return base.span(name, ...rest)
+        },
+        context: base.context
+      })
+      const answers = yield* answersWith({ mode: "drop", uncited: "report" })
+      yield* answers.verify(bound([{ id: "c1", text: "Gamma.", citations: [cite(A, "gamma")] }])).pipe(Effect.withTracer(recording))
+      assert.include(names, "Answers.verify")
+    }))
 })
