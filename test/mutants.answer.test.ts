@@ -482,3 +482,32 @@ describe("mixed citations and the trace", () => {
       assert.include(names, "Answers.verify")
     }))
 })
+
+describe("citegate.answer/1 records (Records.ts)", () => {
+  it.effect("ranges are non-empty (end exclusive); at most 100 citations a claim; unknown keys at every level refused", () =>
+    Effect.gen(function*() {
+      const manifest = yield* manifestOf
+      const claim = (citations: ReadonlyArray<object>, extra: object = {}) => ({ id: "c1", text: "Beta.", citations, ...extra })
+      const byUrl = (extra: object = {}) => ({ source: A, captureSha256: recordA.sha256, quote: "beta", ...extra })
+      const decodes = (fields: object) => Either.isRight(Answer.fromJson(answerJson(fields), manifest))
+      const refusedAt = (fields: object) => invalidPaths(Answer.fromJson(answerJson(fields), manifest))
+      assert.isTrue(decodes({ claims: [claim([byUrl({ chars: { start: 6, end: 7 }, page: { start: 1, end: 2 }, blocks: { start: 0, end: 1 } })])] }))
+      for (const key of ["chars", "page", "blocks"]) {
+        const start = key === "page" ? 1 : 0
+        assert.isFalse(decodes({ claims: [claim([byUrl({ [key]: { start, end: start } })])] }), `${key} empty`)
+      }
+      assert.isFalse(decodes({ claims: [claim([byUrl({ page: { start: 0, end: 1 } })])] }), "pages from 1")
+      assert.isTrue(decodes({ claims: [claim(Array.from({ length: 100 }, () => byUrl()))] }))
+      assert.deepStrictEqual(refusedAt({ claims: [claim(Array.from({ length: 101 }, () => byUrl()))] }), [["claims", 0, "citations"]])
+      assert.deepStrictEqual(refusedAt({ claims: [claim([byUrl()], { note: 1 })] }), [["claims", 0, "note"]])
+      assert.deepStrictEqual(refusedAt({ claims: [claim([byUrl()])], note: 1 }), [["note"]])
+      assert.deepStrictEqual(refusedAt({ claims: [claim([byUrl()], { id: "x".repeat(201) })] }), [["claims", 0, "id"]])
+      assert.isTrue(decodes({ claims: [claim([byUrl()], { id: "x".repeat(200) })] }))
+    }))
+})
+
+const invalidPaths = <A>(either: Either.Either<A, unknown>) => {
+  const error = left(either)
+  assert.instanceOf(error, InvalidAnswer)
+  return [...new Set((error as InvalidAnswer).issues.map((i) => JSON.stringify(i.path)))].map((p) => JSON.parse(p))
+}
