@@ -5,9 +5,9 @@
  * decisions with every field of the result and of each failure.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Layer, Tracer } from "effect"
+import { Effect, Either, Layer, Schema, Tracer } from "effect"
 import * as Answer from "../src/answer/Answer.js"
-import { type BoundAnswer, limits } from "../src/answer/Records.js"
+import { Answer as AnswerSchema, type BoundAnswer, limits } from "../src/answer/Records.js"
 import type { PipelineConfig } from "../src/Config.js"
 import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
 import {
@@ -511,3 +511,14 @@ const invalidPaths = <A>(either: Either.Either<A, unknown>) => {
   assert.instanceOf(error, InvalidAnswer)
   return [...new Set((error as InvalidAnswer).issues.map((i) => JSON.stringify(i.path)))].map((p) => JSON.parse(p))
 }
+
+describe("the exported answer Schema", () => {
+  it("is strict on its own, for callers that decode without options", () => {
+    const claim = { id: "c1", text: "Beta.", citations: [{ source: 1, quote: "beta" }] }
+    const decode = Schema.decodeUnknownEither(AnswerSchema)
+    assert.isTrue(Either.isRight(decode({ format: "citegate.answer/1", claims: [claim] })))
+    assert.isTrue(Either.isLeft(decode({ format: "citegate.answer/1", claims: [claim], note: 1 })))
+    assert.isTrue(Either.isLeft(decode({ format: "citegate.answer/1", claims: [{ ...claim, note: 1 }] })))
+    assert.isTrue(Either.isLeft(decode({ format: "citegate.answer/1", claims: [{ ...claim, citations: [{ source: 1, quote: "beta", note: 1 }] }] })))
+  })
+})

@@ -483,8 +483,8 @@ export const toAnswer = (
     pendingLine = line
     const citations: Array<Citation> = []
     for (const n of segment.sources) {
-      const entry = manifest.sources[n - 1]
-      if (entry === undefined || n < 1) {
+      const entry = manifest.sources[n - 1] // none for 0 or past the end
+      if (entry === undefined) {
         issues.push({ _tag: "Evi1SourceOutOfRange", line: segment.line, claimId: segment.claimId, source: n, sources: manifest.sources.length })
       } else if (entry.status !== "captured") {
         issues.push({ _tag: "Evi1SourceUnavailable", line: segment.line, claimId: segment.claimId, source: n, url: entry.source })
