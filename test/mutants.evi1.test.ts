@@ -67,6 +67,12 @@ describe("body markers (parseLine)", () => {
     assert.deepStrictEqual(Evi1.parseLine("a[1]{c1]", 1).segments, [text("a[1]{c1]")])
   })
 
+  it("digits are 0 to 9 only; a claim marker starts with {", () => {
+    assert.deepStrictEqual(Evi1.parseLine("a[1a]{c1}", 1), { segments: [text("a[1a]{c1}")], issues: [{ _tag: "Evi1OrphanMarker", line: 1, claimId: "c1" }] })
+    assert.deepStrictEqual(Evi1.parseLine("a[1]{c1a}", 1), { segments: [text("a[1]{c1a}")], issues: [] })
+    assert.deepStrictEqual(Evi1.parseLine("a[1]Xc1}", 1), { segments: [text("a[1]Xc1}")], issues: [] })
+  })
+
   it("issues: a repeated source in a group; orphan claim markers, each once", () => {
     assert.deepStrictEqual(Evi1.parseLine("a.[2][1][2]{c4}", 5), {
       segments: [text("a."), citeSeg([2, 1, 2], "c4", 5)],

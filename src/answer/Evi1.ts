@@ -176,10 +176,10 @@ const parseEvidenceLine = (line: string, lineNo: number): Either.Either<Evidence
     if (c === 92) {
       const next = line[i + 1]
       if (i + 1 >= end) return Either.left("the quote ends with an unfinished escape")
-      quote += line.slice(runStart, i) + (next === "n" ? "\n" : next === "\"" ? "\"" : next === "\\" ? "\\" : "")
       if (next !== "n" && next !== "\"" && next !== "\\") {
         return Either.left(`unknown escape \\${next} (only \\", \\\\ and \\n)`)
       }
+      quote += line.slice(runStart, i) + (next === "n" ? "\n" : next)
       i++
       runStart = i + 1
     }
