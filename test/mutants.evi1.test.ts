@@ -71,6 +71,9 @@ describe("body markers (parseLine)", () => {
     assert.deepStrictEqual(Evi1.parseLine("a[1a]{c1}", 1), { segments: [text("a[1a]{c1}")], issues: [{ _tag: "Evi1OrphanMarker", line: 1, claimId: "c1" }] })
     assert.deepStrictEqual(Evi1.parseLine("a[1]{c1a}", 1), { segments: [text("a[1]{c1a}")], issues: [] })
     assert.deepStrictEqual(Evi1.parseLine("a[1]Xc1}", 1), { segments: [text("a[1]Xc1}")], issues: [] })
+    // Below "0" as well: "." and "/" are no digits.
+    assert.deepStrictEqual(Evi1.parseLine("a[1.]{c1}", 1), { segments: [text("a[1.]{c1}")], issues: [{ _tag: "Evi1OrphanMarker", line: 1, claimId: "c1" }] })
+    assert.deepStrictEqual(Evi1.parseLine("a[1]{c1/}", 1), { segments: [text("a[1]{c1/}")], issues: [] })
   })
 
   it("issues: a repeated source in a group; orphan claim markers, each once", () => {
