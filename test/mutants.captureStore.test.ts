@@ -152,6 +152,15 @@ describe("CaptureStore: the serialisation in pieces", () => {
   })
 })
 
+describe("CaptureStore: limits", () => {
+  it("the default caps: 400 MiB of record (a 64 MiB body escapes to at most 6 times its size), 64 MiB of body", () => {
+    assert.strictEqual(CaptureStore.defaultMaxRecordBytes, 419_430_400)
+    assert.strictEqual(CaptureStore.defaultMaxBodyBytes, 67_108_864)
+    assert.strictEqual(CaptureStore.partialPrefix, ".partial-")
+    assert.strictEqual(CaptureStore.bodyFileName("ab"), "ab.body")
+  })
+})
+
 describe("CaptureStore: write(2) calls", () => {
   it.scoped("a small record: create read-only, one write, fsync, close, link, unlink", () =>
     Effect.gen(function*() {
