@@ -1,0 +1,82 @@
+/**
+ * Follow-up tests for the mutation run of `src/internal/multiSearch.ts` (docs/testing.md): the
+ * units of work a search reports, hand-counted on tiny inputs. Results alone cannot tell a search
+ * that charges its work correctly from one that does not, yet the work drives everything a
+ * caller relies on: a step returns after about `budget` units (so a verification yields to timers
+ * and meets its deadline), and the fast paths hand over to Knuth-Morris-Pratt once their budget
+ * is spent (so the worst case stays linear).
+ *
+ * The cost model, from the module's documentation: a native `indexOf` call costs the code units
+ * it skips, plus the probe's length, plus 8 (`callCost`); a confirmation with `startsWith` costs
+ * the snippet's length; a search that finds nothing more costs the code units left; preparing
+ * Knuth-Morris-Pratt costs twice the snippet's length, and each text code unit it reads costs 1.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { probeLength, type SearchOptions, start } from "../src/internal/multiSearch.js"
+
+/** Every step's reported work, stepping by `budget` until done, and the results. */
+const steps = (text: string, snippets: ReadonlyArray<string>, budget: number, options?: SearchOptions) => {
+  const search = start(text, snippets, options)
+  const work: Array<number> = []
+  while (!search.done) work.push(search.step(budget))
+  return { work, results: search.results() }
+}
+
+const all = Number.MAX_SAFE_INTEGER
+
+describe("multiSearch: work, hand-counted", () => {
+  it("the native path: each indexOf call and the scan to the end", () => {
+    // "bc" in "abcabc": a call finds 1 (1 skipped + 2 + 8 = 11), a call finds 4 (2 skipped + 10 = 12),
+    // a last call finds nothing (1 code unit left).
+    assert.deepStrictEqual(steps("abcabc", ["bc"], all), { work: [24], results: [{ start: 1, occurrences: 2 }] })
+    // Stepped by 1: one call per step, and one more step to learn that every snippet is done.
+    assert.deepStrictEqual(steps("abcabc", ["bc"], 1).work, [11, 12, 1, 1])
+    // Nothing found at all: the whole text.
+    assert.deepStrictEqual(steps("abcabc", ["x"], all), { work: [6], results: [undefined] })
+    // A step always reports at least one unit, also for a text with nothing left to read.
+    assert.deepStrictEqual(steps("", ["x"], all), { work: [1], results: [undefined] })
+  })
+
+  it("a snippet longer than the probe: each candidate also costs its confirmation", () => {
+    assert.strictEqual(probeLength, 64)
+    // 65 a's in 66: candidates at 0, 1 (both confirmed) and 2 (not: 64 left); each costs
+    // 64 + 8 + 65 = 137; then 63 code units left are scanned.
+    const snippet = "a".repeat(65)
+    const text = "a".repeat(66)
+    assert.deepStrictEqual(steps(text, [snippet], all), { work: [3 * 137 + 63], results: [{ start: 0, occurrences: 2 }] })
+    // A snippet of exactly the probe's length is not confirmed: 64 + 8 per candidate.
+    const exact = "a".repeat(64)
+    assert.deepStrictEqual(steps(text, [exact], all), { work: [3 * 72 + 63], results: [{ start: 0, occurrences: 3 }] })
+  })
+
+  it("Knuth-Morris-Pratt only: the table (2 per snippet code unit), then 1 per text code unit", () => {
+    assert.deepStrictEqual(steps("abcabc", ["bc"], all, { fastPathFactor: 0 }), { work: [4 + 6], results: [{ start: 1, occurrences: 2 }] })
+    // Stepped by 1: the table and one code unit, then one code unit per step.
+    assert.deepStrictEqual(steps("abcabc", ["bc"], 1, { fastPathFactor: 0 }).work, [5, 1, 1, 1, 1, 1, 1])
+    // Stepped by 3: the table (4) already passes the budget, so one code unit; then 3 at a time; the
+    // last step reads 2, under its budget, so it also learns that every snippet is done.
+    assert.deepStrictEqual(steps("abcabc", ["bc"], 3, { fastPathFactor: 0 }).work, [5, 3, 2])
+  })
+
+  it("the native path hands over to Knuth-Morris-Pratt once its budget is spent", () => {
+    // factor 0.001: the budget is 0.001 × (6 + 2 + 4096) ≈ 4.1 units, spent by the first call (10).
+    // The first call finds 1 (11 units); Knuth-Morris-Pratt goes on from 2: its table (4) and 4 code units.
+    assert.deepStrictEqual(steps("abcabc", ["bc"], all, { fastPathFactor: 0.001 }), { work: [11 + 4 + 4], results: [{ start: 1, occurrences: 2 }] })
+    assert.deepStrictEqual(steps("abcabc", ["bc"], 1, { fastPathFactor: 0.001 }).work, [11, 5, 1, 1, 1, 1])
+    // factor 0.003: about 12.3 units, so a second call (20 units charged) before the hand-over, which
+    // then reads the 1 code unit after the second occurrence.
+    assert.deepStrictEqual(steps("abcabc", ["bc"], all, { fastPathFactor: 0.003 }), { work: [11 + 12 + 4 + 1], results: [{ start: 1, occurrences: 2 }] })
+  })
+
+  it("several snippets: each searched in turn within one step's budget", () => {
+    // "bc" (24, as above) then "ca": found at 2 (2 skipped + 10), then nothing in the 3 left.
+    assert.deepStrictEqual(steps("abcabc", ["bc", "ca"], all), {
+      work: [24 + 12 + 3],
+      results: [{ start: 1, occurrences: 2 }, { start: 2, occurrences: 1 }]
+    })
+    // The same snippet twice is searched once.
+    assert.deepStrictEqual(steps("abcabc", ["bc", "bc"], all).work, [24])
+    // The empty snippet occurs at every position and costs nothing.
+    assert.deepStrictEqual(steps("abcabc", ["", "bc"], all), { work: [24], results: [{ start: 0, occurrences: 7 }, { start: 1, occurrences: 2 }] })
+  })
+})
