@@ -102,6 +102,57 @@ describe("Nearest: planted passages, hand-counted scores", () => {
   })
 })
 
+describe("Nearest: the coarse pass and the fine pass", () => {
+  it("a passage whose trigrams rank below a decoy's is still aligned: fineCandidates blocks are", () => {
+    assert.strictEqual(fineCandidates, 3)
+    // The decoy holds nearly all of the snippet's trigrams, in another order (its halves swapped):
+    // the coarse pass ranks its blocks first, yet its edit distance is large. The passage with 4
+    // edits, spread so that each removes 3 trigrams, ranks below it.
+    const swapped = snippet.slice(24) + " " + snippet.slice(0, 23)
+    const best = edited([4, 14, 26, 38])
+    let capture = filler(300, 21) + swapped + " " + filler(300, 22)
+    const at = capture.length
+    capture += best + " " + filler(300, 24)
+    assert.deepStrictEqual(findNearest(capture, snippet), { method: "fuzzy", score: rounded(1 - 4 / 47), span: { start: at, end: at + 47 }, text: best })
+  })
+
+  it("of two equally good passages, the first one in the text is reported", () => {
+    const twin = edited([20])
+    let capture = filler(300, 31)
+    const at = capture.length
+    capture += twin + " " + filler(300, 32) + twin + " " + filler(300, 33)
+    assert.deepStrictEqual(findNearest(capture, snippet), { method: "fuzzy", score: rounded(1 - 1 / 47), span: { start: at, end: at + 47 }, text: twin })
+  })
+
+  it("the fine pass aligns a margin of a quarter snippet around the window, so a stretched passage is whole", () => {
+    // A 200-unit snippet; its passage has "zz " inserted after every 20th code unit (10 times):
+    // 230 code units, 30 edits. A coarse window of 200 lies inside it; only the margin (58 each
+    // side) lets the alignment reach both of its ends.
+    const next = random(5)
+    const vocabulary = ["net", "sales", "rose", "in", "the", "third", "quarter", "units", "margin", "growth"]
+    let source = ""
+    while (source.length < 200) source += vocabulary[Math.floor(next() * vocabulary.length)] + " "
+    const pattern = source.slice(0, 200)
+    let stretched = ""
+    for (let k = 0; k < 200; k += 20) stretched += pattern.slice(k, k + 20) + "zz "
+    assert.strictEqual(stretched.length, 230)
+    stretched = stretched.slice(0, 227) // the last insertion dropped: 227 units, 27 edits
+    let capture = filler(600, 41)
+    const at = capture.length
+    capture += stretched + " " + filler(600, 42)
+    const found = findNearest(capture, pattern)!
+    assert.deepStrictEqual(found.span, { start: at, end: at + 227 })
+    // One insertion lands before a space ("rose" "zz " " net"): normalised, the doubled space is one,
+    // so 26 edits in 226 normalised code units.
+    assert.strictEqual(found.score, rounded(1 - 26 / 226))
+  })
+
+  it("an alignment of no code units is no passage, even with a minimum score of 0", () => {
+    // 10 ≤ 2 × 8: the text is aligned whole, and no code unit of it is worth keeping.
+    assert.isUndefined(findNearest("qqqqqqqqqq", "abcdefgh", { minScore: 0 }))
+  })
+})
+
 describe("Nearest: bounds", () => {
   it("fuzzy search for normalised snippets of minFuzzyLength to maxFuzzyLength code units, both included", () => {
     assert.strictEqual(minFuzzyLength, 8)
