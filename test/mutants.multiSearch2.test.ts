@@ -79,4 +79,88 @@ describe("multiSearch: work, hand-counted", () => {
     // The empty snippet occurs at every position and costs nothing.
     assert.deepStrictEqual(steps("abcabc", ["", "bc"], all), { work: [24], results: [{ start: 0, occurrences: 7 }, { start: 1, occurrences: 2 }] })
   })
+
+  it("the one pass: each window, each probe of an occupied slot, each confirmation", () => {
+    // 20 a's; snippets of 8 and 9 a's share one prefix hash (the window is 8, the shorter length).
+    // Each of the 13 windows: the occupied slot probed (1), both snippets confirmed (8 + 8 and
+    // 9 + 8), the window itself (1): 35 units.
+    const text = "a".repeat(20)
+    const snippets = ["a".repeat(8), "a".repeat(9)]
+    assert.deepStrictEqual(steps(text, snippets, all, { onePass: true }), {
+      work: [13 * 35],
+      results: [{ start: 0, occurrences: 13 }, { start: 0, occurrences: 12 }]
+    })
+    // Stepped by 35: one window per step; the last one also ends the pass, and a last step learns
+    // that every snippet is done.
+    assert.deepStrictEqual(steps(text, snippets, 35, { onePass: true }).work, [...new Array(13).fill(35), 1])
+  })
+
+  it("the one pass abandoned once its confirmations pass their budget: each snippet on its own", () => {
+    // factor 0.001: the budget is 0.001 × (20 + 17 + 4096) ≈ 4.1, passed by the first window's
+    // confirmations (34): that window's 35 units, then each snippet alone, also with factor 0.001:
+    // "a" × 8 one indexOf call (8 + 8 = 16 units), then Knuth-Morris-Pratt from 1 (16 + 19);
+    // "a" × 9 one call (9 + 8 = 17), then Knuth-Morris-Pratt from 1 (18 + 19).
+    const text = "a".repeat(20)
+    const snippets = ["a".repeat(8), "a".repeat(9)]
+    assert.deepStrictEqual(steps(text, snippets, all, { onePass: true, fastPathFactor: 0.001 }), {
+      work: [35 + 16 + 35 + 17 + 37],
+      results: [{ start: 0, occurrences: 13 }, { start: 0, occurrences: 12 }]
+    })
+  })
+
+  it("a text shorter than the one pass's window: done at once, nothing found", () => {
+    assert.deepStrictEqual(steps("a".repeat(7), ["a".repeat(8), "a".repeat(9)], all, { onePass: true }), {
+      work: [1],
+      results: [undefined, undefined]
+    })
+  })
+
+  it("the budgets' edges: what they are made of decides where a fast path hands over", () => {
+    const text = "a".repeat(20)
+    const snippets = ["a".repeat(8), "a".repeat(9)]
+    // The native path's budget is factor × (text + snippet + 4096): 0.00776 × 4124 ≈ 32.002, so two
+    // calls (16 units each) stay under it and a third is made (48), then Knuth-Morris-Pratt from 3
+    // (16 + 17). Without the snippet's length in it (≈ 31.94) it would hand over after two.
+    assert.deepStrictEqual(steps(text, [snippets[0]!], all, { fastPathFactor: 0.00776 }), {
+      work: [48 + 33],
+      results: [{ start: 0, occurrences: 13 }]
+    })
+    // The one pass's budget is factor × (text + all snippets + 4096): 0.00824 × 4133 ≈ 34.06. The
+    // first window's confirmations (34, counting the probed slot and 8 per call) stay under it, the
+    // second's pass it: two windows (70). Then "a" × 8 alone: three calls (48; its own budget is
+    // ≈ 33.98), Knuth-Morris-Pratt from 3 (16 + 17); "a" × 9: two calls (34), then from 2 (18 + 18).
+    assert.deepStrictEqual(steps(text, snippets, all, { onePass: true, fastPathFactor: 0.00824 }), {
+      work: [70 + 48 + 33 + 34 + 36],
+      results: [{ start: 0, occurrences: 13 }, { start: 0, occurrences: 12 }]
+    })
+    // 0.0404 × 4133 ≈ 166.97: passed by the fifth window (5 × 34 = 170): 175 units. Then "a" × 8:
+    // eleven calls (176; budget ≈ 166.6), from 11 (16 + 9); "a" × 9: ten calls (170; ≈ 166.65), from
+    // 10 (18 + 10).
+    assert.deepStrictEqual(steps(text, snippets, all, { onePass: true, fastPathFactor: 0.0404 }), {
+      work: [175 + 176 + 25 + 170 + 28],
+      results: [{ start: 0, occurrences: 13 }, { start: 0, occurrences: 12 }]
+    })
+  })
+
+  it("the one pass reads a text exactly as long as its window", () => {
+    assert.deepStrictEqual(steps("abcdefgh", ["abcdefgh", "abcdefghi"], all, { onePass: true }).results, [{ start: 0, occurrences: 1 }, undefined])
+  })
+})
+
+describe("multiSearch: when the one pass is chosen", () => {
+  // 32 absent snippets of 8 code units: searched one by one, each costs one indexOf call that finds
+  // nothing, the whole text; one pass costs about one unit per window instead.
+  const absent = (count: number) => Array.from({ length: count }, (_, i) => `#${String(i).padStart(7, "0")}`)
+  const text = "x".repeat(64 * 1024)
+
+  it("from 32 snippets and 64 KiB of text on", () => {
+    const [work] = steps(text, absent(32), all).work
+    assert.isBelow(work!, 4 * text.length)
+  })
+
+  it("not for 31 snippets, nor for a text one code unit shorter", () => {
+    assert.deepStrictEqual(steps(text, absent(31), all).work, [31 * text.length])
+    const shorter = text.slice(1)
+    assert.deepStrictEqual(steps(shorter, absent(32), all).work, [32 * shorter.length])
+  })
 })
