@@ -164,3 +164,14 @@ describe("multiSearch: when the one pass is chosen", () => {
     assert.deepStrictEqual(steps(shorter, absent(32), all).work, [32 * shorter.length])
   })
 })
+
+describe("multiSearch: Knuth-Morris-Pratt's table", () => {
+  it("a border that is itself reached through a shorter border (aabaaa: the last border is 2, via 1)", () => {
+    // Occurrences at 0 and 4: after the first match the search falls back to the border "aa".
+    // A table that falls back to 0 instead of the next shorter border says the last border is 1
+    // and misses the second occurrence.
+    for (const budget of [1, 3, all]) {
+      assert.deepStrictEqual(steps("aabaaabaaa", ["aabaaa"], budget, { fastPathFactor: 0 }).results, [{ start: 0, occurrences: 2 }])
+    }
+  })
+})
