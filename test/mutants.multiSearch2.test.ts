@@ -175,3 +175,25 @@ describe("multiSearch: Knuth-Morris-Pratt's table", () => {
     }
   })
 })
+
+describe("multiSearch: the one pass's table of prefix hashes", () => {
+  // Restated from src/internal/multiSearch.ts (like the collision test): the prefix hash and the
+  // slot of a hash in the open-addressing table. Should either change, the precondition below
+  // fails first and says so.
+  const prefixHash = (s: string, window: number) => {
+    let h = 0
+    for (let j = 0; j < window; j++) h = (Math.imul(h, 0x01000193) + s.charCodeAt(j)) | 0
+    return h
+  }
+  const slotOf = (h: number, mask: number) => (h ^ (h >>> 15)) & mask
+
+  it("a probe stops at the slot that holds its hash, also inside a cluster of occupied slots", () => {
+    const a = "aaaaaaaa"
+    const b = "aaaaaaab"
+    // Two snippets: a table of 16 slots; b sits in the slot right after a's.
+    assert.strictEqual(slotOf(prefixHash(b, 8), 15), (slotOf(prefixHash(a, 8), 15) + 1) & 15, "precondition: adjacent slots")
+    // One window: a's slot probed (1), a confirmed (8 + 8), the window (1). Probing on past the
+    // slot that matched would also charge b's slot.
+    assert.deepStrictEqual(steps(a, [a, b], all, { onePass: true }), { work: [18], results: [{ start: 0, occurrences: 1 }, undefined] })
+  })
+})
