@@ -142,6 +142,18 @@ describe("multiSearch: work, hand-counted", () => {
     })
   })
 
+  it("the one pass is abandoned only once its confirmations pass their budget, not when they reach it", () => {
+    // 4,591 a's and the two snippets: the budget is factor × (4,591 + 17 + 4,096) = 8,704 / 256 = 34
+    // exactly, which the first window's confirmations (34) reach and the second's (68) pass: two
+    // windows (70). Then "a" × 8 alone: three calls (48; its budget 8,695 / 256 ≈ 33.96), from 3
+    // (16 + 4,588); "a" × 9: two calls (34; ≈ 33.97), from 2 (18 + 4,589).
+    const text = "a".repeat(4_591)
+    assert.deepStrictEqual(steps(text, ["a".repeat(8), "a".repeat(9)], all, { onePass: true, fastPathFactor: 1 / 256 }), {
+      work: [70 + 48 + 4_604 + 34 + 4_607],
+      results: [{ start: 0, occurrences: 4_584 }, { start: 0, occurrences: 4_583 }]
+    })
+  })
+
   it("the one pass reads a text exactly as long as its window", () => {
     assert.deepStrictEqual(steps("abcdefgh", ["abcdefgh", "abcdefghi"], all, { onePass: true }).results, [{ start: 0, occurrences: 1 }, undefined])
   })
