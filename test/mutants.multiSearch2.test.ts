@@ -74,6 +74,9 @@ describe("multiSearch: work, hand-counted", () => {
       work: [24 + 12 + 3],
       results: [{ start: 1, occurrences: 2 }, { start: 2, occurrences: 1 }]
     })
+    // Stepped by 30: "bc" is done after 24, and "ca" gets what is left of the step (6): one call
+    // (12). The next step finishes "ca" (3).
+    assert.deepStrictEqual(steps("abcabc", ["bc", "ca"], 30).work, [36, 3])
     // The same snippet twice is searched once.
     assert.deepStrictEqual(steps("abcabc", ["bc", "bc"], all).work, [24])
     // The empty snippet occurs at every position and costs nothing.
