@@ -123,7 +123,8 @@ const run = async () => {
         if (item.hasEOL) text += "\\n"
       }
       page.cleanup()
-      characters += text.length + 1
+      // The text is the pages joined by one form feed: a break before every page but the first.
+      characters += text.length + (number > 1 ? 1 : 0)
       if (characters > job.maxCharacters) return { _tag: "tooManyCharacters" }
       pages.push(text)
     }
