@@ -76,21 +76,32 @@ describe("pdf/1: the header and end-marker windows", () => {
       yield* failed(Buffer.from("%PDF%%EOF"), "malformed", noHeader)
     }))
 
+  /** `bytes` as a view at offset `before` into a fresh buffer of its own (not Node's shared pool), `fill` around it. */
+  const viewOf = (bytes: Uint8Array, before: number, fill: string) => {
+    const backing = new Uint8Array(before + bytes.length + fill.length)
+    backing.set(Buffer.from(fill.repeat(Math.ceil(before / fill.length)).slice(0, before), "latin1"), 0)
+    backing.set(bytes, before)
+    backing.set(Buffer.from(fill, "latin1"), before + bytes.length)
+    return backing.subarray(before, before + bytes.length)
+  }
+
   it.effect("the windows are the body's own bytes, also when it is a view into a larger buffer", () =>
     Effect.gen(function*() {
-      // The underlying buffer starts with a header and ends with a marker; the view has neither.
-      const whole = Buffer.from("%PDF-1.4\n" + "x".repeat(100) + "\n%%EOF")
-      yield* failed(whole.subarray(9), "malformed", noHeader)
-      yield* failed(whole.subarray(0, whole.length - 6), "truncated", noEnd)
+      // The buffer around the view holds a header and a marker; the view has neither.
+      const body = Buffer.from("x".repeat(100))
+      yield* failed(viewOf(body, 9, "%PDF-%%EOF"), "malformed", noHeader)
+      yield* failed(viewOf(Buffer.from("%PDF-1.4\n" + "x".repeat(100)), 9, "%PDF-%%EOF"), "truncated", noEnd)
     }))
 
   it.live("a view into a larger buffer is extracted from its own bytes, and left intact", () =>
     Effect.gen(function*() {
-      const whole = Buffer.concat([Buffer.from("junk"), pdf, Buffer.from("junk")])
-      const view = whole.subarray(4, 4 + pdf.length)
+      const view = viewOf(pdf, 4, "junk")
       const extracted = yield* extract(view)
       assert.strictEqual(extracted.text, "x")
       assert.isTrue(Buffer.from(view).equals(pdf))
+      // Views longer than a KiB, so that the end window starts past the view's first byte.
+      assert.strictEqual((yield* extract(viewOf(Buffer.concat([pdf, tail(1018)]), 4, "junk"))).text, "x")
+      yield* failed(viewOf(Buffer.concat([pdf, tail(1019)]), 4, "%%EOF"), "truncated", noEnd)
     }))
 })
 
