@@ -163,20 +163,16 @@ const runJob = <A>(job: Record<string, unknown>, transfer: ReadonlyArray<ArrayBu
     // pdf.js may print warnings; they are not part of citegate's output.
     worker.stdout.resume()
     worker.stderr.resume()
-    let settled = false
+    // The first of these events decides: Effect.async takes the first resume and ignores the others
+    // (the exit that follows a message, or an error).
     worker.once("message", (outcome: A) => {
-      settled = true
       resume(Effect.succeed(outcome))
       void worker.terminate()
     })
     worker.once("error", (error) => {
-      if (settled) return
-      settled = true
       resume(Effect.fail(new WorkerFailed(`${(error as NodeJS.ErrnoException).code ?? error.name}: ${error.message}`)))
     })
     worker.once("exit", (code) => {
-      if (settled) return
-      settled = true
       resume(Effect.fail(new WorkerFailed(`the worker exited with code ${code}`)))
     })
     // Interruption (the capture's deadline) ends the worker wherever it is.
