@@ -46,6 +46,9 @@ describe("html/1: block elements begin a line", () => {
         "a\nb\nc\nd\ne"
       )
       assert.strictEqual(yield* textOf(page("a<table><tr><td hidden>x</td></tr></table>b")), "a\nb")
+      // Header cells alone; a table with nothing but a hidden caption (no row group at all).
+      assert.strictEqual(yield* textOf(page("<table><tr><th>a</th><th>b</th></tr></table>")), "a\nb")
+      assert.strictEqual(yield* textOf(page("a<table><caption hidden>x</caption></table>b")), "a\nb")
     }))
 
   it.effect("the text neither starts nor ends with a line feed", () =>
@@ -70,12 +73,16 @@ describe("html/1: whitespace", () => {
       assert.strictEqual(yield* textOf(page(" <b> a</b>")), "a")
       assert.strictEqual(yield* textOf(page("<p> a </p> <p> b </p> ")), "a\nb")
       assert.strictEqual(yield* textOf(page("a <br> b")), "a\nb")
+      // Whitespace-only text after a break, and at the very end.
+      assert.strictEqual(yield* textOf(page("a<br> <b>c</b> <p>d</p> ")), "a\nc\nd")
     }))
 
   it.effect("inside pre text is kept as it is; after pre it is collapsed again", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* textOf(page("<pre> x  y\n\tz</pre>u   v")), " x  y\n\tz\nu v")
       assert.strictEqual(yield* textOf(page("<pre>a<pre> b </pre> c </pre>d  e")), "a\n b \n c \nd e")
+      // An inline element ending inside pre does not end it.
+      assert.strictEqual(yield* textOf(page("<pre>a<b>b</b>  c</pre>")), "ab  c")
     }))
 })
 
@@ -120,12 +127,28 @@ describe("html/1: headings", () => {
     Effect.gen(function*() {
       const extracted = yield* Html.extract(
         source,
-        page("<h2> </h2><h1></h1>a<h7>b</h7><h1x>c</h1x><xh1>d</xh1><h0>e</h0><h4>f</h4>"),
+        page("<h2> </h2><h1></h1>a<h7>b</h7><h1x>c</h1x><xh1>d</xh1><h0>e</h0><h1h2>g</h1h2><h4>f</h4>"),
         limits,
         undefined
       )
-      assert.strictEqual(extracted.text, "abcde\nf")
-      assert.deepStrictEqual(extracted.headings, [{ level: 4, text: "f", path: ["f"], start: 6, end: 7 }])
+      assert.strictEqual(extracted.text, "abcdeg\nf")
+      assert.deepStrictEqual(extracted.headings, [{ level: 4, text: "f", path: ["f"], start: 7, end: 8 }])
+    }))
+
+  it.effect("text before a heading is not part of it", () =>
+    Effect.gen(function*() {
+      const extracted = yield* Html.extract(source, page("<p>intro</p><div>x <h2>T</h2></div>"), limits, undefined)
+      assert.strictEqual(extracted.text, "intro\nx\nT")
+      assert.deepStrictEqual(extracted.headings, [{ level: 2, text: "T", path: ["T"], start: 8, end: 9 }])
+    }))
+
+  it.effect("a heading nested in another (through a div) is extracted without failing", () =>
+    Effect.gen(function*() {
+      const extracted = yield* Html.extract(source, page("<h1>A<div><h2>B</h2></div>C</h1>"), limits, undefined)
+      assert.strictEqual(extracted.text, "A\nB\nC")
+      // One anchor, opened by the outer heading (its level and extent are not pinned: see docs/testing.extract.md).
+      assert.strictEqual(extracted.headings?.length, 1)
+      assert.strictEqual(extracted.headings?.[0]?.start, 0)
     }))
 
   it.effect("no headings: an empty list", () =>
@@ -153,6 +176,8 @@ describe("html/1: charset declarations", () => {
       yield* refused("<html><head><meta http-equiv=content-type content='text/html;charset=\"latin1\"'></head>x</html>", "latin1")
       // A meta element in the body counts too.
       yield* refused("<!doctype html><body>x<meta charset=latin1>y</body>", "latin1")
+      // An unquoted value in content.
+      yield* refused("<html><head><meta http-equiv=content-type content=\"text/html; charset=latin1\"></head>x</html>", "latin1")
     }))
 
   it.effect("the first declaration wins; other meta elements declare nothing", () =>
@@ -171,6 +196,13 @@ describe("html/1: charset declarations", () => {
         "<html><head><meta http-equiv=content-type content=\"text/html\"><meta charset=latin1></head><body>x</body></html>",
         "latin1"
       )
+    }))
+
+  it.effect("only meta elements declare: the same attributes on other elements do not", () =>
+    Effect.gen(function*() {
+      const html = "<html><head>\n<link rel=x charset=latin1>\n<title>t</title></head>" +
+        "<body><p charset=latin1>x</p><p http-equiv=content-type content=\"charset=latin1\">y</p></body></html>"
+      assert.strictEqual((yield* Html.extract(source, html, limits, undefined)).text, "x\ny")
     }))
 
   it.effect("a charset in the Content-Type header takes precedence over meta", () =>

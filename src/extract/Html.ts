@@ -97,19 +97,14 @@ export const extract = (
     const text_ = (value: string) => {
       if (preDepth > 0) return emit(value)
       const collapsed = value.replace(/[\t\n\f\r ]+/g, " ")
-      if (collapsed === " " || collapsed === "") {
-        if (collapsed === " ") pendingSpace = true
-        return
-      }
       if (collapsed.startsWith(" ")) pendingSpace = true
-      const trimmed = collapsed.trim()
-      emit(trimmed)
+      emit(collapsed.trim()) // whitespace only: nothing to emit, a pending space
       if (collapsed.endsWith(" ")) pendingSpace = true
     }
 
+    // A pending space needs no reset here: a pending break wins over it.
     const boundary = () => {
       pendingBreak = true
-      pendingSpace = false
     }
 
     // Enter/exit walk with an explicit stack: depth counts the elements open above a node.
