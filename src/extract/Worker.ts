@@ -144,11 +144,15 @@ export class WorkerFailed {
   constructor(readonly detail: string) {}
 }
 
-const runJob = <A>(job: Record<string, unknown>, transfer: ReadonlyArray<ArrayBuffer> = []) =>
+/**
+ * Runs one job in a new worker. `code` replaces the worker script in tests only, to make a worker
+ * crash, exit or report its own resource limits.
+ */
+export const runJob = <A>(job: Record<string, unknown>, transfer: ReadonlyArray<ArrayBuffer> = [], code = script) =>
   Effect.async<A, WorkerFailed>((resume) => {
     let worker: Worker
     try {
-      worker = new Worker(script, {
+      worker = new Worker(code, {
         eval: true,
         workerData: { ...job, modules: modules() },
         transferList: [...transfer],
