@@ -29,6 +29,9 @@ describe("isUtf8Label and parseContentType", () => {
     assert.deepStrictEqual(Extraction.parseContentType(" Text/HTML "), { mediaType: "text/html", charset: undefined })
     assert.deepStrictEqual(Extraction.parseContentType(""), { mediaType: "", charset: undefined })
     assert.deepStrictEqual(Extraction.parseContentType("text/plain; charset=UTF-8"), { mediaType: "text/plain", charset: "UTF-8" })
+    // No space, or several, before the parameter's name.
+    assert.deepStrictEqual(Extraction.parseContentType("text/plain;charset=latin1"), { mediaType: "text/plain", charset: "latin1" })
+    assert.deepStrictEqual(Extraction.parseContentType("text/plain;  \tcharset=x"), { mediaType: "text/plain", charset: "x" })
     assert.deepStrictEqual(
       Extraction.parseContentType("text/plain;format=flowed; CHARSET = \"utf 8\" ;x=y"),
       { mediaType: "text/plain", charset: "utf 8" }
