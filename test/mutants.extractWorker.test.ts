@@ -40,7 +40,7 @@ describe("extraction worker faults", () => {
     Effect.gen(function*() {
       const exited = yield* failureOf(runJob({}, [], "process.exit(3)"))
       assert.instanceOf(exited, WorkerFailed)
-      assert.strictEqual(exited.detail, "the worker exited with code 3")
+      assert.deepStrictEqual([exited._tag, exited.detail], ["WorkerFailed", "the worker exited with code 3"])
       const thrown = yield* failureOf(runJob({}, [], "throw new RangeError(\"boom\")"))
       assert.instanceOf(thrown, WorkerFailed)
       assert.strictEqual(thrown.detail, "RangeError: boom")
