@@ -6,11 +6,12 @@
  * counted by hand, so a dropped escape, a moved cut or a changed word fails here in-process.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Schema } from "effect"
-import { type CaptureRecord, CaptureRecordV1, CaptureRecordV2, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
+import { Either, Schema } from "effect"
+import { type CaptureRecord, CaptureRecordV1, CaptureRecordV2, decodeOptions, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
 import { DuplicateLabel, InvalidReport, ReportRejected, SnippetAbsent, UnknownLabel, VerificationTimeout } from "../src/Errors.js"
 import * as Html from "../src/render/Html.js"
 import * as HtmlPage from "../src/render/HtmlPage.js"
+import * as R from "../src/render/Rendering.js"
 import { Rendering } from "../src/render/Rendering.js"
 import { VerifiedReport } from "../src/VerifiedReport.js"
 
@@ -364,5 +365,78 @@ describe("HTML rendering, exactly", () => {
 <ul><li>deadline ms: <span class="value">1500</span></li></ul>
 <div>What to do: Nothing in this report is accepted. Cite fewer or smaller excerpts, or raise verify.timeoutMs if the captures are legitimately this large.</div>`
     )
+  })
+})
+
+describe("the rendering value and its shared helpers", () => {
+  const one = report({
+    outcome: "grounded",
+    mode: "reject",
+    facts: [
+      { index: 0, fact: citedFact("q", SA, digestA, "0"), evidence: { span: { start: 0, end: 1 }, occurrences: 1, accessedAt: at } },
+      { index: 1, fact: { state: "unavailable", label: "x" as never, reason: "y" } },
+      { index: 2, fact: { state: "unavailable", label: "z" as never, reason: "w" } }
+    ],
+    retractions: [{ index: 3, label: "u", error: new UnknownLabel({ label: "u" }) }]
+  })
+
+  it("fromOutcome: a success is Verified with its report and captures, a failure Rejected with its error", () => {
+    const verified = R.fromOutcome(Either.right({ report: one, captures }))
+    assert.strictEqual(verified._tag, "Verified")
+    if (verified._tag !== "Verified") return
+    assert.strictEqual(verified.report, one)
+    assert.strictEqual(verified.captures, captures)
+    const error = new VerificationTimeout({ timeoutMs: 9 })
+    const rejected = R.fromOutcome(Either.left(error))
+    assert.strictEqual(rejected._tag, "Rejected")
+    if (rejected._tag !== "Rejected") return
+    assert.strictEqual(rejected.error, error)
+  })
+
+  it("toResult: the JSON shape, which decodes strictly; a wrong status or format does not", () => {
+    const verified = R.toResult(Rendering.Verified({ report: one, captures }))
+    assert.strictEqual(R.resultFormat, "citegate.result/1")
+    assert.deepStrictEqual(Object.keys(verified), ["format", "status", "report"])
+    assert.strictEqual(verified.format, "citegate.result/1")
+    assert.strictEqual(verified.status, "verified")
+    const error = new VerificationTimeout({ timeoutMs: 9 })
+    const rejected = R.toResult(Rendering.Rejected({ error }))
+    assert.deepStrictEqual(Object.keys(rejected), ["format", "status", "error"])
+    assert.strictEqual(rejected.status, "rejected")
+    const decode = Schema.decodeUnknownEither(R.RenderedResult, decodeOptions)
+    const encode = Schema.encodeSync(R.RenderedResult)
+    const encodedRejected = encode(rejected)
+    assert.deepStrictEqual(encodedRejected, { format: "citegate.result/1", status: "rejected", error: { _tag: "VerificationTimeout", timeoutMs: 9 } })
+    assert.isTrue(Either.isRight(decode(encodedRejected)))
+    const encodedVerified = encode(verified)
+    assert.isTrue(Either.isRight(decode(encodedVerified)))
+    assert.isTrue(Either.isLeft(decode({ ...encodedRejected, status: "verified" })))
+    assert.isTrue(Either.isLeft(decode({ ...encodedVerified, status: "rejected" })))
+    assert.isTrue(Either.isLeft(decode({ ...encodedRejected, format: "citegate.result/2" })))
+    assert.isTrue(Either.isLeft(decode({ ...encodedVerified, format: "" })))
+  })
+
+  it("counts, plural, digest prefix, fact numbers", () => {
+    assert.deepStrictEqual(R.counts(one), { cited: 1, unavailable: 2, retracted: 1 })
+    assert.strictEqual(R.plural(1, "entry", "entries"), "1 entry")
+    assert.strictEqual(R.plural(0, "entry", "entries"), "0 entries")
+    assert.strictEqual(R.plural(2, "cat"), "2 cats")
+    assert.strictEqual(R.digestPrefix(digestB), "fedcba987654")
+    assert.strictEqual(R.factNumber(0), 1)
+  })
+
+  it("anchor text, notes and the capture's own text", () => {
+    assert.strictEqual(R.anchorText({}), undefined)
+    assert.strictEqual(R.anchorText({ page: 4 }), "page 4")
+    assert.strictEqual(R.anchorText({ heading: ["A", "B", "C"] }), "section A › B › C")
+    assert.strictEqual(R.anchorText({ page: 1, heading: ["A"] }), "page 1, section A")
+    assert.strictEqual(R.normalizedNote({}), undefined)
+    assert.strictEqual(R.normalizedNote({ method: "exact" }), undefined)
+    assert.strictEqual(R.ambiguityNote({ occurrences: 4 }), undefined)
+    assert.strictEqual(R.ambiguityNote({ occurrences: 4, ambiguous: false }), undefined)
+    assert.strictEqual(R.ambiguityNote({ occurrences: 4, ambiguous: true }), "ambiguous: 4 occurrences, the first is shown")
+    assert.strictEqual(R.captureReads({}), undefined)
+    assert.strictEqual(R.captureReads({ selector: [{ exact: "E" }, null] }), "E")
+    assert.strictEqual(R.unavailableNote, "Unavailable: the drafter's reason is an unverified explanation, not evidence.")
   })
 })
