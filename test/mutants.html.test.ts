@@ -37,7 +37,7 @@ const recordA = Schema.decodeUnknownSync(CaptureRecordV1)({
   byteLength: 19,
   text: textA
 })
-// "alpha " is page 1 (0–6), "beta gamma" page 2 (6–16).
+// "alp" is page 1 (0–3), "ha beta gamma" page 2 (3–16): page 2 starts where no excerpt does.
 const recordB = Schema.decodeUnknownSync(CaptureRecordV2)({
   format: "citegate.capture/2",
   source: SB,
@@ -45,7 +45,7 @@ const recordB = Schema.decodeUnknownSync(CaptureRecordV2)({
   accessedAt: at,
   extraction: "pdf/1",
   body: { sha256: bodyB, byteLength: 900, contentType: "application/pdf" },
-  pages: [{ number: 1, start: 0, end: 6 }, { number: 2, start: 6, end: 16 }],
+  pages: [{ number: 1, start: 0, end: 3 }, { number: 2, start: 3, end: 16 }],
   text: "alpha beta gamma"
 })
 
@@ -172,7 +172,7 @@ const dropBody = [
   `<section class="capture" id="capture-2">
 <h3>[2] <code>https://b.test/doc.pdf</code></h3>
 <p class="citation">sha256 <code>${digestB}</code> · accessed 2026-10-01T09:30:00.000Z · 900 bytes · application/pdf · extraction pdf/1 · body sha256 <code>${bodyB}</code></p>
-<pre><span class="page-marker" id="capture-2-page-1" data-page="1"></span>alpha <span class="page-marker" id="capture-2-page-2" data-page="2"></span><span class="anchor" id="fact-4-excerpt"></span><mark data-facts="4"><a href="#fact-4" title="fact 5">beta</a></mark> gamma</pre>
+<pre><span class="page-marker" id="capture-2-page-1" data-page="1"></span>alp<span class="page-marker" id="capture-2-page-2" data-page="2"></span>ha <span class="anchor" id="fact-4-excerpt"></span><mark data-facts="4"><a href="#fact-4" title="fact 5">beta</a></mark> gamma</pre>
 </section>`,
   `<section class="capture" id="capture-3">
 <h3>[3] <code>https://c.test/missing</code></h3>
@@ -307,6 +307,39 @@ describe("HTML rendering, exactly", () => {
     assert.strictEqual(page.style, `${baseStyleOf()}\n#fact-0-excerpt:target ~ mark[data-facts~="0"] { background: #ffb347; outline: 2px solid #d9480f; }\n`)
   })
 
+  it("PDF pages: an empty last page (the text ends at its start) and an empty text keep their markers", () => {
+    // A PDF whose second page has no text: the text is page 1, a form feed, and nothing; page 2 starts (and ends) at 4.
+    const pdf = (text: string, pages: ReadonlyArray<{ number: number; start: number; end: number }>, source: string) =>
+      Schema.decodeUnknownSync(CaptureRecordV2)({
+        format: "citegate.capture/2",
+        source,
+        sha256: digestB,
+        accessedAt: at,
+        extraction: "pdf/1",
+        body: { sha256: bodyB, byteLength: 10, contentType: "application/pdf" },
+        pages,
+        text
+      })
+    const twoPages = pdf("one\f", [{ number: 1, start: 0, end: 3 }, { number: 2, start: 4, end: 4 }], "https://p.test/two.pdf")
+    const blank = pdf("", [{ number: 1, start: 0, end: 0 }], "https://p.test/blank.pdf")
+    const r = report({
+      outcome: "grounded",
+      mode: "reject",
+      facts: [
+        { index: 0, fact: citedFact("q", twoPages.source, digestB, "one"), evidence: { span: { start: 0, end: 3 }, occurrences: 1, accessedAt: at, page: 1 } },
+        // Cited only so that its capture is listed: the renderer does not re-check spans.
+        { index: 1, fact: citedFact("r", blank.source, digestB, "x"), evidence: { span: { start: 0, end: 0 }, occurrences: 1, accessedAt: at } }
+      ],
+      retractions: []
+    })
+    const body = shell(Html.render(Rendering.Verified({ report: r, captures: new Map<string, CaptureRecord>([[twoPages.source, twoPages], [blank.source, blank]]) }))).body
+    const pres = [...body.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => m[1])
+    assert.deepStrictEqual(pres, [
+      `<span class="page-marker" id="capture-1-page-1" data-page="1"></span><span class="anchor" id="fact-0-excerpt"></span><mark data-facts="0"><a href="#fact-0" title="fact 1">one</a></mark><span class="ctl">\\u{000c}</span><span class="page-marker" id="capture-1-page-2" data-page="2"></span>`,
+      `<span class="page-marker" id="capture-2-page-1" data-page="1"></span><span class="anchor" id="fact-1-excerpt"></span>`
+    ])
+  })
+
   it("an invalid report: each issue's path and message, then the omitted count", () => {
     const error = new InvalidReport({ issues: [{ path: ["facts", 0, "<k\u202e>"], message: "bad\u001b<" }], omitted: 2 })
     const page = shell(Html.render(Rendering.Rejected({ error })))
@@ -318,8 +351,8 @@ describe("HTML rendering, exactly", () => {
 <p class="outcome rejected">The report is not a valid report. Nothing in it is accepted.</p>
 <ul><li><code>facts[0].&lt;k\\u{202e}&gt;</code>: bad\\u{001b}&lt;</li><li>and 2 more issues not listed</li></ul>`
     )
-    const none = shell(Html.render(Rendering.Rejected({ error: new InvalidReport({ issues: [{ path: [], message: "m" }] }) })))
-    assert.strictEqual(none.body.split("\n")[2], `<ul><li><code>(root)</code>: m</li></ul>`)
+    const two = shell(Html.render(Rendering.Rejected({ error: new InvalidReport({ issues: [{ path: [], message: "m" }, { path: [1], message: "n" }] }) })))
+    assert.strictEqual(two.body.split("\n")[2], `<ul><li><code>(root)</code>: m</li><li><code>[1]</code>: n</li></ul>`)
   })
 
   it("a rejected report: failures counted (singular and plural), each failure's fields", () => {
