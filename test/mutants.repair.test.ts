@@ -343,6 +343,21 @@ describe("repair instructions, exactly", () => {
     )
   })
 
+  it("an answer with a retracted citation and no uncited sentence is not \"nothing to repair\"", () => {
+    const out = Repair.renderAnswer(AnswerRendering.Verified({
+      answer: answer({
+        claims: [],
+        removed: [{ index: 0, id: "c3", text: "t", reasons: [{ index: 0, citation, error: missing }] }],
+        uncited: []
+      }),
+      captures: new Map()
+    }))
+    assert.strictEqual(
+      out,
+      [...preamble("answer", "claim"), "## Citation 1 of 1: citation 1 of a claim", "", "Claim id:", "", ...fenced("c3"), "", ...missingLines].join("\n")
+    )
+  })
+
   it("an answer whose only problem is one uncited sentence", () => {
     const out = Repair.renderAnswer(AnswerRendering.Verified({
       answer: answer({ claims: [], removed: [], uncited: [new UncitedSentence({ sentence: "Alone.", line: 1 })] }),
