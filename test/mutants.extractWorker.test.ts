@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import * as fs from "node:fs"
-import { markdownHeadings, runJob, WorkerFailed, workerResourceLimits } from "../src/extract/Worker.js"
+import { markdownHeadings, type MarkdownOutcome, runJob, WorkerFailed, workerResourceLimits } from "../src/extract/Worker.js"
 import { failureOf } from "./mutants.support.js"
 
 const taskDirectory = "/proc/self/task"
@@ -50,6 +50,14 @@ describe("extraction worker faults", () => {
       const unsendable = yield* failureOf(runJob({ f: () => 1 }))
       assert.instanceOf(unsendable, WorkerFailed)
       assert.strictEqual(unsendable.detail, "DataCloneError: () => 1 could not be cloned.")
+    }))
+
+  it.live("a Markdown parser that throws answers a malformed outcome, not headings", () =>
+    Effect.gen(function*() {
+      // The real script, given a text the parser cannot take (a number): its catch-all answers.
+      const outcome = yield* runJob<MarkdownOutcome>({ kind: "markdown", text: 42 })
+      assert.strictEqual(outcome._tag, "malformed")
+      assert.match(outcome._tag === "malformed" ? outcome.detail : "", /^TypeError: /)
     }))
 
   it.live("the worker runs with the resource limits, and gets the job's data", () =>

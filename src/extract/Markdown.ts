@@ -43,6 +43,9 @@ export const extract = (source: string, text: string, limits: ExtractionLimits):
     const outcome = yield* markdownHeadings(text).pipe(
       Effect.mapError((failure) => new ExtractionFailed({ source, format: "markdown", reason: "worker-failed", detail: failure.detail }))
     )
+    if (outcome._tag !== "headings") {
+      return yield* new ExtractionFailed({ source, format: "markdown", reason: "malformed", detail: outcome.detail })
+    }
     const headings = outcome.headings.map((h) => ({ level: h.level, text: h.text, start: h.start + shift }))
     return { extraction: "markdown/1", text, headings: sections(headings, text.length) } satisfies Extracted
   })

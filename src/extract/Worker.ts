@@ -51,7 +51,10 @@ export interface MarkdownHeading {
   readonly end: number
 }
 
-export type MarkdownOutcome = { readonly _tag: "headings"; readonly headings: ReadonlyArray<MarkdownHeading> }
+export type MarkdownOutcome =
+  | { readonly _tag: "headings"; readonly headings: ReadonlyArray<MarkdownHeading> }
+  // The script's catch-all: the parser threw (no known input does; the outcome is typed all the same).
+  | { readonly _tag: "malformed"; readonly detail: string }
 
 /**
  * The worker script. PDF: pdf.js with `isEvalSupported: false` (no code from
