@@ -63,6 +63,18 @@ describe("Escape (mutants)", () => {
     assert.strictEqual(Escape.markdownUrl("not a url"), "`not a url`")
   })
 
+  it("markdown: an underscore opening the text; `//` or `www` after any other character", () => {
+    // At index 0 there is no character before: never intraword.
+    assert.strictEqual(Escape.markdown("_a"), "\\_a")
+    // Only a colon before `//` starts an autolink scheme; only a dot after `www` a www-autolink.
+    assert.strictEqual(Escape.markdown("a//b"), "a//b")
+    assert.strictEqual(Escape.markdown("wwwx"), "wwwx")
+  })
+
+  it("markdownUrl: the http(s) scheme must open the URL, not merely occur in it", () => {
+    assert.strictEqual(Escape.markdownUrl("ftp://example.com/http://x"), "`ftp://example.com/http://x`")
+  })
+
   it("html: the five markup characters and CR, nothing else", () => {
     assert.strictEqual(Escape.html(`&<>"'\r\n\té`), "&amp;&lt;&gt;&quot;&#39;&#13;\n\té")
   })

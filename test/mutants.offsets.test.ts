@@ -80,3 +80,11 @@ describe("Offsets against a plain reference", () => {
     assert.deepStrictEqual(spanOffsets(text, []), [])
   })
 })
+
+describe("Offsets: the surrogate ranges' edges", () => {
+  it("a lone high surrogate before U+E000 is two code points of three bytes each, not a pair", () => {
+    const text = "\ud83d\ue000"
+    assert.deepStrictEqual(positions(text, [1, 2]), [{ utf16: 1, codePoint: 1, utf8: 3 }, { utf16: 2, codePoint: 2, utf8: 6 }])
+  })
+})
+

@@ -83,3 +83,20 @@ describe("Selectors against a plain reference", () => {
     assert.strictEqual(target("https://example.com/", evidence), undefined)
   })
 })
+
+describe("Selectors: the surrogate ranges' edges", () => {
+  it("U+10000 (D800 DC00) is one code point: the context counts it whole", () => {
+    const pair = "\ud800\udc00"
+    const text = pair.repeat(40) + "Q" + pair.repeat(40)
+    const q = textQuote(text, { start: 80, end: 81 })
+    assert.deepStrictEqual(q, { type: "TextQuoteSelector", exact: "Q", prefix: pair.repeat(32), suffix: pair.repeat(32) })
+  })
+
+  it("a lone high surrogate before U+E000 is two code points, not a pair", () => {
+    const units = "\ud83d\ue000"
+    const text = units.repeat(40) + "Q" + units.repeat(40)
+    const q = textQuote(text, { start: 80, end: 81 })
+    assert.deepStrictEqual(q, { type: "TextQuoteSelector", exact: "Q", prefix: units.repeat(16), suffix: units.repeat(16) })
+  })
+})
+

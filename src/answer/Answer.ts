@@ -188,8 +188,9 @@ export const resolveNumber = (
   manifest: Manifest,
   n: number
 ): Either.Either<{ readonly source: SourceUrl; readonly captureSha256: Sha256Hex }, string> => {
+  // Every n outside 1…length (0, negative, past the end) finds no entry.
   const entry = manifest.sources[n - 1]
-  if (entry === undefined || n < 1) {
+  if (entry === undefined) {
     return Either.left(`source ${n} is not in the manifest (sources are numbered 1 to ${manifest.sources.length})`)
   }
   return entry.status === "captured"

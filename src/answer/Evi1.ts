@@ -176,10 +176,10 @@ const parseEvidenceLine = (line: string, lineNo: number): Either.Either<Evidence
     if (c === 92) {
       const next = line[i + 1]
       if (i + 1 >= end) return Either.left("the quote ends with an unfinished escape")
-      quote += line.slice(runStart, i) + (next === "n" ? "\n" : next === "\"" ? "\"" : next === "\\" ? "\\" : "")
       if (next !== "n" && next !== "\"" && next !== "\\") {
         return Either.left(`unknown escape \\${next} (only \\", \\\\ and \\n)`)
       }
+      quote += line.slice(runStart, i) + (next === "n" ? "\n" : next)
       i++
       runStart = i + 1
     }
@@ -195,15 +195,23 @@ const parseEvidenceLine = (line: string, lineNo: number): Either.Either<Evidence
 
 /** Most issues an `Evi1Invalid` lists (in line order); the rest are counted in `omitted`. */
 export const maxListedIssues = 100
-/** Most issues held while parsing: a hostile text can carry millions; the rest are only counted. */
+/**
+ * Most issues held while parsing: a hostile text can carry millions. When the buffer fills, only
+ * the first `maxListedIssues` in line order are kept, so the listed ones are the first of all.
+ */
 const maxHeldIssues = 10_000
 
+/** The first `maxListedIssues` issues in line order (a stable sort: issues of one line keep the order they were found in). */
+const firstInLineOrder = (issues: ReadonlyArray<Evi1Issue>): Array<Evi1Issue> =>
+  [...issues].sort((a, b) => a.line - b.line).slice(0, maxListedIssues)
+
 class Issues {
-  readonly list: Array<Evi1Issue> = []
+  private list: Array<Evi1Issue> = []
   total = 0
   push(issue: Evi1Issue): void {
     this.total++
-    if (this.list.length < maxHeldIssues) this.list.push(issue)
+    this.list.push(issue)
+    if (this.list.length >= maxHeldIssues) this.list = firstInLineOrder(this.list)
   }
   /** The issues of one body line: those held, and how many more there were. */
   addLine(line: { readonly held: ReadonlyArray<Evi1Issue>; readonly extra: number }): void {
@@ -213,9 +221,9 @@ class Issues {
   get isEmpty(): boolean {
     return this.total === 0
   }
-  /** The first issues in line order (a stable sort: issues of one line keep the order they were found in). */
+  /** The first issues in line order. */
   toError(): Evi1Invalid {
-    const sorted = [...this.list].sort((a, b) => a.line - b.line).slice(0, maxListedIssues)
+    const sorted = firstInLineOrder(this.list)
     const omitted = this.total - sorted.length
     return new Evi1Invalid({
       issues: sorted as unknown as Arr.NonEmptyArray<Evi1Issue>,
@@ -475,8 +483,8 @@ export const toAnswer = (
     pendingLine = line
     const citations: Array<Citation> = []
     for (const n of segment.sources) {
-      const entry = manifest.sources[n - 1]
-      if (entry === undefined || n < 1) {
+      const entry = manifest.sources[n - 1] // none for 0 or past the end
+      if (entry === undefined) {
         issues.push({ _tag: "Evi1SourceOutOfRange", line: segment.line, claimId: segment.claimId, source: n, sources: manifest.sources.length })
       } else if (entry.status !== "captured") {
         issues.push({ _tag: "Evi1SourceUnavailable", line: segment.line, claimId: segment.claimId, source: n, url: entry.source })

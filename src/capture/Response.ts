@@ -68,8 +68,9 @@ export const checkResponse = (
       if (value !== null && value.includes(",")) return yield* new AmbiguousHeader({ source, header: name, value })
     }
     // The parser decodes only the final `chunked` coding; any other coding would reach the record still encoded.
+    // Not trimmed: the parser keeps a trailing blank and then does not decode `chunked `, so neither may this check.
     const transferEncoding = headerValue(response, "transfer-encoding")
-    if (transferEncoding !== null && transferEncoding.trim().toLowerCase() !== "chunked") {
+    if (transferEncoding !== null && transferEncoding.toLowerCase() !== "chunked") {
       return yield* new UnsupportedTransferEncoding({ source, transferEncoding })
     }
     const encoding = headerValue(response, "content-encoding")

@@ -32,7 +32,8 @@ import { sections } from "./Markdown.js"
 type Node = DefaultTreeAdapterTypes.ChildNode | DefaultTreeAdapterTypes.Document
 type Element = DefaultTreeAdapterTypes.Element
 
-const dropped = new Set(["head", "script", "style", "template", "noscript", "iframe", "noembed", "noframes"])
+// `head` is dropped too, where the walk reads its meta elements.
+const dropped = new Set(["script", "style", "template", "noscript", "iframe", "noembed", "noframes"])
 
 const blocks = new Set([
   "address", "article", "aside", "blockquote", "body", "br", "caption", "dd", "details", "dialog", "div", "dl",
@@ -69,7 +70,6 @@ export const extract = (
     let length = 0
     let pendingBreak = false
     let pendingSpace = false
-    let lineStart = true
     let preDepth = 0
     let declared: string | undefined
     const found: Array<{ level: number; text: string; start: number }> = []
@@ -78,8 +78,10 @@ export const extract = (
     const emit = (piece: string) => {
       if (piece === "") return
       let separator = ""
+      // No separator before the first piece. A line starts only after a break (which wins over a pending
+      // space) or with the text: `pre` is a block, so a break, not a space, follows preformatted text.
       if (pendingBreak && length > 0) separator = "\n"
-      else if (pendingSpace && !lineStart) separator = " "
+      else if (pendingSpace && length > 0) separator = " "
       pendingBreak = false
       pendingSpace = false
       length += separator.length + piece.length
@@ -90,25 +92,19 @@ export const extract = (
         else heading.parts.push(separator)
         heading.parts.push(piece)
       }
-      lineStart = piece.endsWith("\n")
     }
 
     const text_ = (value: string) => {
       if (preDepth > 0) return emit(value)
       const collapsed = value.replace(/[\t\n\f\r ]+/g, " ")
-      if (collapsed === " " || collapsed === "") {
-        if (collapsed === " ") pendingSpace = true
-        return
-      }
       if (collapsed.startsWith(" ")) pendingSpace = true
-      const trimmed = collapsed.trim()
-      emit(trimmed)
+      emit(collapsed.trim()) // whitespace only: nothing to emit, a pending space
       if (collapsed.endsWith(" ")) pendingSpace = true
     }
 
+    // A pending space needs no reset here: a pending break wins over it.
     const boundary = () => {
       pendingBreak = true
-      pendingSpace = false
     }
 
     // Enter/exit walk with an explicit stack: depth counts the elements open above a node.

@@ -38,11 +38,14 @@ export const extract = (source: string, text: string, limits: ExtractionLimits):
     if (text.length > limits.maxCharacters) {
       return yield* new ExtractionTooLarge({ source, format: "markdown", cap: "maxCharacters", limit: limits.maxCharacters })
     }
-    // micromark drops a leading BOM and counts offsets from after it; the text keeps it.
+    // micromark skips a leading BOM and counts offsets from after it; the text keeps it.
     const shift = text.charCodeAt(0) === 0xfeff ? 1 : 0
-    const outcome = yield* markdownHeadings(shift === 1 ? text.slice(1) : text).pipe(
+    const outcome = yield* markdownHeadings(text).pipe(
       Effect.mapError((failure) => new ExtractionFailed({ source, format: "markdown", reason: "worker-failed", detail: failure.detail }))
     )
+    if (outcome._tag !== "headings") {
+      return yield* new ExtractionFailed({ source, format: "markdown", reason: "malformed", detail: outcome.detail })
+    }
     const headings = outcome.headings.map((h) => ({ level: h.level, text: h.text, start: h.start + shift }))
     return { extraction: "markdown/1", text, headings: sections(headings, text.length) } satisfies Extracted
   })

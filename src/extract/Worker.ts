@@ -51,7 +51,10 @@ export interface MarkdownHeading {
   readonly end: number
 }
 
-export type MarkdownOutcome = { readonly _tag: "headings"; readonly headings: ReadonlyArray<MarkdownHeading> }
+export type MarkdownOutcome =
+  | { readonly _tag: "headings"; readonly headings: ReadonlyArray<MarkdownHeading> }
+  // The script's catch-all: the parser threw (no known input does; the outcome is typed all the same).
+  | { readonly _tag: "malformed"; readonly detail: string }
 
 /**
  * The worker script. PDF: pdf.js with `isEvalSupported: false` (no code from
@@ -123,7 +126,8 @@ const run = async () => {
         if (item.hasEOL) text += "\\n"
       }
       page.cleanup()
-      characters += text.length + 1
+      // The text is the pages joined by one form feed: a break before every page but the first.
+      characters += text.length + (number > 1 ? 1 : 0)
       if (characters > job.maxCharacters) return { _tag: "tooManyCharacters" }
       pages.push(text)
     }
@@ -143,11 +147,15 @@ export class WorkerFailed {
   constructor(readonly detail: string) {}
 }
 
-const runJob = <A>(job: Record<string, unknown>, transfer: ReadonlyArray<ArrayBuffer> = []) =>
+/**
+ * Runs one job in a new worker. `code` replaces the worker script in tests only, to make a worker
+ * crash, exit or report its own resource limits.
+ */
+export const runJob = <A>(job: Record<string, unknown>, transfer: ReadonlyArray<ArrayBuffer> = [], code = script) =>
   Effect.async<A, WorkerFailed>((resume) => {
     let worker: Worker
     try {
-      worker = new Worker(script, {
+      worker = new Worker(code, {
         eval: true,
         workerData: { ...job, modules: modules() },
         transferList: [...transfer],
@@ -162,20 +170,16 @@ const runJob = <A>(job: Record<string, unknown>, transfer: ReadonlyArray<ArrayBu
     // pdf.js may print warnings; they are not part of citegate's output.
     worker.stdout.resume()
     worker.stderr.resume()
-    let settled = false
+    // The first of these events decides: Effect.async takes the first resume and ignores the others
+    // (the exit that follows a message, or an error).
     worker.once("message", (outcome: A) => {
-      settled = true
       resume(Effect.succeed(outcome))
       void worker.terminate()
     })
     worker.once("error", (error) => {
-      if (settled) return
-      settled = true
       resume(Effect.fail(new WorkerFailed(`${(error as NodeJS.ErrnoException).code ?? error.name}: ${error.message}`)))
     })
     worker.once("exit", (code) => {
-      if (settled) return
-      settled = true
       resume(Effect.fail(new WorkerFailed(`the worker exited with code ${code}`)))
     })
     // Interruption (the capture's deadline) ends the worker wherever it is.

@@ -288,13 +288,14 @@ export const verifyError = (error: VerificationTimeout): Description =>
 /** Why one citation of an answer failed. The capture and search failures read as for report facts. */
 export const citationError = (error: CitationError): Description => shown(citationErrorUnbounded(error))
 
+// The shared tags read as for report facts; cut once, by `citationError` (cutting twice would report the length of the cut value).
 const citationErrorUnbounded = (error: CitationError): Description =>
   Match.valueTags(error, {
-    NotApproved: (e) => factError(e),
-    MissingCapture: (e) => factError(e),
-    CorruptCapture: (e) => factError(e),
-    LegacyCapture: (e) => factError(e),
-    DigestMismatch: (e) => factError(e),
+    NotApproved: (e) => factErrorUnbounded(e),
+    MissingCapture: (e) => factErrorUnbounded(e),
+    CorruptCapture: (e) => factErrorUnbounded(e),
+    LegacyCapture: (e) => factErrorUnbounded(e),
+    DigestMismatch: (e) => factErrorUnbounded(e),
     SnippetAbsent: (e): Description => ({
       title: "Quote not found verbatim",
       fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["quote", e.snippet], ...nearestFields(e.nearest)],
@@ -316,8 +317,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
       fields: [["source", e.source], ["anchor", e.anchor], ["value", e.value]],
       fix: "Captures are plain text without pages, headings or blocks: cite the quote without the anchor."
     }),
-    AnchorMismatch: (e) => factError(e),
-    AmbiguousSnippet: (e) => factError(e)
+    AnchorMismatch: (e) => factErrorUnbounded(e),
+    AmbiguousSnippet: (e) => factErrorUnbounded(e)
   })
 
 /** One issue of an EVI1 text, with its line. */

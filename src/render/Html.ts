@@ -72,15 +72,16 @@ const page = (title: string, body: string) => HtmlPage.page(title, style, body)
 const highlightedCapture = (
   text: string,
   spans: ReadonlyArray<{ readonly index: number; readonly start: number; readonly end: number }>,
-  pages: ReadonlyArray<{ readonly number: number; readonly start: number }> = [],
-  captureNumber = 0
+  pages: ReadonlyArray<{ readonly number: number; readonly start: number }>,
+  captureNumber: number
 ) => {
   const cuts = [...new Set([0, text.length, ...spans.flatMap((s) => [s.start, s.end]), ...pages.map((p) => p.start)])]
     .sort((a, b) => a - b)
   const out: Array<string> = []
-  for (let i = 0; i + 1 < cuts.length; i++) {
+  // The last cut (the text's end) gets its markers too: an empty last page of a PDF starts there.
+  for (let i = 0; i < cuts.length; i++) {
     const from = cuts[i]!
-    const to = cuts[i + 1]!
+    const to = cuts[i + 1] ?? from
     // A page's number is drawn by CSS (::before), so copying the text never copies a marker into a quote.
     for (const page of pages) {
       if (page.start === from) {
@@ -88,6 +89,7 @@ const highlightedCapture = (
       }
     }
     for (const span of spans) if (span.start === from) out.push(`<span class="anchor" id="fact-${span.index}-excerpt"></span>`)
+    if (to === from) continue
     const piece = sourceText(text.slice(from, to))
     const covering = spans.filter((s) => s.start <= from && to <= s.end).map((s) => s.index)
     // Each highlighted piece links back to its (first) fact; overlapping excerpts list every fact in the title.
@@ -133,7 +135,7 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
 <blockquote class="excerpt" data-fact="${entry.index}">${sourceText(fact.snippet)}</blockquote>
 <div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}${anchorText(evidence) === undefined ? "" : ` · <span class="anchor-name">${h(anchorText(evidence)!)}</span>`} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>${matchNotes(evidence)}
 </section>`)
-    } else if (entry.fact.state === "unavailable") {
+    } else {
       const fact = entry.fact
       parts.push(`<section class="fact unavailable" id="fact-${entry.index}">
 <div class="label">${factNumber(entry.index)}. ${h(terminal(fact.label))}</div>
