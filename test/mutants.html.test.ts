@@ -84,7 +84,7 @@ const drop = report({
     {
       index: 4,
       fact: citedFact("q4", SB, digestB, "beta"),
-      evidence: { span: { start: 6, end: 10 }, occurrences: 1, accessedAt: at, page: 2, heading: ["H", "S<"] }
+      evidence: { span: { start: 6, end: 10 }, occurrences: 1, accessedAt: at, page: 2, heading: ["H", "S<\u202e"] }
     },
     {
       index: 5,
@@ -139,7 +139,7 @@ const dropBody = [
 <div class="label">5. q4</div>
 <div class="excerpt-tag">Verified excerpt</div>
 <blockquote class="excerpt" data-fact="4">beta</blockquote>
-<div class="citation">Source <code>https://b.test/doc.pdf</code> · capture sha256 <code>fedcba987654…</code> · accessed 2026-10-01T09:30:00.000Z · characters 6–10, 1 occurrence · <span class="anchor-name">page 2, section H › S&lt;</span> · <a href="#fact-4-excerpt">open in the captured text</a><sup><a href="#capture-2">[2]</a></sup></div>
+<div class="citation">Source <code>https://b.test/doc.pdf</code> · capture sha256 <code>fedcba987654…</code> · accessed 2026-10-01T09:30:00.000Z · characters 6–10, 1 occurrence · <span class="anchor-name">page 2, section H › S&lt;<span class="ctl">\\u{202e}</span></span> · <a href="#fact-4-excerpt">open in the captured text</a><sup><a href="#capture-2">[2]</a></sup></div>
 </section>`,
   `<section class="fact cited" id="fact-5">
 <div class="label">6. q5</div>
