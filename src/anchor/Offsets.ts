@@ -53,8 +53,8 @@ export const positions = (text: string, utf16: ReadonlyArray<number>): Array<Pos
   let bytes = 0
   for (const k of order) {
     let target = Math.min(Math.max(utf16[k]!, 0), n)
-    // Inside a surrogate pair: the boundary before it.
-    if (target > 0 && target < n && isHigh(text.charCodeAt(target - 1)) && isLow(text.charCodeAt(target))) target -= 1
+    // Inside a surrogate pair: the boundary before it. At 0 and at `n` the unit read is `NaN`, no surrogate.
+    if (isHigh(text.charCodeAt(target - 1)) && isLow(text.charCodeAt(target))) target -= 1
     if (target > done) {
       // Native work per segment (the segments add up to one pass): UTF-8 length by Buffer (a lone
       // surrogate counts 3 bytes, as encoded), code points as code units minus surrogate pairs.
