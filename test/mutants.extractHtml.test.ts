@@ -146,7 +146,7 @@ describe("html/1: headings", () => {
     Effect.gen(function*() {
       const extracted = yield* Html.extract(source, page("<h1>A<div><h2>B</h2></div>C</h1>"), limits, undefined)
       assert.strictEqual(extracted.text, "A\nB\nC")
-      // One anchor, opened by the outer heading (its level and extent are not pinned: see docs/testing.extract.md).
+      // One anchor, opened by the outer heading (its level and extent are not pinned: see docs/mutation/extraction.md).
       assert.strictEqual(extracted.headings?.length, 1)
       assert.strictEqual(extracted.headings?.[0]?.start, 0)
     }))

@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import * as fs from "node:fs"
-import { markdownHeadings, type MarkdownOutcome, runJob, WorkerFailed, workerResourceLimits } from "../src/extract/Worker.js"
+import { markdownHeadings, runJob, WorkerFailed, workerResourceLimits } from "../src/extract/Worker.js"
 import { failureOf } from "./mutants.support.js"
 
 const taskDirectory = "/proc/self/task"
@@ -18,10 +18,7 @@ describe.skipIf(!fs.existsSync(taskDirectory))("extraction worker", () => {
   it.live("interrupting a job terminates its worker thread", () =>
     Effect.gen(function*() {
       // A first job creates whatever threads the process keeps (thread pool and the like).
-      assert.deepStrictEqual(yield* markdownHeadings("# warm"), {
-        _tag: "headings",
-        headings: [{ level: 1, text: "warm", start: 0, end: 6 }]
-      })
+      assert.deepStrictEqual(yield* markdownHeadings("# warm"), [{ level: 1, text: "warm", start: 0, end: 6 }])
       // That job's worker is terminated without waiting: give its thread time to end before counting.
       yield* Effect.sleep("500 millis")
       const before = threads()
@@ -52,12 +49,12 @@ describe("extraction worker faults", () => {
       assert.strictEqual(unsendable.detail, "DataCloneError: () => 1 could not be cloned.")
     }))
 
-  it.live("a Markdown parser that throws answers a malformed outcome, not headings", () =>
+  it.live("a Markdown parser that throws is WorkerFailed with its error, not a list of headings", () =>
     Effect.gen(function*() {
       // The real script, given a text the parser cannot take (a number): its catch-all answers.
-      const outcome = yield* runJob<MarkdownOutcome>({ kind: "markdown", text: 42 })
-      assert.strictEqual(outcome._tag, "malformed")
-      assert.match(outcome._tag === "malformed" ? outcome.detail : "", /^TypeError: /)
+      const failed = yield* failureOf(markdownHeadings(42 as unknown as string))
+      assert.instanceOf(failed, WorkerFailed)
+      assert.match(failed.detail, /^TypeError: /)
     }))
 
   it.live("the worker runs with the resource limits, and gets the job's data", () =>

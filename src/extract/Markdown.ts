@@ -40,12 +40,9 @@ export const extract = (source: string, text: string, limits: ExtractionLimits):
     }
     // micromark skips a leading BOM and counts offsets from after it; the text keeps it.
     const shift = text.charCodeAt(0) === 0xfeff ? 1 : 0
-    const outcome = yield* markdownHeadings(text).pipe(
+    const found = yield* markdownHeadings(text).pipe(
       Effect.mapError((failure) => new ExtractionFailed({ source, format: "markdown", reason: "worker-failed", detail: failure.detail }))
     )
-    if (outcome._tag !== "headings") {
-      return yield* new ExtractionFailed({ source, format: "markdown", reason: "malformed", detail: outcome.detail })
-    }
-    const headings = outcome.headings.map((h) => ({ level: h.level, text: h.text, start: h.start + shift }))
+    const headings = found.map((h) => ({ level: h.level, text: h.text, start: h.start + shift }))
     return { extraction: "markdown/1", text, headings: sections(headings, text.length) } satisfies Extracted
   })

@@ -195,5 +195,12 @@ export const pdfPages = (bytes: Uint8Array, limits: { readonly maxPages: number;
   )
 }
 
-/** The headings of a Markdown text, in a worker. */
-export const markdownHeadings = (text: string) => runJob<MarkdownOutcome>({ kind: "markdown", text })
+/**
+ * The headings of a Markdown text, in a worker. The script's catch-all answer (the parser threw: no
+ * known text does) is a WorkerFailed with the error, like a crash.
+ */
+export const markdownHeadings = (text: string) =>
+  Effect.flatMap(
+    runJob<MarkdownOutcome>({ kind: "markdown", text }),
+    (outcome) => outcome._tag === "headings" ? Effect.succeed(outcome.headings) : Effect.fail(new WorkerFailed(outcome.detail))
+  )
