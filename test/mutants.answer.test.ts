@@ -5,7 +5,7 @@
  * decisions with every field of the result and of each failure.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Layer, Schema, Tracer } from "effect"
+import { Effect, Either, Layer, Schema } from "effect"
 import * as Answer from "../src/answer/Answer.js"
 import { Answer as AnswerSchema, type BoundAnswer, limits } from "../src/answer/Records.js"
 import type { PipelineConfig } from "../src/Config.js"
@@ -23,7 +23,7 @@ import * as Manifest from "../src/Manifest.js"
 import * as Policy from "../src/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as Verifier from "../src/Verifier.js"
-import { failureOf } from "./mutants.support.js"
+import { failureOf, spanNames } from "./mutants.support.js"
 import { accessedAt } from "./support.js"
 
 const A = "https://answers.northwind.test/a.txt" as SourceUrl
@@ -468,17 +468,8 @@ describe("mixed citations and the trace", () => {
 
   it.effect("verify runs in a span named Answers.verify", () =>
     Effect.gen(function*() {
-      const names: Array<string> = []
-      const base = yield* Effect.tracer
-      const recording = Tracer.make({
-        span: (name, ...rest) => {
-          names.push(name)
-          return base.span(name, ...rest)
-        },
-        context: base.context
-      })
       const answers = yield* answersWith({ mode: "drop", uncited: "report" })
-      yield* answers.verify(bound([{ id: "c1", text: "Gamma.", citations: [cite(A, "gamma")] }])).pipe(Effect.withTracer(recording))
+      const names = yield* spanNames(answers.verify(bound([{ id: "c1", text: "Gamma.", citations: [cite(A, "gamma")] }])))
       assert.include(names, "Answers.verify")
     }))
 })

@@ -5,10 +5,11 @@
  * configuration. Digests are computed here with `node:crypto` directly, not with `tokenDigest`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Tracer } from "effect"
+import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { Forbidden, Unauthorized } from "../src/Errors.js"
 import { Access, Auth, authorize, maxAuthorizationLength, type Principal, tokenDigest } from "../src/server/Auth.js"
+import { spanNames } from "./mutants.support.js"
 
 const hex = (token: string) => createHash("sha256").update(Buffer.from(token, "utf8")).digest("hex")
 
@@ -152,16 +153,7 @@ describe("Auth: the configured tokens", () => {
 
   it.effect("authenticate is traced as the span Auth.authenticate", () =>
     Effect.gen(function*() {
-      const names: Array<string> = []
-      const base = yield* Effect.tracer
-      const recording = Tracer.make({
-        span: (name, ...rest) => {
-          names.push(name)
-          return base.span(name, ...rest)
-        },
-        context: base.context
-      })
-      yield* auth.authenticate({ authorization: `Bearer ${printable}` }).pipe(Effect.withTracer(recording))
+      const names = yield* spanNames(auth.authenticate({ authorization: `Bearer ${printable}` }))
       assert.deepStrictEqual(names, ["Auth.authenticate"])
     }))
 })

@@ -6,7 +6,7 @@
  * from the code under test.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Either, Layer, Tracer } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
 import { createHash } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
@@ -15,7 +15,7 @@ import * as CaptureStore from "../src/CaptureStore.js"
 import type { ContentType } from "../src/Config.js"
 import { ExtractionTooLarge, InvalidBudget, NotApproved, UnexpectedStatus } from "../src/Errors.js"
 import { testServer } from "./httpServer.js"
-import { expectedRecordName, failureOf } from "./mutants.support.js"
+import { expectedRecordName, failureOf, spanNames } from "./mutants.support.js"
 import { makePdf } from "./pdfWriter.js"
 import { tempDirectory } from "./support.js"
 
@@ -295,24 +295,15 @@ describe("captureAll", () => {
 describe("tracing", () => {
   it.scopedLive("make, capture and captureAll each open their named span", () =>
     Effect.gen(function*() {
-      const names: Array<string> = []
-      const base = yield* Effect.tracer
-      const recording = Tracer.make({
-        span: (name, ...rest) => {
-          names.push(name)
-          return base.span(name, ...rest)
-        },
-        context: base.context
-      })
       const server = yield* testServer((_req, res) => {
         res.writeHead(200, { "content-type": "text/plain" })
         res.end("ok")
       })
       const a = server.url("/a.txt")
-      yield* Effect.gen(function*() {
+      const names = yield* spanNames(Effect.gen(function*() {
         const { capture } = yield* captureService({ approved: [a] })
         yield* capture.captureAll([a])
-      }).pipe(Effect.withTracer(recording))
+      }))
       for (const name of ["Capture.make", "Capture.captureAll", "Capture.capture"]) {
         assert.include(names, name)
       }

@@ -1,5 +1,5 @@
 /** Helpers for the mutation-killing tests. */
-import { Effect, Either } from "effect"
+import { Effect, Either, Tracer } from "effect"
 import { createHash } from "node:crypto"
 
 /**
@@ -19,3 +19,22 @@ export const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effec
  */
 export const expectedRecordName = (source: string): string =>
   `${createHash("sha256").update(Buffer.from(source, "utf8")).digest("hex")}.json`
+
+/**
+ * The names of the spans an effect opens, in order, recorded by a tracer that
+ * hands every span on to the current one (so nothing else about the run changes).
+ */
+export const spanNames = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<ReadonlyArray<string>, E, R> =>
+  Effect.gen(function*() {
+    const names: Array<string> = []
+    const base = yield* Effect.tracer
+    const recording = Tracer.make({
+      span: (name, ...rest) => {
+        names.push(name)
+        return base.span(name, ...rest)
+      },
+      context: base.context
+    })
+    yield* Effect.withTracer(effect, recording)
+    return names
+  })
