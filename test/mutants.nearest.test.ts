@@ -17,15 +17,7 @@ import {
   nearestIn,
   prepare
 } from "../src/anchor/Nearest.js"
-
-/** A seeded generator (mulberry32), so a failure reproduces. */
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = seed
-  t = Math.imul(t ^ (t >>> 15), t | 1)
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
+import { seededRandom as random } from "./mutants.support.js"
 
 /** Filler words over letters no snippet below uses (q, x, z, v, k, j), each followed by a space. */
 const filler = (length: number, seed: number): string => {

@@ -6,14 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { positions, spanOffsets } from "../src/anchor/Offsets.js"
-
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = seed
-  t = Math.imul(t ^ (t >>> 15), t | 1)
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
+import { seededRandom as random } from "./mutants.support.js"
 
 const pieces = ["a", "Z", " ", "\u00e9", "\u20ac", "\u4e00", "\ud83d\ude00", "\ud800", "\udc00", "\udbff\udfff", "\u07ff", "\u0800"]
 

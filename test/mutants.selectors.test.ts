@@ -8,14 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { Evidence } from "../src/Domain.js"
 import { contextCodePoints, selectors, target, textPosition, textQuote } from "../src/anchor/Selectors.js"
-
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = seed
-  t = Math.imul(t ^ (t >>> 15), t | 1)
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
+import { seededRandom as random } from "./mutants.support.js"
 
 const pieces = ["a", "b", " ", "\u00e9", "\ud83d\ude00", "\ud800", "\udc00", "\udbff\udfff"]
 

@@ -14,15 +14,7 @@ import {
   ratio,
   ratioNormalized
 } from "../src/anchor/Similarity.js"
-
-/** A seeded generator (mulberry32), so a failure reproduces. */
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = seed
-  t = Math.imul(t ^ (t >>> 15), t | 1)
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
+import { seededRandom as random } from "./mutants.support.js"
 
 const word = (next: () => number, alphabet: ReadonlyArray<string>, maxLength: number): string => {
   const length = Math.floor(next() * (maxLength + 1))

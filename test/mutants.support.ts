@@ -38,3 +38,12 @@ export const spanNames = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effec
     yield* Effect.withTracer(effect, recording)
     return names
   })
+
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same cases on every run, so a failure reproduces. */
+export const seededRandom = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = seed
+  t = Math.imul(t ^ (t >>> 15), t | 1)
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}

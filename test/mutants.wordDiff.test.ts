@@ -7,14 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { diffLimits, head, tokenize, wordDiff } from "../src/audit/WordDiff.js"
-
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = seed
-  t = Math.imul(t ^ (t >>> 15), t | 1)
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
+import { seededRandom as random } from "./mutants.support.js"
 
 const lcsLength = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {
   const table = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0))
