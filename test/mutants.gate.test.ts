@@ -8,7 +8,7 @@ import * as CaptureStore from "../src/CaptureStore.js"
 import { InvalidConfig, ReportRejected } from "../src/Errors.js"
 import * as Gate from "../src/Gate.js"
 import * as MemoryStore from "../src/store/Memory.js"
-import { failureOf } from "./mutants.support.js"
+import { failureOf, spanNames } from "./mutants.support.js"
 import { cited, inventoryRecord, pipelineConfig, salesRecord, withMode } from "./support.js"
 
 const gateOver = (config: unknown) =>
@@ -64,3 +64,15 @@ describe("Gate: JSON text", () => {
       assert.strictEqual(Gate.layerConfig, Gate.layerWithStore)
     }))
 })
+
+describe("Gate: service identity", () => {
+  it.effect("the tag is citegate/Gate, and each entry point opens its named span", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(Gate.Gate.key, "citegate/Gate")
+      const gate = yield* gateOver(JSON.stringify(withMode("drop")))
+      assert.include(yield* spanNames(gate.check(JSON.parse(report))), "Gate.check")
+      assert.include(yield* spanNames(gate.checkJson(report)), "Gate.checkJson")
+      assert.include(yield* spanNames(gate.checkJsonWithCaptures(report)), "Gate.checkJsonWithCaptures")
+    }))
+})
+
