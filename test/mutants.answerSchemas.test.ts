@@ -15,6 +15,7 @@ describe("answer record Schemas", () => {
       [Records.Citation, "Citation"],
       [Records.NumberedCitation, "NumberedCitation"],
       [Records.Claim, "Claim"],
+      [Records.Answer, "Answer"],
       [Records.VerifiedAnswerCitation, "VerifiedAnswerCitation"],
       [Records.RetractedCitation, "RetractedCitation"],
       [Records.GroundedClaim, "GroundedClaim"],
