@@ -23,7 +23,7 @@ import * as Manifest from "../src/Manifest.js"
 import * as Policy from "../src/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as Verifier from "../src/Verifier.js"
-import { failureOf, spanNames } from "./mutants.support.js"
+import { failureOf, left, right, spanNames } from "./mutants.support.js"
 import { accessedAt } from "./support.js"
 
 const A = "https://answers.northwind.test/a.txt" as SourceUrl
@@ -51,15 +51,6 @@ const answersWith = (options: Answer.AnswersOptions) =>
   Effect.gen(function*() {
     return yield* Answer.Answers
   }).pipe(Effect.provide(layerFor(options)))
-
-const right = <A, E>(either: Either.Either<A, E>): A => {
-  if (Either.isLeft(either)) assert.fail(`expected Right, got ${JSON.stringify(either.left)}`)
-  return (either as Either.Right<E, A>).right
-}
-const left = <A, E>(either: Either.Either<A, E>): E => {
-  if (Either.isRight(either)) assert.fail("expected Left")
-  return (either as Either.Left<E, A>).left
-}
 
 const OTHER = "b".repeat(64)
 const answerJson = (fields: object) => JSON.stringify({ format: "citegate.answer/1", ...fields })

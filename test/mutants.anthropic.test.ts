@@ -13,15 +13,8 @@ import { InvalidAnswer, StaleManifest } from "../src/Errors.js"
 import * as Manifest from "../src/Manifest.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import { accessedAt } from "./support.js"
+import { left, right } from "./mutants.support.js"
 
-const right = <A, E>(either: Either.Either<A, E>): A => {
-  if (Either.isLeft(either)) assert.fail(`expected Right, got ${JSON.stringify(either.left).slice(0, 600)}`)
-  return (either as Either.Right<E, A>).right
-}
-const left = <A, E>(either: Either.Either<A, E>): E => {
-  if (Either.isRight(either)) assert.fail(`expected Left, got ${JSON.stringify(either.right).slice(0, 400)}`)
-  return (either as Either.Left<E, A>).left
-}
 const invalid = <A>(either: Either.Either<A, unknown>): InvalidAnswer => {
   const error = left(either)
   assert.instanceOf(error, InvalidAnswer)

@@ -5,7 +5,7 @@
  * prompt. Expected values are written out by hand.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as Evi1 from "../src/answer/Evi1.js"
 import type { PipelineConfig } from "../src/Config.js"
 import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
@@ -13,15 +13,8 @@ import { Evi1Invalid, type Evi1Issue, StaleManifest } from "../src/Errors.js"
 import * as Manifest from "../src/Manifest.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import { accessedAt } from "./support.js"
+import { left, right } from "./mutants.support.js"
 
-const right = <A, E>(either: Either.Either<A, E>): A => {
-  if (Either.isLeft(either)) assert.fail(`expected Right, got ${JSON.stringify(either.left).slice(0, 400)}`)
-  return (either as Either.Right<E, A>).right
-}
-const left = <A, E>(either: Either.Either<A, E>): E => {
-  if (Either.isRight(either)) assert.fail(`expected Left, got ${JSON.stringify(either.right).slice(0, 400)}`)
-  return (either as Either.Left<E, A>).left
-}
 const invalidOf = (text: string): Evi1Invalid => {
   const error = left(Evi1.parse(text))
   assert.instanceOf(error, Evi1Invalid)

@@ -1,4 +1,5 @@
 /** Helpers for the mutation-killing tests. */
+import { assert } from "@effect/vitest"
 import { Effect, Either, Tracer } from "effect"
 import { createHash } from "node:crypto"
 
@@ -46,4 +47,16 @@ export const seededRandom = (seed: number) => () => {
   t = Math.imul(t ^ (t >>> 15), t | 1)
   t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+/** The value of a Right; a Left fails the test with (the start of) what it holds. */
+export const right = <A, E>(either: Either.Either<A, E>): A => {
+  if (Either.isLeft(either)) assert.fail(`expected Right, got ${JSON.stringify(either.left).slice(0, 600)}`)
+  return (either as Either.Right<E, A>).right
+}
+
+/** The error of a Left; a Right fails the test with (the start of) what it holds. */
+export const left = <A, E>(either: Either.Either<A, E>): E => {
+  if (Either.isRight(either)) assert.fail(`expected Left, got ${JSON.stringify(either.right).slice(0, 400)}`)
+  return (either as Either.Left<E, A>).left
 }
