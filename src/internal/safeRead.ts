@@ -73,7 +73,7 @@ export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<B
     }
     // One spare byte detects a file that grew after fstat; a short read of a regular file is its end.
     const buffer = Buffer.allocUnsafe(st.size + 1)
-    if (st.size < syncReadLimit) {
+    if (st.size <= syncReadLimit) {
       try {
         let filled = 0
         for (;;) {
