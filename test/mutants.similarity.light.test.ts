@@ -183,5 +183,9 @@ describe("Similarity against plain references", () => {
     assert.deepStrictEqual(align("abc", "zzz"), { start: 0, end: 0, distance: 3 })
     assert.deepStrictEqual(align("", "abc"), { start: 0, end: 0, distance: 0 })
     assert.deepStrictEqual(align("ab", "abab"), { start: 0, end: 2, distance: 0 })
+    // A text character missing from the pattern, inside the passage: 1 edit. Without that step the
+    // best is 2 ("ab" with "cd" missing, or "Xcd" for "abcd").
+    assert.deepStrictEqual(align("abcd", "zzabXcdzz"), { start: 2, end: 7, distance: 1 })
+    assert.deepStrictEqual(align("abcdef", "abcXdef"), { start: 0, end: 7, distance: 1 })
   })
 })
