@@ -77,3 +77,33 @@ describe("Nearest: choices among candidates", () => {
     assert.isUndefined(findNearest("a#c#e#g#qqqqqqqqq", "abcdefgh", { minScore: 0 }))
   })
 })
+
+describe("Nearest: word characters at the edges of ASCII's ranges", () => {
+  it("0, 9, a and z continue a word; the widened passage is scored again", () => {
+    // The alignment "net sales were 4,21" (1 edit against "4,31") stops inside "4,2109az"; the
+    // passage is widened over 0, 9, a and z to the space: 23 code units against 19, 1 substitution
+    // and 4 insertions.
+    const capture = filler(200, 7) + "net sales were 4,2109az units"
+    const start = capture.indexOf("net")
+    assert.deepStrictEqual(findNearest(capture, "net sales were 4,31"), {
+      method: "fuzzy",
+      score: rounded(1 - 5 / 23),
+      span: { start, end: start + 23 },
+      text: "net sales were 4,2109az"
+    })
+  })
+
+  it("/, :, ` and { end a word", () => {
+    // The same alignment before each of the four code units just outside those ranges: no widening.
+    for (const stop of ["/", ":", "`", "{"]) {
+      const capture = filler(200, 7) + `net sales were 4,21${stop}09 units`
+      const start = capture.indexOf("net")
+      assert.deepStrictEqual(findNearest(capture, "net sales were 4,31"), {
+        method: "fuzzy",
+        score: rounded(1 - 1 / 19),
+        span: { start, end: start + 19 },
+        text: "net sales were 4,21"
+      }, stop)
+    }
+  })
+})
