@@ -107,3 +107,53 @@ describe("Nearest: word characters at the edges of ASCII's ranges", () => {
     }
   })
 })
+
+describe("Nearest: the coarse pass's counts decide which windows are aligned", () => {
+  // Short snippets (8 code units: windows of 6 trigrams, blocks of 4 windows) among runs of "#",
+  // which share no trigram with them. Each region below holds whole trigrams of the snippet and
+  // sits in a block of its own. The coarse pass aligns the best 3 blocks (the earlier on equal
+  // counts) and the fine pass keeps the first of equal scores, so which region is reported shows
+  // which blocks were counted highest. A region of 3 code units of "abcdefgh" aligns with 5 edits
+  // (the other 5 missing): 1 − 5/8 = 0.375.
+  const gap = "#".repeat(20)
+  const at = (text: string, region: string, from = 0) => {
+    const start = text.indexOf(region, from)
+    return { method: "fuzzy", score: 0.375, span: { start, end: start + 3 }, text: text.slice(start, start + 3) }
+  }
+
+  it("the window at the text's start, and the snippet's first trigram, are counted; it leaves the window again", () => {
+    // "abc" (1 trigram) at 0, then three regions "def" (1 trigram each): "abc" is first on equal counts.
+    const text = "abc" + gap + "def" + gap + "def" + gap + "def" + gap
+    assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), at(text, "abc"))
+  })
+
+  it("the snippet's last trigram is counted", () => {
+    const text = gap + "fgh" + gap + "abc" + gap + "abc" + gap + "abc" + gap
+    assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), at(text, "fgh"))
+  })
+
+  it("a trigram the snippet holds once counts once in a window, however often the window holds it", () => {
+    // "abc#abc" counts 1, like "def": "def" comes first.
+    const text = gap + "def" + gap + "abc#abc" + gap + "abc#abc" + gap + "abc#abc" + gap
+    assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), at(text, "def"))
+  })
+
+  it("a trigram the snippet holds twice counts twice", () => {
+    // "abcdabce" holds "abc" twice: "abc#abc" counts 2 like "bcd#cda" and comes first; it aligns
+    // with 2 edits ("#" for "d", "e" missing) in 8: 0.75.
+    const text = gap + "abc#abc" + gap + "bcd#cda" + gap + "bcd#cda" + gap + "bcd#cda" + gap
+    assert.deepStrictEqual(findNearest(text, "abcdabce", { minScore: 0 }), {
+      method: "fuzzy",
+      score: 0.75,
+      span: { start: 20, end: 27 },
+      text: "abc#abc"
+    })
+  })
+
+  it("the last window of the text is counted, alone in its block", () => {
+    // 36 code units: windows 0 … 28, blocks of 4, the last block holds window 28 alone, and only
+    // it holds the trigram at 33.
+    const text = "#".repeat(33) + "abc"
+    assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), at(text, "abc"))
+  })
+})
