@@ -156,4 +156,18 @@ describe("Nearest: the coarse pass's counts decide which windows are aligned", (
     const text = "#".repeat(33) + "abc"
     assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), at(text, "abc"))
   })
+
+  it("at most fineCandidates blocks are aligned: a better passage counted lower than three others is not found", () => {
+    // "a#cde#gh" (2 substitutions: 0.75) holds 1 trigram of the snippet ("cde"); each "abc##def"
+    // holds 2 in one window, so the three of them take the 3 fine candidates. Each aligns whole
+    // with 4 edits ("##" extra, "gh" missing) in 8: 0.5; the first is reported.
+    const text = gap + "a#cde#gh" + gap + "abc##def" + gap + "abc##def" + gap + "abc##def" + gap
+    const start = text.indexOf("abc##def")
+    assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), {
+      method: "fuzzy",
+      score: 0.5,
+      span: { start, end: start + 8 },
+      text: "abc##def"
+    })
+  })
 })
