@@ -170,4 +170,19 @@ describe("Nearest: the coarse pass's counts decide which windows are aligned", (
       text: "abc##def"
     })
   })
+
+  it("a trigram is counted only when all three of its code units are the snippet's", () => {
+    // 600 regions that share two code units with a trigram of the snippet ("ab" then another unit,
+    // or another unit then "bc"), then "fgh". None holds a trigram of the snippet: "fgh" is the
+    // only window counted, and the one aligned. (A lookup that compared only two of the three
+    // units, wherever the other trigram's slot in the table met "abc"'s, would count some of them,
+    // and the first three would take the fine candidates.)
+    let text = ""
+    for (let k = 0; k < 300; k++) {
+      const unit = String.fromCharCode(0x4e00 + k)
+      text += "ab" + unit + "#####" + unit + "bc" + "#####"
+    }
+    text += "fgh" + gap
+    assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), at(text, "fgh"))
+  })
 })
