@@ -185,4 +185,31 @@ describe("Nearest: the coarse pass's counts decide which windows are aligned", (
     text += "fgh" + gap
     assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), at(text, "fgh"))
   })
+
+  it("each aligned window reaches only its margin: a better passage after three others is not found", () => {
+    // The three "abc##def" as above take the fine candidates; "a#cde#gh" follows them, 20 code
+    // units past the last one's end (the margin is 8 >> 2 + 8 = 10).
+    const text = gap + "abc##def" + gap + "abc##def" + gap + "abc##def" + gap + "a#cde#gh" + gap
+    assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), {
+      method: "fuzzy",
+      score: 0.5,
+      span: { start: 20, end: 28 },
+      text: "abc##def"
+    })
+  })
+
+  it("no window runs past the text's end", () => {
+    // 80 code units: windows 0 … 72; "abcd" ends the text, so only window 72 holds both its
+    // trigrams (count 2, like "abc##def"). Blocks: "abc##def" (2), 72 (2), then the first block
+    // counted 1, the one holding "a#cde#gh": it is aligned and is the best (0.75). A window past
+    // the end (76, a block of its own, holding "abcd" whole) would take that third place.
+    const text = gap + "a#cde#gh" + gap + "abc##def" + gap + "abcd"
+    assert.strictEqual(text.length, 80)
+    assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), {
+      method: "fuzzy",
+      score: 0.75,
+      span: { start: 20, end: 28 },
+      text: "a#cde#gh"
+    })
+  })
 })
