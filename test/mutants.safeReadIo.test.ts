@@ -6,7 +6,7 @@
  * and the closing of the descriptor are checked too.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Deferred, Effect, Either, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
@@ -246,5 +246,40 @@ describe("safeRead: the asynchronous read (files over syncReadLimit bytes)", () 
       })
       assert.deepStrictEqual(yield* outcome(file, 1 << 20, io), { reason: "unreadable", detail: "EIO: i/o error, read" })
       assert.deepStrictEqual(calls, ["open", "fstat", "read", "read", "read", "close"])
+    }))
+})
+
+describe("safeRead: interrupting the asynchronous read", () => {
+  it.scopedLive("a read in flight when interrupted is the last one: the descriptor is closed and nothing more is read", () =>
+    Effect.gen(function*() {
+      const size = syncReadLimit + 1000
+      const file = yield* fileOf(size)
+      const { calls, io: base } = recording({ chunk: 100_000 })
+      const secondReadStarted = yield* Deferred.make<void>()
+      const closed = yield* Deferred.make<void>()
+      let release: (() => void) | undefined
+      const io: ReadIo = {
+        ...base,
+        read: (fd, buffer, offset, length, position, callback) => {
+          if (offset === 100_000) {
+            // Hold the second read's answer until the reading fiber has been interrupted.
+            release = () => base.read(fd, buffer, offset, length, position, callback)
+            Deferred.unsafeDone(secondReadStarted, Effect.void)
+            return
+          }
+          base.read(fd, buffer, offset, length, position, callback)
+        },
+        close: (fd, callback) =>
+          base.close(fd, () => {
+            callback()
+            Deferred.unsafeDone(closed, Effect.void)
+          })
+      }
+      const fiber = yield* Effect.fork(readRegularFile(file, 1 << 20, io))
+      yield* Deferred.await(secondReadStarted)
+      yield* Fiber.interrupt(fiber)
+      release?.()
+      yield* Deferred.await(closed)
+      assert.deepStrictEqual(calls, ["open", "fstat", "read", "read", "close"])
     }))
 })
