@@ -93,9 +93,9 @@ describe("Nearest: word characters at the edges of ASCII's ranges", () => {
     })
   })
 
-  it("/, :, ` and { end a word", () => {
+  it("/, :, `, { and \u00a7 end a word", () => {
     // The same alignment before each of the four code units just outside those ranges: no widening.
-    for (const stop of ["/", ":", "`", "{"]) {
+    for (const stop of ["/", ":", "`", "{", "\u00a7"]) {
       const capture = filler(200, 7) + `net sales were 4,21${stop}09 units`
       const start = capture.indexOf("net")
       assert.deepStrictEqual(findNearest(capture, "net sales were 4,31"), {
@@ -211,5 +211,25 @@ describe("Nearest: the coarse pass's counts decide which windows are aligned", (
       span: { start: 20, end: 28 },
       text: "a#cde#gh"
     })
+  })
+
+  it("a region counted only in blocks 1 and 2 is aligned", () => {
+    // "abc" at 9: the windows holding it are 4 … 9, blocks 1 and 2; block 0 counts nothing.
+    const text = "#".repeat(9) + "abc" + gap
+    assert.deepStrictEqual(findNearest(text, "abcdefgh", { minScore: 0 }), at(text, "abc"))
+  })
+
+  it("a passage whose only trigram of the snippet is its first is aligned from the text's start", () => {
+    // Every third code unit from 3 on is "#" (33 substitutions): only the trigram at 0 is the
+    // snippet's, so windows 0 and the partial ones before it would count the same; the aligned
+    // range is the one of window 0 (0 … 133), not of a window starting before the text.
+    const units = snippet.split("")
+    for (let i = 3; i < 100; i += 3) units[i] = "#"
+    const passage = units.join("")
+    const text = passage + " " + filler(300, 9)
+    const found = findNearest(text, snippet)!
+    assert.strictEqual(found.span.start, 0)
+    assert.isAtLeast(found.span.end, 99)
+    assert.strictEqual(found.score, rounded(1 - 33 / 100))
   })
 })
