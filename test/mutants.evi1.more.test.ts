@@ -44,3 +44,14 @@ describe("serialize(parse(t)) === t", () => {
     assert.strictEqual(Evi1.cleanText(right(Evi1.parse(texts[6]!))), "Intro.\n\nb.[2][1] tail\n")
   })
 })
+
+describe("the body's segments", () => {
+  it("no empty text segment before a leading citation group, or for an empty text", () => {
+    assert.deepStrictEqual(right(Evi1.parse("[1]{c1}\nEVI1\nc1|1|\"q\"\nEND_EVI1")).body, [
+      { _tag: "Cite", sources: [1], claimId: "c1", line: 1 },
+      { _tag: "Text", text: "\n" }
+    ])
+    assert.deepStrictEqual(right(Evi1.parse("")), { body: [], appendix: undefined })
+    assert.deepStrictEqual(right(Evi1.parse("x")), { body: [{ _tag: "Text", text: "x" }], appendix: undefined })
+  })
+})
