@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Evi1 from "../src/answer/Evi1.js"
 import { limits } from "../src/answer/Records.js"
-import { AnswerTooLarge } from "../src/Errors.js"
+import { AnswerTooLarge, Evi1Invalid } from "../src/Errors.js"
 import { left, right } from "./mutants.support.js"
 
 describe("the parser's end", () => {
@@ -53,5 +53,13 @@ describe("the body's segments", () => {
     ])
     assert.deepStrictEqual(right(Evi1.parse("")), { body: [], appendix: undefined })
     assert.deepStrictEqual(right(Evi1.parse("x")), { body: [{ _tag: "Text", text: "x" }], appendix: undefined })
+  })
+})
+
+describe("the appendix is searched backwards from END_EVI1", () => {
+  it("an EVI1 line after the last END_EVI1 does not open an appendix", () => {
+    const error = left(Evi1.parse("a\nEND_EVI1\nEVI1"))
+    assert.instanceOf(error, Evi1Invalid)
+    assert.deepStrictEqual((error as Evi1Invalid).issues, [{ _tag: "Evi1MalformedLine", line: 2, detail: "END_EVI1 without an EVI1 line before it" }])
   })
 })
