@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as AnswerRender from "../src/answer/Render.js"
-import { StaleManifest } from "../src/Errors.js"
+import { InvalidAnswer, StaleManifest } from "../src/Errors.js"
 import { renderings, shaA } from "./mutants.answerRender.support.js"
 
 const A = "https://answers.northwind.test/a.txt"
@@ -197,6 +197,23 @@ describe("text", () => {
         "  answer names: (none)",
         "  this run's manifest: a1a1a1a1a1a1…",
         `  fix: ${staleFix}`,
+        ""
+      )
+    )
+  })
+})
+
+describe("text: an invalid answer", () => {
+  it("each issue's path and message; a top-level key named sentence reads like any other path", () => {
+    const invalid = new InvalidAnswer({ issues: [{ path: ["sentence"], message: "is unexpected" }, { path: ["claims", 0, "id"], message: "is missing" }], omitted: 2 })
+    assert.strictEqual(
+      AnswerRender.render("text", AnswerRender.AnswerRendering.Rejected({ error: invalid })),
+      lines(
+        "citegate answer: REJECTED: InvalidAnswer: Invalid answer; nothing in this answer is accepted",
+        "  sentence: is unexpected",
+        "  claims[0].id: is missing",
+        "  …: and 2 more issues not listed",
+        "  fix: Correct the answer at the paths shown.",
         ""
       )
     )
