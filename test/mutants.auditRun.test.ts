@@ -330,6 +330,45 @@ describe("Audit over two in-memory runs", () => {
       assert.strictEqual(result.outcome, "stable")
     }))
 
+  it.effect("an excerpt found twice in the new text: the occurrence under its old heading is its new span", () =>
+    Effect.gen(function*() {
+      const before = withHeadings(MD, `# Intro\nHello.\n# Limits\n${q.bursts}\n`)
+      // The first occurrence now lies under another heading; the one under "Limits" moved further down.
+      const after = withHeadings(MD, `# Intro\n${q.bursts}\nHello.\n# Limits\nNew line.\n${q.bursts}\n`)
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, [cited("a", MD, before.record, q.bursts, { heading: ["Limits"] })])
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report))
+      const limitsStart = after.record.text.indexOf("# Limits")
+      assert.deepStrictEqual(result.findings, [{
+        status: "relocated",
+        subject: { kind: "fact", index: 0, label: "a" },
+        source: MD,
+        snippet: q.bursts,
+        old: { captureSha256: before.record.sha256, accessedAt, span: span(before.record.text, q.bursts), heading: ["Limits"] },
+        new: { captureSha256: after.record.sha256, accessedAt, span: span(after.record.text, q.bursts, limitsStart), heading: ["Limits"] }
+      }] as ReadonlyArray<Finding>)
+    }))
+
+  it.effect("deleted without a nearest passage when none can be searched (an excerpt too short for the fuzzy search)", () =>
+    Effect.gen(function*() {
+      const before = v1(TXT, "Prices: cheap.\n")
+      const after = v1(TXT, "Prices: dear.\n")
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, [cited("a", TXT, before, "cheap")])
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report))
+      assert.deepStrictEqual(result.findings, [{
+        status: "deleted",
+        subject: { kind: "fact", index: 0, label: "a" },
+        source: TXT,
+        snippet: "cheap",
+        old: { captureSha256: before.sha256, accessedAt, span: span(before.text, "cheap") },
+        new: { captureSha256: after.sha256, accessedAt }
+      }] as ReadonlyArray<Finding>)
+      assert.notProperty(result.findings[0]!, "nearest")
+    }))
+
   it.effect("the candidate search of each citation uses its own section, even for two sections of one text", () =>
     Effect.gen(function*() {
       const before = withHeadings(
@@ -527,6 +566,91 @@ describe("the candidate search near the old position", () => {
       if (finding.status !== "changed") return
       assert.deepStrictEqual(finding.candidate, expectedCandidate(after, sentence, { from: 0, to: after.text.length }, "document", 0.6, {}))
       assert.strictEqual(finding.candidate.text, far)
+    }))
+})
+
+describe("interruption between candidate searches", () => {
+  it.live("an audit whose candidate searches take long yields between them: a timeout lands before the audit ends", () =>
+    Effect.gen(function*() {
+      const sentences = Array.from({ length: 8 }, (_, i) => `Clause ${i} of the tariff sets a fee of ${100 + i} euros per request.`)
+      const before = v1(TXT, filler(0, 2000) + sentences.join("\n") + "\n" + filler(2000, 4000))
+      const after = v1(TXT, filler(0, 4000))
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, sentences.map((s, i) => cited(["a", "b", "c", "d", "e", "f", "g", "h"][i]!, TXT, before, s)))
+      // Without the timeout the audit finishes: every clause deleted.
+      const started = Date.now()
+      const whole = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report))
+      const took = Date.now() - started
+      assert.deepStrictEqual(whole.summary.deleted, 8)
+      // The searches take several yield slices (20 ms each), so a 1 ms timeout can land at the first yield.
+      assert.isAbove(took, 60, "the fixture is too small to need yields on this machine")
+      const timed = yield* Effect.either(auditWith(old.store, now.store, (audit) => audit.auditReport(report)).pipe(Effect.timeout("1 millis")))
+      assert.isTrue(timed._tag === "Left" && timed.left._tag === "TimeoutException", JSON.stringify(timed._tag))
+    }))
+})
+
+describe("the window's size and ends", () => {
+  const sentence = "Each account may send at most 30 requests per second to the public API."
+  const near = "Each account may send at most 25 requests per minute to the public API."
+  const far = "Each account may send at most 20 requests per second to the public API."
+  const r = 16 * 1024
+  const L = sentence.length
+  const pad = (n: number) => {
+    if (n === 0) return ""
+    const line = "Filler line says little of note.\n"
+    return line.repeat(Math.ceil(n / line.length)).slice(0, n - 1) + "\n"
+  }
+
+  /** Old and new texts of the same length: the old sentence at `p`, the near passage at `nearAt`, the far one at `farAt`. */
+  const texts = (length: number, p: number, nearAt: number, farAt: number) => {
+    const build = (parts: ReadonlyArray<readonly [number, string]>) => {
+      let text = ""
+      for (const [at, piece] of [...parts].sort((x, y) => x[0] - y[0])) text += pad(at - text.length) + piece
+      return text + pad(length - text.length)
+    }
+    const oldText = build([[p, sentence], [farAt, "x".repeat(L)]])
+    const newText = build([[nearAt, near], [farAt, far]])
+    assert.strictEqual(oldText.length, length)
+    assert.strictEqual(newText.length, length)
+    return { before: v1(TXT, oldText), after: v1(TXT, newText) }
+  }
+
+  const candidateText = (before: CaptureRecord, after: CaptureRecord) =>
+    Effect.gen(function*() {
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, [cited("a", TXT, before, sentence)])
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report))
+      const finding = result.findings[0]!
+      return finding.status === "changed" ? finding.candidate.text : finding.status
+    })
+
+  it.effect("a window of half the text or more is not searched on its own: the whole text is", () =>
+    Effect.gen(function*() {
+      // 2r + L is exactly half the text: the whole text is searched and the better, far passage wins.
+      const half = texts(2 * (2 * r + L), 1000, 1000, 40_000)
+      assert.strictEqual(yield* candidateText(half.before, half.after), far)
+      // Two code units longer: the window is searched first and the near passage passes.
+      const longer = texts(2 * (2 * r + L) + 2, 1000, 1000, 40_000)
+      assert.strictEqual(yield* candidateText(longer.before, longer.after), near)
+    }))
+
+  it.effect("the window ends one excerpt length after the old position's radius, and starts a radius before it", () =>
+    Effect.gen(function*() {
+      const length = 200_000
+      const p = 100_000
+      // The near passage ends exactly at the window's end: searched in the window, it passes.
+      const atEnd = texts(length, p, p + r, 150_000)
+      assert.strictEqual(yield* candidateText(atEnd.before, atEnd.after), near)
+      // It starts exactly at the window's start.
+      const atStart = texts(length, p, p - r, 20_000)
+      assert.strictEqual(yield* candidateText(atStart.before, atStart.after), near)
+      // Just outside either end: the window misses it, so the whole text decides (the far passage).
+      const pastEnd = texts(length, p, p + r + L, 150_000)
+      assert.strictEqual(yield* candidateText(pastEnd.before, pastEnd.after), far)
+      const beforeStart = texts(length, p, p - r - L, 20_000)
+      assert.strictEqual(yield* candidateText(beforeStart.before, beforeStart.after), far)
     }))
 })
 
