@@ -450,6 +450,42 @@ describe("Audit over two in-memory runs", () => {
       assert.deepStrictEqual(result2.thresholds, { anchor: 0.99, document: 0.99 })
     }))
 
+  it.effect("a candidate exactly at its threshold passes, under the old heading, in the window and in the whole text", () =>
+    Effect.gen(function*() {
+      // Under the old heading: the anchor threshold set to the candidate's own similarity.
+      const old = yield* storeOf([oldMd])
+      const now = yield* storeOf([newMd])
+      const report = yield* verify(old.store, [cited("a", MD, oldMd.record, q.limit, { heading: ["Limits"] })])
+      const section = newMd.record.headings!.find((h) => h.text === "Limits")!
+      const own = expectedCandidate(newMd.record, q.limit, { from: section.start, to: section.end }, "anchor", 0, {}).similarity
+      assert.isBelow(own, 1)
+      const exact = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report, { thresholds: { anchor: own, document: 1 } }))
+      assert.deepStrictEqual(exact.findings.map((f) => f.status === "changed" ? [f.candidate.scope, f.candidate.similarity] : f.status), [["anchor", own]])
+
+      // The whole text (a v1 record): the document threshold set to the candidate's own similarity.
+      const oldT = yield* storeOf([oldTxt])
+      const nowT = yield* storeOf([newTxt])
+      const reportT = yield* verify(oldT.store, [cited("a", TXT, oldTxt, q.trips)])
+      const ownT = nearestIn(prepare(newTxt.text), q.trips, { minScore: 0 })!.score
+      const exactT = yield* auditWith(oldT.store, nowT.store, (audit) => audit.auditReport(reportT, { thresholds: { document: ownT } }))
+      assert.deepStrictEqual(exactT.findings.map((f) => f.status === "changed" ? [f.candidate.scope, f.candidate.similarity] : f.status), [["document", ownT]])
+    }))
+
+  it.effect("several sections under the same heading path: the first of equally near passages is the candidate", () =>
+    Effect.gen(function*() {
+      const rule = "Each account may send at most 30 requests per second."
+      const edited = "Each account may send at most 20 requests per second."
+      const before = withHeadings(MD, `# Rules\n${rule}\n# Other\nNothing.\n`)
+      const after = withHeadings(MD, `# Rules\n${edited}\n# Other\nNothing.\n# Rules\n${edited}\n`)
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, [cited("a", MD, before.record, rule, { heading: ["Rules"] })])
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report))
+      const finding = result.findings[0]!
+      assert.strictEqual(finding.status, "changed")
+      if (finding.status === "changed") assert.deepStrictEqual(finding.candidate.span, span(after.record.text, edited))
+    }))
+
   it.effect("thresholds above 1 are 1; values inside [0, 1] are kept as given", () =>
     Effect.gen(function*() {
       const old = yield* storeOf([oldTxt])
@@ -552,6 +588,18 @@ describe("the candidate search near the old position", () => {
       assert.strictEqual(finding.candidate.text, near)
       // The whole text's nearest is the far one: the window decided.
       assert.strictEqual(nearestIn(prepare(after.text), sentence, { minScore: 0 })!.text, far)
+    }))
+
+  it.effect("a passage in the window exactly at the document threshold passes there (the far one is not taken)", () =>
+    Effect.gen(function*() {
+      const after = v1(TXT, filler(0, 2990) + near + "\n" + filler(2990, 6000) + far + "\n")
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, [cited("a", TXT, before, sentence)])
+      const own = nearestIn(prepare(after.text, windowOf(after.text.length)), sentence, { minScore: 0 })!.score
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report, { thresholds: { document: own } }))
+      const finding = result.findings[0]!
+      assert.deepStrictEqual(finding.status === "changed" ? [finding.candidate.text, finding.candidate.similarity] : finding.status, [near, own])
     }))
 
   it.effect("a passage moved out of the window is found by the whole-text search", () =>
