@@ -621,8 +621,8 @@ describe("interruption between candidate searches", () => {
   it.live("an audit whose candidate searches take long yields between them: a timeout lands before the audit ends", () =>
     Effect.gen(function*() {
       const sentences = Array.from({ length: 8 }, (_, i) => `Clause ${i} of the tariff sets a fee of ${100 + i} euros per request.`)
-      const before = v1(TXT, filler(0, 2000) + sentences.join("\n") + "\n" + filler(2000, 4000))
-      const after = v1(TXT, filler(0, 4000))
+      const before = v1(TXT, filler(0, 6000) + sentences.join("\n") + "\n" + filler(6000, 12000))
+      const after = v1(TXT, filler(0, 12000))
       const old = yield* storeOf([before])
       const now = yield* storeOf([after])
       const report = yield* verify(old.store, sentences.map((s, i) => cited(["a", "b", "c", "d", "e", "f", "g", "h"][i]!, TXT, before, s)))
@@ -699,6 +699,110 @@ describe("the window's size and ends", () => {
       assert.strictEqual(yield* candidateText(pastEnd.before, pastEnd.after), far)
       const beforeStart = texts(length, p, p - r - L, 20_000)
       assert.strictEqual(yield* candidateText(beforeStart.before, beforeStart.after), far)
+    }))
+})
+
+describe("edges of the candidate search", () => {
+  it.effect("options without capture failures: a source missing from the new run is not-captured", () =>
+    Effect.gen(function*() {
+      const old = yield* storeOf([oldGone])
+      const now = yield* storeOf([])
+      const report = yield* verify(old.store, [cited("a", GONE, oldGone, q.gone)])
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report, { thresholds: {} }))
+      const finding = result.findings[0]!
+      assert.deepStrictEqual(finding.status === "source_missing" ? [finding.reason, finding.errorTag] : finding.status, ["not-captured", "MissingCapture"])
+    }))
+
+  it.effect("a weak passage under the old heading (below the search's default floor) is still the nearest, with the anchor scope", () =>
+    Effect.gen(function*() {
+      const snippet = "Support answers within two working days."
+      const before = withHeadings(MD, `# Help\n${snippet}\n`)
+      const after = withHeadings(MD, "# Help\nWe close on Sundays.\n")
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, [cited("a", MD, before.record, snippet, { heading: ["Help"] })])
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report))
+      const [help] = after.record.headings!
+      const anchored = expectedCandidate(after.record, snippet, { from: help!.start, to: help!.end }, "anchor", 0.45, { heading: ["Help"] })
+      assert.isBelow(anchored.similarity, 0.45)
+      const finding = result.findings[0]!
+      assert.strictEqual(finding.status, "deleted")
+      if (finding.status === "deleted") assert.deepStrictEqual(finding.nearest, anchored)
+    }))
+
+  it.effect("an excerpt too short to search, under a heading and in a long text: deleted without a nearest passage", () =>
+    Effect.gen(function*() {
+      const before = withHeadings(MD, "# Prices\nPrices: cheap.\n")
+      const after = withHeadings(MD, "# Prices\nPrices: dear.\n")
+      const longBefore = v1(TXT, filler(0, 3000) + "Prices: cheap.\n" + filler(3000, 6000))
+      const longAfter = v1(TXT, filler(0, 3000) + "Prices: dear.\n" + filler(3000, 6000))
+      const old = yield* storeOf([before, longBefore])
+      const now = yield* storeOf([after, longAfter])
+      const report = yield* verify(old.store, [
+        cited("a", MD, before.record, "cheap", { heading: ["Prices"] }),
+        cited("b", TXT, longBefore, "cheap")
+      ])
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report))
+      assert.deepStrictEqual(result.findings.map((f) => [f.status, "nearest" in f]), [["deleted", false], ["deleted", false]])
+    }))
+
+  it.effect("several sections under the old heading path: the best passage of any of them, not the first", () =>
+    Effect.gen(function*() {
+      const rule = "Each account may send at most 30 requests per second to the public API."
+      const weak = "Accounts may send requests."
+      const close = "Each account may send at most 20 requests per second to the public API."
+      const before = withHeadings(MD, `# Rules\n${rule}\n`)
+      const after = withHeadings(MD, `# Rules\n${weak}\n# Other\nNothing.\n# Rules\n${close}\n`)
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, [cited("a", MD, before.record, rule, { heading: ["Rules"] })])
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report))
+      const finding = result.findings[0]!
+      assert.deepStrictEqual(finding.status === "changed" ? [finding.candidate.text, finding.candidate.span, finding.candidate.scope] : finding.status, [
+        close,
+        span(after.record.text, close),
+        "anchor"
+      ])
+    }))
+
+  it.effect("the window's centre is the old position scaled to the new length", () =>
+    Effect.gen(function*() {
+      const sentence = "Each account may send at most 30 requests per second to the public API."
+      const near = "Each account may send at most 25 requests per minute to the public API."
+      const far = "Each account may send at most 20 requests per second to the public API."
+      // Old: the sentence half-way through 200,000 code units. New: twice as long, the edited passage half-way
+      // (at 200,000), the better match far from it.
+      const line = "Filler line says little of note.\n"
+      const fill = (n: number) => line.repeat(Math.ceil(n / line.length)).slice(0, n - 1) + "\n"
+      const before = v1(TXT, fill(100_000) + sentence + fill(100_000 - sentence.length))
+      const after = v1(TXT, fill(200_000) + near + fill(100_000) + far + fill(100_000 - 2 * near.length))
+      assert.strictEqual(after.text.length, 2 * before.text.length)
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, [cited("a", TXT, before, sentence)])
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report))
+      const finding = result.findings[0]!
+      assert.deepStrictEqual(finding.status === "changed" ? finding.candidate.text : finding.status, near)
+    }))
+
+  it.effect("in the window, a passage below the search's default floor passes a lower document threshold", () =>
+    Effect.gen(function*() {
+      const sentence = "Each account may send at most 30 requests per second to the public API."
+      const weak = "Accounts may send some requests to the API."
+      const far = "Each account may send at most 20 requests per second to the public API."
+      const before = v1(TXT, filler(0, 3000) + sentence + "\n" + filler(3000, 6000))
+      const after = v1(TXT, filler(0, 3000) + weak + "\n" + filler(3000, 6000) + far + "\n")
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, [cited("a", TXT, before, sentence)])
+      const center = Math.round(before.text.indexOf(sentence) * (after.text.length / before.text.length))
+      const window = { from: center - 16 * 1024, to: center + sentence.length + 16 * 1024 }
+      const expected = expectedCandidate(after, sentence, window, "document", 0.2, {})
+      assert.include(expected.text, weak)
+      assert.isBelow(expected.similarity, 0.6)
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report, { thresholds: { document: 0.2 } }))
+      const finding = result.findings[0]!
+      assert.deepStrictEqual(finding.status === "changed" ? finding.candidate : finding.status, expected)
     }))
 })
 
