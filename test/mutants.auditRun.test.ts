@@ -806,6 +806,58 @@ describe("edges of the candidate search", () => {
     }))
 })
 
+describe("the window's ends never split a surrogate pair", () => {
+  // An excerpt that begins and ends with surrogate pairs, and its edited passage. U+1F400 is D83D DC00 and
+  // U+1F3FF is D83C DFFF: the first and last low surrogates.
+  const sentence = "\u{1F400}\u{1F400} Each account may send at most 30 requests per second to the public API. \u{1F3FF}\u{1F3FF}"
+  const near = "\u{1F400}\u{1F400} Each account may send at most 25 requests per minute to the public API. \u{1F3FF}\u{1F3FF}"
+  const r = 16 * 1024
+  const L = sentence.length
+  const length = 200_000
+  const p = 100_000
+  const line = "Filler line says little of note.\n"
+  const pad = (n: number) => line.repeat(Math.ceil(n / line.length)).slice(0, n - 1) + "\n"
+  /** Old and new texts of the same length (so the window's centre is `p`), the passage at `at` in the new one. */
+  const texts = (at: number) => {
+    const before = v1(TXT, pad(p) + sentence + pad(length - p - L))
+    const after = v1(TXT, pad(at) + near + pad(length - at - L))
+    assert.strictEqual(after.text.length, length)
+    return { before, after }
+  }
+  const candidateOf = (at: number) =>
+    Effect.gen(function*() {
+      const { after, before } = texts(at)
+      const old = yield* storeOf([before])
+      const now = yield* storeOf([after])
+      const report = yield* verify(old.store, [cited("a", TXT, before, sentence)])
+      const result = yield* auditWith(old.store, now.store, (audit) => audit.auditReport(report))
+      const finding = result.findings[0]!
+      return finding.status === "changed" ? [finding.candidate.text, finding.candidate.span.start - at] : finding.status
+    })
+
+  it.effect("the window's start on the second half of a pair moves back to the pair: the passage keeps its first emoji", () =>
+    Effect.gen(function*() {
+      // The passage's first pair starts one code unit before the window's start (p - r).
+      assert.deepStrictEqual(yield* candidateOf(p - r - 1), [near, 0])
+    }))
+
+  it.effect("the window's end on the second half of a pair moves past the pair: the passage keeps its last emoji", () =>
+    Effect.gen(function*() {
+      // The passage's last pair ends one code unit after the window's end (p + L + r).
+      assert.deepStrictEqual(yield* candidateOf(p + r + 1), [near, 0])
+    }))
+
+  it.effect("a window's end next to a whole pair stays: the pair outside is not half taken in", () =>
+    Effect.gen(function*() {
+      // The first pair ends exactly at the window's start: the window starts on the second pair.
+      const start = yield* candidateOf(p - r - 2)
+      assert.deepStrictEqual(start, [near.slice(2), 2])
+      // The last pair starts exactly at the window's end: the window ends before it.
+      const end = yield* candidateOf(p + r + 2)
+      assert.deepStrictEqual(end, [near.slice(0, -2), 0])
+    }))
+})
+
 describe("the baseline", () => {
   it.effect("a report whose old capture changed since: AuditBaselineRejected naming each failing fact", () =>
     Effect.gen(function*() {
