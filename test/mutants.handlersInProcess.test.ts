@@ -8,7 +8,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Layer } from "effect"
+import { Deferred, Effect, HashMap, Layer, Logger } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Config from "../src/Config.js"
@@ -53,7 +53,14 @@ const webApi = (draining: boolean) =>
     )
     const services = Layer.mergeAll(Auth.layer(Config.resolvedServer(config).tokens), Runs.layer).pipe(Layer.provideMerge(base))
     const api = HttpApiBuilder.api(CitegateApi).pipe(Layer.provide([HealthLive, Handlers.RunsLive, Handlers.VerifyLive]), Layer.provide(services))
-    const web = HttpApiBuilder.toWebHandler(Layer.mergeAll(api, HttpServer.layerContext))
+    // Every log line of the handlers, with its annotations.
+    const logged: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
+    const recorder = Logger.make(({ annotations, message }) => {
+      logged.push({ message, annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
+    })
+    const web = HttpApiBuilder.toWebHandler(
+      Layer.mergeAll(api, HttpServer.layerContext, Logger.replace(Logger.defaultLogger, recorder))
+    )
     yield* Effect.addFinalizer(() => Effect.promise(() => web.dispose()))
     const post = (pathname: string) =>
       Effect.promise(async () => {
@@ -64,7 +71,7 @@ const webApi = (draining: boolean) =>
         return { status: response.status, json: await response.json() as any }
       })
     const entries = Effect.promise(() => fsp.readdir(runRoot).catch(() => [] as Array<string>))
-    return { post, entries }
+    return { post, entries, logged }
   })
 
 describe("POST /v1/runs while the service drains", () => {
@@ -81,5 +88,11 @@ describe("POST /v1/runs while the service drains", () => {
       assert.deepStrictEqual(Object.keys(started.json).sort(), ["id", "status"])
       assert.match(started.json.id, /^\d{8}T\d{6}Z-[0-9a-f]{12}$/)
       assert.deepStrictEqual(yield* open.entries, [started.json.id])
+      // One log line says which run was started by which token (by its configured name, never the token).
+      assert.deepStrictEqual(
+        open.logged.filter((line) => line.annotations["runId"] === started.json.id && line.annotations["token"] !== undefined),
+        [{ message: ["run started"], annotations: { runId: started.json.id, token: "capture" } }]
+      )
+      assert.deepStrictEqual(drained.logged.filter((line) => line.annotations["token"] !== undefined), [])
     }))
 })
