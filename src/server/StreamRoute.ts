@@ -143,12 +143,16 @@ class Registry {
   private readonly streams = new Map<string, Retained>()
   constructor(private readonly retention: Retention) {}
 
-  /** Ended streams past their time go first; then, if still full, the oldest ended stream. */
-  private sweep(now: number): void {
+  /**
+   * Ended streams past their time go; then, when a stream is about to be added (`room`) and the
+   * registry is still full, the oldest ended streams until it fits. A lookup never evicts: at
+   * capacity it would drop a retained stream (even the one looked up) for nothing.
+   */
+  private sweep(now: number, room: boolean): void {
     for (const [id, r] of this.streams) {
       if (r.endedAt !== undefined && now - r.endedAt > this.retention.retainMs) this.streams.delete(id)
     }
-    if (this.streams.size < this.retention.maxStreams) return
+    if (!room || this.streams.size < this.retention.maxStreams) return
     for (const [id, r] of this.streams) {
       if (r.endedAt !== undefined) {
         this.streams.delete(id)
@@ -159,7 +163,7 @@ class Registry {
 
   open(runId: string): Effect.Effect<Retained> {
     return Effect.map(SubscriptionRef.make({ lastId: 0, ended: false }), (state) => {
-      this.sweep(Date.now())
+      this.sweep(Date.now(), true)
       const retained: Retained = { id: randomUUID(), runId, events: [], bytes: 0, firstId: 1, state, endedAt: undefined }
       // Live streams are never dropped: their number is bounded by the server's connections.
       this.streams.set(retained.id, retained)
@@ -168,7 +172,7 @@ class Registry {
   }
 
   get(id: string): Retained | undefined {
-    this.sweep(Date.now())
+    this.sweep(Date.now(), false)
     return this.streams.get(id)
   }
 
