@@ -13,6 +13,7 @@ import * as AnswerStream from "../src/server/AnswerStream.js"
 import { Access, Auth, tokenDigest } from "../src/server/Auth.js"
 import * as StreamRoute from "../src/server/StreamRoute.js"
 import * as Verifier from "../src/Verifier.js"
+import { call, sources, startService, tokens, waitForRun } from "./serverSupport.js"
 import { manifest, verifierLayer } from "./streamSupport.js"
 
 const READER = "reader-token"
@@ -44,7 +45,48 @@ const route = (options: Partial<StreamRoute.StreamRouteOptions> = {}) =>
         }))
         return { status: response.status, headers: response.headers, text: await response.text() }
       })
-    return { ...made, send, manifest: m }
+    /** A POST whose body the test writes while reading the response; and a GET read as it arrives. */
+    const live = (path: string, init: { method: string; headers?: Record<string, string> }) => {
+      let controller!: ReadableStreamDefaultController<Uint8Array>
+      const body = init.method === "POST" ? new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) }) : undefined
+      const response = handler(new Request(`http://citegate.invalid${path}`, {
+        method: init.method,
+        headers: init.headers ?? bearer,
+        ...(body === undefined ? {} : { body, duplex: "half" })
+      } as RequestInit))
+      const reading = response.then((r) => ({ headers: r.headers, reader: r.body!.getReader() }))
+      const decoder = new TextDecoder()
+      let buffered = ""
+      /** The next `n` NDJSON lines. */
+      const lines = async (n: number) => {
+        const { reader } = await reading
+        while (buffered.split("\n").length - 1 < n) {
+          const { done, value } = await reader.read()
+          if (done) break
+          buffered += decoder.decode(value, { stream: true })
+        }
+        const parts = buffered.split("\n")
+        const out = parts.slice(0, n)
+        buffered = parts.slice(n).join("\n")
+        return out
+      }
+      /** The rest, to the end of the response. */
+      const rest = async () => {
+        const { reader } = await reading
+        for (let r = await reader.read(); !r.done; r = await reader.read()) buffered += decoder.decode(r.value, { stream: true })
+        const out = buffered
+        buffered = ""
+        return out
+      }
+      return {
+        send: (text: string) => controller.enqueue(new TextEncoder().encode(text)),
+        end: () => controller.close(),
+        headers: () => reading.then((r) => r.headers),
+        lines,
+        rest
+      }
+    }
+    return { ...made, send, live, manifest: m }
   })
 
 const line = (text: string) => `${JSON.stringify({ type: "delta", text })}\n`
@@ -286,5 +328,75 @@ describe("retention", () => {
       assert.strictEqual((yield* expired.send(`/v1/stream/answer/${id}`)).status, 404)
       assert.strictEqual(expired.retainedStreams(), 0)
       assert.deepStrictEqual(StreamRoute.defaultRetention, { maxEvents: 1_024, maxBytes: 1_048_576, retainMs: 60_000, maxStreams: 1_000 })
+    }))
+})
+
+describe("following a live stream", () => {
+  it.effect("a follower gets the events so far, then each new one as it is made, then the end; never one twice", () =>
+    Effect.gen(function*() {
+      const s = yield* route()
+      const producer = s.live("/v1/stream/answer?run=run-1", { method: "POST" })
+      const events = yield* Effect.promise(async () => {
+        producer.send(line("Up 4,210.[1]{c1}\n"))
+        const first = await producer.lines(1)
+        const id = (await producer.headers()).get(StreamRoute.streamIdHeader)!
+        assert.strictEqual(s.liveStreams(), 1)
+        const follower = s.live(`/v1/stream/answer/${id}`, { method: "GET" })
+        const seenFirst = await follower.lines(1)
+        producer.send(line(`EVI1\nMANIFEST ${s.manifest.digest}\nc1|1|"4,210"\n`))
+        const second = await producer.lines(1)
+        const seenSecond = await follower.lines(1)
+        // A second follower from after the first event, while the stream is still open.
+        const late = s.live(`/v1/stream/answer/${id}`, { method: "GET", headers: { ...bearer, "last-event-id": "1" } })
+        const lateFirst = await late.lines(1)
+        producer.send(line("END_EVI1\n"))
+        producer.end()
+        const tail = await producer.rest()
+        return { first, second, tail, seen: [...seenFirst, ...seenSecond, await follower.rest()], late: [...lateFirst, await late.rest()] }
+      })
+      const all = [...events.first, ...events.second, ...events.tail.split("\n").slice(0, -1)]
+      assert.deepStrictEqual(all.map((l) => [AnswerStream.decodeEvent(l).id, AnswerStream.decodeEvent(l).type]), [[1, "delta"], [2, "citation"], [3, "done"]])
+      assert.deepStrictEqual(events.seen, [all[0], all[1], `${all[2]}\n`])
+      assert.deepStrictEqual(events.late, [all[1], `${all[2]}\n`])
+      assert.strictEqual(s.liveStreams(), 0)
+      assert.strictEqual(s.retainedStreams(), 1)
+    }))
+})
+
+describe("the route in the service (StreamRoute.layer)", () => {
+  it.scopedLive("tokens and runs as for every endpoint; the configuration's mode (drop when unset) and uncited policy", () =>
+    Effect.gen(function*() {
+      const { server } = yield* sources
+      const service = yield* startService({ sources: [server.url("/q3-sales.txt")] })
+      const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
+      const id = started.json.id as string
+      yield* waitForRun(service, id)
+      const digest = (yield* call(service, `/v1/runs/${id}`, { token: tokens.admin })).json.manifest.digest as string
+      const body = line(
+        `Net sales for Q3 2026 were 4,210 units.[1]{c1} Returns were 9%.[1]{c2} Revenue in Q3 2026 was 12,345 units across 3 regions.\nEVI1\nMANIFEST ${digest}\nc1|1|"4,210 units"\nc2|1|"Returns were 9% of units sold"\nEND_EVI1\n`
+      )
+      const streamed = yield* call(service, `/v1/stream/answer?run=${id}`, { token: tokens.admin, body })
+      assert.strictEqual(streamed.status, 200, streamed.text)
+      const events = streamed.text.trim().split("\n").map((l) => JSON.parse(l))
+      assert.deepStrictEqual(events.map((e) => e.type), ["delta", "citation", "retraction", "done"])
+      // Drop (the configuration names no mode): the retraction does not reject; the uncited sentence is reported.
+      assert.strictEqual(events[3].state, "grounded")
+      assert.deepStrictEqual(events[3].uncited.map((u: any) => u.sentence), ["Revenue in Q3 2026 was 12,345 units across 3 regions."])
+      const rejected = yield* call(service, `/v1/stream/answer?run=${id}&mode=reject`, { token: tokens.admin, body })
+      assert.deepStrictEqual(rejected.text.trim().split("\n").map((l) => JSON.parse(l).type).slice(-2), ["error", "done"])
+      const none = yield* call(service, `/v1/stream/answer?run=${id}`, { body })
+      assert.deepStrictEqual([none.status, none.json], [401, { _tag: "Unauthorized", reason: "missing" }])
+      const refused = yield* call(service, `/v1/stream/answer?run=${id}`, { token: tokens.reader, body })
+      assert.deepStrictEqual([refused.status, refused.json], [403, { _tag: "Forbidden", action: "read-run", runId: id }])
+      const unknown = yield* call(service, "/v1/stream/answer?run=no-such-run", { token: tokens.admin, body })
+      assert.deepStrictEqual([unknown.status, unknown.json], [404, { _tag: "RunNotFound", runId: "no-such-run" }])
+      // Resuming: the token first (401 for any id), then the stream's run for this token (403).
+      const streamId = streamed.headers.get(StreamRoute.streamIdHeader)!
+      const anonymous = yield* call(service, `/v1/stream/answer/${streamId}`, {})
+      assert.deepStrictEqual([anonymous.status, anonymous.json], [401, { _tag: "Unauthorized", reason: "missing" }])
+      const readerResume = yield* call(service, `/v1/stream/answer/${streamId}`, { token: tokens.reader })
+      assert.deepStrictEqual([readerResume.status, readerResume.json], [403, { _tag: "Forbidden", action: "read-run", runId: id }])
+      const resumed = yield* call(service, `/v1/stream/answer/${streamId}`, { token: tokens.admin, headers: { "last-event-id": "3" } })
+      assert.deepStrictEqual(resumed.text.trim().split("\n").map((l) => JSON.parse(l).id), [4])
     }))
 })

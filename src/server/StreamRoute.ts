@@ -99,7 +99,10 @@ const encodeError = Schema.encodeSync(Schema.Union(ServiceError, StreamError))
 const errorResponse = (error: ServiceError | StreamError, status: number) =>
   HttpServerResponse.unsafeJson(encodeError(error), { status })
 
-const statusOf = (error: ServiceError | StreamGone | StreamRequestInvalid): number => {
+/** What the routes refuse with (the server's body limit and deadline answer before a route runs). */
+type Refusal = Unauthorized | Forbidden | RunNotFound | StreamGone | StreamRequestInvalid
+
+const statusOf = (error: Refusal): number => {
   switch (error._tag) {
     case "Unauthorized":
       return 401
@@ -109,16 +112,8 @@ const statusOf = (error: ServiceError | StreamGone | StreamRequestInvalid): numb
       return 404
     case "StreamGone":
       return error.reason === "unknown-stream" ? 404 : 410
-    case "PayloadTooLarge":
-      return 413
-    case "LengthRequired":
-      return 411
-    case "RequestTimeout":
-      return 503
     case "StreamRequestInvalid":
       return 400
-    case "NotReady":
-      return 503
   }
 }
 
@@ -372,7 +367,7 @@ export const make = (options: StreamRouteOptions) => {
     return HttpServerResponse.stream(body, { contentType: contentType(isSse), headers: responseHeaders(retained.id, isSse) })
   })
 
-  const refusals = <A, R>(effect: Effect.Effect<A, ServiceError | StreamGone | StreamRequestInvalid, R>) =>
+  const refusals = <A, R>(effect: Effect.Effect<A, Refusal, R>) =>
     Effect.catchAll(effect, (error) => Effect.succeed(errorResponse(error, statusOf(error))))
 
   const router = HttpRouter.empty.pipe(
