@@ -228,6 +228,8 @@ describe("GET /v1/stream/answer/{id}: resuming", () => {
       assert.strictEqual((yield* resume("", { "last-event-id": "3" })).text, "")
       assert.strictEqual((yield* resume("", { "last-event-id": "99" })).text, "")
       assert.strictEqual((yield* resume("?lastEventId=2")).text, all[2] + "\n")
+      // Spaces around the id are trimmed (a header's are already, by the HTTP layer; the query's are not).
+      assert.strictEqual((yield* resume("?lastEventId=%202%20")).text, all[2] + "\n")
       // The header wins over the query.
       assert.strictEqual((yield* resume("?lastEventId=0", { "last-event-id": "2" })).text, all[2] + "\n")
       const resumed = yield* resume("", { "last-event-id": "1" })
@@ -360,6 +362,24 @@ describe("following a live stream", () => {
       assert.deepStrictEqual(events.late, [all[1], `${all[2]}\n`])
       assert.strictEqual(s.liveStreams(), 0)
       assert.strictEqual(s.retainedStreams(), 1)
+    }))
+})
+
+describe("following from the start", () => {
+  it.effect("a follower that arrives before the first event waits for it, and gets every event", () =>
+    Effect.gen(function*() {
+      const s = yield* route()
+      const producer = s.live("/v1/stream/answer?run=run-1", { method: "POST" })
+      const result = yield* Effect.promise(async () => {
+        const id = (await producer.headers()).get(StreamRoute.streamIdHeader)!
+        const follower = s.live(`/v1/stream/answer/${id}`, { method: "GET" })
+        await follower.headers()
+        producer.send(answer(s.manifest.digest))
+        producer.end()
+        return { produced: await producer.rest(), followed: await follower.rest() }
+      })
+      assert.strictEqual(result.produced.split("\n").length, 4)
+      assert.strictEqual(result.followed, result.produced)
     }))
 })
 
