@@ -522,7 +522,7 @@ class Machine {
   // --- the body ----------------------------------------------------------------
 
   private body(text: string): void {
-    if (text === "") return
+    // An empty line parses to one empty text segment: nothing is emitted.
     const { issues, segments } = Evi1.parseLine(text, this.lineNo)
     if (issues.length > 0) throw new Abort(new Evi1Invalid({ issues: issues as [Evi1Issue, ...Array<Evi1Issue>] }))
     for (const segment of segments) {

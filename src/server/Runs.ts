@@ -24,6 +24,7 @@ import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../CaptureStore.js"
 import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotReady, RunNotFound } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
+import type { RunStatus as RunStatusSchema } from "./Api.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 
 /** One progress event of a run; `id` is its SSE event id (1, 2, … per run). */
@@ -54,8 +55,8 @@ const encodeEvent = Schema.encodeSync(RunEvent)
 /** An event as its JSON form (what an SSE `data:` line carries). */
 export const eventJson = (event: RunEvent): string => JSON.stringify(encodeEvent(event))
 
-export const RunStatus = Schema.Literal("running", "completed", "interrupted", "stored")
-export type RunStatus = typeof RunStatus.Type
+/** A run's status: the API's own schema (one definition of what `GET /v1/runs/{id}` may answer). */
+export type RunStatus = typeof RunStatusSchema.Type
 
 type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never
 

@@ -125,7 +125,7 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
 // Raw routes mounted beside the typed API (e.g. the streaming answer route).
 const rawRoutes: ReadonlyArray<RouteLayer> = [StreamRoute.layer]
 
-const HealthLive = HttpApiBuilder.group(CitegateApi, "health", (handlers) =>
+export const HealthLive = HttpApiBuilder.group(CitegateApi, "health", (handlers) =>
   handlers
     .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
     .handle("readyz", () =>

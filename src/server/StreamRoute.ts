@@ -99,7 +99,10 @@ const encodeError = Schema.encodeSync(Schema.Union(ServiceError, StreamError))
 const errorResponse = (error: ServiceError | StreamError, status: number) =>
   HttpServerResponse.unsafeJson(encodeError(error), { status })
 
-const statusOf = (error: ServiceError | StreamGone | StreamRequestInvalid): number => {
+/** What the routes refuse with (the server's body limit and deadline answer before a route runs). */
+type Refusal = Unauthorized | Forbidden | RunNotFound | StreamGone | StreamRequestInvalid
+
+const statusOf = (error: Refusal): number => {
   switch (error._tag) {
     case "Unauthorized":
       return 401
@@ -109,16 +112,8 @@ const statusOf = (error: ServiceError | StreamGone | StreamRequestInvalid): numb
       return 404
     case "StreamGone":
       return error.reason === "unknown-stream" ? 404 : 410
-    case "PayloadTooLarge":
-      return 413
-    case "LengthRequired":
-      return 411
-    case "RequestTimeout":
-      return 503
     case "StreamRequestInvalid":
       return 400
-    case "NotReady":
-      return 503
   }
 }
 
@@ -143,12 +138,16 @@ class Registry {
   private readonly streams = new Map<string, Retained>()
   constructor(private readonly retention: Retention) {}
 
-  /** Ended streams past their time go first; then, if still full, the oldest ended stream. */
-  private sweep(now: number): void {
+  /**
+   * Ended streams past their time go; then, when a stream is about to be added (`room`) and the
+   * registry is still full, the oldest ended streams until it fits. A lookup never evicts: at
+   * capacity it would drop a retained stream (even the one looked up) for nothing.
+   */
+  private sweep(now: number, room: boolean): void {
     for (const [id, r] of this.streams) {
       if (r.endedAt !== undefined && now - r.endedAt > this.retention.retainMs) this.streams.delete(id)
     }
-    if (this.streams.size < this.retention.maxStreams) return
+    if (!room || this.streams.size < this.retention.maxStreams) return
     for (const [id, r] of this.streams) {
       if (r.endedAt !== undefined) {
         this.streams.delete(id)
@@ -159,7 +158,7 @@ class Registry {
 
   open(runId: string): Effect.Effect<Retained> {
     return Effect.map(SubscriptionRef.make({ lastId: 0, ended: false }), (state) => {
-      this.sweep(Date.now())
+      this.sweep(Date.now(), true)
       const retained: Retained = { id: randomUUID(), runId, events: [], bytes: 0, firstId: 1, state, endedAt: undefined }
       // Live streams are never dropped: their number is bounded by the server's connections.
       this.streams.set(retained.id, retained)
@@ -168,7 +167,7 @@ class Registry {
   }
 
   get(id: string): Retained | undefined {
-    this.sweep(Date.now())
+    this.sweep(Date.now(), false)
     return this.streams.get(id)
   }
 
@@ -368,7 +367,7 @@ export const make = (options: StreamRouteOptions) => {
     return HttpServerResponse.stream(body, { contentType: contentType(isSse), headers: responseHeaders(retained.id, isSse) })
   })
 
-  const refusals = <A, R>(effect: Effect.Effect<A, ServiceError | StreamGone | StreamRequestInvalid, R>) =>
+  const refusals = <A, R>(effect: Effect.Effect<A, Refusal, R>) =>
     Effect.catchAll(effect, (error) => Effect.succeed(errorResponse(error, statusOf(error))))
 
   const router = HttpRouter.empty.pipe(
