@@ -10,7 +10,7 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted, type Scope } from "effect"
 import { createHash } from "node:crypto"
@@ -350,6 +350,31 @@ describe.skipIf(skipPostgres)("PostgresStore: opening", () => {
       const nullCause = new Migrator.MigrationError({ reason: "failed", message: "m", cause: null })
       assert.strictEqual(PostgresStore.storeUnavailable("", nullCause).detail, "m")
     })))
+})
+
+describe("PostgresStore: storeUnavailable on errors of any shape", () => {
+  it("a driver error without a SQLSTATE, or not an Error, or with an empty message: the SqlError's own message", () => {
+    const detail = (cause: unknown) => PostgresStore.storeUnavailable("r", new SqlError({ cause, message: "the client's message" })).detail
+    assert.strictEqual(detail(Object.assign(new Error("relation is gone"), { code: "42P01" })), "the database has no citegate tables: run the migration first (run-pipeline store-init, or PostgresStore.migrate)")
+    assert.strictEqual(detail(Object.assign(new Error("no"), { code: "42501" })), "permission denied: no")
+    assert.strictEqual(detail(Object.assign(new Error("closed"), { code: 42501 })), "closed")
+    assert.strictEqual(detail(new Error("terminated")), "terminated")
+    assert.strictEqual(detail(new Error("")), "the client's message")
+    assert.strictEqual(detail({ code: "42501", message: "a plain object" }), "permission denied: the client's message")
+    assert.strictEqual(detail("42P01"), "the client's message")
+    assert.strictEqual(detail(null), "the client's message")
+    assert.strictEqual(detail(undefined), "the client's message")
+  })
+
+  it("a migration error: its message, with the driver's when its cause is a SqlError", () => {
+    const detail = (cause: unknown) =>
+      PostgresStore.storeUnavailable("", new Migrator.MigrationError({ reason: "failed", message: "Migration \"1_x\" failed", cause })).detail
+    assert.strictEqual(detail(new SqlError({ cause: new Error("division by zero") })), "Migration \"1_x\" failed: division by zero")
+    assert.strictEqual(detail(new Migrator.MigrationError({ reason: "locked", message: "inner" })), "Migration \"1_x\" failed")
+    assert.strictEqual(detail({ _tag: "Other", message: "inner" }), "Migration \"1_x\" failed")
+    assert.strictEqual(detail("SqlError"), "Migration \"1_x\" failed")
+    assert.strictEqual(detail(null), "Migration \"1_x\" failed")
+  })
 })
 
 describe.skipIf(skipPostgres)("PostgresStore: write", () => {
