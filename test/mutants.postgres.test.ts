@@ -52,8 +52,24 @@ let secondMigration: unknown
 let otherDatabase: unknown
 let latinMigration: unknown
 
+/**
+ * A failure while setting up (a migration statement broken by a mutant, say) is kept and thrown by
+ * every test: a failing hook would leave the tests without a result, which a mutation run does not
+ * count as a failure.
+ */
+let setupError: unknown
+const ready = Effect.suspend(() => (setupError === undefined ? Effect.void : Effect.die(setupError)))
+
 beforeAll(async () => {
   if (skipPostgres) return
+  try {
+    await setup()
+  } catch (error) {
+    setupError = error
+  }
+}, 120_000)
+
+const setup = async () => {
   const shared = inject("citegatePostgresPort") ?? 0
   if (shared > 0) {
     port = shared
@@ -84,7 +100,7 @@ beforeAll(async () => {
       yield* sql.unsafe(`CREATE ROLE mut_auditor LOGIN IN ROLE ${PostgresStore.verifierRole}`)
       yield* sql.unsafe(`CREATE ROLE mut_outsider LOGIN`)
     }))
-}, 120_000)
+}
 
 afterAll(async () => {
   if (skipPostgres || port === 0) return
@@ -141,6 +157,7 @@ const quote = (s: string) => `'${s.replaceAll("'", "''")}'`
 describe.skipIf(skipPostgres)("PostgresMigrations: the schema", () => {
   it.scopedLive("migrate runs migration 1 once, records it, and a second database on the cluster migrates too", () =>
     Effect.gen(function*() {
+      yield* ready
       assert.deepStrictEqual(JSON.parse(JSON.stringify(firstMigration)), { _id: "Either", _tag: "Right", right: [[1, "citegate_store"]] })
       assert.deepStrictEqual(JSON.parse(JSON.stringify(secondMigration)), { _id: "Either", _tag: "Right", right: [] })
       assert.deepStrictEqual(JSON.parse(JSON.stringify(otherDatabase)), { _id: "Either", _tag: "Right", right: [[1, "citegate_store"]] })
@@ -157,6 +174,7 @@ describe.skipIf(skipPostgres)("PostgresMigrations: the schema", () => {
 
   it.scopedLive("a database that is not UTF8 is refused: MigrationError (failed), and no table is left", () =>
     Effect.gen(function*() {
+      yield* ready
       const result = latinMigration as { _tag: string; left: Migrator.MigrationError }
       assert.strictEqual(result._tag, "Left")
       assert.instanceOf(result.left, Migrator.MigrationError)
@@ -179,6 +197,7 @@ describe.skipIf(skipPostgres)("PostgresMigrations: the schema", () => {
 
   it.scopedLive("privileges: the capture role inserts (and sees run names and body digests), the verifier only reads", () =>
     Effect.gen(function*() {
+      yield* ready
       const sql = yield* sqlAs("postgres")
       const matrix = yield* sql<{ role: string; tbl: string; privilege: string; granted: boolean }>`
         SELECT r AS role, t AS tbl, p AS privilege, has_table_privilege(r, t, p) AS granted
@@ -204,6 +223,7 @@ describe.skipIf(skipPostgres)("PostgresMigrations: the schema", () => {
 
   it.scopedLive("append-only: UPDATE, DELETE and TRUNCATE of each table are refused, for the owner too, with the trigger's message", () =>
     Effect.gen(function*() {
+      yield* ready
       const run = newRun()
       const store = yield* storeAs("postgres", { run, create: true })
       yield* store.write(v2Record, htmlBody)
@@ -227,6 +247,7 @@ describe.skipIf(skipPostgres)("PostgresMigrations: the schema", () => {
 
   it.scopedLive("constraints: digests are 64 lowercase hex digits, a run name 1 to 200 characters, a capture's run and body exist", () =>
     Effect.gen(function*() {
+      yield* ready
       const sql = yield* sqlAs("postgres")
       const good = hex("x")
       const upper = good.toUpperCase()
@@ -261,6 +282,7 @@ describe.skipIf(skipPostgres)("PostgresMigrations: the schema", () => {
 describe.skipIf(skipPostgres)("PostgresStore: opening", () => {
   it.scopedLive("StoreUnavailable with the exact detail: missing run, run created twice, bad names, no right", () =>
     Effect.scoped(Effect.gen(function*() {
+      yield* ready
       const run = newRun()
       const fields = (e: StoreUnavailable) => [e._tag, e.run, e.detail]
       assert.deepStrictEqual(fields(yield* openFailure("postgres", { run })), ["StoreUnavailable", run, "no such run in this database"])
@@ -303,6 +325,7 @@ describe.skipIf(skipPostgres)("PostgresStore: opening", () => {
 
   it.scopedLive("the client: named citegate on the server, a Redacted URL, and a connection failure without credentials", () =>
     Effect.scoped(Effect.gen(function*() {
+      yield* ready
       const sql = yield* build(SqlClient.SqlClient, PostgresStore.layerClient({ url: Redacted.make(url(main)) }))
       const [me] = yield* sql<{ application_name: string; usename: string }>`
         SELECT application_name, usename FROM pg_stat_activity WHERE pid = pg_backend_pid()`
@@ -322,6 +345,7 @@ describe.skipIf(skipPostgres)("PostgresStore: opening", () => {
 
   it.scopedLive("make opens the span PostgresStore.make", () =>
     Effect.scoped(Effect.gen(function*() {
+      yield* ready
       const sql = yield* sqlAs("postgres")
       const names = yield* spanNames(PostgresStore.make({ run: newRun(), create: true }).pipe(Effect.provideService(SqlClient.SqlClient, sql)))
       assert.include(names, "PostgresStore.make")
@@ -329,6 +353,7 @@ describe.skipIf(skipPostgres)("PostgresStore: opening", () => {
 
   it.scopedLive("storeUnavailable: the SQLSTATEs it names, the driver's message otherwise, a migration's own message", () =>
     Effect.scoped(Effect.gen(function*() {
+      yield* ready
       const sql = yield* sqlAs("postgres")
       const division = yield* failureOf(sql`SELECT 1 / 0`)
       assert.deepStrictEqual(plain(PostgresStore.storeUnavailable("r", division)), { _tag: "StoreUnavailable", run: "r", detail: "division by zero" })
@@ -380,6 +405,7 @@ describe("PostgresStore: storeUnavailable on errors of any shape", () => {
 describe.skipIf(skipPostgres)("PostgresStore: write", () => {
   it.scopedLive("the row holds the canonical bytes, their digest, the capture digest and the body's digest", () =>
     Effect.scoped(Effect.gen(function*() {
+      yield* ready
       const run = newRun()
       const worker = yield* storeAs("mut_worker", { run, create: true })
       yield* worker.write(salesRecord, Buffer.from("ignored: a v1 record has no body"))
@@ -416,6 +442,7 @@ describe.skipIf(skipPostgres)("PostgresStore: write", () => {
 
   it.scopedLive("refused writes: CaptureExists, a v2 record without its body, a broken record, a missing run, no right", () =>
     Effect.scoped(Effect.gen(function*() {
+      yield* ready
       const run = newRun()
       const store = yield* storeAs("postgres", { run, create: true })
       yield* store.write(salesRecord)
@@ -453,6 +480,7 @@ describe.skipIf(skipPostgres)("PostgresStore: write", () => {
 describe.skipIf(skipPostgres)("PostgresStore: read and readBody", () => {
   it.scopedLive("reads back what was written; limits are inclusive; the worker reads nothing", () =>
     Effect.scoped(Effect.gen(function*() {
+      yield* ready
       const run = newRun()
       const worker = yield* storeAs("mut_worker", { run, create: true })
       yield* worker.write(salesRecord)
@@ -511,6 +539,7 @@ describe.skipIf(skipPostgres)("PostgresStore: read and readBody", () => {
 
   it.scopedLive("rows changed behind the store's back: each is refused with its reason and exact detail", () =>
     Effect.scoped(Effect.gen(function*() {
+      yield* ready
       const run = newRun()
       const writer = yield* storeAs("postgres", { run, create: true })
       const sources = {
