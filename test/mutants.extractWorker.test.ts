@@ -71,3 +71,47 @@ describe("extraction worker faults", () => {
       assert.deepStrictEqual({ ...workerResourceLimits }, { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 64, stackSizeMb: 4 })
     }))
 })
+
+describe("extraction worker: what leaves the worker", () => {
+  it.live("the buffers given to transfer are moved into the worker, not copied (the caller's is detached)", () =>
+    Effect.gen(function*() {
+      const bytes = new Uint8Array([1, 2, 3, 4])
+      const received = yield* runJob<number>(
+        { bytes },
+        [bytes.buffer],
+        "const { parentPort, workerData } = require(\"node:worker_threads\"); parentPort.postMessage(workerData.bytes.reduce((a, b) => a + b, 0))"
+      )
+      assert.strictEqual(received, 10)
+      assert.strictEqual(bytes.buffer.byteLength, 0, "moved: a large PDF is not held twice")
+    }))
+
+  it.live("what the worker prints (pdf.js warnings) never reaches this process's stdout or stderr", () =>
+    Effect.gen(function*() {
+      const marker = "worker-output-that-must-stay-in-the-worker"
+      const seen: Array<string> = []
+      const originalOut = process.stdout.write
+      const originalErr = process.stderr.write
+      const record = (original: typeof process.stdout.write) =>
+        function(this: NodeJS.WriteStream, chunk: unknown, ...rest: Array<unknown>) {
+          seen.push(String(chunk))
+          return (original as (...args: Array<unknown>) => boolean).call(this, chunk, ...rest)
+        } as typeof process.stdout.write
+      process.stdout.write = record(originalOut)
+      process.stderr.write = record(originalErr)
+      try {
+        const answer = yield* runJob<string>(
+          {},
+          [],
+          `const { parentPort } = require("node:worker_threads")
+           process.stdout.write("${marker}\\n", () => process.stderr.write("${marker}\\n", () => parentPort.postMessage("done")))`
+        )
+        assert.strictEqual(answer, "done")
+        // Piped output would arrive soon after the answer: wait well past that before looking.
+        yield* Effect.sleep("300 millis")
+      } finally {
+        process.stdout.write = originalOut
+        process.stderr.write = originalErr
+      }
+      assert.deepStrictEqual(seen.filter((chunk) => chunk.includes(marker)), [])
+    }))
+})

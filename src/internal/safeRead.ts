@@ -33,6 +33,36 @@ const checkStats = (st: fs.Stats, maxBytes: number): SafeReadFailure | undefined
   return undefined
 }
 
+/**
+ * The file-system calls `readRegularFile` makes. Production code uses `nodeReadIo`; a test passes
+ * a wrapper of it to inject what a local file rarely does on cue: a short read, a file that grows
+ * or shrinks between fstat and read, a read that fails.
+ */
+export interface ReadIo {
+  readonly openSync: (file: string, flags: number) => number
+  readonly fstatSync: (fd: number) => fs.Stats
+  readonly readSync: (fd: number, buffer: Buffer, offset: number, length: number, position: number) => number
+  readonly read: (
+    fd: number,
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+    callback: (error: NodeJS.ErrnoException | null, bytesRead: number) => void
+  ) => void
+  readonly closeSync: (fd: number) => void
+  readonly close: (fd: number, callback: () => void) => void
+}
+
+export const nodeReadIo: ReadIo = {
+  openSync: (file, flags) => fs.openSync(file, flags),
+  fstatSync: (fd) => fs.fstatSync(fd),
+  readSync: (fd, buffer, offset, length, position) => fs.readSync(fd, buffer, offset, length, position),
+  read: (fd, buffer, offset, length, position, callback) => fs.read(fd, buffer, offset, length, position, callback),
+  closeSync: (fd) => fs.closeSync(fd),
+  close: (fd, callback) => fs.close(fd, () => callback())
+}
+
 const changed: SafeReadFailure = { reason: "unreadable", detail: "the file changed while being read" }
 
 /**
@@ -51,57 +81,61 @@ const changed: SafeReadFailure = { reason: "unreadable", detail: "the file chang
  * Larger files are read asynchronously so that reads overlap. The descriptor is
  * closed on every path, interruption included.
  */
-export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<Buffer, SafeReadFailure> =>
+export const readRegularFile = (
+  file: string,
+  maxBytes: number,
+  io: ReadIo = nodeReadIo
+): Effect.Effect<Buffer, SafeReadFailure> =>
   Effect.suspend(() => {
     let fd: number
     try {
-      fd = fs.openSync(file, openFlags)
+      fd = io.openSync(file, openFlags)
     } catch (error) {
       return Effect.fail(openFailure(error as NodeJS.ErrnoException))
     }
     let st: fs.Stats
     try {
-      st = fs.fstatSync(fd)
+      st = io.fstatSync(fd)
     } catch (error) {
-      fs.closeSync(fd)
+      io.closeSync(fd)
       return Effect.fail(unreadable(error))
     }
     const invalid = checkStats(st, maxBytes)
     if (invalid !== undefined) {
-      fs.closeSync(fd)
+      io.closeSync(fd)
       return Effect.fail(invalid)
     }
-    // One spare byte detects a file that grew after fstat; a short read of a regular file is its end.
+    // One spare byte detects a file that grew after fstat. Reads go on until one returns nothing:
+    // a short read is the end on a local disk, but not on every file system (NFS, FUSE).
     const buffer = Buffer.allocUnsafe(st.size + 1)
     if (st.size <= syncReadLimit) {
       try {
         let filled = 0
         for (;;) {
-          const wanted = buffer.length - filled
-          const bytesRead = fs.readSync(fd, buffer, filled, wanted, filled)
+          const bytesRead = io.readSync(fd, buffer, filled, buffer.length - filled, filled)
           filled += bytesRead
-          if (bytesRead < wanted || filled > st.size) break
+          if (bytesRead === 0 || filled > st.size) break
         }
         return filled === st.size ? Effect.succeed(buffer.subarray(0, filled)) : Effect.fail(changed)
       } catch (error) {
         return Effect.fail(unreadable(error))
       } finally {
-        fs.closeSync(fd)
+        io.closeSync(fd)
       }
     }
-    return readRest(fd, buffer, st.size)
+    return readRest(io, fd, buffer, st.size)
   })
 
-const readRest = (fd: number, buffer: Buffer, size: number) =>
+const readRest = (io: ReadIo, fd: number, buffer: Buffer, size: number) =>
   Effect.async<Buffer, SafeReadFailure>((resume) => {
     let interrupted = false
     const finish = (result: Effect.Effect<Buffer, SafeReadFailure>) =>
-      fs.close(fd, () => {
+      io.close(fd, () => {
         if (!interrupted) resume(result)
       })
     const step = (filled: number): void => {
       if (interrupted) return finish(Effect.fail(unreadable("interrupted")))
-      fs.read(fd, buffer, filled, buffer.length - filled, filled, (readError, bytesRead) => {
+      io.read(fd, buffer, filled, buffer.length - filled, filled, (readError, bytesRead) => {
         if (readError !== null) return finish(Effect.fail(unreadable(readError)))
         const total = filled + bytesRead
         if (bytesRead !== 0 && total <= size) return step(total)
