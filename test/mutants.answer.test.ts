@@ -143,6 +143,16 @@ describe("offsets", () => {
   })
 })
 
+describe("offsets beside characters above the surrogates", () => {
+  it("U+E000 and U+FFFD are single units, also in a text beyond the BMP", () => {
+    // UTF-16: U+1F600 0-1, U+E000 2, U+FFFD 3, x 4; code points: 0, 1, 2, x 3.
+    const o = Answer.offsets("\u{1F600}\ue000\ufffdx")
+    assert.deepStrictEqual([0, 1, 2, 3, 4, 5].map(o.toUtf16), [0, 2, 3, 4, 5, undefined])
+    assert.deepStrictEqual([0, 2, 3, 4, 5].map(o.toCodePoint), [0, 1, 2, 3, 4])
+    assert.strictEqual(o.codePoints, 4)
+  })
+})
+
 describe("checkManifest and resolveNumber", () => {
   it.effect("named digests: none is stale (null), every one given must be this run's", () =>
     Effect.gen(function*() {

@@ -70,7 +70,8 @@ export const differences = (snippet: string, passage: string): string => {
   let i = 0
   let j = 0
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) {
+    // Past either end the token is undefined, which equals no token of the other side.
+    if (a[i] === b[j]) {
       flush()
       out += a[i]
       i++

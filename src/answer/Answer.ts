@@ -66,8 +66,8 @@ export const sentences = (text: string): Array<string> => {
     const c = text.charCodeAt(i)
     // . ! ?
     if ((c === 46 || c === 33 || c === 63) && i + 1 < text.length && /\s/.test(text[i + 1]!)) {
-      const s = text.slice(start, i + 1).trim()
-      if (s !== "") out.push(s)
+      // Never blank: it ends with the mark itself.
+      out.push(text.slice(start, i + 1).trim())
       start = i + 1
     }
   }

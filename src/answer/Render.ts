@@ -75,8 +75,9 @@ const reasonLine = (r: RetractedCitation) => `${r.error._tag}: ${Describe.citati
 
 // --- text -------------------------------------------------------------------------------------
 
+// Quotes are quoted; uncited sentences have their own line (textUncited), so no description here has a sentence field.
 const textDescription = (d: Describe.Description, by: string) => [
-  ...d.fields.map(([name, value]) => `${by}${name}: ${name === "quote" || name === "sentence" ? quoted(value) : terminal(value)}`),
+  ...d.fields.map(([name, value]) => `${by}${name}: ${name === "quote" ? quoted(value) : terminal(value)}`),
   `${by}fix: ${d.fix}`
 ]
 

@@ -402,7 +402,7 @@ const candidateOf = (
   const near = nearbyRange(record.text, snippet.length, Math.round(old.span.start * (record.text.length / Math.max(1, oldLength))))
   if (near !== undefined) {
     const found = nearestIn(prepare(record.text, near), snippet, { minScore: 0 })
-    if (found !== undefined && found.score >= thresholds.document) {
+    if (found !== undefined) {
       const candidate = toCandidate(found, "document")
       if (candidate.similarity >= thresholds.document) return { best: candidate, passed: true }
     }

@@ -88,12 +88,9 @@ const myers = (a: ReadonlyArray<string>, b: ReadonlyArray<string>, maxD: number,
           const ck = cx - cy
           const down = ck === -e || (ck !== e && prev[offset + ck - 1]! < prev[offset + ck + 1]!)
           const pk = down ? ck + 1 : ck - 1
+          // The edit's start (the snake after it needs no marks: its tokens are common).
           const px = prev[offset + pk]!
           const py = px - pk
-          while (cx > px + (down ? 0 : 1) && cy > py + (down ? 1 : 0)) {
-            cx--
-            cy--
-          }
           if (down) insB[py] = true
           else delA[px] = true
           cx = px
