@@ -25,7 +25,9 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    globalSetup: [],
+    // `CITEGATE_MUTATION_POSTGRES=1`: one PostgreSQL cluster for the whole run instead of one per file run
+    // and mutant (test/support/postgresMutationSetup.ts; the PostgreSQL store's modules).
+    globalSetup: process.env["CITEGATE_MUTATION_POSTGRES"] === "1" ? ["test/support/postgresMutationSetup.ts"] : [],
     isolate: true,
     // Instrumented code runs many times slower: the linear-work tests of multiSearch need minutes
     // in the dry run (Stryker's own timeout still bounds each mutant).
