@@ -222,3 +222,43 @@ describe("health endpoints", () => {
       assert.strictEqual(stat.mode & 0o777, 0o700)
     }))
 })
+
+/** A body that sends `first` and then never ends (a client that stalls mid-upload). */
+const stalled = (declared: number): RequestInit => ({
+  method: "POST",
+  body: new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode("x"))
+    }
+  }),
+  headers: { "content-length": String(declared) },
+  duplex: "half"
+} as RequestInit)
+
+describe("service middleware: the body is read within the deadline", () => {
+  it.live("a stalled body is 503 at the deadline even when the route would not read it", () =>
+    Effect.gen(function*() {
+      const calls = { count: 0 }
+      const ignoring = Effect.sync(() => {
+        calls.count++
+        return HttpServerResponse.text("not read")
+      })
+      const { send } = yield* served(ignoring, 200)
+      const answer = yield* send("/v1/verify", stalled(10))
+      assert.strictEqual(answer.status, 503)
+      assert.deepStrictEqual(JSON.parse(answer.text), { _tag: "RequestTimeout", timeoutMs: 200 })
+      assert.strictEqual(calls.count, 0, "the route never ran: the body came first")
+    }))
+
+  it.live("a streaming route is not held up by its body: it reads the stream itself, as it arrives", () =>
+    Effect.gen(function*() {
+      const calls = { count: 0 }
+      const ignoring = Effect.sync(() => {
+        calls.count++
+        return HttpServerResponse.text("streaming")
+      })
+      const { send } = yield* served(ignoring, 200)
+      const answer = yield* send("/v1/stream/answer", stalled(10))
+      assert.deepStrictEqual([answer.status, answer.text, calls.count], [200, "streaming", 1])
+    }))
+})
