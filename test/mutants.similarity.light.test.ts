@@ -1,9 +1,9 @@
 /**
- * The light form of `mutants.similarity.test.ts` for the mutation run of `src/anchor/Similarity.ts`
- * (docs/testing.md): the same plain references (full dynamic-programming table, every substring
- * tried, trigrams counted as strings) on the same small seeded texts, but the cut at
- * `maxRatioLength` is checked with one long input against a short one (2,048 × 1 cells instead of
- * 2,048 × 2,048, which instrumented code takes minutes for).
+ * Every measure of `src/anchor/Similarity.ts` against a plain reference written from its definition
+ * (full dynamic-programming table, every substring tried, trigrams counted as strings) on seeded
+ * random texts over small and wide alphabets. Light enough for the module's mutation run: the cut
+ * at `maxRatioLength` is checked here with one long input against a short one (2,048 × 1 cells);
+ * the 2,048 × 2,048 cases are in `mutants.similarity.test.ts`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import {
