@@ -17,20 +17,8 @@ import {
   nearestIn,
   prepare
 } from "../src/anchor/Nearest.js"
-import { seededRandom as random } from "./mutants.support.js"
+import { filler, seededRandom as random } from "./mutants.support.js"
 
-/** Filler words over letters no snippet below uses (q, x, z, v, k, j), each followed by a space. */
-const filler = (length: number, seed: number): string => {
-  const next = random(seed)
-  const letters = "qxzvkj"
-  let out = ""
-  while (out.length < length) {
-    const size = 2 + Math.floor(next() * 6)
-    for (let i = 0; i < size; i++) out += letters[Math.floor(next() * letters.length)]
-    out += " "
-  }
-  return out
-}
 
 const snippet = "net sales in the third quarter were 4,210 units" // 47 code units
 /** `snippet` with the code unit at each index replaced by "#" (same length: each is one edit). */

@@ -6,19 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { findNearest } from "../src/anchor/Nearest.js"
-import { seededRandom as random } from "./mutants.support.js"
+import { filler } from "./mutants.support.js"
 
-const filler = (length: number, seed: number): string => {
-  const next = random(seed)
-  const letters = "qxzvkj"
-  let out = ""
-  while (out.length < length) {
-    const size = 2 + Math.floor(next() * 6)
-    for (let i = 0; i < size; i++) out += letters[Math.floor(next() * letters.length)]
-    out += " "
-  }
-  return out
-}
 
 const rounded = (score: number) => Math.round(score * 1000) / 1000
 

@@ -60,3 +60,16 @@ export const left = <A, E>(either: Either.Either<A, E>): E => {
   if (Either.isRight(either)) assert.fail(`expected Left, got ${JSON.stringify(either.right).slice(0, 400)}`)
   return (either as Either.Left<E, A>).left
 }
+
+/** Filler words over letters no snippet of the anchoring tests uses (q, x, z, v, k, j), each followed by a space. */
+export const filler = (length: number, seed: number): string => {
+  const next = seededRandom(seed)
+  const letters = "qxzvkj"
+  let out = ""
+  while (out.length < length) {
+    const size = 2 + Math.floor(next() * 6)
+    for (let i = 0; i < size; i++) out += letters[Math.floor(next() * letters.length)]
+    out += " "
+  }
+  return out
+}
