@@ -1,0 +1,125 @@
+/**
+ * The service's API declaration (`src/server/Api.ts`) as its OpenAPI document states it, which is
+ * what clients generate code from: every endpoint's path, method, answers (status and content
+ * type), body and query parameters, and the schemas of the health and run answers. Written out
+ * from the declaration by hand; 400 is the platform's own answer to a request it cannot decode,
+ * on every endpoint.
+ */
+import * as OpenApi from "@effect/platform/OpenApi"
+import { assert, describe, it } from "@effect/vitest"
+import { CitegateApi } from "../src/server/Api.js"
+
+const json = ["application/json"]
+
+interface Operation {
+  readonly responses: Record<string, { readonly content?: Record<string, { readonly schema: unknown }> }>
+  readonly requestBody?: { readonly content: Record<string, unknown> }
+  readonly parameters?: ReadonlyArray<{ readonly in: string; readonly name: string; readonly required: boolean; readonly schema: any }>
+}
+
+const document = OpenApi.fromApi(CitegateApi) as unknown as {
+  readonly paths: Record<string, Record<string, Operation>>
+  readonly components: { readonly schemas: Record<string, any> }
+}
+
+const operation = (method: string, path: string): Operation => {
+  const found = document.paths[path]?.[method]
+  assert.isDefined(found, `${method} ${path}`)
+  return found!
+}
+
+/** The schema behind a `$ref`, or the schema itself. */
+const resolved = (schema: any): any =>
+  typeof schema?.$ref === "string" ? document.components.schemas[schema.$ref.replace("#/components/schemas/", "")] : schema
+
+const summary = (op: Operation) => ({
+  responses: Object.fromEntries(Object.entries(op.responses).map(([status, r]) => [status, Object.keys(r.content ?? {})])),
+  body: op.requestBody === undefined ? null : Object.keys(op.requestBody.content),
+  params: (op.parameters ?? []).map((p) => ({ in: p.in, name: p.name, required: p.required, ...("enum" in p.schema ? { enum: p.schema.enum } : {}), ...("pattern" in p.schema ? { pattern: p.schema.pattern } : {}) }))
+})
+
+const refusals = { "400": json, "401": json, "403": json }
+
+describe("the service's OpenAPI document", () => {
+  it("lists every endpoint with its answers, body and parameters", () => {
+    const listed = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`)).sort()
+    assert.deepStrictEqual(listed, [
+      "get /healthz",
+      "get /readyz",
+      "get /v1/runs/{id}",
+      "get /v1/runs/{id}/events",
+      "post /v1/runs",
+      "post /v1/verify/answer",
+      "post /v1/verify/report"
+    ])
+    assert.deepStrictEqual(summary(operation("get", "/healthz")), { responses: { "200": json, "400": json }, body: null, params: [] })
+    assert.deepStrictEqual(summary(operation("get", "/readyz")), {
+      responses: { "200": json, "400": json, "503": json },
+      body: null,
+      params: []
+    })
+    assert.deepStrictEqual(summary(operation("post", "/v1/runs")), {
+      responses: { "202": json, ...refusals, "503": json },
+      body: null,
+      params: []
+    })
+    const idPath = [{ in: "path", name: "id", required: true }]
+    assert.deepStrictEqual(summary(operation("get", "/v1/runs/{id}")), {
+      responses: { "200": json, ...refusals, "404": json },
+      body: null,
+      params: idPath
+    })
+    assert.deepStrictEqual(summary(operation("get", "/v1/runs/{id}/events")), {
+      responses: { "200": ["text/event-stream"], ...refusals, "404": json },
+      body: null,
+      params: idPath
+    })
+    const run = { in: "query", name: "run", required: true, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$" }
+    const mode = { in: "query", name: "mode", required: false, enum: ["reject", "drop"] }
+    assert.deepStrictEqual(summary(operation("post", "/v1/verify/report")), {
+      responses: { "200": json, ...refusals, "404": json },
+      body: ["application/json"],
+      params: [run, mode]
+    })
+    assert.deepStrictEqual(summary(operation("post", "/v1/verify/answer")), {
+      responses: { "200": json, ...refusals, "404": json },
+      body: ["text/plain"],
+      params: [
+        run,
+        { in: "query", name: "format", required: false, enum: ["json", "evi1", "anthropic"] },
+        { in: "query", name: "manifestDigest", required: false, pattern: "^[0-9a-f]{64}$" },
+        mode
+      ]
+    })
+  })
+
+  it("states the health and run answers' schemas exactly", () => {
+    const health = {
+      type: "object",
+      required: ["status"],
+      properties: { status: { type: "string", enum: ["ok"] } },
+      additionalProperties: false
+    }
+    assert.deepStrictEqual(resolved(operation("get", "/healthz").responses["200"]!.content!["application/json"]!.schema), health)
+    assert.deepStrictEqual(resolved(operation("get", "/readyz").responses["200"]!.content!["application/json"]!.schema), health)
+    const status = { type: "string", enum: ["running", "completed", "interrupted", "stored"] }
+    const created = resolved(operation("post", "/v1/runs").responses["202"]!.content!["application/json"]!.schema)
+    assert.deepStrictEqual({ required: created.required, id: created.properties.id, status: resolved(created.properties.status) }, {
+      required: ["id", "status"],
+      id: { type: "string" },
+      status
+    })
+    const info = document.components.schemas["RunInfo"]
+    assert.deepStrictEqual(
+      { required: info.required, id: info.properties.id, status: resolved(info.properties.status), manifest: info.properties.manifest },
+      { required: ["id", "status", "manifest"], id: { type: "string" }, status, manifest: { $ref: "#/components/schemas/Manifest" } }
+    )
+    // The refusals are the typed errors, by name.
+    const refusal = (method: string, path: string, code: string) =>
+      operation(method, path).responses[code]!.content!["application/json"]!.schema
+    assert.deepStrictEqual(refusal("post", "/v1/runs", "401"), { $ref: "#/components/schemas/Unauthorized" })
+    assert.deepStrictEqual(refusal("post", "/v1/runs", "403"), { $ref: "#/components/schemas/Forbidden" })
+    assert.deepStrictEqual(refusal("post", "/v1/runs", "503"), { $ref: "#/components/schemas/NotReady" })
+    assert.deepStrictEqual(refusal("get", "/v1/runs/{id}", "404"), { $ref: "#/components/schemas/RunNotFound" })
+  })
+})
