@@ -70,6 +70,9 @@ describe("Transport: describeCause", () => {
     assert.strictEqual(describeCause(new Error("")), "transport error")
     assert.strictEqual(describeCause("a string"), "transport error")
     assert.strictEqual(describeCause(undefined), "transport error")
+    // A null cause ends the chain (it has no cause of its own to read).
+    assert.strictEqual(describeCause({ cause: null }), "transport error")
+    assert.strictEqual(describeCause(new Error("outer", { cause: null })), "outer")
   })
 })
 
