@@ -8,36 +8,11 @@
  * interrupts the program (finalizers run: sockets are closed, temporary files
  * removed); a second one ends the process at once.
  */
-import * as Command from "@effect/cli/Command"
-import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import { version } from "../version.js"
-import { command, commandNames } from "./Commands.js"
 import * as CliExit from "./Exit.js"
-import { helpFirst, withHelpConsole } from "./Help.js"
-import * as Io from "./Io.js"
+import { program } from "./Program.js"
 
-const cli = Command.run(command, { name: "run-pipeline", version })
-
-const program = Effect.suspend(() => cli(helpFirst(process.argv, commandNames))).pipe(
-  withHelpConsole("run-pipeline"),
-  Effect.as(CliExit.exitCodes.success as number),
-  Effect.catchAll((error) => {
-    if (ValidationError.isValidationError(error)) return Effect.succeed(CliExit.exitCodes.usage as number)
-    return Effect.succeed(error.code as number)
-  }),
-  Effect.catchAllDefect((defect) =>
-    Effect.as(
-      Io.stderr(`run-pipeline: internal error: ${Cause.pretty(Cause.die(defect))}\n`),
-      CliExit.exitCodes.internal as number
-    )
-  ),
-  Effect.provide(NodeContext.layer)
-)
-
-const fiber = Effect.runFork(program)
+const fiber = Effect.runFork(program(process.argv))
 // The fiber may wait on nothing Node counts as pending work (an Effect-level deferred); keep the loop alive.
 const keepAlive = setInterval(() => undefined, 2 ** 31 - 1)
 let received: CliExit.Signal | undefined

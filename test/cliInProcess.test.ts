@@ -1,0 +1,736 @@
+/**
+ * The `run-pipeline` commands run in-process (test/cliInProcess.ts), so that a mutant of
+ * src/cli/ reaches them (the spawned-process tests cannot: a child never sees a mutant). Each test
+ * checks exact exit codes and exact output; expected values are written here by hand (messages,
+ * lines, table layout) or computed from independent references (SHA-256 by node:crypto, byte
+ * lengths by Buffer, the record's own JSON file, the library's Manifest for an answer's digest).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import * as CaptureStore from "../src/CaptureStore.js"
+import * as Manifest from "../src/Manifest.js"
+import { config as answerConfig, configJson as answerConfigJson, emojiRecord } from "./answerSupport.js"
+import { cliInProcess } from "./cliInProcess.js"
+import { plainText, testServer } from "./httpServer.js"
+import { expectedRecordName } from "./mutants.support.js"
+import {
+  fixtureText,
+  inventoryRecord,
+  recordPath,
+  runDirectoryWith,
+  SALES,
+  salesRecord,
+  snapshotDirectory,
+  tempDirectory
+} from "./support.js"
+
+const salesText = fixtureText("q3-sales.txt")
+const sha256 = (text: string) => createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex")
+const salesDigest = sha256(salesText)
+const salesBytes = Buffer.byteLength(salesText, "utf8")
+
+const write = (file: string, content: unknown) =>
+  Effect.promise(() => fsp.writeFile(file, typeof content === "string" ? content : JSON.stringify(content, null, 2)))
+const read = (file: string) => Effect.promise(() => fsp.readFile(file, "utf8"))
+const exists = (file: string) => Effect.promise(() => fsp.lstat(file).then(() => true, () => false))
+const listing = (directory: string) => Effect.promise(() => fsp.readdir(directory).then((names) => names.sort()))
+
+/** A loopback source server (one source; everything else 404), a config approving it, a scratch directory. */
+const setup = Effect.gen(function*() {
+  const server = yield* testServer((req, res) => {
+    if (req.url === "/q3-sales.txt") return plainText(salesText)(req, res, server)
+    res.writeHead(404, { "content-type": "text/plain" })
+    res.end("not published")
+  })
+  const work = yield* tempDirectory
+  const sales = server.url("/q3-sales.txt")
+  const missing = server.url("/q4-outlook.txt")
+  const configFile = path.join(work, "pipeline.json")
+  yield* write(configFile, { sources: [sales], labels: ["q3_net_sales", "q3_returns", "q4_forecast"] })
+  const good = {
+    state: "cited",
+    label: "q3_net_sales",
+    source: sales,
+    captureSha256: salesDigest,
+    snippet: "Net sales for Q3 2026 were 4,210 units"
+  }
+  const bad = { ...good, label: "q3_returns", snippet: "Returns were 9.9% of units" }
+  let n = 0
+  const report = (facts: ReadonlyArray<unknown>) => {
+    const file = path.join(work, `report-${n++}.json`)
+    return Effect.as(write(file, { facts }), file)
+  }
+  return { server, work, sales, missing, configFile, good, bad, report }
+})
+
+/** A run captured by the CLI itself, with the record's accessedAt read from the record file. */
+const captured = Effect.gen(function*() {
+  const s = yield* setup
+  const runDir = path.join(s.work, "run")
+  const ran = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", runDir, "--allow-loopback-http"])
+  assert.strictEqual(ran.code, 0, ran.stderr)
+  const record = JSON.parse(yield* read(path.join(runDir, expectedRecordName(s.sales))))
+  return { ...s, runDir, accessedAt: record.accessedAt as string, captureRan: ran }
+})
+
+/** The table line layout, written out: status padded to 7, a space, the source padded, two spaces, the result. */
+const tableLine = (status: string, source: string, width: number, result: string) =>
+  `${status.padEnd(7)} ${source.padEnd(width)}  ${result}`
+
+describe("capture", () => {
+  it.scopedLive("without --allow-loopback-http: TestModeRequired, exit 2, nothing fetched or created", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const runDir = path.join(s.work, "run")
+      const ran = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", runDir])
+      assert.deepStrictEqual(ran, {
+        code: 2,
+        stdout: "",
+        stderr: `TestModeRequired: The configuration approves plain-http sources (${s.sales}); only test mode fetches them: ` +
+          "pass --allow-loopback-http (literal 127.0.0.1 only), or approve https sources\n"
+      })
+      assert.strictEqual(s.server.connections, 0)
+      assert.isFalse(yield* exists(runDir))
+    }))
+
+  it.scopedLive("with it: the table on stdout, progress on stderr, exit 0, one record", () =>
+    Effect.gen(function*() {
+      const s = yield* captured
+      const width = Math.max(6, s.sales.length)
+      assert.strictEqual(
+        s.captureRan.stdout,
+        [
+          tableLine("STATUS", "SOURCE", width, "RESULT"),
+          tableLine("ok", s.sales, width, `sha256 ${salesDigest}  ${salesBytes} bytes  ${s.accessedAt}`),
+          "1 of 1 sources captured",
+          ""
+        ].join("\n")
+      )
+      assert.strictEqual(
+        s.captureRan.stderr,
+        `capture: fetching ${s.sales}\ncapture: ok       ${s.sales} (${salesBytes} bytes, sha256 ${salesDigest.slice(0, 12)}…)\n`
+      )
+      assert.deepStrictEqual(yield* listing(s.runDir), [expectedRecordName(s.sales)])
+    }))
+
+  it.scopedLive("--format json with a failing source: the results in order, exit 1", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      yield* write(s.configFile, { sources: [s.sales, s.missing], labels: ["q3_net_sales"] })
+      const runDir = path.join(s.work, "run")
+      const ran = yield* cliInProcess([
+        "capture", "--config", s.configFile, "--run-dir", runDir, "--allow-loopback-http", "--format", "json"
+      ])
+      assert.strictEqual(ran.code, 1, ran.stderr)
+      const record = JSON.parse(yield* read(path.join(runDir, expectedRecordName(s.sales))))
+      const json = JSON.parse(ran.stdout)
+      assert.strictEqual(ran.stdout, JSON.stringify(json, null, 2) + "\n")
+      assert.strictEqual(json.format, "citegate.capture-results/1")
+      assert.deepStrictEqual(json.results[0], {
+        number: 1,
+        source: s.sales,
+        status: "captured",
+        captureSha256: salesDigest,
+        byteLength: salesBytes,
+        accessedAt: record.accessedAt
+      })
+      assert.deepStrictEqual(Object.keys(json.results[1]), ["number", "source", "status", "error"])
+      assert.deepStrictEqual([json.results[1].number, json.results[1].source, json.results[1].status], [2, s.missing, "failed"])
+      assert.strictEqual(json.results[1].error._tag, "UnexpectedStatus")
+      assert.strictEqual(json.results[1].error.status, 404)
+      assert.strictEqual(json.results.length, 2)
+      assert.match(ran.stderr, new RegExp(`^capture: FAILED   ${s.missing.replace(/[.]/g, "\\.")}: UnexpectedStatus: `, "m"))
+    }))
+
+  it.scopedLive("a failing source in the table: FAILED row, 1 of 2 captured, exit 1", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      yield* write(s.configFile, { sources: [s.missing, s.sales], labels: ["q3_net_sales"] })
+      const runDir = path.join(s.work, "run")
+      const ran = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", runDir, "--allow-loopback-http"])
+      assert.strictEqual(ran.code, 1, ran.stderr)
+      const lines = ran.stdout.split("\n")
+      assert.strictEqual(lines.length, 5)
+      // The source column is as wide as the longest source (the missing one, two characters longer).
+      assert.strictEqual(s.missing.length, s.sales.length + 2)
+      assert.strictEqual(lines[0], `STATUS  ${"SOURCE".padEnd(s.missing.length)}  RESULT`)
+      assert.isTrue(lines[1]!.startsWith(`FAILED  ${s.missing}  UnexpectedStatus: `), lines[1])
+      assert.isTrue(lines[2]!.startsWith(`ok      ${s.sales}    sha256 ${salesDigest}  ${salesBytes} bytes  `), lines[2])
+      assert.deepStrictEqual(lines.slice(3), ["1 of 2 sources captured", ""])
+    }))
+
+  it.scopedLive("an existing run directory: RunDirectoryExists, exit 2, nothing fetched", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const runDir = path.join(s.work, "run")
+      yield* Effect.promise(() => fsp.mkdir(runDir))
+      const ran = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", runDir, "--allow-loopback-http"])
+      assert.deepStrictEqual(ran, {
+        code: 2,
+        stdout: "",
+        stderr: `RunDirectoryExists: Run directory ${runDir} already exists; captures go into a new run directory so evidence is never mixed or overwritten\n`
+      })
+      assert.strictEqual(s.server.connections, 0)
+    }))
+
+  it.scopedLive("an unreadable or invalid config: exit 2, nothing created", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const runDir = path.join(s.work, "run")
+      const noConfig = path.join(s.work, "none.json")
+      const ran = yield* cliInProcess(["capture", "--config", noConfig, "--run-dir", runDir, "--allow-loopback-http"])
+      assert.deepStrictEqual(ran, {
+        code: 2,
+        stdout: "",
+        stderr: `FileUnreadable: Cannot read the configuration ${noConfig}: no such file\n`
+      })
+      yield* write(s.configFile, { sources: [s.sales], labels: ["a"], extra: true })
+      const invalid = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", runDir, "--allow-loopback-http"])
+      assert.strictEqual(invalid.code, 2)
+      assert.strictEqual(invalid.stdout, "")
+      assert.match(invalid.stderr, /^InvalidConfig/)
+      assert.include(invalid.stderr, "extra")
+      assert.isFalse(yield* exists(runDir))
+      assert.strictEqual(s.server.connections, 0)
+    }))
+
+  it.scopedLive("a bad --format or a missing option: exit 2 before anything is read", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const runDir = path.join(s.work, "run")
+      const ran = yield* cliInProcess([
+        "capture", "--config", s.configFile, "--run-dir", runDir, "--allow-loopback-http", "--format", "xml"
+      ])
+      assert.strictEqual(ran.code, 2)
+      assert.strictEqual(ran.stdout, "")
+      assert.include(ran.stderr, `--format must be one of table, json; got "xml"`)
+      const missing = yield* cliInProcess(["capture", "--run-dir", runDir])
+      assert.strictEqual(missing.code, 2)
+      assert.isFalse(yield* exists(runDir))
+      assert.strictEqual(s.server.connections, 0)
+    }))
+
+  it.scopedLive("--store that is no postgres URL: StoreChoiceInvalid, exit 2", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const runDir = path.join(s.work, "run")
+      const ran = yield* cliInProcess([
+        "capture", "--config", s.configFile, "--run-dir", runDir, "--allow-loopback-http", "--store", "mysql://x/y"
+      ])
+      assert.deepStrictEqual(ran, {
+        code: 2,
+        stdout: "",
+        stderr: "StoreChoiceInvalid: --store is not a postgres:// or postgresql:// URL; give --store postgres://user@host/db " +
+          "(or set CITEGATE_DATABASE_URL), and --run-dir then names the run in the database; without either, --run-dir is a run directory\n"
+      })
+      assert.isFalse(yield* exists(runDir))
+    }))
+})
+
+describe("verify", () => {
+  const verifyArgs = (s: { configFile: string; runDir: string }, report: string, ...more: Array<string>) => [
+    "verify", "--config", s.configFile, "--run-dir", s.runDir, "--report", report, ...more
+  ]
+
+  it.scopedLive("a grounded report: text on stdout, the summary on stderr, exit 0, the run unchanged", () =>
+    Effect.gen(function*() {
+      const s = yield* captured
+      const before = yield* snapshotDirectory(s.runDir)
+      const report = yield* s.report([s.good])
+      const ran = yield* cliInProcess(verifyArgs(s, report))
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.strictEqual(ran.stderr, "verify: GROUNDED (reject mode, 0 retracted)\n")
+      assert.isTrue(ran.stdout.startsWith("citegate: GROUNDED"), ran.stdout)
+      assert.include(ran.stdout, `"${s.good.snippet}"`)
+      assert.deepStrictEqual(yield* snapshotDirectory(s.runDir), before)
+    }))
+
+  it.scopedLive("every output format of a rejected report: exit 1, the format's own rendering", () =>
+    Effect.gen(function*() {
+      const s = yield* captured
+      const report = yield* s.report([s.good, s.bad])
+      const outputs: Record<string, string> = {}
+      for (const format of ["text", "json", "markdown", "html", "repair"]) {
+        const ran = yield* cliInProcess(verifyArgs(s, report, "--format", format))
+        assert.strictEqual(ran.code, 1, `${format}: ${ran.stderr}`)
+        assert.strictEqual(ran.stderr, "verify: REJECTED (ReportRejected)\n")
+        outputs[format] = ran.stdout
+      }
+      assert.isTrue(outputs.text!.startsWith("citegate: REJECTED"), outputs.text)
+      const json = JSON.parse(outputs.json!)
+      assert.strictEqual(json.status, "rejected")
+      assert.strictEqual(json.error._tag, "ReportRejected")
+      assert.deepStrictEqual(json.error.failures.map((f: { error: { _tag: string } }) => f.error._tag), ["SnippetAbsent"])
+      assert.isTrue(outputs.markdown!.startsWith("# "), outputs.markdown)
+      assert.isTrue(outputs.html!.startsWith("<!doctype html>\n"), outputs.html)
+      assert.include(outputs.repair!, "q3_returns")
+      // Five different renderings: the format chosen is the format rendered.
+      assert.strictEqual(new Set(Object.values(outputs)).size, 5)
+      for (const format of ["text", "markdown", "html", "repair"]) assert.include(outputs[format]!, "SnippetAbsent", format)
+    }))
+
+  it.scopedLive("drop mode: the failed fact is retracted, exit 0; the config's mode is the default", () =>
+    Effect.gen(function*() {
+      const s = yield* captured
+      const report = yield* s.report([s.good, s.bad])
+      const ran = yield* cliInProcess(verifyArgs(s, report, "--mode", "drop", "--format", "json"))
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.strictEqual(ran.stderr, "verify: GROUNDED (drop mode, 1 retracted)\n")
+      const json = JSON.parse(ran.stdout)
+      assert.strictEqual(json.status, "verified")
+      assert.strictEqual(json.report.mode, "drop")
+      yield* write(s.configFile, { sources: [s.sales], labels: ["q3_net_sales", "q3_returns"], verify: { mode: "drop" } })
+      const fromConfig = yield* cliInProcess(verifyArgs(s, report))
+      assert.strictEqual(fromConfig.code, 0, fromConfig.stderr)
+      assert.strictEqual(fromConfig.stderr, "verify: GROUNDED (drop mode, 1 retracted)\n")
+      // --mode wins over the config.
+      const overridden = yield* cliInProcess(verifyArgs(s, report, "--mode", "reject"))
+      assert.strictEqual(overridden.code, 1)
+      assert.strictEqual(overridden.stderr, "verify: REJECTED (ReportRejected)\n")
+    }))
+
+  it.scopedLive("drop mode with nothing verified: NO EVIDENCE, exit 1", () =>
+    Effect.gen(function*() {
+      const s = yield* captured
+      const report = yield* s.report([s.bad])
+      const ran = yield* cliInProcess(verifyArgs(s, report, "--mode", "drop"))
+      assert.strictEqual(ran.code, 1)
+      assert.strictEqual(ran.stderr, "verify: NO EVIDENCE (drop mode): no cited fact was verified\n")
+      assert.isTrue(ran.stdout.startsWith("citegate: NO EVIDENCE"), ran.stdout)
+    }))
+
+  it.scopedLive("--out: written atomically, nothing on stdout; an existing file needs --force", () =>
+    Effect.gen(function*() {
+      const s = yield* captured
+      const report = yield* s.report([s.good])
+      const out = path.join(s.work, "out.json")
+      const ran = yield* cliInProcess(verifyArgs(s, report, "--format", "json", "--out", out))
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.strictEqual(ran.stdout, "")
+      assert.strictEqual(ran.stderr, `verify: GROUNDED (reject mode, 0 retracted); written to ${out}\n`)
+      const written = yield* read(out)
+      assert.strictEqual(JSON.parse(written).status, "verified")
+      assert.deepStrictEqual((yield* listing(s.work)).filter((name) => name.includes("partial")), [])
+      // Same again without --force: refused, file unchanged.
+      yield* write(out, "keep me")
+      const again = yield* cliInProcess(verifyArgs(s, report, "--format", "json", "--out", out))
+      assert.deepStrictEqual(again, {
+        code: 2,
+        stdout: "",
+        stderr: `OutputRefused: Refusing to write the rendering to ${out}: the file exists; pass --force to replace it\n`
+      })
+      assert.strictEqual(yield* read(out), "keep me")
+      const forced = yield* cliInProcess(verifyArgs(s, report, "--format", "json", "--out", out, "--force"))
+      assert.strictEqual(forced.code, 0, forced.stderr)
+      assert.strictEqual(yield* read(out), written)
+    }))
+
+  it.scopedLive("--out inside the run directory or over an input: refused, exit 2", () =>
+    Effect.gen(function*() {
+      const s = yield* captured
+      const report = yield* s.report([s.good])
+      const inside = path.join(s.runDir, "out.txt")
+      const ran = yield* cliInProcess(verifyArgs(s, report, "--out", inside))
+      assert.deepStrictEqual(ran, {
+        code: 2,
+        stdout: "",
+        stderr: `OutputRefused: Refusing to write the rendering to ${inside}: it is inside the run directory ${
+          yield* Effect.promise(() => fsp.realpath(s.runDir))
+        }; captures are never overwritten\n`
+      })
+      const overReport = yield* cliInProcess(verifyArgs(s, report, "--out", report, "--force"))
+      assert.deepStrictEqual(overReport, {
+        code: 2,
+        stdout: "",
+        stderr: `OutputRefused: Refusing to write the rendering to ${report}: it is the report ${report}\n`
+      })
+      const overConfig = yield* cliInProcess(verifyArgs(s, report, "--out", s.configFile, "--force"))
+      assert.strictEqual(overConfig.code, 2)
+      assert.strictEqual(
+        overConfig.stderr,
+        `OutputRefused: Refusing to write the rendering to ${s.configFile}: it is the configuration ${s.configFile}\n`
+      )
+      assert.isFalse(yield* exists(inside))
+    }))
+
+  it.scopedLive("an unreadable report, a missing run, a bad --mode: exit 2", () =>
+    Effect.gen(function*() {
+      const s = yield* captured
+      const noReport = path.join(s.work, "none.json")
+      const ran = yield* cliInProcess(verifyArgs(s, noReport))
+      assert.deepStrictEqual(ran, { code: 2, stdout: "", stderr: `FileUnreadable: Cannot read the report ${noReport}: no such file\n` })
+      const report = yield* s.report([s.good])
+      const noRun = yield* cliInProcess(verifyArgs({ ...s, runDir: path.join(s.work, "nope") }, report))
+      assert.strictEqual(noRun.code, 2)
+      assert.strictEqual(noRun.stdout, "")
+      assert.match(noRun.stderr, /^InvalidRunDirectory/)
+      const badMode = yield* cliInProcess(verifyArgs(s, report, "--mode", "lenient"))
+      assert.strictEqual(badMode.code, 2)
+      assert.strictEqual(badMode.stdout, "")
+      const badFormat = yield* cliInProcess(verifyArgs(s, report, "--format", "pdf"))
+      assert.strictEqual(badFormat.code, 2)
+      assert.include(badFormat.stderr, `--format must be one of text, json, markdown, html, repair; got "pdf"`)
+    }))
+})
+
+describe("run", () => {
+  it.scopedLive("captures and verifies: progress and table on stderr, the rendering alone on stdout, exit 0", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const report = yield* s.report([s.good])
+      const runDir = path.join(s.work, "run")
+      const ran = yield* cliInProcess([
+        "run", "--config", s.configFile, "--run-dir", runDir, "--report", report, "--allow-loopback-http", "--format", "json"
+      ])
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      const json = JSON.parse(ran.stdout)
+      assert.strictEqual(json.status, "verified")
+      const record = JSON.parse(yield* read(path.join(runDir, expectedRecordName(s.sales))))
+      const width = Math.max(6, s.sales.length)
+      assert.strictEqual(
+        ran.stderr,
+        [
+          `capture: fetching ${s.sales}`,
+          `capture: ok       ${s.sales} (${salesBytes} bytes, sha256 ${salesDigest.slice(0, 12)}…)`,
+          tableLine("STATUS", "SOURCE", width, "RESULT"),
+          tableLine("ok", s.sales, width, `sha256 ${salesDigest}  ${salesBytes} bytes  ${record.accessedAt}`),
+          "1 of 1 sources captured",
+          "verify: GROUNDED (reject mode, 0 retracted)",
+          ""
+        ].join("\n")
+      )
+    }))
+
+  it.scopedLive("a failed capture fails the run even when the report verifies (exit 1)", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      yield* write(s.configFile, { sources: [s.sales, s.missing], labels: ["q3_net_sales"] })
+      const report = yield* s.report([s.good])
+      const ran = yield* cliInProcess([
+        "run", "--config", s.configFile, "--run-dir", path.join(s.work, "run"), "--report", report, "--allow-loopback-http"
+      ])
+      assert.strictEqual(ran.code, 1)
+      assert.isTrue(ran.stderr.endsWith("1 of 2 sources captured\nverify: GROUNDED (reject mode, 0 retracted)\n"), ran.stderr)
+    }))
+
+  it.scopedLive("a rejected report with every source captured: exit 1", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const report = yield* s.report([s.bad])
+      const ran = yield* cliInProcess([
+        "run", "--config", s.configFile, "--run-dir", path.join(s.work, "run"), "--report", report, "--allow-loopback-http"
+      ])
+      assert.strictEqual(ran.code, 1)
+      assert.isTrue(ran.stderr.endsWith("1 of 1 sources captured\nverify: REJECTED (ReportRejected)\n"), ran.stderr)
+    }))
+
+  it.scopedLive("an unreadable report or a refused --out: exit 2 before anything is fetched or created", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const runDir = path.join(s.work, "run")
+      const noReport = path.join(s.work, "none.json")
+      const ran = yield* cliInProcess([
+        "run", "--config", s.configFile, "--run-dir", runDir, "--report", noReport, "--allow-loopback-http"
+      ])
+      assert.deepStrictEqual(ran, { code: 2, stdout: "", stderr: `FileUnreadable: Cannot read the report ${noReport}: no such file\n` })
+      const report = yield* s.report([s.good])
+      const out = path.join(s.work, "exists.txt")
+      yield* write(out, "x")
+      const refused = yield* cliInProcess([
+        "run", "--config", s.configFile, "--run-dir", runDir, "--report", report, "--allow-loopback-http", "--out", out
+      ])
+      assert.strictEqual(refused.code, 2)
+      assert.match(refused.stderr, /^OutputRefused: /)
+      const noConfig = yield* cliInProcess([
+        "run", "--config", path.join(s.work, "nothing.json"), "--run-dir", runDir, "--report", report, "--allow-loopback-http"
+      ])
+      assert.strictEqual(noConfig.code, 2)
+      assert.match(noConfig.stderr, /^FileUnreadable: Cannot read the configuration /)
+      assert.isFalse(yield* exists(runDir))
+      assert.strictEqual(s.server.connections, 0)
+    }))
+})
+
+describe("migrate", () => {
+  const legacySetup = Effect.gen(function*() {
+    const s = yield* setup
+    const legacy = path.join(s.work, "legacy")
+    yield* Effect.promise(() => fsp.mkdir(legacy))
+    const legacyRecord = (source: string | undefined, text: string, digest = sha256(text)) => ({
+      ...(source === undefined ? {} : { source }),
+      text,
+      sha256: digest,
+      accessedAt: "2025-06-01T08:00:00.000Z"
+    })
+    yield* write(path.join(legacy, "sales.json"), legacyRecord(undefined, salesText))
+    yield* write(path.join(legacy, "tampered.json"), legacyRecord(s.missing, "edited text", "a".repeat(64)))
+    yield* write(path.join(legacy, "unapproved.json"), legacyRecord("https://elsewhere.test/x", "not approved"))
+    const mapFile = path.join(s.work, "map.json")
+    return { ...s, legacy, mapFile }
+  })
+
+  it.scopedLive("migrated, rejected and skipped lines, exit 1 when one is rejected", () =>
+    Effect.gen(function*() {
+      const s = yield* legacySetup
+      yield* write(s.mapFile, { entries: [{ file: "sales.json", source: s.sales }, { file: "tampered.json", source: s.missing }] })
+      const runDir = path.join(s.work, "migrated")
+      const ran = yield* cliInProcess(["migrate", "--legacy", s.legacy, "--map", s.mapFile, "--run-dir", runDir])
+      assert.strictEqual(ran.code, 1, ran.stderr)
+      assert.strictEqual(ran.stderr, "")
+      const lines = ran.stdout.split("\n")
+      assert.strictEqual(lines[0], `migrated  sales.json -> ${s.sales} (sha256 ${salesDigest.slice(0, 12)}…)`)
+      assert.isTrue(lines[1]!.startsWith("REJECTED  tampered.json: digest-mismatch: "), lines[1])
+      assert.deepStrictEqual(lines.slice(2), [
+        "skipped   unapproved.json: not approved by the map, left alone",
+        "1 migrated, 1 rejected, 1 skipped",
+        ""
+      ])
+      assert.deepStrictEqual(yield* listing(runDir), [expectedRecordName(s.sales)])
+    }))
+
+  it.scopedLive("everything approved migrates: exit 0; the same run directory again: exit 2", () =>
+    Effect.gen(function*() {
+      const s = yield* legacySetup
+      yield* write(s.mapFile, { entries: [{ file: "sales.json", source: s.sales }] })
+      const runDir = path.join(s.work, "migrated")
+      const ran = yield* cliInProcess(["migrate", "--legacy", s.legacy, "--map", s.mapFile, "--run-dir", runDir])
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.isTrue(ran.stdout.endsWith("\n1 migrated, 0 rejected, 2 skipped\n"), ran.stdout)
+      const again = yield* cliInProcess(["migrate", "--legacy", s.legacy, "--map", s.mapFile, "--run-dir", runDir])
+      assert.strictEqual(again.code, 2)
+      assert.strictEqual(again.stdout, "")
+      assert.match(again.stderr, /^RunDirectoryExists: /)
+    }))
+
+  it.scopedLive("an unreadable or invalid map: exit 2, no run directory", () =>
+    Effect.gen(function*() {
+      const s = yield* legacySetup
+      const runDir = path.join(s.work, "migrated")
+      const ran = yield* cliInProcess(["migrate", "--legacy", s.legacy, "--map", s.mapFile, "--run-dir", runDir])
+      assert.deepStrictEqual(ran, {
+        code: 2,
+        stdout: "",
+        stderr: `FileUnreadable: Cannot read the migration map ${s.mapFile}: no such file\n`
+      })
+      yield* write(s.mapFile, { entries: "none" })
+      const invalid = yield* cliInProcess(["migrate", "--legacy", s.legacy, "--map", s.mapFile, "--run-dir", runDir])
+      assert.strictEqual(invalid.code, 2)
+      assert.match(invalid.stderr, /^InvalidMigrationMap/)
+      assert.isFalse(yield* exists(runDir))
+    }))
+})
+
+describe("doctor", () => {
+  it.scoped("a clean run: exit 0, the summary line", () =>
+    Effect.gen(function*() {
+      const directory = yield* runDirectoryWith([salesRecord, inventoryRecord])
+      const ran = yield* cliInProcess(["doctor", "--run-dir", directory])
+      assert.deepStrictEqual(ran, { code: 0, stdout: "2 records verify, 0 leftovers, 0 corrupt records\n", stderr: "" })
+    }))
+
+  it.scoped("a leftover: exit 1 and left alone; --fix removes it (exit 0); a corrupt record stays exit 1", () =>
+    Effect.gen(function*() {
+      const directory = yield* runDirectoryWith([salesRecord])
+      const leftover = ".partial-3f1c2a40-0000-4000-8000-000000000001"
+      yield* Effect.promise(() => fsp.writeFile(path.join(directory, leftover), "x".repeat(100)))
+      yield* Effect.promise(() => fsp.writeFile(path.join(directory, "notes.txt"), "mine"))
+      const found = yield* cliInProcess(["doctor", "--run-dir", directory])
+      assert.deepStrictEqual(found, {
+        code: 1,
+        stdout: [
+          `LEFTOVER  ${leftover} (100 bytes): an interrupted write; no record was made from it`,
+          "other     notes.txt: not written by citegate, left alone",
+          "1 records verify, 1 leftovers, 0 corrupt records",
+          ""
+        ].join("\n"),
+        stderr: ""
+      })
+      assert.isTrue(yield* exists(path.join(directory, leftover)))
+      const fixed = yield* cliInProcess(["doctor", "--run-dir", directory, "--fix"])
+      assert.deepStrictEqual(fixed, {
+        code: 0,
+        stdout: [
+          `removed   ${leftover} (100 bytes): an interrupted write; no record was made from it`,
+          "other     notes.txt: not written by citegate, left alone",
+          "1 records verify, 1 leftovers (1 removed), 0 corrupt records",
+          ""
+        ].join("\n"),
+        stderr: ""
+      })
+      assert.isFalse(yield* exists(path.join(directory, leftover)))
+      // A record whose text no longer matches its digest: corrupt, exit 1 with and without --fix, left alone.
+      const file = recordPath(directory, SALES)
+      const record = JSON.parse(yield* read(file))
+      yield* Effect.promise(() => fsp.chmod(file, 0o644))
+      yield* write(file, JSON.stringify({ ...record, text: record.text + "!" }))
+      for (const args of [["doctor", "--run-dir", directory], ["doctor", "--run-dir", directory, "--fix"]]) {
+        const corrupt = yield* cliInProcess(args)
+        assert.strictEqual(corrupt.code, 1, corrupt.stdout)
+        const lines = corrupt.stdout.split("\n")
+        assert.isTrue(lines[0]!.startsWith(`CORRUPT   ${path.basename(file)}: `), lines[0])
+        assert.isTrue(lines[0]!.endsWith(" (left alone)"), lines[0])
+        assert.strictEqual(
+          lines.at(-2),
+          args.length === 3 ? "0 records verify, 0 leftovers, 1 corrupt records" : "0 records verify, 0 leftovers (0 removed), 1 corrupt records"
+        )
+      }
+      assert.isTrue(yield* exists(file))
+    }))
+
+  it.scoped("a missing run directory: exit 2", () =>
+    Effect.gen(function*() {
+      const work = yield* tempDirectory
+      const ran = yield* cliInProcess(["doctor", "--run-dir", path.join(work, "nope")])
+      assert.strictEqual(ran.code, 2)
+      assert.strictEqual(ran.stdout, "")
+      assert.match(ran.stderr, /^InvalidRunDirectory/)
+    }))
+})
+
+describe("sources", () => {
+  it.scoped("text, json and prompt; a source without a capture: exit 1 and a note on stderr", () =>
+    Effect.gen(function*() {
+      const runDir = yield* runDirectoryWith([salesRecord, inventoryRecord, emojiRecord])
+      const work = yield* tempDirectory
+      const configFile = path.join(work, "pipeline.json")
+      yield* write(configFile, answerConfigJson)
+      const manifest = yield* Manifest.make(answerConfig).pipe(Effect.provide(CaptureStore.layerFileSystem({ directory: runDir })))
+      const outputs: Record<string, string> = {}
+      for (const format of ["text", "json", "prompt"]) {
+        const ran = yield* cliInProcess(["sources", "--config", configFile, "--run-dir", runDir, "--format", format])
+        assert.strictEqual(ran.code, 1, ran.stderr)
+        assert.strictEqual(ran.stderr, "sources: 1 of 4 approved source(s) have no usable capture in this run\n")
+        outputs[format] = ran.stdout
+      }
+      const json = JSON.parse(outputs.json!)
+      assert.strictEqual(json.digest, manifest.digest)
+      assert.deepStrictEqual(json.sources.map((s: { status: string }) => s.status), ["captured", "captured", "captured", "missing"])
+      assert.strictEqual(new Set(Object.values(outputs)).size, 3)
+      for (const format of ["text", "prompt"]) assert.include(outputs[format]!, manifest.digest, format)
+      // Every approved source captured: exit 0, nothing on stderr.
+      yield* write(configFile, { sources: [SALES], labels: ["unused"] })
+      const complete = yield* cliInProcess(["sources", "--config", configFile, "--run-dir", runDir])
+      assert.strictEqual(complete.code, 0, complete.stderr)
+      assert.strictEqual(complete.stderr, "")
+    }))
+})
+
+describe("verify-answer", () => {
+  const answerSetup = Effect.gen(function*() {
+    const runDir = yield* runDirectoryWith([salesRecord, inventoryRecord, emojiRecord])
+    const work = yield* tempDirectory
+    const configFile = path.join(work, "pipeline.json")
+    yield* write(configFile, answerConfigJson)
+    const manifest = yield* Manifest.make(answerConfig).pipe(Effect.provide(CaptureStore.layerFileSystem({ directory: runDir })))
+    const answer = (claims: ReadonlyArray<unknown>, digest: string = manifest.digest) =>
+      Effect.as(
+        write(path.join(work, "answer.json"), { format: "citegate.answer/1", manifest: digest, claims }),
+        path.join(work, "answer.json")
+      )
+    return { runDir, work, configFile, manifest, answer }
+  })
+  const good = { id: "a", text: "Net sales were 4,210 units.", citations: [{ source: 1, quote: "4,210 units" }] }
+  const bad = { id: "b", text: "Sales tripled.", citations: [{ source: 1, quote: "tripled" }] }
+
+  it.scoped("grounded (exit 0), rejected (exit 1), drop mode, and --out", () =>
+    Effect.gen(function*() {
+      const s = yield* answerSetup
+      const args = (file: string, ...more: Array<string>) => [
+        "verify-answer", "--answer", file, "--config", s.configFile, "--run-dir", s.runDir, ...more
+      ]
+      const grounded = yield* cliInProcess(args(yield* s.answer([good]), "--format", "json"))
+      assert.strictEqual(grounded.code, 0, grounded.stderr)
+      assert.strictEqual(grounded.stderr, "verify-answer: GROUNDED (reject mode, 1 of 1 claims, 0 removed)\n")
+      assert.strictEqual(JSON.parse(grounded.stdout).status, "verified")
+
+      const file = yield* s.answer([good, bad])
+      const rejected = yield* cliInProcess(args(file, "--format", "json"))
+      assert.strictEqual(rejected.code, 1)
+      assert.strictEqual(rejected.stderr, "verify-answer: REJECTED (AnswerRejected)\n")
+      assert.strictEqual(JSON.parse(rejected.stdout).status, "rejected")
+      const repair = yield* cliInProcess(args(file, "--format", "repair"))
+      assert.strictEqual(repair.code, 1)
+      assert.notStrictEqual(repair.stdout, rejected.stdout)
+      assert.include(repair.stdout, "tripled")
+
+      const dropped = yield* cliInProcess(args(file, "--mode", "drop"))
+      assert.strictEqual(dropped.code, 0, dropped.stderr)
+      assert.strictEqual(dropped.stderr, "verify-answer: GROUNDED (drop mode, 1 of 2 claims, 1 removed)\n")
+
+      const none = yield* cliInProcess(args(yield* s.answer([bad]), "--mode", "drop"))
+      assert.strictEqual(none.code, 1)
+      assert.strictEqual(none.stderr, "verify-answer: NO EVIDENCE (drop mode): no claim was grounded\n")
+
+      const out = path.join(s.work, "answer.html")
+      const written = yield* cliInProcess(args(yield* s.answer([good]), "--format", "html", "--out", out))
+      assert.strictEqual(written.code, 0, written.stderr)
+      assert.strictEqual(written.stdout, "")
+      assert.strictEqual(written.stderr, `verify-answer: GROUNDED (reject mode, 1 of 1 claims, 0 removed); written to ${out}\n`)
+      assert.isTrue((yield* read(out)).startsWith("<!doctype html>\n"))
+      const overAnswer = yield* cliInProcess(args(path.join(s.work, "answer.json"), "--out", path.join(s.work, "answer.json"), "--force"))
+      assert.deepStrictEqual(overAnswer, {
+        code: 2,
+        stdout: "",
+        stderr: `OutputRefused: Refusing to write the rendering to ${path.join(s.work, "answer.json")}: it is the answer ${
+          path.join(s.work, "answer.json")
+        }\n`
+      })
+    }))
+
+  it.scoped("evi1 and anthropic input formats; a stale manifest digest; an unreadable answer", () =>
+    Effect.gen(function*() {
+      const s = yield* answerSetup
+      const evi1 = yield* Effect.as(
+        write(
+          path.join(s.work, "answer.evi1"),
+          ["Net sales for Q3 2026 were 4,210 units.[1]{c1}", "EVI1", "c1|1|\"Net sales for Q3 2026 were 4,210 units\"", "END_EVI1", ""].join("\n")
+        ),
+        path.join(s.work, "answer.evi1")
+      )
+      const base = ["--config", s.configFile, "--run-dir", s.runDir]
+      const ran = yield* cliInProcess(["verify-answer", "--answer", evi1, "--format-in", "evi1", ...base, "--manifest-digest", s.manifest.digest])
+      assert.strictEqual(ran.code, 0, ran.stdout + ran.stderr)
+      assert.strictEqual(ran.stderr, "verify-answer: GROUNDED (reject mode, 1 of 1 claims, 0 removed)\n")
+      // The same text read as json is not an answer: rejected with the json decoder's tag.
+      const asJson = yield* cliInProcess(["verify-answer", "--answer", evi1, ...base, "--manifest-digest", s.manifest.digest])
+      assert.strictEqual(asJson.code, 1)
+      assert.notStrictEqual(asJson.stderr, ran.stderr)
+      const asAnthropic = yield* cliInProcess([
+        "verify-answer", "--answer", evi1, "--format-in", "anthropic", ...base, "--manifest-digest", s.manifest.digest
+      ])
+      assert.strictEqual(asAnthropic.code, 1)
+      assert.match(asAnthropic.stderr, /^verify-answer: REJECTED \(/)
+      const stale = yield* cliInProcess(["verify-answer", "--answer", evi1, "--format-in", "evi1", ...base, "--manifest-digest", "c".repeat(64)])
+      assert.strictEqual(stale.code, 1)
+      assert.strictEqual(stale.stderr, "verify-answer: REJECTED (StaleManifest)\n")
+      const noAnswer = path.join(s.work, "none.json")
+      const missing = yield* cliInProcess(["verify-answer", "--answer", noAnswer, ...base])
+      assert.deepStrictEqual(missing, { code: 2, stdout: "", stderr: `FileUnreadable: Cannot read the answer ${noAnswer}: no such file\n` })
+    }))
+})
+
+describe("store-init and usage", () => {
+  it.effect("store-init without a database: StoreChoiceInvalid, exit 2", () =>
+    Effect.gen(function*() {
+      const ran = yield* cliInProcess(["store-init"])
+      assert.deepStrictEqual(ran, {
+        code: 2,
+        stdout: "",
+        stderr: "StoreChoiceInvalid: store-init needs a database; give --store postgres://user@host/db (or set CITEGATE_DATABASE_URL), " +
+          "and --run-dir then names the run in the database; without either, --run-dir is a run directory\n"
+      })
+    }))
+
+  it.effect("an unknown command is a usage error (exit 2); --help is exit 0 with the exit codes", () =>
+    Effect.gen(function*() {
+      const unknown = yield* cliInProcess(["frobnicate"])
+      assert.strictEqual(unknown.code, 2)
+      const help = yield* cliInProcess(["verify", "--help"])
+      assert.strictEqual(help.code, 0, help.stderr)
+      assert.include(help.stdout, "$ run-pipeline verify")
+      assert.include(help.stdout, "70 internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM)")
+    }))
+})
