@@ -610,6 +610,8 @@ describe("sources", () => {
       assert.deepStrictEqual(json.sources.map((s: { status: string }) => s.status), ["captured", "captured", "captured", "missing"])
       assert.strictEqual(new Set(Object.values(outputs)).size, 3)
       for (const format of ["text", "prompt"]) assert.include(outputs[format]!, manifest.digest, format)
+      assert.isTrue(outputs.text!.startsWith(`citegate manifest ${manifest.digest}\n[1] captured  ${SALES}\n`), outputs.text)
+      assert.isTrue(outputs.prompt!.includes(`[1] ${JSON.stringify({ source: SALES, captureSha256: salesRecord.sha256 })}\n`), outputs.prompt)
       // Every approved source captured: exit 0, nothing on stderr.
       yield* write(configFile, { sources: [SALES], labels: ["unused"] })
       const complete = yield* cliInProcess(["sources", "--config", configFile, "--run-dir", runDir])
@@ -732,5 +734,156 @@ describe("store-init and usage", () => {
       assert.strictEqual(help.code, 0, help.stderr)
       assert.include(help.stdout, "$ run-pipeline verify")
       assert.include(help.stdout, "70 internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM)")
+    }))
+})
+
+describe("recapture and audit", () => {
+  /** A server whose sales text changes (4,210 → 4,250 units) once `revision` is 2; an old run and a verified report. */
+  const auditSetup = Effect.gen(function*() {
+    const state = { revision: 1 }
+    const revised = salesText.replace("4,210 units", "4,250 units")
+    const server = yield* testServer((req, res) => {
+      if (req.url === "/q3-sales.txt") return plainText(state.revision === 1 ? salesText : revised)(req, res, server)
+      res.writeHead(404, { "content-type": "text/plain" })
+      res.end("not published")
+    })
+    const work = yield* tempDirectory
+    const sales = server.url("/q3-sales.txt")
+    const later = server.url("/later.txt")
+    const configFile = path.join(work, "pipeline.json")
+    yield* write(configFile, { sources: [later, sales], labels: ["q3_net_sales"] })
+    const oldConfig = path.join(work, "old.json")
+    yield* write(oldConfig, { sources: [sales], labels: ["q3_net_sales"] })
+    const oldRun = path.join(work, "old")
+    const captured = yield* cliInProcess(["capture", "--config", oldConfig, "--run-dir", oldRun, "--allow-loopback-http"])
+    assert.strictEqual(captured.code, 0, captured.stderr)
+    const report = path.join(work, "report.json")
+    yield* write(report, {
+      facts: [{ state: "cited", label: "q3_net_sales", source: sales, captureSha256: salesDigest, snippet: "Net sales for Q3 2026 were 4,210 units" }]
+    })
+    const newRun = path.join(work, "new")
+    const recapture = () =>
+      cliInProcess(["recapture", "--from", oldRun, "--config", configFile, "--run-dir", newRun, "--allow-loopback-http"])
+    const audit = (...more: Array<string>) =>
+      cliInProcess(["audit", "--report", report, "--config", configFile, "--run-dir", oldRun, "--against", newRun, ...more])
+    return { state, server, work, sales, later, configFile, oldRun, newRun, report, recapture, audit, revised }
+  })
+
+  it.scopedLive("recapture: the plan on stderr, the old run's sources only, exit 0; audit of an unchanged source: STABLE, exit 0", () =>
+    Effect.gen(function*() {
+      const s = yield* auditSetup
+      const ran = yield* s.recapture()
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.strictEqual(
+        ran.stderr,
+        `recapture: skipped  ${s.later}: no record in the old run\nrecapture: 1 source(s) to capture again, 1 skipped\n` +
+          `capture: fetching ${s.sales}\ncapture: ok       ${s.sales} (${salesBytes} bytes, sha256 ${salesDigest.slice(0, 12)}…)\n`
+      )
+      assert.strictEqual(ran.stdout.split("\n").at(-2), "1 of 1 sources captured")
+      assert.deepStrictEqual(yield* listing(s.newRun), [expectedRecordName(s.sales)])
+      assert.strictEqual(s.server.requests.filter((r) => r.url === "/later.txt").length, 0)
+      const audited = yield* s.audit("--format", "json")
+      assert.strictEqual(audited.code, 0, audited.stderr)
+      assert.strictEqual(audited.stderr, "audit: STABLE (report): all 1 citation(s) still verbatim in the new run (0 relocated)\n")
+      const json = JSON.parse(audited.stdout)
+      assert.strictEqual(json.outcome, "stable")
+    }))
+
+  it.scopedLive("audit of a changed source: DRIFTED, exit 1; --out written; refusals and a report without a baseline: exit 2", () =>
+    Effect.gen(function*() {
+      const s = yield* auditSetup
+      s.state.revision = 2
+      assert.strictEqual((yield* s.recapture()).code, 0)
+      const text = yield* s.audit()
+      assert.strictEqual(text.code, 1, text.stderr)
+      assert.match(text.stderr, /^audit: DRIFTED \(report\): 1 changed \(1 material\) of 1 citation\(s\)\n$/)
+      const outputs: Record<string, string> = { text: text.stdout }
+      for (const format of ["json", "markdown", "html"]) {
+        const ran = yield* s.audit("--format", format)
+        assert.strictEqual(ran.code, 1)
+        outputs[format] = ran.stdout
+      }
+      assert.strictEqual(JSON.parse(outputs.json!).outcome, "drifted")
+      assert.isTrue(outputs.html!.startsWith("<!doctype html>\n"), outputs.html)
+      assert.strictEqual(new Set(Object.values(outputs)).size, 4)
+      const out = path.join(s.work, "audit.md")
+      const written = yield* s.audit("--format", "markdown", "--out", out)
+      assert.strictEqual(written.code, 1)
+      assert.strictEqual(written.stdout, "")
+      assert.isTrue(written.stderr.endsWith(`; written to ${out}\n`), written.stderr)
+      assert.strictEqual(yield* read(out), outputs.markdown)
+      // --out may replace neither run's evidence.
+      for (const run of [s.oldRun, s.newRun]) {
+        const inside = path.join(run, "audit.txt")
+        const refused = yield* s.audit("--out", inside)
+        assert.strictEqual(refused.code, 2)
+        assert.match(refused.stderr, /^OutputRefused: .*inside the run directory/)
+      }
+      // A report that does not verify against the old run: no baseline, exit 2.
+      yield* write(s.report, {
+        facts: [{ state: "cited", label: "q3_net_sales", source: s.sales, captureSha256: salesDigest, snippet: "Net sales were 9 units" }]
+      })
+      const none = yield* s.audit()
+      assert.strictEqual(none.code, 2)
+      assert.strictEqual(none.stdout, "")
+      assert.isTrue(
+        none.stderr.endsWith("audit: NO BASELINE: the report does not verify against the old run; nothing was audited\n"),
+        none.stderr
+      )
+    }))
+
+  it.scopedLive("recapture into the old run, or without test mode: exit 2, nothing fetched", () =>
+    Effect.gen(function*() {
+      const s = yield* auditSetup
+      const before = s.server.requests.length
+      const same = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", s.configFile, "--run-dir", s.oldRun, "--allow-loopback-http"])
+      assert.strictEqual(same.code, 2)
+      assert.match(same.stderr, /^RecaptureRefused: Refusing to recapture /)
+      const noFlag = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", s.configFile, "--run-dir", s.newRun])
+      assert.strictEqual(noFlag.code, 2)
+      assert.isTrue(noFlag.stderr.endsWith(`TestModeRequired: The configuration approves plain-http sources (${s.sales}); only test mode fetches them: ` +
+        "pass --allow-loopback-http (literal 127.0.0.1 only), or approve https sources\n"), noFlag.stderr)
+      assert.strictEqual(s.server.requests.length, before)
+      assert.isFalse(yield* exists(s.newRun))
+    }))
+})
+
+describe("serve, demo and the CA file", () => {
+  it.scopedLive("demo: the whole pipeline offline into a new folder under --output, exit 0", () =>
+    Effect.gen(function*() {
+      const work = yield* tempDirectory
+      const ran = yield* cliInProcess(["demo", "--output", work])
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      const [stamp, ...others] = yield* listing(work)
+      assert.deepStrictEqual(others, [])
+      assert.strictEqual((yield* listing(path.join(work, stamp!, "renderings"))).length, 16)
+    }))
+
+  it.scopedLive("serve: plain-http sources without test mode, a bad --listen, a port in use: exit 2", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const noFlag = yield* cliInProcess(["serve", "--config", s.configFile, "--listen", "127.0.0.1:0"])
+      assert.strictEqual(noFlag.code, 2)
+      assert.match(noFlag.stderr, /^TestModeRequired: /)
+      const badListen = yield* cliInProcess(["serve", "--config", s.configFile, "--listen", "localhost"])
+      assert.strictEqual(badListen.code, 2)
+      // The port of the loopback source server is taken.
+      const taken = yield* cliInProcess([
+        "serve", "--config", s.configFile, "--listen", `127.0.0.1:${s.server.port}`, "--allow-loopback-http", "--run-root", s.work
+      ])
+      assert.strictEqual(taken.code, 2, taken.stderr)
+      assert.isTrue(taken.stderr.startsWith(`serve: cannot listen on 127.0.0.1:${s.server.port}: `), taken.stderr)
+    }))
+
+  it.scopedLive("a relative caFile is read beside the config, before the run directory exists", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      yield* write(s.configFile, { sources: [s.sales], labels: ["q3_net_sales"], capture: { caFile: "ca.pem" } })
+      const runDir = path.join(s.work, "run")
+      const ran = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", runDir, "--allow-loopback-http"])
+      assert.strictEqual(ran.code, 2)
+      assert.isTrue(ran.stderr.startsWith(`InvalidCaFile: The CA file ${path.join(s.work, "ca.pem")} cannot be used: `), ran.stderr)
+      assert.isFalse(yield* exists(runDir))
+      assert.strictEqual(s.server.connections, 0)
     }))
 })
