@@ -734,6 +734,11 @@ describe("store-init and usage", () => {
       assert.strictEqual(help.code, 0, help.stderr)
       assert.include(help.stdout, "$ run-pipeline verify")
       assert.include(help.stdout, "70 internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM)")
+      // Not a terminal: no ANSI styling.
+      assert.notInclude(help.stdout, "\u001b[")
+      const top = yield* cliInProcess(["--help"])
+      assert.strictEqual(top.code, 0)
+      assert.isTrue(top.stdout.startsWith("run-pipeline\n\nrun-pipeline "), top.stdout)
     }))
 })
 
@@ -885,5 +890,37 @@ describe("serve, demo and the CA file", () => {
       assert.isTrue(ran.stderr.startsWith(`InvalidCaFile: The CA file ${path.join(s.work, "ca.pem")} cannot be used: `), ran.stderr)
       assert.isFalse(yield* exists(runDir))
       assert.strictEqual(s.server.connections, 0)
+    }))
+})
+
+describe("a PostgreSQL store that cannot be reached (nothing listens on 127.0.0.1 port 1)", () => {
+  const database = "postgres://citegate@127.0.0.1:1/citegate"
+  const unavailable = (run: string) =>
+    `StoreUnavailable: Capture store unavailable\n  run: ${run}\n  detail: connect ECONNREFUSED 127.0.0.1:1\n` +
+    "  fix: Check the database URL and credentials, run the store's migration, and name with --run-dir a run written by " +
+    "`run-pipeline capture --store …` (a new name for capture).\n"
+
+  it.effect("store-init: StoreUnavailable, exit 2", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* cliInProcess(["store-init", "--store", database]), { code: 2, stdout: "", stderr: unavailable("") })
+    }))
+
+  it.scopedLive("capture and verify: --run-dir names the run, no directory is made, --out is not checked against it", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const run = path.join(s.work, "run")
+      const captured = yield* cliInProcess([
+        "capture", "--config", s.configFile, "--run-dir", run, "--allow-loopback-http", "--store", database
+      ])
+      assert.deepStrictEqual(captured, { code: 2, stdout: "", stderr: unavailable(run) })
+      assert.isFalse(yield* exists(run))
+      // A directory of that name holds no run in a database: an --out inside it is allowed (the store then fails).
+      yield* Effect.promise(() => fsp.mkdir(run))
+      const report = yield* s.report([s.good])
+      const verified = yield* cliInProcess([
+        "verify", "--config", s.configFile, "--run-dir", run, "--report", report, "--store", database, "--out", path.join(run, "out.txt")
+      ])
+      assert.deepStrictEqual(verified, { code: 2, stdout: "", stderr: unavailable(run) })
+      assert.deepStrictEqual(yield* listing(run), [])
     }))
 })
