@@ -96,6 +96,19 @@ describe("capture", () => {
       assert.isFalse(yield* exists(runDir))
     }))
 
+  it.scopedLive("without it, only the plain-http sources are named (an https source needs no test mode)", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      yield* write(s.configFile, { sources: ["https://reports.northwind.test/q3.txt", s.sales], labels: ["q3_net_sales"] })
+      const ran = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", path.join(s.work, "run")])
+      assert.strictEqual(ran.code, 2)
+      assert.strictEqual(
+        ran.stderr,
+        `TestModeRequired: The configuration approves plain-http sources (${s.sales}); only test mode fetches them: ` +
+          "pass --allow-loopback-http (literal 127.0.0.1 only), or approve https sources\n"
+      )
+    }))
+
   it.scopedLive("with it: the table on stdout, progress on stderr, exit 0, one record", () =>
     Effect.gen(function*() {
       const s = yield* captured
@@ -580,6 +593,53 @@ describe("doctor", () => {
       assert.isTrue(yield* exists(file))
     }))
 
+  it.scoped("a second link of a record, stored bodies (unused, corrupt), a leftover that cannot be removed", () =>
+    Effect.gen(function*() {
+      const directory = yield* runDirectoryWith([salesRecord])
+      const recordName = path.basename(recordPath(directory, SALES))
+      const recordBytes = Buffer.byteLength(yield* read(recordPath(directory, SALES)))
+      const linked = ".partial-3f1c2a40-0000-4000-8000-000000000002"
+      yield* Effect.promise(() => fsp.link(recordPath(directory, SALES), path.join(directory, linked)))
+      const found = yield* cliInProcess(["doctor", "--run-dir", directory])
+      assert.deepStrictEqual(found, {
+        code: 1,
+        stdout: `LEFTOVER  ${linked} (${recordBytes} bytes): a second link of ${recordName}, whose write finished; the record is intact\n` +
+          "1 records verify, 1 leftovers, 0 corrupt records\n",
+        stderr: ""
+      })
+      const fixed = yield* cliInProcess(["doctor", "--run-dir", directory, "--fix"])
+      assert.strictEqual(fixed.code, 0, fixed.stdout)
+      assert.isTrue(yield* exists(recordPath(directory, SALES)))
+
+      // A body no record names: listed, not a failure.
+      const unusedName = `${sha256("stored body")}.body`
+      yield* Effect.promise(() => fsp.writeFile(path.join(directory, unusedName), "stored body"))
+      const unusedLine = `unused    ${unusedName} (11 bytes): a stored body no record names (a write that died before its record), left alone`
+      const unused = yield* cliInProcess(["doctor", "--run-dir", directory])
+      assert.deepStrictEqual(unused, {
+        code: 0,
+        stdout: `${unusedLine}\n1 records verify, 0 leftovers, 0 corrupt records, 1 stored bodies (0 corrupt)\n`,
+        stderr: ""
+      })
+      // A body whose bytes do not hash to its name: corrupt, exit 1 with and without --fix.
+      const corruptName = `${"0".repeat(64)}.body`
+      yield* Effect.promise(() => fsp.writeFile(path.join(directory, corruptName), "tampered"))
+      const corruptLine = `CORRUPT   ${corruptName}: body-mismatch: the body hashes to ${sha256("tampered")} (left alone)`
+      const corrupt = yield* cliInProcess(["doctor", "--run-dir", directory])
+      assert.deepStrictEqual(corrupt, {
+        code: 1,
+        stdout: `${corruptLine}\n${unusedLine}\n1 records verify, 0 leftovers, 0 corrupt records, 2 stored bodies (1 corrupt)\n`,
+        stderr: ""
+      })
+      const corruptFix = yield* cliInProcess(["doctor", "--run-dir", directory, "--fix"])
+      assert.deepStrictEqual(corruptFix, {
+        code: 1,
+        stdout: `${corruptLine}\n${unusedLine}\n1 records verify, 0 leftovers (0 removed), 0 corrupt records, 2 stored bodies (1 corrupt)\n`,
+        stderr: ""
+      })
+      assert.isTrue(yield* exists(path.join(directory, corruptName)))
+    }))
+
   it.scoped("a missing run directory: exit 2", () =>
     Effect.gen(function*() {
       const work = yield* tempDirectory
@@ -672,6 +732,15 @@ describe("verify-answer", () => {
       assert.strictEqual(written.stdout, "")
       assert.strictEqual(written.stderr, `verify-answer: GROUNDED (reject mode, 1 of 1 claims, 0 removed); written to ${out}\n`)
       assert.isTrue((yield* read(out)).startsWith("<!doctype html>\n"))
+      // An existing --out: refused without --force, replaced with it.
+      const firstHtml = yield* read(out)
+      yield* write(out, "old")
+      const refused = yield* cliInProcess(args(path.join(s.work, "answer.json"), "--format", "html", "--out", out))
+      assert.strictEqual(refused.code, 2)
+      assert.strictEqual(refused.stderr, `OutputRefused: Refusing to write the rendering to ${out}: the file exists; pass --force to replace it\n`)
+      const forced = yield* cliInProcess(args(path.join(s.work, "answer.json"), "--format", "html", "--out", out, "--force"))
+      assert.strictEqual(forced.code, 0, forced.stderr)
+      assert.strictEqual(yield* read(out), firstHtml)
       const overAnswer = yield* cliInProcess(args(path.join(s.work, "answer.json"), "--out", path.join(s.work, "answer.json"), "--force"))
       assert.deepStrictEqual(overAnswer, {
         code: 2,
@@ -705,6 +774,24 @@ describe("verify-answer", () => {
       ])
       assert.strictEqual(asAnthropic.code, 1)
       assert.match(asAnthropic.stderr, /^verify-answer: REJECTED \(/)
+      // A Messages API response citing the sales capture by character offsets (the fixture is ASCII).
+      const quote = "4,210 units"
+      const start = salesRecord.text.indexOf(quote)
+      const anthropicFile = path.join(s.work, "anthropic.json")
+      yield* write(anthropicFile, {
+        id: "msg",
+        type: "message",
+        content: [{
+          type: "text",
+          text: "Net sales were 4,210 units.",
+          citations: [{ type: "char_location", cited_text: quote, document_index: 0, document_title: null, start_char_index: start, end_char_index: start + quote.length }]
+        }]
+      })
+      const anthropic = yield* cliInProcess([
+        "verify-answer", "--answer", anthropicFile, "--format-in", "anthropic", ...base, "--manifest-digest", s.manifest.digest
+      ])
+      assert.strictEqual(anthropic.code, 0, anthropic.stdout + anthropic.stderr)
+      assert.strictEqual(anthropic.stderr, "verify-answer: GROUNDED (reject mode, 1 of 1 claims, 0 removed)\n")
       const stale = yield* cliInProcess(["verify-answer", "--answer", evi1, "--format-in", "evi1", ...base, "--manifest-digest", "c".repeat(64)])
       assert.strictEqual(stale.code, 1)
       assert.strictEqual(stale.stderr, "verify-answer: REJECTED (StaleManifest)\n")
@@ -724,6 +811,17 @@ describe("store-init and usage", () => {
         stderr: "StoreChoiceInvalid: store-init needs a database; give --store postgres://user@host/db (or set CITEGATE_DATABASE_URL), " +
           "and --run-dir then names the run in the database; without either, --run-dir is a run directory\n"
       })
+    }))
+
+  it.scoped("a defect (a write to stdout throws) ends with 70 and the cause on stderr", () =>
+    Effect.gen(function*() {
+      const directory = yield* runDirectoryWith([salesRecord])
+      const ran = yield* cliInProcess(["doctor", "--run-dir", directory], { stdoutFails: true })
+      assert.strictEqual(ran.code, 70)
+      assert.strictEqual(ran.stdout, "")
+      assert.isTrue(ran.stderr.startsWith("run-pipeline: internal error: Error: stdout is gone\n"), ran.stderr)
+      // Reported once, by the program itself.
+      assert.strictEqual(ran.stderr.split("internal error").length, 2)
     }))
 
   it.effect("an unknown command is a usage error (exit 2); --help is exit 0 with the exit codes", () =>

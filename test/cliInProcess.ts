@@ -18,8 +18,11 @@ export interface Ran {
 
 type Write = typeof process.stdout.write
 
-/** Runs `run-pipeline ...args` in this process and resolves with its exit code and its output. */
-export const cliInProcess = (args: ReadonlyArray<string>) =>
+/**
+ * Runs `run-pipeline ...args` in this process and resolves with its exit code and its output.
+ * `stdoutFails` injects a fault: every write to stdout throws (a defect for the program).
+ */
+export const cliInProcess = (args: ReadonlyArray<string>, options?: { readonly stdoutFails?: boolean }) =>
   Effect.promise(async (): Promise<Ran> => {
     let stdout = ""
     let stderr = ""
@@ -39,7 +42,10 @@ export const cliInProcess = (args: ReadonlyArray<string>) =>
       log: (...parts) => Effect.sync(() => void (stdout += parts.join(" ") + "\n")),
       error: (...parts) => Effect.sync(() => void (stderr += parts.join(" ") + "\n"))
     })
-    process.stdout.write = sink((text) => (stdout += text))
+    process.stdout.write = sink((text) => {
+      if (options?.stdoutFails === true) throw new Error("stdout is gone")
+      stdout += text
+    })
     process.stderr.write = sink((text) => (stderr += text))
     try {
       const exit = await Effect.runPromiseExit(
