@@ -170,8 +170,12 @@ describe("capture", () => {
       // The source column is as wide as the longest source (the missing one, two characters longer).
       assert.strictEqual(s.missing.length, s.sales.length + 2)
       assert.strictEqual(lines[0], `STATUS  ${"SOURCE".padEnd(s.missing.length)}  RESULT`)
-      assert.isTrue(lines[1]!.startsWith(`FAILED  ${s.missing}  UnexpectedStatus: `), lines[1])
+      assert.strictEqual(lines[1], `FAILED  ${s.missing}  UnexpectedStatus: Unexpected HTTP status (status=404)`)
       assert.isTrue(lines[2]!.startsWith(`ok      ${s.sales}    sha256 ${salesDigest}  ${salesBytes} bytes  `), lines[2])
+      assert.strictEqual(
+        ran.stderr.split("\n").filter((line) => line.includes("q4-outlook")).join("\n"),
+        `capture: fetching ${s.missing}\ncapture: FAILED   ${s.missing}: UnexpectedStatus: Unexpected HTTP status`
+      )
       assert.deepStrictEqual(lines.slice(3), ["1 of 2 sources captured", ""])
     }))
 
@@ -942,6 +946,16 @@ describe("recapture and audit", () => {
       const same = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", s.configFile, "--run-dir", s.oldRun, "--allow-loopback-http"])
       assert.strictEqual(same.code, 2)
       assert.match(same.stderr, /^RecaptureRefused: Refusing to recapture /)
+      const nested = path.join(s.oldRun, "new")
+      const inside = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", s.configFile, "--run-dir", nested, "--allow-loopback-http"])
+      assert.strictEqual(inside.code, 2)
+      assert.match(inside.stderr, /^RecaptureRefused: .*: the new run directory is inside the old run .*; runs are never nested\n$/)
+      // A config approving nothing the old run holds: nothing to recapture.
+      const otherConfig = path.join(s.work, "other.json")
+      yield* write(otherConfig, { sources: [s.later], labels: ["q3_net_sales"] })
+      const nothing = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", otherConfig, "--run-dir", s.newRun, "--allow-loopback-http"])
+      assert.strictEqual(nothing.code, 2)
+      assert.match(nothing.stderr, /^RecaptureRefused: Refusing to recapture /)
       const noFlag = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", s.configFile, "--run-dir", s.newRun])
       assert.strictEqual(noFlag.code, 2)
       assert.isTrue(noFlag.stderr.endsWith(`TestModeRequired: The configuration approves plain-http sources (${s.sales}); only test mode fetches them: ` +

@@ -5,7 +5,7 @@
  * URL from the environment. Expected values are written by hand.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Option, Redacted } from "effect"
+import { Cause, Console, Effect, Exit, Option, Redacted } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import {
@@ -18,7 +18,7 @@ import {
   WriteFailed
 } from "../src/cli/CliError.js"
 import * as CliExit from "../src/cli/Exit.js"
-import { helpFirst, wantsColour, withProgramName } from "../src/cli/Help.js"
+import { helpFirst, wantsColour, withHelpConsole, withProgramName } from "../src/cli/Help.js"
 import * as Io from "../src/cli/Io.js"
 import * as Report from "../src/cli/Report.js"
 import * as Store from "../src/cli/Store.js"
@@ -69,11 +69,29 @@ describe("Help", () => {
       withProgramName("run-pipeline", "USAGE\n\n\u001b[1m$ doctor\u001b[0m --run-dir d\n$ audit\tx"),
       "USAGE\n\n\u001b[1m$ run-pipeline doctor\u001b[0m --run-dir d\n$ run-pipeline audit\tx"
     )
+    // Styling of several parameters (bold and colour) before the dollar sign.
+    assert.strictEqual(withProgramName("run-pipeline", "\u001b[1;38;5;2m$ sources x"), "\u001b[1;38;5;2m$ run-pipeline sources x")
     // Not at a line start, not a lower-case name, or a name running into other characters: unchanged.
     for (const text of ["see $ verify", "$ Verify x", "$ 1abc", "$ verify.x", "$  verify"]) {
       assert.strictEqual(withProgramName("run-pipeline", text), text)
     }
   })
+
+  it.effect("withHelpConsole: strings rewritten (no styling off a terminal), other values passed on as they are", () =>
+    Effect.gen(function*() {
+      const logged: Array<ReadonlyArray<unknown>> = []
+      const errors: Array<ReadonlyArray<unknown>> = []
+      const object = { n: 1 }
+      yield* Console.consoleWith((base) =>
+        Effect.withConsole(
+          withHelpConsole("run-pipeline")(Effect.zipRight(Console.log(42, "\u001b[1m$ verify\u001b[0m", object), Console.error("$ doctor"))),
+          { ...base, log: (...args) => Effect.sync(() => void logged.push(args)), error: (...args) => Effect.sync(() => void errors.push(args)) }
+        )
+      )
+      assert.deepStrictEqual(logged, [[42, "$ run-pipeline verify", object]])
+      assert.strictEqual(logged[0]![2], object)
+      assert.deepStrictEqual(errors, [["$ run-pipeline doctor"]])
+    }))
 
   it("helpFirst: --help or -h anywhere becomes the command's help, or the program's", () => {
     const commands = ["verify", "capture"]
@@ -109,6 +127,10 @@ describe("Io", () => {
       assert.strictEqual(yield* Effect.promise(() => Io.realName(path.join(work, "link", "x", "y"))), path.join(real, "target", "x", "y"))
       assert.strictEqual(yield* Effect.promise(() => Io.realName(path.join(work, "link"))), path.join(real, "target"))
       assert.strictEqual(yield* Effect.promise(() => Io.realName("/")), "/")
+      // Only a missing name falls back to its parent: any other failure (a file used as a directory) is thrown.
+      yield* Effect.promise(() => fsp.writeFile(path.join(work, "file"), "x"))
+      const thrown = yield* Effect.promise(() => Io.realName(path.join(work, "file", "x")).then(() => "resolved", (e: NodeJS.ErrnoException) => e.code))
+      assert.strictEqual(thrown, "ENOTDIR")
     }))
 
   it.scoped("readText: a directory, invalid UTF-8, a file over 64 MiB (by its size, not read) are FileUnreadable", () =>
@@ -145,6 +167,11 @@ describe("Io", () => {
       const run = path.join(work, "run")
       yield* Io.createRunDirectory(run)
       assert.strictEqual((yield* Effect.promise(() => fsp.stat(run))).mode & 0o777, 0o755 & ~umask)
+      // Without a umask the mode asked for shows: 0755 exactly, not the default 0777.
+      const open = path.join(work, "open")
+      const before = process.umask(0)
+      yield* Effect.ensuring(Io.createRunDirectory(open), Effect.sync(() => process.umask(before)))
+      assert.strictEqual((yield* Effect.promise(() => fsp.stat(open))).mode & 0o777, 0o755)
       assert.deepStrictEqual(yield* failureOf(Io.createRunDirectory(run)), new RunDirectoryExists({ path: run }))
       const orphan = path.join(work, "none", "run")
       const failed = yield* failureOf(Io.createRunDirectory(orphan))
@@ -233,7 +260,21 @@ describe("Io", () => {
         new WriteFailed({ path: orphan, detail: `the directory ${path.join(work, "none")} does not exist` })
       )
       yield* Effect.promise(() => fsp.writeFile(path.join(work, "file"), "x"))
-      assert.strictEqual((yield* failureOf(check(path.join(work, "file", "out.txt"), true)))._tag, "WriteFailed")
+      const notDir = yield* failureOf(check(path.join(work, "file", "out.txt"), true))
+      assert.strictEqual(notDir._tag, "WriteFailed")
+      assert.include((notDir as WriteFailed).detail, "ENOTDIR")
+      // A dangling link outside the run: it is replaced itself (nothing it points to is written), so it is allowed with --force.
+      yield* Effect.promise(() => fsp.symlink(path.join(work, "nowhere"), path.join(work, "dangling")))
+      yield* check(path.join(work, "dangling"), true)
+      // An input that does not exist (yet): an --out of the same name is still refused; another name is fine.
+      const missingInput = path.join(work, "draft.json")
+      const withMissing = (out: string) =>
+        Io.checkOutput({ out, runDirectory: run, inputs: [{ path: missingInput, what: "report" }], force: true })
+      assert.deepStrictEqual(
+        yield* failureOf(withMissing(missingInput)),
+        new OutputRefused({ path: missingInput, reason: "is-an-input", detail: `it is the report ${missingInput}` })
+      )
+      yield* withMissing(writable)
     }))
 })
 
