@@ -317,7 +317,7 @@ export const makeCaptureRecord = (fields: {
     sha256: sha256Of(fields.text),
     accessedAt: fields.accessedAt,
     contentType: fields.contentType,
-    byteLength: Buffer.byteLength(fields.text, "utf8"),
+    byteLength: Buffer.byteLength(fields.text), // UTF-8, Buffer's default for a string
     text: fields.text
   })
 

@@ -196,6 +196,9 @@ describe("Domain: string filters", () => {
       "Expected a string at most 200 character(s) long,"
     ])
     refused(D.Label, " ", nonBlankMessage)
+    // A consumer formatting a parse error of the exported Schema sees the brand beside the length limit.
+    const formatted = Either.mapLeft(Schema.decodeUnknownEither(D.Label)(5), ParseResult.TreeFormatter.formatErrorSync)
+    assert.deepStrictEqual(Either.getLeft(formatted).pipe((o) => o._tag === "Some" ? o.value.split("\n")[0] : ""), "NonBlankString & maxLength(200) & Brand<\"Label\">")
   })
 
   it("QuoteContext: non-empty (whitespace counts), at most 1000 code units, well-formed", () => {
@@ -304,6 +307,7 @@ describe("Domain: URLs", () => {
       ["https://:p@a.test/", userinfo],
       // An empty userinfo leaves no username or password after parsing: the raw authority tells.
       ["https://@a.test/", userinfo],
+      ["https://:@a.test/", userinfo],
       ["https:@a.test/", userinfo],
       ["https:\\\\@a.test/", userinfo],
       ["HTTPS://@a.test/", userinfo],
