@@ -409,7 +409,7 @@ describe("every error: tag, exact message, JSON round trip", () => {
     it(`${json._tag}: ${message.slice(0, 70)}`, () => {
       const error = roundTrip(Class, json)
       assert.instanceOf(error, Class)
-      assert.instanceOf(error, Error)
+      assert.isTrue(error instanceof Error)
       assert.strictEqual(error._tag, json._tag)
       assert.strictEqual(error.message, message)
       // Built by its constructor from the decoded fields: the same message.
