@@ -226,8 +226,8 @@ export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("Digest
 export const NearestPassage = Schema.Struct({
   method: Schema.Literal("normalized/1", "fuzzy"),
   score: Schema.Number.pipe(Schema.between(0, 1)),
-  span: Schema.Struct({ start: Schema.NonNegativeInt, end: Schema.NonNegativeInt })
-    .annotations({ parseOptions: { onExcessProperty: "error" } }),
+  // Strict too: the passage's `onExcessProperty: "error"` below holds for its span.
+  span: Schema.Struct({ start: Schema.NonNegativeInt, end: Schema.NonNegativeInt }),
   text: Schema.String,
   differences: Schema.String
 }).annotations({ identifier: "NearestPassage", parseOptions: { onExcessProperty: "error" } })

@@ -602,6 +602,10 @@ describe("the families decode every member and nothing else", () => {
     assert.deepStrictEqual(roundTrip(E.Issue, issue), issue)
     assert.deepStrictEqual(roundTrip(E.IssuePath, []), [])
     refusal(E.IssuePath, [true])
+    // A path that is not a list, or a message that is not a string, is refused (inside a report too).
+    assert.include(refusal(E.Issue, { path: "a", message: "m" }), "[\"path\"]")
+    assert.include(refusal(E.Issue, { path: [], message: 5 }), "[\"message\"]")
+    assert.include(refusal(E.InvalidReport, { _tag: "InvalidReport", issues: [{ path: [], message: null }] }), "[\"message\"]")
   })
 })
 
