@@ -24,7 +24,7 @@ import {
   InvalidRunDirectory,
   MissingCapture
 } from "./Errors.js"
-import { checkBody, corrupt, decodeRecordBytes } from "./internal/recordDecode.js"
+import { checkWrittenBody, checkBody, corrupt, decodeRecordBytes } from "./internal/recordDecode.js"
 import { errorCode, errorText, readRegularFile } from "./internal/safeRead.js"
 
 /**
@@ -36,9 +36,11 @@ export interface CaptureStoreShape {
    * Persist a record atomically and exclusively: either the complete record
    * appears under its final name, or nothing does. An existing record of the
    * same source is never replaced (`CaptureExists`). A v2 record needs its
-   * body: the body is stored first (content-addressed, read-only, exclusive;
-   * a body already stored under the same digest is kept), then the record, so
-   * a record never names a body that is not there.
+   * body, the one it describes (length and SHA-256 checked here, else
+   * `CaptureWriteFailed` and nothing stored): the body is stored first
+   * (content-addressed, read-only, exclusive; a body already stored under the
+   * same digest is kept), then the record, so a record never names a body that
+   * is not there.
    */
   readonly write: (record: CaptureRecord, body?: Uint8Array) => Effect.Effect<void, CaptureWriteError>
   /**
@@ -379,14 +381,11 @@ export const makeFileSystem = Effect.fn("CaptureStore.makeFileSystem")(function*
 
   const write = (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> => {
     if (record.format === captureFormat) return writeRecord(record)
-    if (body === undefined || body.byteLength !== record.body.byteLength) {
-      return Effect.fail(
-        new CaptureWriteFailed({ source: record.source, detail: "a v2 record is written with the body it describes" })
-      )
-    }
+    const checked = checkWrittenBody(record, body)
+    if (Either.isLeft(checked)) return Effect.fail(checked.left)
     // Body first: a record never names a body that is not stored. A body already stored under its
     // digest (another source sent the same bytes) is kept; read checks it against the digest anyway.
-    return writeFile(record.source, path.join(directory, bodyFileName(record.body.sha256)), [body]).pipe(
+    return writeFile(record.source, path.join(directory, bodyFileName(record.body.sha256)), [checked.right]).pipe(
       Effect.zipRight(writeRecord(record))
     )
   }

@@ -155,6 +155,22 @@ describe("findNearest", () => {
     }
   })
 
+  it("a search range whose bounds split surrogate pairs leaves the half characters out", () => {
+    const text = "Intro. \u{1F600} Net sales for Q3 2026 were 4,210 units. \u{1F600} End."
+    const from = text.indexOf("\u{1F600}") + 1
+    const to = text.lastIndexOf("\u{1F600}") + 1
+    const found = findNearest(text, "\u{1F600} Net sales for Q3 2026 were 4,211 units. \u{1F600}", { from, to })
+    assert.deepStrictEqual(found?.span, { start: from + 1, end: to - 1 })
+    assert.strictEqual(found?.text, " Net sales for Q3 2026 were 4,210 units. ")
+    // The prepared range itself starts and ends on whole characters.
+    const prepared = prepare(text, { from, to })
+    assert.strictEqual(prepared.offset, from + 1)
+    assert.strictEqual(prepared.normalized.text.isWellFormed(), true)
+    // Bounds on whole characters, and a range inside one pair, are left as they are (the latter empty).
+    assert.strictEqual(prepare(text, { from: from - 1, to: to + 1 }).offset, from - 1)
+    assert.strictEqual(prepare(text, { from, to: from }).normalized.text, "")
+  })
+
   it("bounds the fuzzy search to snippets of a documented length", () => {
     const capture = prose(20_000, 11)
     const long = capture.slice(100, 100 + maxFuzzyLength + 50).replace(/e/g, "E").replace(/ s/, " z")

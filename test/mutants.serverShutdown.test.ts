@@ -50,7 +50,7 @@ const recording = () => {
 }
 
 describe("service shutdown", () => {
-  it.live("an open request holds the shutdown, new connections are refused meanwhile, and its end releases it at once", () => {
+  it.live("open requests hold the shutdown, new connections are refused meanwhile, and the last one's end releases it at once", () => {
     const log = recording()
     return Effect.gen(function*() {
       const service = yield* startService({
@@ -58,18 +58,24 @@ describe("service shutdown", () => {
         server: { shutdownGraceMs: 60_000, requestTimeoutMs: 60_000 }
       })
       const port = portOf(service.base)
-      const socket = yield* heldRequest(port)
-      // Let the server see the request's head (the body is still to come).
+      const first = yield* heldRequest(port)
+      const second = yield* heldRequest(port)
+      // Let the server see the requests' heads (the bodies are still to come).
       yield* Effect.sleep("1 second")
       const closing = yield* Effect.fork(service.close)
       yield* Effect.sleep("500 millis")
-      assert.isNull(closing.unsafePoll(), "the shutdown waits for the open request")
+      assert.isNull(closing.unsafePoll(), "the shutdown waits for the open requests")
       assert.strictEqual(yield* connectRefused(port), "ECONNREFUSED", "no new connection while draining")
-      // The body arrives: the request ends, and with it the wait (well before the 60 s grace).
-      socket.write("{}   ")
+      // One body arrives: one request ends, the other still holds the shutdown.
+      first.write("{}   ")
+      yield* closed(first).pipe(Effect.timeout("10 seconds"))
+      yield* Effect.sleep("500 millis")
+      assert.isNull(closing.unsafePoll(), "the shutdown waits for the request still open")
+      // The last body arrives: the wait ends with it (well before the 60 s grace).
+      second.write("{}   ")
       const done = yield* Fiber.join(closing).pipe(Effect.timeout("10 seconds"), Effect.either)
       assert.isTrue(done._tag === "Right", "released when the last request ended")
-      yield* closed(socket)
+      yield* closed(second)
       assert.deepStrictEqual(log.lines.filter((line) => line.level === "WARN"), [])
     }).pipe(Effect.provide(log.layer), Effect.scoped)
   })

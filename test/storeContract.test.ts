@@ -22,7 +22,7 @@ import {
   sha256Of,
   type SourceUrl
 } from "../src/Domain.js"
-import { CaptureExists, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected } from "../src/Errors.js"
+import { CaptureExists, CaptureWriteFailed, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected } from "../src/Errors.js"
 import * as Gate from "../src/Gate.js"
 import * as Manifest from "../src/Manifest.js"
 import * as MemoryStore from "../src/store/Memory.js"
@@ -308,6 +308,28 @@ for (const subject of [filesystem, memory, postgres]) {
           assert.instanceOf(body, CorruptCapture)
           assert.strictEqual(body.reason, "body-mismatch")
         }
+      }))
+
+    it.scopedLive("v2: a body of the right length but other bytes is refused at write; the right one is then stored", () =>
+      Effect.gen(function*() {
+        const run = yield* subject.freshRun
+        const store = yield* run.open
+        // A body of its own: PostgreSQL keeps bodies for all runs, and the test above alters the shared one.
+        const body = Buffer.from(`${htmlBody.toString("latin1")}<!-- own body -->`, "latin1")
+        const record: CaptureRecordV2 = { ...v2Record, body: { ...v2Record.body, sha256: sha256Of(body), byteLength: body.byteLength } }
+        const other = Buffer.from(body.toString("latin1").replace("4,210", "9,210"), "latin1")
+        assert.strictEqual(other.byteLength, body.byteLength)
+        const refused = yield* Effect.flip(store.write(record, other))
+        assert.instanceOf(refused, CaptureWriteFailed)
+        assert.strictEqual(refused.source, record.source)
+        assert.strictEqual(refused.detail, `the body hashes to ${sha256Of(other)}, the record says ${record.body.sha256}`)
+        // Nothing was kept: neither the record nor a body under the record's digest.
+        const reader = yield* run.open
+        assert.instanceOf(yield* Effect.flip(reader.read(record.source)), MissingCapture)
+        assert.instanceOf(yield* Effect.flip(reader.readBody(record.body.sha256)), MissingCapture)
+        yield* store.write(record, body)
+        assert.deepStrictEqual(yield* (yield* run.open).read(record.source), record)
+        assert.deepStrictEqual(Buffer.from(yield* (yield* run.open).readBody(record.body.sha256)), body)
       }))
 
     const tampered = subject.tampered

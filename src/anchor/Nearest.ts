@@ -72,10 +72,23 @@ export interface Prepared {
   readonly normalized: Normalized
 }
 
-/** Normalise a text, or the raw range [from, to) of it, once for several searches. */
+/** Whether `i` falls between the two halves of a surrogate pair. */
+const insidePair = (text: string, i: number) => {
+  const high = text.charCodeAt(i - 1)
+  const low = text.charCodeAt(i)
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff
+}
+
+/**
+ * Normalise a text, or the raw range [from, to) of it, once for several searches. A bound that
+ * falls inside a surrogate pair moves inward past the half character, so no passage found in the
+ * range can hold half of one.
+ */
 export const prepare = (text: string, options: { readonly from?: number | undefined; readonly to?: number | undefined } = {}): Prepared => {
-  const from = Math.max(0, Math.min(options.from ?? 0, text.length))
-  const to = Math.max(from, Math.min(options.to ?? text.length, text.length))
+  let from = Math.max(0, Math.min(options.from ?? 0, text.length))
+  if (insidePair(text, from)) from++
+  let to = Math.max(from, Math.min(options.to ?? text.length, text.length))
+  if (to > from && insidePair(text, to)) to--
   return { raw: text, offset: from, normalized: normalizeCapture(from === 0 && to === text.length ? text : text.slice(from, to)) }
 }
 

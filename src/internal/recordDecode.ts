@@ -7,7 +7,7 @@
  */
 import * as Either from "effect/Either"
 import { CaptureRecord, captureFormat, captureFormatV2, CaptureRecordV1, CaptureRecordV2, sha256Of } from "../Domain.js"
-import { CorruptCapture, type CorruptReason, LegacyCapture } from "../Errors.js"
+import { CaptureWriteFailed, CorruptCapture, type CorruptReason, LegacyCapture } from "../Errors.js"
 import { decodeUnknown } from "./decode.js"
 import * as StrictJson from "./strictJson.js"
 
@@ -96,6 +96,28 @@ export const checkBody = (
     "body-mismatch",
     `the stored body hashes to ${actual}, the record says ${record.body.sha256}`
   ))
+}
+
+/**
+ * The body a v2 record is written with, when it is the one the record describes (by length and by
+ * digest), else why not. Bodies are stored under their digest and a stored one is kept, so a wrong
+ * body let through here would stand in the way of every later right one (each would read back as
+ * `body-mismatch`).
+ */
+export const checkWrittenBody = (
+  record: CaptureRecordV2,
+  body: Uint8Array | undefined
+): Either.Either<Uint8Array, CaptureWriteFailed> => {
+  if (body === undefined || body.byteLength !== record.body.byteLength) {
+    return Either.left(
+      new CaptureWriteFailed({ source: record.source, detail: "a v2 record is written with the body it describes" })
+    )
+  }
+  const actual = sha256Of(body)
+  return actual === record.body.sha256 ? Either.right(body) : Either.left(new CaptureWriteFailed({
+    source: record.source,
+    detail: `the body hashes to ${actual}, the record says ${record.body.sha256}`
+  }))
 }
 
 /**

@@ -25,7 +25,7 @@ import {
   CorruptCapture,
   MissingCapture
 } from "../Errors.js"
-import { checkBody, decodeRecordText } from "../internal/recordDecode.js"
+import { checkWrittenBody, checkBody, decodeRecordText } from "../internal/recordDecode.js"
 
 /**
  * @since 0.1.0
@@ -68,12 +68,9 @@ export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptio
     Effect.suspend((): Effect.Effect<void, CaptureWriteError> => {
       if (stored.has(record.source)) return Effect.fail(new CaptureExists({ source: record.source }))
       if (record.format === captureFormatV2) {
-        if (body === undefined || body.byteLength !== record.body.byteLength) {
-          return Effect.fail(
-            new CaptureWriteFailed({ source: record.source, detail: "a v2 record is written with the body it describes" })
-          )
-        }
-        if (!bodies.has(record.body.sha256)) bodies.set(record.body.sha256, Uint8Array.prototype.slice.call(body))
+        const checked = checkWrittenBody(record, body)
+        if (Either.isLeft(checked)) return Effect.fail(checked.left)
+        if (!bodies.has(record.body.sha256)) bodies.set(record.body.sha256, Uint8Array.prototype.slice.call(checked.right))
       }
       let text: string
       try {

@@ -42,7 +42,7 @@ import {
   MissingCapture,
   StoreUnavailable
 } from "../Errors.js"
-import { checkBody, corrupt, decodeRecordText } from "../internal/recordDecode.js"
+import { checkWrittenBody, checkBody, corrupt, decodeRecordText } from "../internal/recordDecode.js"
 import { migrations, migrationsTable } from "./PostgresMigrations.js"
 
 export { captureRole, migrationsTable, verifierRole } from "./PostgresMigrations.js"
@@ -141,10 +141,9 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
 
   const write = (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> =>
     Effect.suspend(() => {
-      if (record.format !== captureFormat && (body === undefined || body.byteLength !== record.body.byteLength)) {
-        return Effect.fail(
-          new CaptureWriteFailed({ source: record.source, detail: "a v2 record is written with the body it describes" })
-        )
+      if (record.format !== captureFormat) {
+        const checked = checkWrittenBody(record, body)
+        if (Either.isLeft(checked)) return Effect.fail(checked.left)
       }
       let bytes: Buffer
       try {
