@@ -80,13 +80,16 @@ export type SourceUrl = typeof SourceUrl.Type
 export const Label = NonBlankString.pipe(Schema.maxLength(200), Schema.brand("Label"))
 export type Label = typeof Label.Type
 
+const isRfc3339Utc = (s: string): boolean => {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(s)) return false
+  const time = Date.parse(s)
+  // Date.parse rolls a day the month lacks (02-30) and hour 24 over to the next day; RFC 3339 has neither.
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 19) === s.slice(0, 19)
+}
+
 /** RFC 3339 timestamp in UTC (`Z`), as produced by `Date.prototype.toISOString`. */
 export const Rfc3339Utc = Schema.String.pipe(
-  Schema.filter(
-    (s) =>
-      (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(s) && !Number.isNaN(Date.parse(s))) ||
-      "must be an RFC 3339 UTC timestamp such as 2026-01-31T12:00:00.000Z"
-  ),
+  Schema.filter((s) => isRfc3339Utc(s) || "must be an RFC 3339 UTC timestamp such as 2026-01-31T12:00:00.000Z"),
   Schema.brand("Rfc3339Utc")
 )
 export type Rfc3339Utc = typeof Rfc3339Utc.Type
@@ -314,7 +317,7 @@ export const makeCaptureRecord = (fields: {
     sha256: sha256Of(fields.text),
     accessedAt: fields.accessedAt,
     contentType: fields.contentType,
-    byteLength: Buffer.byteLength(fields.text, "utf8"),
+    byteLength: Buffer.byteLength(fields.text), // UTF-8, Buffer's default for a string
     text: fields.text
   })
 

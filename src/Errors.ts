@@ -226,8 +226,8 @@ export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("Digest
 export const NearestPassage = Schema.Struct({
   method: Schema.Literal("normalized/1", "fuzzy"),
   score: Schema.Number.pipe(Schema.between(0, 1)),
-  span: Schema.Struct({ start: Schema.NonNegativeInt, end: Schema.NonNegativeInt })
-    .annotations({ parseOptions: { onExcessProperty: "error" } }),
+  // Strict too: the passage's `onExcessProperty: "error"` below holds for its span.
+  span: Schema.Struct({ start: Schema.NonNegativeInt, end: Schema.NonNegativeInt }),
   text: Schema.String,
   differences: Schema.String
 }).annotations({ identifier: "NearestPassage", parseOptions: { onExcessProperty: "error" } })
@@ -511,7 +511,9 @@ export class TruncatedBody extends Schema.TaggedError<TruncatedBody>()("Truncate
   receivedBytes: Schema.NullOr(Schema.Int)
 }) {
   override get message() {
-    return `${this.source} sent ${this.receivedBytes ?? "fewer than the"} of the ${this.expectedBytes} bytes it announced`
+    // Without a count: "sent fewer than the N bytes", not "sent fewer than the of the N bytes".
+    const sent = this.receivedBytes === null ? "fewer than the" : `${this.receivedBytes} of the`
+    return `${this.source} sent ${sent} ${this.expectedBytes} bytes it announced`
   }
 }
 
@@ -862,7 +864,7 @@ export class Evi1Invalid extends Schema.TaggedError<Evi1Invalid>()("Evi1Invalid"
 }) {
   override get message() {
     return `The EVI1 answer is invalid: ${this.issues.map((i) => `line ${i.line}: ${i._tag}`).join(", ")}` +
-      (this.omitted === undefined ? "" : `; and ${this.omitted} more issue${this.omitted === 1 ? "" : "s"} not listed`)
+      (this.omitted === undefined || this.omitted === 0 ? "" : `; and ${this.omitted} more issue${this.omitted === 1 ? "" : "s"} not listed`)
   }
 }
 

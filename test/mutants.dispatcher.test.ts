@@ -7,10 +7,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as Undici from "@effect/platform-node/Undici"
 import * as Dispatcher from "../src/capture/Dispatcher.js"
+import { plainText, testServer } from "./httpServer.js"
 import { httpsServer, makePki } from "./support/tlsPki.js"
 
 type ConnectOptions = Parameters<Dispatcher.Connector>[0]
@@ -194,23 +193,23 @@ describe("the default socket step", () => {
       return yield* Effect.tryPromise(() => Undici.request(url, { dispatcher: agent }).then((r) => r.body.text())).pipe(Effect.either)
     })
 
+  /** A request to an https server on 127.0.0.1 with a self-signed certificate, with no extra CA trusted. */
+  const selfSignedRefused = Effect.gen(function*() {
+    const pki = yield* makePki
+    const server = yield* httpsServer(pki.selfSigned)
+    const result = yield* request(`https://127.0.0.1:${server.port}/`, { allowLoopbackHttp: true })
+    const cause = Either.isLeft(result) ? result.left.cause : undefined
+    assert.instanceOf(cause, Dispatcher.CertificateRefusedError)
+    assert.strictEqual(cause.code, "DEPTH_ZERO_SELF_SIGNED_CERT")
+    assert.strictEqual(cause.host, "127.0.0.1")
+    assert.strictEqual(server.requests, 0)
+  })
+
   it.scopedLive("without extra CAs, https verifies against the bundled roots only: a self-signed 127.0.0.1 is refused", () =>
-    Effect.gen(function*() {
-      const pki = yield* makePki
-      const server = yield* httpsServer(pki.selfSigned)
-      const result = yield* request(`https://127.0.0.1:${server.port}/`, { allowLoopbackHttp: true })
-      assert.isTrue(Either.isLeft(result))
-      const cause = Either.isLeft(result) ? result.left.cause : undefined
-      assert.instanceOf(cause, Dispatcher.CertificateRefusedError)
-      assert.strictEqual(cause.code, "DEPTH_ZERO_SELF_SIGNED_CERT")
-      assert.strictEqual(cause.host, "127.0.0.1")
-      assert.strictEqual(server.requests, 0)
-    }))
+    selfSignedRefused)
 
   it.scopedLive("NODE_TLS_REJECT_UNAUTHORIZED=0 set in the process does not switch verification off", () =>
     Effect.gen(function*() {
-      const pki = yield* makePki
-      const server = yield* httpsServer(pki.selfSigned)
       const previous = process.env["NODE_TLS_REJECT_UNAUTHORIZED"]
       yield* Effect.acquireRelease(
         Effect.sync(() => {
@@ -222,26 +221,12 @@ describe("the default socket step", () => {
             else process.env["NODE_TLS_REJECT_UNAUTHORIZED"] = previous
           })
       )
-      const result = yield* request(`https://127.0.0.1:${server.port}/`, { allowLoopbackHttp: true })
-      const cause = Either.isLeft(result) ? result.left.cause : undefined
-      assert.instanceOf(cause, Dispatcher.CertificateRefusedError)
-      assert.strictEqual(cause.code, "DEPTH_ZERO_SELF_SIGNED_CERT")
-      assert.strictEqual(server.requests, 0)
+      yield* selfSignedRefused
     }))
 
   it.scopedLive("plain http is spoken without TLS", () =>
     Effect.gen(function*() {
-      const server = yield* Effect.acquireRelease(
-        Effect.async<http.Server>((resume) => {
-          const server = http.createServer((_req, res) => res.end("plain"))
-          server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
-        }),
-        (server) => Effect.async<void>((resume) => {
-          server.closeAllConnections()
-          server.close(() => resume(Effect.void))
-        })
-      )
-      const port = (server.address() as AddressInfo).port
-      assert.deepStrictEqual(yield* request(`http://127.0.0.1:${port}/`, { allowLoopbackHttp: true }), Either.right("plain"))
+      const server = yield* testServer(plainText("plain"))
+      assert.deepStrictEqual(yield* request(server.url("/"), { allowLoopbackHttp: true }), Either.right("plain"))
     }))
 })

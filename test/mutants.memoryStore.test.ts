@@ -9,7 +9,7 @@ import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { type CaptureRecord, captureFormatV2, type CaptureRecordV2, makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
-import { CaptureExists, CaptureWriteFailed, CorruptCapture, MissingCapture } from "../src/Errors.js"
+import { CaptureExists, CaptureWriteFailed, MissingCapture } from "../src/Errors.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import { failureOf } from "./mutants.support.js"
 import { accessedAt } from "./support.js"
@@ -59,17 +59,21 @@ describe("MemoryStore: v2 records and bodies", () => {
       assert.deepStrictEqual((yield* store.read(A as SourceUrl)).format, captureFormatV2)
     }))
 
-  it.effect("the first body stored under a digest is kept; a record that names other bytes under it still reads", () =>
+  it.effect("the first body stored under a digest is kept; a record that names other bytes under it is refused at write", () =>
     Effect.gen(function*() {
       const store = yield* MemoryStore.make()
       const body = new Uint8Array([1, 2, 3, 4])
       const first = v2(A, "first", body)
       yield* store.write(first, body)
       // Buggy trusted code: B claims the same digest for other bytes of the same length.
-      const second = v2(B, "second", new Uint8Array([5, 6, 7, 8]), sha(body))
-      yield* store.write(second, new Uint8Array([5, 6, 7, 8]))
+      const other = new Uint8Array([5, 6, 7, 8])
+      const second = v2(B, "second", other, sha(body))
+      assert.deepStrictEqual(
+        yield* failureOf(store.write(second, other)),
+        new CaptureWriteFailed({ source: B, detail: `the body hashes to ${sha(other)}, the record says ${sha(body)}` })
+      )
       assert.deepStrictEqual(yield* store.read(A as SourceUrl), first)
-      assert.deepStrictEqual(yield* store.read(B as SourceUrl), second)
+      assert.deepStrictEqual(yield* failureOf(store.read(B as SourceUrl)), new MissingCapture({ source: B }))
       assert.deepStrictEqual(Array.from(yield* store.readBody(sha(body))), [1, 2, 3, 4])
     }))
 
@@ -84,24 +88,20 @@ describe("MemoryStore: v2 records and bodies", () => {
       assert.deepStrictEqual(yield* failureOf(store.readBody(sha(other))), new MissingCapture({ source: `body ${sha(other)}` }))
     }))
 
-  it.effect("a body that does not hash to the digest it is stored under: body-mismatch, from read and readBody", () =>
+  it.effect("a body that does not hash to the digest its record names is refused at write: nothing is stored", () =>
     Effect.gen(function*() {
       const store = yield* MemoryStore.make()
       const body = new Uint8Array([1, 2, 3, 4])
       const claimed = "ab".repeat(32)
       const record = v2(A, "text", body, claimed)
-      yield* store.write(record, body)
       assert.deepStrictEqual(
-        yield* failureOf(store.read(A as SourceUrl)),
-        new CorruptCapture({
-          source: A,
-          reason: "body-mismatch",
-          detail: `the stored body hashes to ${sha(body)}, the record says ${claimed}`
-        })
+        yield* failureOf(store.write(record, body)),
+        new CaptureWriteFailed({ source: A, detail: `the body hashes to ${sha(body)}, the record says ${claimed}` })
       )
+      assert.deepStrictEqual(yield* failureOf(store.read(A as SourceUrl)), new MissingCapture({ source: A }))
       assert.deepStrictEqual(
         yield* failureOf(store.readBody(claimed as CaptureRecordV2["sha256"])),
-        new CorruptCapture({ source: `body ${claimed}`, reason: "body-mismatch", detail: `the stored body hashes to ${sha(body)}` })
+        new MissingCapture({ source: `body ${claimed}` })
       )
     }))
 })
