@@ -102,11 +102,9 @@ describe("capture", () => {
       yield* write(s.configFile, { sources: ["https://reports.northwind.test/q3.txt", s.sales], labels: ["q3_net_sales"] })
       const ran = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", path.join(s.work, "run")])
       assert.strictEqual(ran.code, 2)
-      assert.strictEqual(
-        ran.stderr,
-        `TestModeRequired: The configuration approves plain-http sources (${s.sales}); only test mode fetches them: ` +
-          "pass --allow-loopback-http (literal 127.0.0.1 only), or approve https sources\n"
-      )
+      const expected = `TestModeRequired: The configuration approves plain-http sources (${s.sales}); only test mode fetches them: ` +
+        "pass --allow-loopback-http (literal 127.0.0.1 only), or approve https sources\n"
+      assert.strictEqual(ran.stderr, expected, JSON.stringify({ actual: ran.stderr, expected }))
     }))
 
   it.scopedLive("with it: the table on stdout, progress on stderr, exit 0, one record", () =>
