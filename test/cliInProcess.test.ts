@@ -11,6 +11,7 @@ import { createHash } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as CaptureStore from "../src/CaptureStore.js"
+import type { PipelineConfig } from "../src/Config.js"
 import * as Manifest from "../src/Manifest.js"
 import { config as answerConfig, configJson as answerConfigJson, emojiRecord } from "./answerSupport.js"
 import { cliInProcess } from "./cliInProcess.js"
@@ -642,6 +643,20 @@ describe("doctor", () => {
       assert.isTrue(yield* exists(path.join(directory, corruptName)))
     }))
 
+  it.scopedLive("a capture with a stored body (HTML): the body is named by its record, so nothing is listed for it", () =>
+    Effect.gen(function*() {
+      const server = yield* testServer(plainText("<!doctype html><title>Q3</title><p>Net sales were 4,210 units.</p>", "text/html; charset=utf-8"))
+      const work = yield* tempDirectory
+      const configFile = path.join(work, "pipeline.json")
+      yield* write(configFile, { sources: [server.url("/q3.html")], labels: ["x"], capture: { contentTypes: ["text/html"] } })
+      const runDir = path.join(work, "run")
+      const captured = yield* cliInProcess(["capture", "--config", configFile, "--run-dir", runDir, "--allow-loopback-http"])
+      assert.strictEqual(captured.code, 0, captured.stderr)
+      assert.strictEqual((yield* listing(runDir)).filter((name) => name.endsWith(".body")).length, 1)
+      const ran = yield* cliInProcess(["doctor", "--run-dir", runDir])
+      assert.deepStrictEqual(ran, { code: 0, stdout: "1 records verify, 0 leftovers, 0 corrupt records, 1 stored bodies (0 corrupt)\n", stderr: "" })
+    }))
+
   it.scoped("a missing run directory: exit 2", () =>
     Effect.gen(function*() {
       const work = yield* tempDirectory
@@ -937,6 +952,39 @@ describe("recapture and audit", () => {
       )
     }))
 
+  it.scopedLive("audit --answer: the answer's citations audited (STABLE, exit 0); --out over an existing file needs --force", () =>
+    Effect.gen(function*() {
+      const s = yield* auditSetup
+      assert.strictEqual((yield* s.recapture()).code, 0)
+      // The old run's manifest under this config: source 1 (later) missing, source 2 the sales capture.
+      const config = { sources: [s.later, s.sales], labels: ["q3_net_sales"] } as unknown as PipelineConfig
+      const manifest = yield* Manifest.make(config).pipe(Effect.provide(CaptureStore.layerFileSystem({ directory: s.oldRun })))
+      const answer = path.join(s.work, "answer.json")
+      yield* write(answer, {
+        format: "citegate.answer/1",
+        manifest: manifest.digest,
+        claims: [{ id: "a", text: "Net sales were 4,210 units.", citations: [{ source: 2, quote: "4,210 units" }] }]
+      })
+      const args = ["audit", "--answer", answer, "--config", s.configFile, "--run-dir", s.oldRun, "--against", s.newRun]
+      const ran = yield* cliInProcess([...args, "--format", "json"])
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.strictEqual(ran.stderr, "audit: STABLE (answer): all 1 citation(s) still verbatim in the new run (0 relocated)\n")
+      assert.strictEqual(JSON.parse(ran.stdout).outcome, "stable")
+      const out = path.join(s.work, "audit.txt")
+      yield* write(out, "old")
+      const refused = yield* cliInProcess([...args, "--out", out])
+      assert.strictEqual(refused.code, 2)
+      assert.strictEqual(refused.stderr, `OutputRefused: Refusing to write the rendering to ${out}: the file exists; pass --force to replace it\n`)
+      const forced = yield* cliInProcess([...args, "--out", out, "--force"])
+      assert.strictEqual(forced.code, 0, forced.stderr)
+      assert.notStrictEqual(yield* read(out), "old")
+      // An answer that does not verify against the old run: no baseline, exit 2, named as an answer.
+      yield* write(answer, { format: "citegate.answer/1", manifest: manifest.digest, claims: [{ id: "a", text: "x", citations: [{ source: 2, quote: "9 units" }] }] })
+      const none = yield* cliInProcess(args)
+      assert.strictEqual(none.code, 2)
+      assert.isTrue(none.stderr.endsWith("audit: NO BASELINE: the answer does not verify against the old run; nothing was audited\n"), none.stderr)
+    }))
+
   it.scopedLive("recapture into the old run, or without test mode: exit 2, nothing fetched", () =>
     Effect.gen(function*() {
       const s = yield* auditSetup
@@ -982,6 +1030,7 @@ describe("serve, demo and the CA file", () => {
       assert.match(noFlag.stderr, /^TestModeRequired: /)
       const badListen = yield* cliInProcess(["serve", "--config", s.configFile, "--listen", "localhost"])
       assert.strictEqual(badListen.code, 2)
+      assert.include(badListen.stderr, `--listen must be HOST:PORT with an IP address (e.g. 127.0.0.1:8787), got "localhost"`)
       // The port of the loopback source server is taken.
       const taken = yield* cliInProcess([
         "serve", "--config", s.configFile, "--listen", `127.0.0.1:${s.server.port}`, "--allow-loopback-http", "--run-root", s.work
