@@ -863,7 +863,7 @@ describe("recapture and audit", () => {
     const state = { revision: 1 }
     const revised = salesText.replace("4,210 units", "4,250 units")
     const server = yield* testServer((req, res) => {
-      if (req.url === "/q3-sales.txt") return plainText(state.revision === 1 ? salesText : revised)(req, res, server)
+      if (req.url === "/q3-sales.txt" && state.revision < 3) return plainText(state.revision === 1 ? salesText : revised)(req, res, server)
       res.writeHead(404, { "content-type": "text/plain" })
       res.end("not published")
     })
@@ -985,6 +985,60 @@ describe("recapture and audit", () => {
       assert.isTrue(none.stderr.endsWith("audit: NO BASELINE: the answer does not verify against the old run; nothing was audited\n"), none.stderr)
     }))
 
+  it.scopedLive("a source gone from the new run: DRIFTED with source missing; a new run that is no run directory: exit 2", () =>
+    Effect.gen(function*() {
+      const s = yield* auditSetup
+      s.state.revision = 3 // the sales page now answers 404
+      assert.strictEqual((yield* s.recapture()).code, 1)
+      const ran = yield* s.audit()
+      assert.strictEqual(ran.code, 1)
+      assert.strictEqual(ran.stderr, "audit: DRIFTED (report): 1 source missing of 1 citation(s)\n")
+      const nowhere = path.join(s.work, "nowhere")
+      const missing = yield* cliInProcess(["audit", "--report", s.report, "--config", s.configFile, "--run-dir", s.oldRun, "--against", nowhere])
+      assert.strictEqual(missing.code, 2)
+      assert.strictEqual(missing.stdout, "")
+      assert.match(missing.stderr, /^InvalidRunDirectory/)
+    }))
+
+  it.scopedLive("audit --answer in evi1 with --manifest-digest; recapture of an unusable old record warns and fetches it again", () =>
+    Effect.gen(function*() {
+      const s = yield* auditSetup
+      assert.strictEqual((yield* s.recapture()).code, 0)
+      const config = { sources: [s.later, s.sales], labels: ["q3_net_sales"] } as unknown as PipelineConfig
+      const manifest = yield* Manifest.make(config).pipe(Effect.provide(CaptureStore.layerFileSystem({ directory: s.oldRun })))
+      const evi1 = path.join(s.work, "answer.evi1")
+      yield* write(evi1, ["Net sales were 4,210 units.[2]{c1}", "EVI1", "c1|2|\"4,210 units\"", "END_EVI1", ""].join("\n"))
+      const ran = yield* cliInProcess([
+        "audit", "--answer", evi1, "--format-in", "evi1", "--manifest-digest", manifest.digest,
+        "--config", s.configFile, "--run-dir", s.oldRun, "--against", s.newRun
+      ])
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.strictEqual(ran.stderr, "audit: STABLE (answer): all 1 citation(s) still verbatim in the new run (0 relocated)\n")
+      // Without the digest an EVI1 answer names no manifest: no baseline.
+      const stale = yield* cliInProcess([
+        "audit", "--answer", evi1, "--format-in", "evi1", "--config", s.configFile, "--run-dir", s.oldRun, "--against", s.newRun
+      ])
+      assert.strictEqual(stale.code, 2)
+      assert.include(stale.stderr, "StaleManifest")
+
+      // The old record altered: recaptured anyway, with a warning naming why it is unusable.
+      const record = path.join(s.oldRun, expectedRecordName(s.sales))
+      const json = JSON.parse(yield* read(record))
+      yield* Effect.promise(() => fsp.chmod(record, 0o644))
+      yield* write(record, JSON.stringify({ ...json, text: json.text + "!" }))
+      const again = path.join(s.work, "again")
+      const recaptured = yield* cliInProcess([
+        "recapture", "--from", s.oldRun, "--config", s.configFile, "--run-dir", again, "--allow-loopback-http"
+      ])
+      assert.strictEqual(recaptured.code, 0, recaptured.stderr)
+      const plan = recaptured.stderr.split("\n").filter((line) => line.startsWith("recapture: "))
+      assert.strictEqual(plan.length, 3)
+      assert.strictEqual(plan[0], `recapture: skipped  ${s.later}: no record in the old run`)
+      assert.match(plan[1]!, new RegExp(`^recapture: WARNING  ${s.sales.replace(/[.]/g, "\\.")}: the old record is unusable \\([A-Za-z]+\\); captured again$`))
+      assert.strictEqual(plan[2], "recapture: 1 source(s) to capture again, 1 skipped")
+      assert.deepStrictEqual(yield* listing(again), [expectedRecordName(s.sales)])
+    }))
+
   it.scopedLive("recapture into the old run, or without test mode: exit 2, nothing fetched", () =>
     Effect.gen(function*() {
       const s = yield* auditSetup
@@ -1001,7 +1055,10 @@ describe("recapture and audit", () => {
       yield* write(otherConfig, { sources: [s.later], labels: ["q3_net_sales"] })
       const nothing = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", otherConfig, "--run-dir", s.newRun, "--allow-loopback-http"])
       assert.strictEqual(nothing.code, 2)
-      assert.match(nothing.stderr, /^RecaptureRefused: Refusing to recapture /)
+      assert.strictEqual(
+        nothing.stderr,
+        `RecaptureRefused: Refusing to recapture ${s.oldRun} into ${s.newRun}: the old run holds no record of any of the 1 approved source(s)\n`
+      )
       const noFlag = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", s.configFile, "--run-dir", s.newRun])
       assert.strictEqual(noFlag.code, 2)
       assert.isTrue(noFlag.stderr.endsWith(`TestModeRequired: The configuration approves plain-http sources (${s.sales}); only test mode fetches them: ` +
