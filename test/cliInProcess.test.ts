@@ -229,6 +229,18 @@ describe("capture", () => {
       assert.strictEqual(s.server.connections, 0)
     }))
 
+  it.scopedLive("a run directory below a regular file: WriteFailed, exit 2 (was an internal error, 70)", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const runDir = path.join(s.configFile, "run")
+      const ran = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", runDir, "--allow-loopback-http"])
+      assert.strictEqual(ran.code, 2, ran.stderr)
+      assert.strictEqual(ran.stdout, "")
+      assert.isTrue(ran.stderr.startsWith(`WriteFailed: Cannot write ${runDir}: `), ran.stderr)
+      assert.include(ran.stderr, "ENOTDIR")
+      assert.strictEqual(s.server.connections, 0)
+    }))
+
   it.scopedLive("--store that is no postgres URL: StoreChoiceInvalid, exit 2", () =>
     Effect.gen(function*() {
       const s = yield* setup
@@ -985,6 +997,18 @@ describe("recapture and audit", () => {
       assert.isTrue(none.stderr.endsWith("audit: NO BASELINE: the answer does not verify against the old run; nothing was audited\n"), none.stderr)
     }))
 
+  it.scopedLive("the config's drop mode sets the baseline: a report with one failing fact still has one citation to audit", () =>
+    Effect.gen(function*() {
+      const s = yield* auditSetup
+      assert.strictEqual((yield* s.recapture()).code, 0)
+      yield* write(s.configFile, { sources: [s.later, s.sales], labels: ["q3_net_sales", "q3_returns"], verify: { mode: "drop" } })
+      const good = { state: "cited", label: "q3_net_sales", source: s.sales, captureSha256: salesDigest, snippet: "Net sales for Q3 2026 were 4,210 units" }
+      yield* write(s.report, { facts: [good, { ...good, label: "q3_returns", snippet: "Returns were 9.9% of units" }] })
+      const ran = yield* s.audit()
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.strictEqual(ran.stderr, "audit: STABLE (report): all 1 citation(s) still verbatim in the new run (0 relocated)\n")
+    }))
+
   it.scopedLive("a source gone from the new run: DRIFTED with source missing; a new run that is no run directory: exit 2", () =>
     Effect.gen(function*() {
       const s = yield* auditSetup
@@ -1014,6 +1038,25 @@ describe("recapture and audit", () => {
       ])
       assert.strictEqual(ran.code, 0, ran.stderr)
       assert.strictEqual(ran.stderr, "audit: STABLE (answer): all 1 citation(s) still verbatim in the new run (0 relocated)\n")
+      // The same citation as a Messages API response (document 1 is the manifest's source 2).
+      const quote = "4,210 units"
+      const start = salesText.indexOf(quote)
+      const anthropicFile = path.join(s.work, "anthropic.json")
+      yield* write(anthropicFile, {
+        id: "msg",
+        type: "message",
+        content: [{
+          type: "text",
+          text: "Net sales were 4,210 units.",
+          citations: [{ type: "char_location", cited_text: quote, document_index: 1, document_title: null, start_char_index: start, end_char_index: start + quote.length }]
+        }]
+      })
+      const anthropic = yield* cliInProcess([
+        "audit", "--answer", anthropicFile, "--format-in", "anthropic", "--manifest-digest", manifest.digest,
+        "--config", s.configFile, "--run-dir", s.oldRun, "--against", s.newRun
+      ])
+      assert.strictEqual(anthropic.code, 0, anthropic.stderr)
+      assert.strictEqual(anthropic.stderr, "audit: STABLE (answer): all 1 citation(s) still verbatim in the new run (0 relocated)\n")
       // Without the digest an EVI1 answer names no manifest: no baseline.
       const stale = yield* cliInProcess([
         "audit", "--answer", evi1, "--format-in", "evi1", "--config", s.configFile, "--run-dir", s.oldRun, "--against", s.newRun
@@ -1045,7 +1088,17 @@ describe("recapture and audit", () => {
       const before = s.server.requests.length
       const same = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", s.configFile, "--run-dir", s.oldRun, "--allow-loopback-http"])
       assert.strictEqual(same.code, 2)
-      assert.match(same.stderr, /^RecaptureRefused: Refusing to recapture /)
+      assert.strictEqual(
+        same.stderr,
+        `RecaptureRefused: Refusing to recapture ${s.oldRun} into ${s.oldRun}: the new run directory is the old run; captures go into a new run\n`
+      )
+      // A new run directory under a file: its real name cannot be resolved.
+      yield* write(path.join(s.work, "plain"), "x")
+      const underFile = path.join(s.work, "plain", "new")
+      const unresolved = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", s.configFile, "--run-dir", underFile, "--allow-loopback-http"])
+      assert.strictEqual(unresolved.code, 2, unresolved.stderr)
+      assert.isTrue(unresolved.stderr.startsWith(`WriteFailed: Cannot write ${underFile}: `), unresolved.stderr)
+      assert.include(unresolved.stderr, "ENOTDIR")
       const nested = path.join(s.oldRun, "new")
       const inside = yield* cliInProcess(["recapture", "--from", s.oldRun, "--config", s.configFile, "--run-dir", nested, "--allow-loopback-http"])
       assert.strictEqual(inside.code, 2)

@@ -6,8 +6,10 @@
 import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { version } from "../version.js"
 import { command, commandNames } from "./Commands.js"
 import * as CliExit from "./Exit.js"
@@ -15,6 +17,24 @@ import { helpFirst, withHelpConsole } from "./Help.js"
 import * as Io from "./Io.js"
 
 const cli = Command.run(command, { name: "run-pipeline", version })
+
+/**
+ * The platform's `exists` fails for a path below a regular file (ENOTDIR), and @effect/cli checks
+ * every path option with it, so `--run-dir some-file/run` ended as an internal error (70). Such a
+ * path does not exist: the command then refuses it like any other unusable path (exit 2).
+ */
+const fileSystem = Layer.effect(
+  FileSystem.FileSystem,
+  Effect.map(FileSystem.FileSystem, (fs): FileSystem.FileSystem => ({
+    ...fs,
+    exists: (file) =>
+      Effect.catchIf(
+        fs.exists(file),
+        (error) => error._tag === "SystemError" && (error.cause as { readonly code?: unknown } | undefined)?.code === "ENOTDIR",
+        () => Effect.succeed(false)
+      )
+  }))
+).pipe(Layer.provide(NodeContext.layer))
 
 /** Runs the command line `argv` (`[node, script, ...arguments]`, as `process.argv`); succeeds with the exit code. */
 export const program = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
@@ -31,5 +51,6 @@ export const program = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
         CliExit.exitCodes.internal as number
       )
     ),
+    Effect.provide(fileSystem),
     Effect.provide(NodeContext.layer)
   )
