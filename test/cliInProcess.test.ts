@@ -239,6 +239,14 @@ describe("capture", () => {
       assert.isTrue(ran.stderr.startsWith(`WriteFailed: Cannot write ${runDir}: `), ran.stderr)
       assert.include(ran.stderr, "ENOTDIR")
       assert.strictEqual(s.server.connections, 0)
+      // A symbolic link loop on the way: the same (ELOOP).
+      yield* Effect.promise(() => fsp.symlink(path.join(s.work, "b"), path.join(s.work, "a")))
+      yield* Effect.promise(() => fsp.symlink(path.join(s.work, "a"), path.join(s.work, "b")))
+      const loopDir = path.join(s.work, "a", "run")
+      const loop = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", loopDir, "--allow-loopback-http"])
+      assert.strictEqual(loop.code, 2, loop.stderr)
+      assert.isTrue(loop.stderr.startsWith(`WriteFailed: Cannot write ${loopDir}: `), loop.stderr)
+      assert.include(loop.stderr, "ELOOP")
     }))
 
   it.scopedLive("--store that is no postgres URL: StoreChoiceInvalid, exit 2", () =>

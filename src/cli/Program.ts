@@ -19,20 +19,16 @@ import * as Io from "./Io.js"
 const cli = Command.run(command, { name: "run-pipeline", version })
 
 /**
- * The platform's `exists` fails for a path below a regular file (ENOTDIR), and @effect/cli checks
- * every path option with it, so `--run-dir some-file/run` ended as an internal error (70). Such a
- * path does not exist: the command then refuses it like any other unusable path (exit 2).
+ * The platform's `exists` answers false only for ENOENT and fails otherwise (ENOTDIR for a path below
+ * a regular file, ELOOP for a symbolic link loop), and @effect/cli checks every path option with it, so
+ * `--run-dir some-file/run` ended as an internal error (70). A path whose existence cannot be checked
+ * is taken as absent: the command's own read or write then refuses it with the reason (exit 2).
  */
 const fileSystem = Layer.effect(
   FileSystem.FileSystem,
   Effect.map(FileSystem.FileSystem, (fs): FileSystem.FileSystem => ({
     ...fs,
-    exists: (file) =>
-      Effect.catchIf(
-        fs.exists(file),
-        (error) => error._tag === "SystemError" && (error.cause as { readonly code?: unknown } | undefined)?.code === "ENOTDIR",
-        () => Effect.succeed(false)
-      )
+    exists: (file) => Effect.orElseSucceed(fs.exists(file), () => false)
   }))
 ).pipe(Layer.provide(NodeContext.layer))
 
