@@ -24,7 +24,7 @@ import {
   InvalidRunDirectory,
   MissingCapture
 } from "./Errors.js"
-import { checkWrittenBody, checkBody, corrupt, decodeRecordBytes } from "./internal/recordDecode.js"
+import { checkBody, checkWrittenBody, corrupt, decodeRecordBytes } from "./internal/recordDecode.js"
 import { errorCode, errorText, readRegularFile } from "./internal/safeRead.js"
 
 /**

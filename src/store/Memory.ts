@@ -25,7 +25,7 @@ import {
   CorruptCapture,
   MissingCapture
 } from "../Errors.js"
-import { checkWrittenBody, checkBody, decodeRecordText } from "../internal/recordDecode.js"
+import { checkBody, checkWrittenBody, decodeRecordText } from "../internal/recordDecode.js"
 
 /**
  * @since 0.1.0

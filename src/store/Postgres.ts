@@ -42,7 +42,7 @@ import {
   MissingCapture,
   StoreUnavailable
 } from "../Errors.js"
-import { checkWrittenBody, checkBody, corrupt, decodeRecordText } from "../internal/recordDecode.js"
+import { checkBody, checkWrittenBody, corrupt, decodeRecordText } from "../internal/recordDecode.js"
 import { migrations, migrationsTable } from "./PostgresMigrations.js"
 
 export { captureRole, migrationsTable, verifierRole } from "./PostgresMigrations.js"
