@@ -17,11 +17,13 @@ import {
   TestModeRequired,
   WriteFailed
 } from "../src/cli/CliError.js"
+import * as AuditRun from "../src/cli/AuditRun.js"
 import * as CliExit from "../src/cli/Exit.js"
 import { helpFirst, wantsColour, withHelpConsole, withProgramName } from "../src/cli/Help.js"
 import * as Io from "../src/cli/Io.js"
 import * as Report from "../src/cli/Report.js"
 import * as Store from "../src/cli/Store.js"
+import type { AuditResult, AuditSummary } from "../src/audit/Records.js"
 import { InvalidBudget, InvalidCaFile } from "../src/Errors.js"
 import { failureOf } from "./mutants.support.js"
 import { tempDirectory } from "./support.js"
@@ -341,5 +343,29 @@ describe("Report and the errors' messages", () => {
 
   it("captureTable: no results, and a source column at least six wide", () => {
     assert.strictEqual(Report.captureTable([]), "STATUS  SOURCE  RESULT\n0 of 0 sources captured\n")
+  })
+})
+
+describe("AuditRun.summary", () => {
+  // Only the outcome, what was audited and the counts make the line.
+  const result = (outcome: "stable" | "drifted", of: "report" | "answer", counts: Partial<AuditSummary>) =>
+    ({
+      outcome,
+      of,
+      summary: { citations: 9, unchanged: 0, relocated: 0, changed: 0, deleted: 0, source_missing: 0, material: 0, ...counts }
+    }) as unknown as AuditResult
+
+  it("names each kind of drift present, in order, joined by commas; a stable audit counts the relocated", () => {
+    const cases: ReadonlyArray<readonly [AuditResult, string]> = [
+      [result("drifted", "report", { deleted: 2 }), "audit: DRIFTED (report): 2 deleted of 9 citation(s)"],
+      [result("drifted", "answer", { source_missing: 1 }), "audit: DRIFTED (answer): 1 source missing of 9 citation(s)"],
+      [
+        result("drifted", "report", { changed: 3, material: 1, deleted: 2, source_missing: 1 }),
+        "audit: DRIFTED (report): 3 changed (1 material), 2 deleted, 1 source missing of 9 citation(s)"
+      ],
+      [result("drifted", "report", { changed: 1, source_missing: 4 }), "audit: DRIFTED (report): 1 changed (0 material), 4 source missing of 9 citation(s)"],
+      [result("stable", "answer", { relocated: 5, unchanged: 4 }), "audit: STABLE (answer): all 9 citation(s) still verbatim in the new run (5 relocated)"]
+    ]
+    for (const [audited, line] of cases) assert.strictEqual(AuditRun.summary(audited), line)
   })
 })
