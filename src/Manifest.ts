@@ -22,7 +22,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { CaptureStore } from "./CaptureStore.js"
 import type { PipelineConfig } from "./Config.js"
-import { Label, recordBody, Rfc3339Utc, sha256Of, Sha256Hex, SourceUrl } from "./Domain.js"
+import { type CaptureRecord, Label, recordBody, Rfc3339Utc, sha256Of, Sha256Hex, SourceUrl } from "./Domain.js"
 import { CorruptCapture, DigestMismatch, LegacyCapture, MissingCapture } from "./Errors.js"
 import { terminal } from "./render/Escape.js"
 
@@ -117,12 +117,28 @@ export type Manifest = typeof Manifest.Type
 export const make = Effect.fn("Manifest.make")(function*(
   config: Pick<PipelineConfig, "sources" | "labels">
 ) {
+  return yield* makeVisiting(config, () => Either.void)
+})
+
+/**
+ * The manifest, handing each usable capture record (its text rehashed) to `visit` as it is read, in
+ * manifest order: for callers that need the texts too (the documents hand-off), so each capture is
+ * read once. A `Left` from `visit` stops the reading there and fails with it.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeVisiting = <E>(
+  config: Pick<PipelineConfig, "sources" | "labels">,
+  visit: (record: CaptureRecord, number: number) => Either.Either<void, E>
+): Effect.Effect<Manifest, E, CaptureStore> =>
+  Effect.gen(function*() {
   const store = yield* CaptureStore
   // One after the other: each read is small file I/O plus a hash, and the order is the numbering.
   const sources = yield* Effect.forEach(config.sources, (source, i) =>
-    Effect.map(Effect.either(store.read(source)), (read): ManifestSource => {
+    Effect.flatMap(Effect.either(store.read(source)), (read): Effect.Effect<ManifestSource, E> => {
       const number = i + 1
-      if (Either.isLeft(read)) return { number, source, status: "missing", reason: toReason(read.left) }
+      if (Either.isLeft(read)) return Effect.succeed({ number, source, status: "missing", reason: toReason(read.left) })
       const record = read.right
       const computed = sha256Of(record.text)
       if (computed !== record.sha256) {
@@ -134,9 +150,9 @@ export const make = Effect.fn("Manifest.make")(function*(
           stored: record.sha256,
           computed
         })
-        return { number, source, status: "missing", reason: toReason(reason) }
+        return Effect.succeed({ number, source, status: "missing", reason: toReason(reason) })
       }
-      return {
+      return Effect.as(visit(record, number), {
         number,
         source,
         status: "captured",
@@ -144,11 +160,11 @@ export const make = Effect.fn("Manifest.make")(function*(
         byteLength: recordBody(record).byteLength,
         contentType: recordBody(record).contentType,
         accessedAt: record.accessedAt
-      }
+      })
     }))
   const body: ManifestBody = { format: manifestFormat, labels: config.labels, sources }
   return { ...body, digest: digestOf(body) } satisfies Manifest
-})
+  })
 
 /** Every source of the manifest has a capture that can be cited. */
 export const isComplete = (manifest: ManifestBody): boolean => manifest.sources.every((s) => s.status === "captured")

@@ -17,6 +17,7 @@ import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import * as Answer from "../answer/Answer.js"
 import * as Anthropic from "../answer/Anthropic.js"
+import * as Documents from "../answer/Documents.js"
 import * as Evi1 from "../answer/Evi1.js"
 import * as AnswerRender from "../answer/Render.js"
 import * as AuditRender from "../audit/Render.js"
@@ -382,32 +383,50 @@ const serveCommand = Command.make(
 
 // --- sources: the run's manifest for the drafting model -------------------------------------------
 
+const sourceFormats = ["text", "json", "prompt", ...Documents.formats] as const
+
 const sources = Command.make(
   "sources",
   {
     config: configOption,
     runDir: runDirOption,
     store: Store.storeOption,
-    format: choiceOption("format", ["text", "json", "prompt"], "text", "text, json (citegate.manifest/1) or prompt (a block for the drafting model)")
+    format: choiceOption(
+      "format",
+      sourceFormats,
+      "text",
+      "text, json (citegate.manifest/1), prompt (a block for the drafting model), or the capture texts for the model: " +
+        "documents (citegate.documents/1), anthropic (Messages document blocks), bedrock (Converse document blocks), evi1 (the EVI1 prompt with its documents)"
+    )
   },
   (args) =>
     Effect.gen(function*() {
       const store = yield* orUsageError(Store.choose(args.runDir, args.store))
       const config = yield* orUsageError(loadConfig(args.config))
       const storeLayer = yield* Store.existingRun(store)
-      const manifest = yield* Manifest.make(config).pipe(
-        Effect.provide(storeLayer),
-        orUsageError
-      )
-      const render = { text: Manifest.toText, json: Manifest.toJson, prompt: Manifest.toPrompt }[args.format]
-      yield* Io.stdout(render(manifest))
-      const missing = manifest.sources.filter((s) => s.status === "missing").length
-      if (missing > 0) yield* Io.stderr(`sources: ${missing} of ${manifest.sources.length} approved source(s) have no usable capture in this run\n`)
+      const format = args.format
+      const manifest = format === "text" || format === "json" || format === "prompt"
+        ? yield* Effect.map(Manifest.make(config), (manifest) => {
+          const render = { text: Manifest.toText, json: Manifest.toJson, prompt: Manifest.toPrompt }[format]
+          return { manifest, output: render(manifest) }
+        }).pipe(Effect.provide(storeLayer), orUsageError)
+        : yield* Effect.map(Documents.make(config), (handOff) => ({ manifest: handOff.manifest, output: Documents.render(format, handOff) })).pipe(
+          Effect.catchTag("DocumentsTooLarge", (error) =>
+            Effect.zipRight(Io.stderr(`${error._tag}: ${terminal(error.message)}\n`), Effect.fail(new CliExit({ code: 1 })))),
+          Effect.provide(storeLayer),
+          Effect.catchIf((e): e is Exclude<typeof e, CliExit> => !(e instanceof CliExit), (e) => orUsageError(Effect.fail(e)))
+        )
+      yield* Io.stdout(manifest.output)
+      const missing = manifest.manifest.sources.filter((s) => s.status === "missing").length
+      if (missing > 0) {
+        yield* Io.stderr(`sources: ${missing} of ${manifest.manifest.sources.length} approved source(s) have no usable capture in this run\n`)
+      }
       // Like capture: 1 when an approved source cannot be cited from this run.
-      yield* exitWith(Manifest.isComplete(manifest) ? 0 : 1)
+      yield* exitWith(Manifest.isComplete(manifest.manifest) ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe(
-  "List the run's sources (number, URL, capture digest) for the drafting model, as text, JSON or a prompt block (read-only)."
+  "List the run's sources (number, URL, capture digest) for the drafting model, as text, JSON or a prompt block, " +
+    "or hand the model their texts in manifest order (documents, anthropic, bedrock, evi1); read-only."
 )))
 
 // --- verify-answer: prose with inline citations ---------------------------------------------------
