@@ -724,7 +724,8 @@ export class AnchorUnsupported extends Schema.TaggedError<AnchorUnsupported>()("
   value: Schema.String
 }) {
   override get message() {
-    return `The citation of ${this.source} names a ${this.anchor} (${this.value}), but its capture is plain text without anchors`
+    return `The citation of ${this.source} names a ${this.anchor} (${this.value}), but no capture has that kind of anchor ` +
+      "(captures carry PDF pages and heading paths, never content blocks): cite the quote with its page or heading, or without an anchor"
   }
 }
 

@@ -81,6 +81,8 @@ export interface CitationInput {
   readonly snippet: string
   /** A PDF page the snippet must lie on. */
   readonly page?: number | undefined
+  /** PDF pages the snippet must lie within: `start` to `end - 1` (1-based, end exclusive), as answers name them. */
+  readonly pages?: { readonly start: number; readonly end: number } | undefined
   /** A heading path whose section the snippet must lie in. */
   readonly heading?: ReadonlyArray<string> | undefined
   /** Text right before the snippet in the capture: picks one of several occurrences. */

@@ -7,6 +7,7 @@ import { type BoundAnswer, limits } from "../src/answer/Records.js"
 import * as AnswerRender from "../src/answer/Render.js"
 import { decodeOptions, makeCaptureRecord } from "../src/Domain.js"
 import {
+  AnchorMismatch,
   AnchorUnsupported,
   AnswerRejected,
   DigestMismatch,
@@ -205,23 +206,23 @@ describe("citegate.answer/1", () => {
       assert.match(dup.message, /claim ids must be unique/)
     }))
 
-  it.effect("AnchorUnsupported: a page or heading on a plain-text capture is not accepted (retracted in drop mode)", () =>
+  it.effect("a page or heading on a plain-text capture: AnchorMismatch no-such-anchor, as in reports (retracted in drop mode)", () =>
     Effect.gen(function*() {
       const { answers, manifest } = yield* setup({ mode: "drop", uncited: "report" })
       const bound = right(Answer.fromJson(
         answerJson(manifest.digest, [
           { id: "a", text: "Net sales were 4,210 units.", citations: [{ source: 1, quote: "4,210 units", page: { start: 2, end: 3 } }] },
-          { id: "b", text: "Stock was 1,180 units.", citations: [{ source: 2, quote: "1,180 units", heading: "Stock" }] }
+          { id: "b", text: "Stock was 1,180 units.", citations: [{ source: 2, quote: "1,180 units", heading: ["Stock"] }] }
         ]),
         manifest
       ))
       const { answer } = yield* answers.verify(bound)
       assert.strictEqual(answer.outcome, "no_evidence")
       const [a, b] = answer.removed.map((c) => c.reasons[0]!.error)
-      assert.instanceOf(a, AnchorUnsupported)
-      assert.deepStrictEqual([(a as AnchorUnsupported).source, (a as AnchorUnsupported).anchor, (a as AnchorUnsupported).value], [SALES, "page", "2–3"])
-      assert.instanceOf(b, AnchorUnsupported)
-      assert.deepStrictEqual([(b as AnchorUnsupported).anchor, (b as AnchorUnsupported).value], ["heading", "Stock"])
+      assert.instanceOf(a, AnchorMismatch)
+      assert.deepStrictEqual([(a as AnchorMismatch).source, (a as AnchorMismatch).anchor, (a as AnchorMismatch).reason], [SALES, "page 2", "no-such-anchor"])
+      assert.instanceOf(b, AnchorMismatch)
+      assert.deepStrictEqual([(b as AnchorMismatch).anchor, (b as AnchorMismatch).reason], ["heading Stock", "no-such-anchor"])
     }))
 })
 
@@ -354,7 +355,7 @@ describe("Anthropic Citations", () => {
       assert.deepStrictEqual([error.claimedStart, error.foundStart, error.occurrences], [utf16, cp, 2])
     }))
 
-  it.effect("page_location and content_block_location on a plain-text capture: AnchorUnsupported", () =>
+  it.effect("page_location on a plain-text capture: AnchorMismatch no-such-anchor; content_block_location: AnchorUnsupported", () =>
     Effect.gen(function*() {
       const { answers, manifest } = yield* setup({ mode: "reject", uncited: "report" })
       const bound = right(Anthropic.fromJson(
@@ -371,10 +372,9 @@ describe("Anthropic Citations", () => {
       ))
       const error = yield* Effect.flip(answers.verify(bound))
       assert.instanceOf(error, AnswerRejected)
-      assert.deepStrictEqual(
-        error.citations.map((c) => [c.citationIndex, c.error._tag, (c.error as AnchorUnsupported).anchor, (c.error as AnchorUnsupported).value]),
-        [[0, "AnchorUnsupported", "page", "1–2"], [1, "AnchorUnsupported", "content-block", "0–1"]]
-      )
+      const [page, block] = error.citations
+      assert.deepStrictEqual([page!.citationIndex, page!.error._tag, (page!.error as AnchorMismatch).anchor, (page!.error as AnchorMismatch).reason], [0, "AnchorMismatch", "page 1", "no-such-anchor"])
+      assert.deepStrictEqual([block!.citationIndex, block!.error._tag, (block!.error as AnchorUnsupported).anchor, (block!.error as AnchorUnsupported).value], [1, "AnchorUnsupported", "content-block", "0–1"])
     }))
 
   it.effect("strict where citegate reads: a citation field missing or mistyped, an unknown citation type, an index outside the manifest", () =>

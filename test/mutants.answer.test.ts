@@ -11,6 +11,7 @@ import { Answer as AnswerSchema, type BoundAnswer, limits } from "../src/answer/
 import type { PipelineConfig } from "../src/Config.js"
 import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
 import {
+  AnchorMismatch,
   AnchorUnsupported,
   AnswerRejected,
   InvalidAnswer,
@@ -321,7 +322,8 @@ describe("Answers.verify", () => {
       assert.deepStrictEqual(answer.claims[1]!.retracted, [{
         index: 1,
         citation: cite(E, "one", { page: { start: 1, end: 2 } }),
-        error: new AnchorUnsupported({ source: E, anchor: "page", value: "1–2" })
+        // E is plain text: no pages, so the page cannot hold (the Verifier's AnchorMismatch, as for a report).
+        error: new AnchorMismatch({ source: E, captureSha256: recordE.sha256, snippet: "one", anchor: "page 1", reason: "no-such-anchor" })
       }])
       assert.deepStrictEqual([...captures.keys()], [A])
       assert.deepStrictEqual(captures.get(A), recordA)
@@ -359,7 +361,7 @@ describe("Answers.verify", () => {
   it.effect("every failure of a citation, anchors first; heading and content-block values; a claim without citations is neither kept nor removed", () =>
     Effect.gen(function*() {
       const answers = yield* answersWith({ mode: "drop", uncited: "report" })
-      const withAll = cite(A, "absent words", { heading: "Intro", blocks: { start: 0, end: 2 }, page: { start: 3, end: 5 } })
+      const withAll = cite(A, "absent words", { heading: ["Intro"], blocks: { start: 0, end: 2 }, page: { start: 3, end: 5 } })
       const { answer, captures } = yield* answers.verify(bound([
         { id: "empty", text: "Nothing.", citations: [] },
         { id: "gone", text: "Gone.", citations: [withAll] }
@@ -371,8 +373,7 @@ describe("Answers.verify", () => {
         id: "gone",
         text: "Gone.",
         reasons: [
-          { index: 0, citation: withAll, error: new AnchorUnsupported({ source: A, anchor: "page", value: "3–5" }) },
-          { index: 0, citation: withAll, error: new AnchorUnsupported({ source: A, anchor: "heading", value: "Intro" }) },
+          // Pages and headings are the Verifier's: a quote that is absent fails as absent, before any anchor.
           { index: 0, citation: withAll, error: new AnchorUnsupported({ source: A, anchor: "content-block", value: "0–2" }) },
           { index: 0, citation: withAll, error: new SnippetAbsent({ source: A, captureSha256: recordA.sha256, snippet: "absent words" }) }
         ]
@@ -386,11 +387,16 @@ describe("Answers.verify", () => {
       const uncitedLong = "This sentence has no citation and is long enough to be flagged."
       const answer = bound([
         { id: "c1", text: "Gamma.", citations: [cite(A, "gamma"), cite(A, "omega")] },
-        { id: "c2", text: "Delta.", citations: [cite(A, "delta", { heading: "H" })] }
+        { id: "c2", text: "Delta.", citations: [cite(A, "delta", { heading: ["H"] })] }
       ], [{ text: uncitedLong, line: 2 }])
       const expected = [
         { claimIndex: 0, claimId: "c1", citationIndex: 1, error: new SnippetAbsent({ source: A, captureSha256: recordA.sha256, snippet: "omega" }) },
-        { claimIndex: 1, claimId: "c2", citationIndex: 0, error: new AnchorUnsupported({ source: A, anchor: "heading", value: "H" }) }
+        {
+          claimIndex: 1,
+          claimId: "c2",
+          citationIndex: 0,
+          error: new AnchorMismatch({ source: A, captureSha256: recordA.sha256, snippet: "delta", anchor: "heading H", reason: "no-such-anchor" })
+        }
       ]
       const fields = (error: unknown) => {
         assert.instanceOf(error, AnswerRejected)

@@ -164,7 +164,7 @@ describe("Describe: every error tag, exactly", () => {
     )
     check(
       Describe.citationError(new AnchorUnsupported({ source: "https://q.test/", anchor: "page", value: "7" })),
-      d("Anchor cannot be checked", [["source", "https://q.test/"], ["anchor", "page"], ["value", "7"]], "Captures are plain text without pages, headings or blocks: cite the quote without the anchor.")
+      d("Anchor cannot be checked", [["source", "https://q.test/"], ["anchor", "page"], ["value", "7"]], "Captures carry PDF pages and heading paths but no content blocks: cite the quote with its page or heading, or without an anchor.")
     )
   })
 

@@ -273,7 +273,7 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
     { ...spanMismatch, captureSha256: D2, occurrences: 2 },
     `The quote occurs in capture ${P2} of ${S} at code point 12 (2 occurrences), not at the claimed 5–9`
   ],
-  [E.AnchorUnsupported, anchorUnsupported, `The citation of ${S} names a page (3), but its capture is plain text without anchors`],
+  [E.AnchorUnsupported, anchorUnsupported, `The citation of ${S} names a page (3), but no capture has that kind of anchor (captures carry PDF pages and heading paths, never content blocks): cite the quote with its page or heading, or without an anchor`],
   [E.UncitedSentence, uncited(4), "An uncited sentence on line 4 looks factual: \"Revenue grew by 12 percent in the third quarter.\""],
   [E.UncitedSentence, uncited(null), "An uncited sentence looks factual: \"Revenue grew by 12 percent in the third quarter.\""],
   [E.UncitedSentence, { _tag: "UncitedSentence", sentence: longSentence, line: 1 }, `An uncited sentence on line 1 looks factual: "${"A".repeat(80)}"`],
@@ -493,7 +493,7 @@ describe("the literal fields decode every documented value", () => {
     }
     for (const anchor of ["page", "heading", "content-block"]) {
       const error = roundTrip(E.CitationError, { ...anchorUnsupported, anchor })
-      assert.strictEqual(error.message, `The citation of ${S} names a ${anchor} (3), but its capture is plain text without anchors`)
+      assert.strictEqual(error.message, `The citation of ${S} names a ${anchor} (3), but no capture has that kind of anchor (captures carry PDF pages and heading paths, never content blocks): cite the quote with its page or heading, or without an anchor`)
     }
     for (const limit of ["line-length", "input-size", "answer-size", "claims", "citations"]) {
       const error = roundTrip(E.StreamError, { _tag: "StreamLimitExceeded", limit, max: 1, received: 2 })

@@ -409,7 +409,7 @@ describe("repair instructions, exactly", () => {
         "",
         ...fenced("3–4"),
         "",
-        "Do: Captures are plain text without pages, headings or blocks: cite the quote without the anchor. If you cannot, say unavailable.",
+        "Do: Captures carry PDF pages and heading paths but no content blocks: cite the quote with its page or heading, or without an anchor. If you cannot, say unavailable.",
         "",
         "## Citation 2 of 2: citation 1 of a claim",
         "",

@@ -11,9 +11,14 @@
  * - `uncited: "reject"` also rejects an answer with a factual-looking uncited
  *   sentence; `"report"` (default) lists them as findings.
  *
- * Citations naming a page, heading or content block fail with
- * `AnchorUnsupported` (captures are plain text, without anchors); citations
- * with `chars` (code points) must find the quote exactly there (`SpanMismatch`).
+ * A citation's `page` range and `heading` path go to the Verifier with the
+ * quote and are checked as a report's `page` and `heading` are: the quote must
+ * lie within those pages and in a section with that heading path
+ * (`AnchorMismatch`, `no-such-anchor` when the capture has no such page or
+ * heading: an HTML capture has no pages, a plain-text one neither pages nor
+ * headings). Content blocks fail with `AnchorUnsupported`: no capture has
+ * them. Citations with `chars` (code points) must find the quote exactly there
+ * (`SpanMismatch`).
  *
  * @since 0.1.0
  */
@@ -297,14 +302,9 @@ export interface AnswersShape {
  */
 export class Answers extends Context.Tag("citegate/Answers")<Answers, AnswersShape>() {}
 
+/** Anchors no capture has (pages and headings are the Verifier's to check). */
 const anchorFailures = (citation: Citation): Array<CitationError> => {
   const out: Array<CitationError> = []
-  if (citation.page !== undefined) {
-    out.push(new AnchorUnsupported({ source: citation.source, anchor: "page", value: `${citation.page.start}–${citation.page.end}` }))
-  }
-  if (citation.heading !== undefined) {
-    out.push(new AnchorUnsupported({ source: citation.source, anchor: "heading", value: citation.heading }))
-  }
   if (citation.blocks !== undefined) {
     out.push(
       new AnchorUnsupported({ source: citation.source, anchor: "content-block", value: `${citation.blocks.start}–${citation.blocks.end}` })
@@ -324,7 +324,15 @@ export const make = (options: AnswersOptions): Effect.Effect<AnswersShape, never
     const verify = Effect.fn("Answers.verify")(function*(answer: BoundAnswer) {
       const flat = answer.claims.flatMap((claim) => claim.citations)
       const checked = yield* verifier.checkCitations(
-        flat.map((c) => ({ source: c.source, captureSha256: c.captureSha256, snippet: c.quote, prefix: c.prefix, suffix: c.suffix }))
+        flat.map((c) => ({
+          source: c.source,
+          captureSha256: c.captureSha256,
+          snippet: c.quote,
+          pages: c.page,
+          heading: c.heading,
+          prefix: c.prefix,
+          suffix: c.suffix
+        }))
       )
       const offsetsOf = new Map<CaptureRecord, Offsets>()
       const spanCheck = (citation: Citation, evidence: Evidence): CitationError | undefined => {

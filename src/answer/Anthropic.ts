@@ -23,9 +23,12 @@
  *   units), so for text beyond the BMP an index counted in UTF-16 units fails
  *   closed with `SpanMismatch`. `cited_text` must occur in the capture
  *   (`SnippetAbsent`) and exactly at those indices (`SpanMismatch`).
- * - `page_location` and `content_block_location`: captures are plain text
- *   without pages or blocks, so these citations fail with `AnchorUnsupported`
- *   (retracted in drop mode).
+ * - `page_location`: `start_page_number` (1-based) to `end_page_number`
+ *   (exclusive) become the citation's `page` range, checked by the Verifier as
+ *   a report's `page`: `cited_text` must lie within those pages of the capture
+ *   (`AnchorMismatch`; `no-such-anchor` when the capture has no such pages).
+ * - `content_block_location`: no capture has content blocks, so these
+ *   citations fail with `AnchorUnsupported` (retracted in drop mode).
  *
  * The response names no manifest: the caller must (`manifestDigest`,
  * `--manifest-digest`), so a response drafted against another run is

@@ -35,17 +35,34 @@ const range = (min: number, identifier: string) =>
     Schema.filter((r) => r.end > r.start || "end must be greater than start (end is exclusive)")
   )
 
-/** Pages, 1-based, end exclusive (as Anthropic's `page_location`). Not checkable yet: `AnchorUnsupported`. */
+/**
+ * Pages, 1-based, end exclusive (as Anthropic's `page_location`): the quote must lie within pages
+ * `start` to `end - 1` of the capture (checked by the Verifier, as a report's `page`).
+ */
 export const PageRange = range(1, "PageRange")
-/** Content blocks, 0-based, end exclusive. Not checkable yet: `AnchorUnsupported`. */
+/** Content blocks, 0-based, end exclusive. No capture has content blocks: `AnchorUnsupported`. */
 export const BlockRange = range(0, "BlockRange")
+
+const headingExpected =
+  'expected the heading path in the same form as a report\'s "heading": an array of 1 to 6 heading texts, ' +
+  'outermost first, each non-blank and at most 1000 characters, e.g. ["Results", "Q3"] (the paths are listed ' +
+  "in the documents hand-off and the capture record's headings)"
+
+/**
+ * A heading path, in the same form as a report's `heading` (`Domain.CitedFact`): the quote must lie
+ * in a section with exactly this path (checked by the Verifier).
+ */
+export const HeadingPath = Schema.NonEmptyArray(NonBlankString.pipe(Schema.maxLength(1_000))).pipe(
+  Schema.maxItems(6),
+  Schema.annotations({ identifier: "HeadingPath", message: () => ({ message: headingExpected, override: true }) })
+)
 /** Unicode code points of the capture text, 0-based, end exclusive: the quote must occur exactly there. */
 export const CharRange = range(0, "CharRange")
 
 const locationFields = {
   quote: NonBlankString,
   page: Schema.optional(PageRange),
-  heading: Schema.optional(NonBlankString),
+  heading: Schema.optional(HeadingPath),
   blocks: Schema.optional(BlockRange),
   chars: Schema.optional(CharRange),
   /** Capture text right before the quote (as a TextQuoteSelector's): picks one of several occurrences. */

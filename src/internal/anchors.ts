@@ -17,15 +17,30 @@ const samePath = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
 /** The anchors a fact names, or `undefined` when it names none. A v1 capture has none to name. */
 export const namedAnchors = (
   record: CaptureRecord,
-  fact: { readonly page?: number | undefined; readonly heading?: ReadonlyArray<string> | undefined }
+  fact: {
+    readonly page?: number | undefined
+    /** Pages `start` to `end - 1` (1-based, end exclusive, as an answer's `page` and Anthropic's `page_location`). */
+    readonly pages?: { readonly start: number; readonly end: number } | undefined
+    readonly heading?: ReadonlyArray<string> | undefined
+  }
 ): ReadonlyArray<NamedAnchor> | undefined => {
-  if (fact.page === undefined && fact.heading === undefined) return undefined
+  if (fact.page === undefined && fact.pages === undefined && fact.heading === undefined) return undefined
   const pages = record.format === "citegate.capture/2" ? record.pages ?? [] : []
   const headings = record.format === "citegate.capture/2" ? record.headings ?? [] : []
   const named: Array<NamedAnchor> = []
   if (fact.page !== undefined) {
     const page = pages[fact.page - 1]
     named.push({ label: `page ${fact.page}`, ranges: page === undefined ? [] : [[page.start, page.end]] })
+  }
+  if (fact.pages !== undefined) {
+    const { end, start } = fact.pages
+    // Pages are in order and contiguous in the text: the range runs from the first page's start to the last's end.
+    const first = pages[start - 1]
+    const last = pages[end - 2]
+    named.push({
+      label: end - start === 1 ? `page ${start}` : `pages ${start}–${end - 1}`,
+      ranges: first === undefined || last === undefined || end <= start ? [] : [[first.start, last.end]]
+    })
   }
   if (fact.heading !== undefined) {
     const path = fact.heading

@@ -315,7 +315,7 @@ const citationErrorUnbounded = (error: CitationError): Description =>
     AnchorUnsupported: (e): Description => ({
       title: "Anchor cannot be checked",
       fields: [["source", e.source], ["anchor", e.anchor], ["value", e.value]],
-      fix: "Captures are plain text without pages, headings or blocks: cite the quote without the anchor."
+      fix: "Captures carry PDF pages and heading paths but no content blocks: cite the quote with its page or heading, or without an anchor."
     }),
     AnchorMismatch: (e) => factErrorUnbounded(e),
     AmbiguousSnippet: (e) => factErrorUnbounded(e)
