@@ -5,9 +5,8 @@
  * from the declaration by hand; 400 is the platform's own answer to a request it cannot decode,
  * on every endpoint.
  */
-import * as OpenApi from "@effect/platform/OpenApi"
 import { assert, describe, it } from "@effect/vitest"
-import { CitegateApi } from "../src/server/Api.js"
+import { document as servedDocument } from "../src/server/OpenApi.js"
 
 const json = ["application/json"]
 
@@ -17,7 +16,7 @@ interface Operation {
   readonly parameters?: ReadonlyArray<{ readonly in: string; readonly name: string; readonly required: boolean; readonly schema: any }>
 }
 
-const document = OpenApi.fromApi(CitegateApi) as unknown as {
+const document = servedDocument() as unknown as {
   readonly paths: Record<string, Record<string, Operation>>
   readonly components: { readonly schemas: Record<string, any> }
 }
@@ -47,8 +46,11 @@ describe("the service's OpenAPI document", () => {
       "get /healthz",
       "get /readyz",
       "get /v1/runs/{id}",
+      "get /v1/runs/{id}/documents",
       "get /v1/runs/{id}/events",
+      "get /v1/stream/answer/{id}",
       "post /v1/runs",
+      "post /v1/stream/answer",
       "post /v1/verify/answer",
       "post /v1/verify/report"
     ])
@@ -81,15 +83,32 @@ describe("the service's OpenAPI document", () => {
       body: ["application/json"],
       params: [run, mode]
     })
+    const digest = { required: false, pattern: "^[0-9a-f]{64}$" }
     assert.deepStrictEqual(summary(operation("post", "/v1/verify/answer")), {
       responses: { "200": json, ...refusals, "404": json },
-      body: ["text/plain"],
+      body: ["application/json", "text/plain"],
       params: [
         run,
         { in: "query", name: "format", required: false, enum: ["json", "evi1", "anthropic"] },
-        { in: "query", name: "manifestDigest", required: false, pattern: "^[0-9a-f]{64}$" },
+        { in: "query", name: "manifest", ...digest },
+        { in: "query", name: "manifestDigest", ...digest },
         mode
       ]
+    })
+    assert.deepStrictEqual(summary(operation("get", "/v1/runs/{id}/documents")), {
+      responses: { "200": json, ...refusals, "404": json, "422": json },
+      body: null,
+      params: [...idPath, { in: "query", name: "format", required: false, enum: ["documents", "anthropic", "bedrock", "evi1"] }]
+    })
+    assert.deepStrictEqual(summary(operation("post", "/v1/stream/answer")), {
+      responses: { "200": ["application/x-ndjson"], ...refusals, "404": json },
+      body: ["application/x-ndjson"],
+      params: [run, { in: "query", name: "manifest", ...digest }, { in: "query", name: "manifestDigest", ...digest }, { ...mode, enum: ["drop", "reject"] }]
+    })
+    assert.deepStrictEqual(summary(operation("get", "/v1/stream/answer/{id}")), {
+      responses: { "200": ["text/event-stream"], ...refusals, "410": json },
+      body: null,
+      params: [...idPath, { in: "query", name: "lastEventId", required: false }]
     })
   })
 

@@ -109,7 +109,10 @@ describe("service shutdown", () => {
         "/readyz",
         "/v1/runs",
         "/v1/runs/{id}",
+        "/v1/runs/{id}/documents",
         "/v1/runs/{id}/events",
+        "/v1/stream/answer",
+        "/v1/stream/answer/{id}",
         "/v1/verify/answer",
         "/v1/verify/report"
       ])

@@ -102,7 +102,7 @@ describe("POST /v1/stream/answer: the query", () => {
       const body = line("Plain.\n")
       const refused = (parameter: string, detail: string) => ({ status: 400, body: { _tag: "StreamRequestInvalid", parameter, detail } })
       const runDetail = "must be one run id (1 to 64 letters, digits, `-` or `_`)"
-      const manifestDetail = "must be one manifest digest (64 lowercase hex characters)"
+      const manifestDetail = "must be one manifest digest (64 lowercase hex characters), as manifest or its alias manifestDigest"
       const cases: Array<[string, unknown]> = [
         ["", refused("run", runDetail)],
         ["?run=run-1&run=run-1", refused("run", runDetail)],
@@ -112,6 +112,9 @@ describe("POST /v1/stream/answer: the query", () => {
         [`?run=run-1&manifest=${"a".repeat(63)}`, refused("manifest", manifestDetail)],
         [`?run=run-1&manifest=x${"a".repeat(64)}`, refused("manifest", manifestDetail)],
         [`?run=run-1&manifest=${"a".repeat(64)}x`, refused("manifest", manifestDetail)],
+        // manifestDigest is manifest's alias: one digest in all, well formed.
+        [`?run=run-1&manifest=${"a".repeat(64)}&manifestDigest=${"a".repeat(64)}`, refused("manifest", manifestDetail)],
+        [`?run=run-1&manifestDigest=${"A".repeat(64)}`, refused("manifest", manifestDetail)],
         ["?run=run-1&mode=drop&mode=drop", refused("mode", "must be drop or reject")],
         ["?run=run-1&mode=lenient", refused("mode", "must be drop or reject")],
         ["?run=run-1&mode=", refused("mode", "must be drop or reject")]
@@ -122,10 +125,18 @@ describe("POST /v1/stream/answer: the query", () => {
       }
       assert.strictEqual(s.retainedStreams(), 0)
       // Accepted: each alone, and together.
-      for (const query of ["?run=run-1", "?run=run-1&mode=drop", "?run=run-1&mode=reject", `?run=run-1&manifest=${"a".repeat(64)}&mode=reject`]) {
+      for (
+        const query of [
+          "?run=run-1",
+          "?run=run-1&mode=drop",
+          "?run=run-1&mode=reject",
+          `?run=run-1&manifest=${"a".repeat(64)}&mode=reject`,
+          `?run=run-1&manifestDigest=${"a".repeat(64)}`
+        ]
+      ) {
         assert.strictEqual((yield* s.send(`/v1/stream/answer${query}`, { body })).status, 200, query)
       }
-      assert.strictEqual(s.retainedStreams(), 4)
+      assert.strictEqual(s.retainedStreams(), 5)
     }))
 
   it.effect("the manifest named in the query is the one checked; mode from the query, else the route's, else drop", () =>

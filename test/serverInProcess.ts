@@ -12,6 +12,7 @@ import * as Config from "../src/Config.js"
 import { CitegateApi } from "../src/server/Api.js"
 import { Auth, tokenDigest } from "../src/server/Auth.js"
 import { Lifecycle, ServerContext } from "../src/server/Context.js"
+import { DocumentsLive } from "../src/server/Documents.js"
 import * as Handlers from "../src/server/Handlers.js"
 import * as Runs from "../src/server/Runs.js"
 import { HealthLive } from "../src/server/Server.js"
@@ -52,7 +53,7 @@ export const webApi = (draining: boolean, runRootOf: (work: string) => Effect.Ef
       Layer.succeed(Lifecycle, lifecycle)
     )
     const services = Layer.mergeAll(Auth.layer(Config.resolvedServer(config).tokens), Runs.layer).pipe(Layer.provideMerge(base))
-    const api = HttpApiBuilder.api(CitegateApi).pipe(Layer.provide([HealthLive, Handlers.RunsLive, Handlers.VerifyLive]), Layer.provide(services))
+    const api = HttpApiBuilder.api(CitegateApi).pipe(Layer.provide([HealthLive, Handlers.RunsLive, DocumentsLive, Handlers.VerifyLive]), Layer.provide(services))
     // Every log line of the handlers, with its annotations.
     const logged: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
     const recorder = Logger.make(({ annotations, message }) => {

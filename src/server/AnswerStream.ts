@@ -206,7 +206,8 @@ export const decodeEvent = (text: string): StreamEvent =>
 // NDJSON input
 // ---------------------------------------------------------------------------
 
-const InputLine = Schema.Struct({
+/** One line of a streamed answer's NDJSON request body. */
+export const InputLine = Schema.Struct({
   type: Schema.Literal("delta"),
   text: Schema.String
 }).annotations({ ...strict, identifier: "DeltaLine" })

@@ -12,7 +12,8 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"
 import { RenderedAnswer } from "../answer/Render.js"
 import { RunId } from "../Config.js"
-import { Forbidden, NotReady, RunNotFound, Unauthorized } from "../Errors.js"
+import * as Documents from "../answer/Documents.js"
+import { DocumentsTooLarge, Forbidden, NotReady, RunNotFound, Unauthorized } from "../Errors.js"
 import { Manifest } from "../Manifest.js"
 import { RenderedResult } from "../render/Rendering.js"
 
@@ -63,17 +64,50 @@ export const RunsGroup = HttpApiGroup.make("runs")
       .addError(RunNotFound, { status: 404 })
   )
 
+/** `GET /v1/runs/{id}/documents?format=…`: the run's capture texts for the drafting model (`Documents`). */
+export const DocumentsParams = Schema.Struct({
+  format: Schema.optional(Schema.Literal(...Documents.formats))
+})
+
+export const DocumentsGroup = HttpApiGroup.make("documents")
+  .add(
+    HttpApiEndpoint.get("runDocuments", "/v1/runs/:id/documents")
+      .setPath(RunPath)
+      .setUrlParams(DocumentsParams)
+      .addSuccess(Documents.Output)
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(RunNotFound, { status: 404 })
+      .addError(DocumentsTooLarge, { status: 422 })
+  )
+
 export const ReportParams = Schema.Struct({
   run: RunId,
   mode: Schema.optional(Schema.Literal("reject", "drop"))
 })
 
+const Digest = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))
+
+/**
+ * `manifest` names the manifest digest the answer was drafted against (the same name as in
+ * `citegate.answer/1` and `POST /v1/stream/answer`); `manifestDigest` is its alias, kept for
+ * clients written before. Both given: they must be equal.
+ */
 export const AnswerParams = Schema.Struct({
   run: RunId,
   format: Schema.optional(Schema.Literal("json", "evi1", "anthropic")),
-  manifestDigest: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))),
+  manifest: Schema.optional(Digest),
+  manifestDigest: Schema.optional(Digest),
   mode: Schema.optional(Schema.Literal("reject", "drop"))
-})
+}).pipe(
+  Schema.filter((p) =>
+    p.manifest === undefined || p.manifestDigest === undefined || p.manifest === p.manifestDigest ||
+    { path: ["manifestDigest"], message: "manifestDigest is an alias of manifest: give one, or both equal" }
+  )
+)
+
+/** The manifest digest an answer request names (`manifest`, or its alias `manifestDigest`). */
+export const namedManifest = (params: typeof AnswerParams.Type): string | undefined => params.manifest ?? params.manifestDigest
 
 export const VerifyGroup = HttpApiGroup.make("verify")
   .add(
@@ -100,5 +134,6 @@ export const VerifyGroup = HttpApiGroup.make("verify")
 export class CitegateApi extends HttpApi.make("citegate")
   .add(HealthGroup)
   .add(RunsGroup)
+  .add(DocumentsGroup)
   .add(VerifyGroup)
 {}

@@ -26,7 +26,7 @@ import * as Policy from "../Policy.js"
 import * as Json from "../render/Json.js"
 import { fromOutcome } from "../render/Rendering.js"
 import * as Verifier from "../Verifier.js"
-import { CitegateApi } from "./Api.js"
+import { CitegateApi, namedManifest } from "./Api.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import { eventJson, type RunView, Runs } from "./Runs.js"
@@ -137,7 +137,7 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
         )
         const outcome = yield* Effect.gen(function*() {
           const manifest = yield* Manifest.make(config)
-          const options = { manifestDigest: urlParams.manifestDigest }
+          const options = { manifestDigest: namedManifest(urlParams) }
           const bound: Either.Either<BoundAnswer, AnswerError> = format === "evi1"
             ? Evi1.decode(text, manifest, options)
             : format === "anthropic"

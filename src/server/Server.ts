@@ -38,7 +38,9 @@ import { NotReady } from "../Errors.js"
 import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
+import * as Documents from "./Documents.js"
 import * as Handlers from "./Handlers.js"
+import * as OpenApiDocument from "./OpenApi.js"
 import * as Runs from "./Runs.js"
 import * as StreamRoute from "./StreamRoute.js"
 
@@ -219,8 +221,10 @@ export const layer = (options: ServeOptions) => {
   // running captures finish within the grace period, and only then Lifecycle waits for open responses.
   const base = Layer.mergeAll(context, lifecycleLayer(server, limits.shutdownGraceMs))
   const services = Layer.mergeAll(Auth.layer(limits.tokens), Runs.layer).pipe(Layer.provideMerge(base))
-  const api = HttpApiBuilder.api(CitegateApi).pipe(Layer.provide([HealthLive, Handlers.RunsLive, Handlers.VerifyLive]))
-  const routes = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), ...rawRoutes)
+  const api = HttpApiBuilder.api(CitegateApi).pipe(
+    Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive])
+  )
+  const routes = Layer.mergeAll(OpenApiDocument.layer, ...rawRoutes)
   return HttpApiBuilder.serve(middleware(limits)).pipe(
     Layer.provide(routes),
     Layer.provide(api),

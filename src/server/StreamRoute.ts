@@ -8,7 +8,7 @@
  *
  * Query: `run` (required, the run whose captures and manifest are cited),
  * `manifest` (the digest the answer was drafted against, unless the appendix
- * names it), `mode` (`drop`, default, or `reject`).
+ * names it; `manifestDigest` is its alias), `mode` (`drop`, default, or `reject`).
  *
  * Resuming: every response carries `citegate-stream-id`. The events of a
  * stream are retained (bounded: the newest `maxEvents` events and `maxBytes`
@@ -264,9 +264,10 @@ interface PostQuery {
 const postQuery = (url: URL): Effect.Effect<PostQuery, StreamRequestInvalid> => {
   const run = url.searchParams.getAll("run")
   if (run.length !== 1 || !isRunId(run[0]!)) return Effect.fail(invalid("run", "must be one run id (1 to 64 letters, digits, `-` or `_`)"))
-  const manifest = url.searchParams.getAll("manifest")
+  // `manifestDigest` is the documented alias of `manifest` (the name /v1/verify/answer used first).
+  const manifest = [...url.searchParams.getAll("manifest"), ...url.searchParams.getAll("manifestDigest")]
   if (manifest.length > 1 || (manifest.length === 1 && !digestPattern.test(manifest[0]!))) {
-    return Effect.fail(invalid("manifest", "must be one manifest digest (64 lowercase hex characters)"))
+    return Effect.fail(invalid("manifest", "must be one manifest digest (64 lowercase hex characters), as manifest or its alias manifestDigest"))
   }
   const mode = url.searchParams.getAll("mode")
   if (mode.length > 1 || (mode.length === 1 && mode[0] !== "drop" && mode[0] !== "reject")) {

@@ -1,0 +1,130 @@
+/**
+ * The service's contract, served at `/openapi.json`: every route, the typed API (Api.ts) and the
+ * streaming routes mounted beside it (`POST /v1/stream/answer`, `GET /v1/stream/answer/{id}`),
+ * the bearer security scheme on every route that takes a token, each request body as the JSON
+ * Schema of the Schema the route really decodes with (`JSONSchema` of effect/Schema), and the
+ * package's name and version.
+ *
+ * The streaming routes write their own bodies, so they are not served through the HttpApi; they
+ * are declared here (`StreamGroup`) only to be described.
+ *
+ * @since 0.3.0
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Response as AnthropicResponse } from "../answer/Anthropic.js"
+import { Answer } from "../answer/Records.js"
+import { RunId } from "../Config.js"
+import { Report } from "../Domain.js"
+import { Forbidden, RunNotFound, StreamGone, StreamRequestInvalid, Unauthorized } from "../Errors.js"
+import { version } from "../version.js"
+import { DocumentsGroup, HealthGroup, RunsGroup, VerifyGroup } from "./Api.js"
+import { InputLine } from "./AnswerStream.js"
+
+/** `Authorization: Bearer <token>`; the configuration holds only the tokens' SHA-256 digests. */
+export class Bearer extends HttpApiMiddleware.Tag<Bearer>()("citegate/server/Bearer", {
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+const StreamQuery = Schema.Struct({
+  run: RunId,
+  manifest: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))),
+  manifestDigest: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))),
+  mode: Schema.optional(Schema.Literal("drop", "reject"))
+})
+
+/** The streaming routes (StreamRoute.ts), declared for the document only. */
+export const StreamGroup = HttpApiGroup.make("stream")
+  .add(
+    HttpApiEndpoint.post("streamAnswer", "/v1/stream/answer")
+      .setUrlParams(StreamQuery)
+      // NDJSON in, NDJSON (or SSE with `Accept: text/event-stream`) out; the body is replaced below.
+      .setPayload(HttpApiSchema.Text({ contentType: "application/x-ndjson" }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "application/x-ndjson" }))
+      .addError(StreamRequestInvalid, { status: 400 })
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(RunNotFound, { status: 404 })
+  )
+  .add(
+    HttpApiEndpoint.get("resumeStream", "/v1/stream/answer/:id")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .setUrlParams(Schema.Struct({ lastEventId: Schema.optional(Schema.String) }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(StreamGone, { status: 410 })
+  )
+
+/** The whole contract: the served API's groups and the streaming routes, each behind the bearer scheme except health. */
+export class ContractApi extends HttpApi.make("citegate")
+  .add(HealthGroup)
+  .add(RunsGroup.middleware(Bearer))
+  .add(DocumentsGroup.middleware(Bearer))
+  .add(VerifyGroup.middleware(Bearer))
+  .add(StreamGroup.middleware(Bearer))
+  .annotateContext(OpenApi.annotations({
+    title: "citegate",
+    version,
+    description: "Provable citations: capture approved sources, hand their texts to the drafting model, and verify " +
+      "reports and answers against the exact captures."
+  }))
+{}
+
+type Spec = OpenApi.OpenAPISpec & { components: { schemas: Record<string, unknown> } }
+
+/** A request body from the Schema the route decodes with, its definitions added to the document's components. */
+const body = (spec: Spec, content: Record<string, { readonly schema: Schema.Schema.Any; readonly description?: string }>) => ({
+  required: true,
+  content: Object.fromEntries(Object.entries(content).map(([type, { description, schema }]) => [type, {
+    schema: {
+      ...JSONSchema.fromAST(schema.ast, {
+        definitions: spec.components.schemas as Record<string, never>,
+        definitionPath: "#/components/schemas/",
+        target: "openApi3.1"
+      }),
+      ...(description === undefined ? {} : { description })
+    }
+  }]))
+})
+
+const setBody = (spec: Spec, path: string, method: "post", requestBody: ReturnType<typeof body>) => {
+  const operation = (spec.paths as Record<string, Record<string, { requestBody?: unknown }>>)[path]?.[method]
+  if (operation !== undefined) operation.requestBody = requestBody
+}
+
+/**
+ * The OpenAPI document: `OpenApi.fromApi` of the contract, with each text body replaced by the JSON
+ * Schema of what the route decodes (a report, an answer in either JSON format, EVI1 text, NDJSON lines).
+ */
+export const document = (): OpenApi.OpenAPISpec => {
+  const spec = OpenApi.fromApi(ContractApi) as Spec
+  setBody(spec, "/v1/verify/report", "post", body(spec, { "application/json": { schema: Report } }))
+  setBody(spec, "/v1/verify/answer", "post", body(spec, {
+    "application/json": {
+      schema: Schema.Union(Answer, AnthropicResponse),
+      description: "format=json: a citegate.answer/1 answer; format=anthropic: an Anthropic Messages response with citations"
+    },
+    "text/plain": { schema: Schema.String, description: "format=evi1: an EVI1 answer (prose with [n]{cX} markers and an EVI1 appendix)" }
+  }))
+  setBody(spec, "/v1/stream/answer", "post", body(spec, {
+    "application/x-ndjson": { schema: InputLine, description: "One JSON object per line: the model's output as it arrives" }
+  }))
+  return spec
+}
+
+/** `GET /openapi.json`. */
+export const layer = HttpApiBuilder.Router.use((router) => {
+  const json = JSON.stringify(document())
+  return router.get("/openapi.json", HttpServerResponse.text(json, { contentType: "application/json" }))
+}) satisfies Layer.Layer<never>
