@@ -198,6 +198,9 @@ export const Evi1Output = Schema.Struct({
 export const Output = Schema.Union(DocumentsOutput, AnthropicOutput, BedrockOutput, Evi1Output)
 export type Output = typeof Output.Type
 
+/** Decode a hand-off (e.g. the service's response) strictly. */
+export const decodeOutput = Schema.decodeUnknownSync(Output, { errors: "all", onExcessProperty: "error" })
+
 // ---------------------------------------------------------------------------
 // Renderings
 // ---------------------------------------------------------------------------
