@@ -27,7 +27,9 @@ export interface DocumentsOutput {
   readonly manifest: string
   readonly documents: ReadonlyArray<{
     readonly number: number
+    readonly source: string
     readonly status: string
+    readonly captureSha256?: string
     readonly text?: string
     readonly pages?: ReadonlyArray<{ readonly number: number; readonly start: number; readonly end: number }>
     readonly headings?: ReadonlyArray<{ readonly path: ReadonlyArray<string>; readonly start: number; readonly end: number }>
