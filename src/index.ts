@@ -40,6 +40,8 @@ export * as Answer from "./answer/Answer.js"
 export * as AnswerRecords from "./answer/Records.js"
 export * as Evi1 from "./answer/Evi1.js"
 export * as Anthropic from "./answer/Anthropic.js"
+/** The documents hand-off: the run's capture texts for the drafting model (Anthropic, Bedrock, EVI1, JSON). */
+export * as Documents from "./answer/Documents.js"
 export * as AnswerRender from "./answer/Render.js"
 
 /** Drift audit: what became of a verified report's or answer's citations in a later capture of the same sources. */
