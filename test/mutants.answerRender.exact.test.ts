@@ -17,7 +17,7 @@ const prov =
 const normalized =
   "matched under normalized/1 (opt-in), NOT verbatim: the quote equals the capture's text only after normalisation (case, spacing, quotes, dashes, compatibility forms)"
 const absentFix = "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or drop the claim."
-const anchorFix = "Captures are plain text without pages, headings or blocks: cite the quote without the anchor."
+const anchorFix = "Captures carry PDF pages and heading paths but no content blocks: cite the quote with its page or heading, or without an anchor."
 const spanFix = "The quote exists elsewhere in the capture only: the citation's indices point at other text."
 const staleFix = "Draft against this run's manifest and name its digest (MANIFEST line or --manifest-digest); numbers are never re-bound."
 const orphanFix = "Put the sources directly before the claim id: [n]{cX}."
