@@ -133,37 +133,37 @@ export const makeVisiting = <E>(
   visit: (record: CaptureRecord, number: number) => Either.Either<void, E>
 ): Effect.Effect<Manifest, E, CaptureStore> =>
   Effect.gen(function*() {
-  const store = yield* CaptureStore
-  // One after the other: each read is small file I/O plus a hash, and the order is the numbering.
-  const sources = yield* Effect.forEach(config.sources, (source, i) =>
-    Effect.flatMap(Effect.either(store.read(source)), (read): Effect.Effect<ManifestSource, E> => {
-      const number = i + 1
-      if (Either.isLeft(read)) return Effect.succeed({ number, source, status: "missing", reason: toReason(read.left) })
-      const record = read.right
-      const computed = sha256Of(record.text)
-      if (computed !== record.sha256) {
-        // What a citation naming the record's digest would fail with.
-        const reason = new DigestMismatch({
+    const store = yield* CaptureStore
+    // One after the other: each read is small file I/O plus a hash, and the order is the numbering.
+    const sources = yield* Effect.forEach(config.sources, (source, i) =>
+      Effect.flatMap(Effect.either(store.read(source)), (read): Effect.Effect<ManifestSource, E> => {
+        const number = i + 1
+        if (Either.isLeft(read)) return Effect.succeed({ number, source, status: "missing", reason: toReason(read.left) })
+        const record = read.right
+        const computed = sha256Of(record.text)
+        if (computed !== record.sha256) {
+          // What a citation naming the record's digest would fail with.
+          const reason = new DigestMismatch({
+            source,
+            kind: "stored",
+            reported: record.sha256,
+            stored: record.sha256,
+            computed
+          })
+          return Effect.succeed({ number, source, status: "missing", reason: toReason(reason) })
+        }
+        return Effect.as(visit(record, number), {
+          number,
           source,
-          kind: "stored",
-          reported: record.sha256,
-          stored: record.sha256,
-          computed
+          status: "captured",
+          captureSha256: record.sha256,
+          byteLength: recordBody(record).byteLength,
+          contentType: recordBody(record).contentType,
+          accessedAt: record.accessedAt
         })
-        return Effect.succeed({ number, source, status: "missing", reason: toReason(reason) })
-      }
-      return Effect.as(visit(record, number), {
-        number,
-        source,
-        status: "captured",
-        captureSha256: record.sha256,
-        byteLength: recordBody(record).byteLength,
-        contentType: recordBody(record).contentType,
-        accessedAt: record.accessedAt
-      })
-    }))
-  const body: ManifestBody = { format: manifestFormat, labels: config.labels, sources }
-  return { ...body, digest: digestOf(body) } satisfies Manifest
+      }))
+    const body: ManifestBody = { format: manifestFormat, labels: config.labels, sources }
+    return { ...body, digest: digestOf(body) } satisfies Manifest
   })
 
 /** Every source of the manifest has a capture that can be cited. */
