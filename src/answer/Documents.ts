@@ -205,7 +205,7 @@ export const decodeOutput = Schema.decodeUnknownSync(Output, { errors: "all", on
 // Renderings
 // ---------------------------------------------------------------------------
 
-/** Most characters of an Anthropic document title (the URL is cut past it; the number always stays). */
+/** Most characters of an Anthropic document title: citegate's own bound (the URL is cut past it; the number always stays). */
 export const maxTitleChars = 500
 
 const titleOf = (entry: Captured | Missing) => {
