@@ -21,9 +21,11 @@ import { causeResponse } from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import type * as Context from "effect/Context"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -33,7 +35,7 @@ import * as fs from "node:fs/promises"
 import * as Http from "node:http"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { resolvedServer } from "../Config.js"
-import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError } from "../Errors.js"
+import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError, Unauthorized } from "../Errors.js"
 import { NotReady } from "../Errors.js"
 import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
@@ -62,15 +64,55 @@ export const streamingPrefix = "/v1/stream/"
 /**
  * Request id (`x-request-id` on every response and in every log line), body limit (Content-Length
  * checked before reading: 413; a body without one is refused with 411, except on streaming routes),
- * deadline (503) and one structured log line per request.
+ * authentication before a body is read (401, see `bodyGate`), deadline (503, until the response
+ * starts) and one structured log line per request.
  */
-export const middleware = (limits: ResolvedServer) => (app: HttpApp.Default): HttpApp.Default<never, never> =>
+export const middleware = (limits: ResolvedServer, auth: Context.Tag.Service<Auth> = Auth.make(limits.tokens)) =>
+(app: HttpApp.Default): HttpApp.Default<never, never> =>
   Effect.suspend(() => {
     const requestId = randomUUID()
-    return handle(limits, app, requestId).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
+    return handle(limits, auth, app, requestId).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
   })
 
-const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string) =>
+/** Every value of a header as the client sent it (Node keeps only the first of a repeated Authorization). */
+const headerValues = (request: HttpServerRequest.HttpServerRequest, name: string): number => {
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request) as unknown
+  return incoming instanceof Http.IncomingMessage ? (incoming.headersDistinct[name]?.length ?? 0) : 0
+}
+
+/**
+ * What is refused before a byte of the body is read: a body over the limit (413), a chunked body on a
+ * JSON endpoint (411), a repeated Authorization header (401 on any request: ambiguous), and a body
+ * from a client without a configured token (401). The unread body is not drained: the connection
+ * closes after the answer (Node discards what is left of the body).
+ */
+const bodyGate = (
+  limits: ResolvedServer,
+  auth: Context.Tag.Service<Auth>,
+  request: HttpServerRequest.HttpServerRequest,
+  streaming: boolean
+): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> => {
+  const refused = (error: ServiceError, status: number) =>
+    Effect.succeed(Option.some(HttpServerResponse.setHeader(errorResponse(error, status), "connection", "close")))
+  const declared = request.headers["content-length"]
+  const declaredBytes = declared === undefined ? undefined : Number(declared)
+  const chunked = request.headers["transfer-encoding"] !== undefined
+  if (declaredBytes !== undefined && !(declaredBytes <= limits.maxBodyBytes)) {
+    return refused(new PayloadTooLarge({ maxBytes: limits.maxBodyBytes, declaredBytes }), 413)
+  }
+  if (declaredBytes === undefined && chunked && !streaming) return refused(new LengthRequired({ maxBytes: limits.maxBodyBytes }), 411)
+  if (headerValues(request, "authorization") > 1) return refused(new Unauthorized({ reason: "malformed" }), 401)
+  const hasBody = (declaredBytes !== undefined && declaredBytes > 0) || chunked
+  if (!hasBody) return Effect.succeed(Option.none())
+  // The token alone (what a route may do with it is the route's decision, after this).
+  return auth.authenticate(request.headers).pipe(
+    Effect.as(Option.none()),
+    Effect.catchTag("Forbidden", () => Effect.succeed(Option.none())),
+    Effect.catchTag("Unauthorized", (error) => refused(error, 401))
+  )
+}
+
+const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: HttpApp.Default, requestId: string) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const started = performance.now()
@@ -78,17 +120,25 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
     const tagged = (response: HttpServerResponse.HttpServerResponse) =>
       HttpServerResponse.setHeader(response, "x-request-id", requestId)
     const declared = request.headers["content-length"]
-    const declaredBytes = declared === undefined ? undefined : Number(declared)
+    const hasBody = declared !== undefined && Number(declared) > 0
     const streaming = path.startsWith(streamingPrefix)
-    const hasBody = declaredBytes !== undefined && declaredBytes > 0
-    const refused = (error: PayloadTooLarge | LengthRequired, status: number) =>
-      // The unread body is not drained: the connection closes after the answer.
-      HttpServerResponse.setHeader(errorResponse(error, status), "connection", "close")
-    const response = declaredBytes !== undefined && !(declaredBytes <= limits.maxBodyBytes)
-      ? refused(new PayloadTooLarge({ maxBytes: limits.maxBodyBytes, declaredBytes }), 413)
-      : declaredBytes === undefined && request.headers["transfer-encoding"] !== undefined && !streaming
-      ? refused(new LengthRequired({ maxBytes: limits.maxBodyBytes }), 411)
-      : yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(tagged(response))).pipe(
+    // Set when the response starts: from then on the deadline no longer applies. A streamed body is
+    // bounded by its own route (stream deadline, run end, shutdown); cutting it off would leave the
+    // client with a 200, no terminal event and an open socket.
+    let responding = false
+    const deadline = Effect.sleep(limits.requestTimeoutMs).pipe(
+      Effect.zipRight(Effect.suspend(() => responding ? Effect.never : Effect.fail(new RequestTimeout({ timeoutMs: limits.requestTimeoutMs })))),
+      Effect.interruptible
+    )
+    const refusal = yield* bodyGate(limits, auth, request, streaming)
+    const response = Option.isSome(refusal)
+      ? refusal.value
+      : yield* HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.sync(() => {
+          responding = true
+          return tagged(response)
+        })
+      ).pipe(
         // The body is read here, within the deadline, and kept (platform-node caches a request's text) for
         // the handler. In its own fiber: a read cut off by the deadline is not interrupted (that would
         // destroy the socket before the 503 is written); it ends with the connection.
@@ -98,10 +148,7 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
         Effect.interruptible,
         // Streaming routes read more than one body's worth over time; they bound their own input.
         streaming ? (effect) => effect : HttpIncomingMessage.withMaxBodySize(Option.some(limits.maxBodyBytes)),
-        Effect.timeoutFail({
-          duration: limits.requestTimeoutMs,
-          onTimeout: () => new RequestTimeout({ timeoutMs: limits.requestTimeoutMs })
-        }),
+        Effect.raceFirst(deadline),
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure) && failure.value instanceof RequestTimeout) {
@@ -218,10 +265,12 @@ export const layer = (options: ServeOptions) => {
   // Runs depends on Lifecycle, so it is released first: on shutdown it stops accepting, lets
   // running captures finish within the grace period, and only then Lifecycle waits for open responses.
   const base = Layer.mergeAll(context, lifecycleLayer(server, limits.shutdownGraceMs))
-  const services = Layer.mergeAll(Auth.layer(limits.tokens), Runs.layer).pipe(Layer.provideMerge(base))
+  // One authenticator for the routes and for the middleware, which checks the token before a body is read.
+  const auth = Auth.make(limits.tokens)
+  const services = Layer.mergeAll(Layer.succeed(Auth, auth), Runs.layer).pipe(Layer.provideMerge(base))
   const api = HttpApiBuilder.api(CitegateApi).pipe(Layer.provide([HealthLive, Handlers.RunsLive, Handlers.VerifyLive]))
   const routes = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), ...rawRoutes)
-  return HttpApiBuilder.serve(middleware(limits)).pipe(
+  return HttpApiBuilder.serve(middleware(limits, auth)).pipe(
     Layer.provide(routes),
     Layer.provide(api),
     Layer.provide(services),
