@@ -273,7 +273,7 @@ describe("service middleware: authentication before the body", () => {
     Effect.gen(function*() {
       const calls = { count: 0 }
       const { send } = yield* served(reader(calls))
-      for (const [authorization, reason] of [["", "missing"], ["Bearer not-configured", "unknown-token"], ["Basic eDp5", "malformed"]]) {
+      for (const [authorization, reason] of [["", "missing"], ["Bearer not-configured", "unknown-token"], ["Basic eDp5", "malformed"]] as const) {
         for (const init of [sized("x".repeat(50)), streamed("abc")]) {
           const answer = yield* send("/v1/stream/answer", { ...init, headers: { ...init.headers as Record<string, string>, authorization } })
           assert.strictEqual(answer.status, 401)
