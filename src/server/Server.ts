@@ -33,6 +33,7 @@ import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as Http from "node:http"
+import * as Https from "node:https"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { resolvedServer } from "../Config.js"
 import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError, Unauthorized } from "../Errors.js"
@@ -198,6 +199,8 @@ export interface ServeOptions {
   /** Loopback or another local address; port 0 picks a free port. */
   readonly host: string
   readonly port: number
+  /** Serve HTTPS with this PEM certificate chain and key (`server.tls`), else plain HTTP. */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined
 }
 
 /**
@@ -254,7 +257,10 @@ const lifecycleLayer = (server: Http.Server, graceMs: number) =>
  */
 export const layer = (options: ServeOptions) => {
   const limits = resolvedServer(options.config)
-  const server = Http.createServer()
+  // An https server is an http server with TLS below it: same requests, responses and connection handling.
+  const server = options.tls === undefined
+    ? Http.createServer()
+    : Https.createServer({ cert: options.tls.cert, key: options.tls.key }) as unknown as Http.Server
   const context = Layer.succeed(ServerContext, {
     config: options.config,
     configFile: options.configFile,
