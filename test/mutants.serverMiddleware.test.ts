@@ -269,16 +269,18 @@ describe("service middleware: the body is read within the deadline", () => {
 })
 
 describe("service middleware: authentication before the body", () => {
-  it.live("a body without a configured token is 401 before a byte of it is read; the connection closes", () =>
+  it.live("a body without a configured token is 401 before a byte of it is read; a body of unknown length closes the connection", () =>
     Effect.gen(function*() {
       const calls = { count: 0 }
       const { send } = yield* served(reader(calls))
       for (const [authorization, reason] of [["", "missing"], ["Bearer not-configured", "unknown-token"], ["Basic eDp5", "malformed"]] as const) {
-        for (const init of [sized("x".repeat(50)), streamed("abc")]) {
+        const sizedBody = sized("x".repeat(50))
+        for (const init of [sizedBody, streamed("abc")]) {
           const answer = yield* send("/v1/stream/answer", { ...init, headers: { ...init.headers as Record<string, string>, authorization } })
           assert.strictEqual(answer.status, 401)
           assert.deepStrictEqual(JSON.parse(answer.text), { _tag: "Unauthorized", reason })
-          assert.strictEqual(answer.headers.get("connection"), "close")
+          // One of declared length (at most the limit) is discarded as it arrives, so the client reads the answer.
+          assert.strictEqual(answer.headers.get("connection"), init === sizedBody ? null : "close")
         }
       }
       assert.strictEqual(calls.count, 0)

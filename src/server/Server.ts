@@ -84,8 +84,10 @@ const headerValues = (request: HttpServerRequest.HttpServerRequest, name: string
 /**
  * What is refused before a byte of the body is read: a body over the limit (413), a chunked body on a
  * JSON endpoint (411), a repeated Authorization header (401 on any request: ambiguous), and a body
- * from a client without a configured token (401). The unread body is not drained: the connection
- * closes after the answer (Node discards what is left of the body).
+ * from a client without a configured token (401). None of these bodies is buffered. A refused body of
+ * declared length (at most `maxBodyBytes`) is discarded as it arrives so that the client, still
+ * sending, reliably reads the answer (closing at once would reset the connection under it); any
+ * other refused body is not drained: the connection closes after the answer.
  */
 const bodyGate = (
   limits: ResolvedServer,
@@ -93,8 +95,10 @@ const bodyGate = (
   request: HttpServerRequest.HttpServerRequest,
   streaming: boolean
 ): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> => {
-  const refused = (error: ServiceError, status: number) =>
-    Effect.succeed(Option.some(HttpServerResponse.setHeader(errorResponse(error, status), "connection", "close")))
+  const refused = (error: ServiceError, status: number, close = true) => {
+    const response = errorResponse(error, status)
+    return Effect.succeed(Option.some(close ? HttpServerResponse.setHeader(response, "connection", "close") : response))
+  }
   const declared = request.headers["content-length"]
   const declaredBytes = declared === undefined ? undefined : Number(declared)
   const chunked = request.headers["transfer-encoding"] !== undefined
@@ -109,7 +113,7 @@ const bodyGate = (
   return auth.authenticate(request.headers).pipe(
     Effect.as(Option.none()),
     Effect.catchTag("Forbidden", () => Effect.succeed(Option.none())),
-    Effect.catchTag("Unauthorized", (error) => refused(error, 401))
+    Effect.catchTag("Unauthorized", (error) => refused(error, 401, chunked || declaredBytes === undefined))
   )
 }
 
