@@ -8,14 +8,20 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fsp from "node:fs/promises"
+import { spawn } from "node:child_process"
 import * as http from "node:http"
+import * as https from "node:https"
 import * as path from "node:path"
+import * as Config from "../src/Config.js"
+import * as Serve from "../src/cli/Serve.js"
 import { tokenDigest } from "../src/server/Auth.js"
 import * as AnswerStream from "../src/server/AnswerStream.js"
 import { testServer } from "./httpServer.js"
+import { bin } from "./cliProcess.js"
 import { requestLogs, startServe } from "./serveProcess.js"
 import { salesText } from "./serverSupport.js"
 import { tempDirectory } from "./support.js"
+import { makePki } from "./support/tlsPki.js"
 
 const TOKEN = "citegate-serve-process-token"
 const auth = { authorization: `Bearer ${TOKEN}` }
@@ -209,5 +215,102 @@ describe("serve: streams outlive the request deadline and end with their termina
         ...requestLogs(served, `/v1/stream/answer/${streamId}`)
       ].map((l) => l.status)
       assert.deepStrictEqual(logged, [200, 200, 200, 200])
+    }), 60_000)
+})
+
+/** `serve` run to its exit, killed (and reported as such) if it is still running after `ms`. */
+const serveExit = (args: ReadonlyArray<string>, ms: number) =>
+  Effect.async<{ code: number | null; stderr: string; killed: boolean }>((resume) => {
+    const child = spawn(process.execPath, [bin, "serve", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    let stderr = ""
+    let killed = false
+    child.stderr.on("data", (d) => (stderr += d))
+    const timer = setTimeout(() => {
+      killed = true
+      child.kill("SIGKILL")
+    }, ms)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resume(Effect.succeed({ code, stderr, killed }))
+    })
+  })
+
+describe("serve: plain HTTP only on loopback", () => {
+  it.effect("checkListen: a non-loopback address needs server.tls or --behind-tls-proxy", () =>
+    Effect.gen(function*() {
+      const plain = yield* Config.decode({ sources: ["https://reports.northwind.test/q3.txt"], labels: ["x"], server: { tokens: [] } })
+      const tls = yield* Config.decode({
+        sources: ["https://reports.northwind.test/q3.txt"],
+        labels: ["x"],
+        server: { tokens: [], tls: { certFile: "cert.pem", keyFile: "key.pem" } }
+      })
+      for (const host of ["127.0.0.1", "127.8.9.10", "::1"]) {
+        assert.isTrue(Serve.isLoopback(host), host)
+        yield* Serve.checkListen({ host, port: 8799 }, plain, false)
+      }
+      for (const host of ["0.0.0.0", "::", "192.0.2.1", "10.1.2.3", "::ffff:192.0.2.1", "fe80::1", "128.0.0.1"]) {
+        assert.isFalse(Serve.isLoopback(host), host)
+        const refused = yield* Effect.flip(Serve.checkListen({ host, port: 8799 }, plain, false))
+        assert.deepStrictEqual([refused._tag, refused.host, refused.port], ["InsecureListen", host, 8799])
+        // HTTPS, or a declared TLS proxy in front, lifts the refusal.
+        yield* Serve.checkListen({ host, port: 8799 }, tls, false)
+        yield* Serve.checkListen({ host, port: 8799 }, plain, true)
+      }
+    }))
+
+  it.scopedLive("serve --listen 0.0.0.0:8799 without TLS: InsecureListen, exit 2, nothing listened on", () =>
+    Effect.gen(function*() {
+      const { file, work } = yield* configFile(["https://reports.northwind.test/q3.txt"])
+      const ran = yield* serveExit(["--config", file, "--listen", "0.0.0.0:8799", "--run-root", path.join(work, "runs")], 20_000)
+      assert.isFalse(ran.killed, "serve started instead of refusing")
+      assert.strictEqual(ran.code, 2)
+      assert.strictEqual(
+        ran.stderr,
+        "InsecureListen: Refusing to serve plain HTTP on 0.0.0.0:8799, a non-loopback address: bearer tokens would cross the network in clear. " +
+          "Configure server.tls (certFile and keyFile) to serve HTTPS, pass --behind-tls-proxy when a TLS-terminating proxy is the only way in, or listen on 127.0.0.1\n"
+      )
+    }), 30_000)
+
+  it.scopedLive("server.tls: serve speaks HTTPS with the configured certificate; an unreadable key is FileUnreadable, exit 2", () =>
+    Effect.gen(function*() {
+      const pki = yield* makePki
+      const { file, work } = yield* configFile(["https://reports.northwind.test/q3.txt"], {
+        tls: { certFile: path.join(pki.directory, "ip.pem"), keyFile: path.join(pki.directory, "ip.key") }
+      })
+      const served = yield* startServe(["--config", file, "--listen", "127.0.0.1:0", "--run-root", path.join(work, "runs")], "https")
+      assert.strictEqual(served.logs().find((l) => l.message === "listening")?.annotations.protocol, "https")
+      const get = (pathname: string, headers: Record<string, string> = {}) =>
+        Effect.promise(() =>
+          new Promise<{ status: number; body: string }>((resolve, reject) => {
+            const request = https.get(`${served.base}${pathname}`, { ca: pki.ca, headers, agent: false }, (response) => {
+              let body = ""
+              response.on("data", (d) => (body += d))
+              response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+            })
+            request.on("error", reject)
+          })
+        )
+      assert.deepStrictEqual(yield* get("/healthz"), { status: 200, body: "{\"status\":\"ok\"}" })
+      assert.strictEqual((yield* get("/v1/runs/x", auth)).status, 404)
+      // Plain HTTP to the same port gets no answer from the API.
+      const plain = yield* Effect.promise(() => fetch(`http://127.0.0.1:${new URL(served.base).port}/healthz`).then((r) => r.status, () => "refused"))
+      assert.notStrictEqual(plain, 200)
+
+      const missing = yield* configFile(["https://reports.northwind.test/q3.txt"], {
+        tls: { certFile: path.join(pki.directory, "ip.pem"), keyFile: "no-such-key.pem" }
+      })
+      const ran = yield* serveExit(["--config", missing.file, "--listen", "127.0.0.1:0"], 20_000)
+      assert.strictEqual(ran.code, 2)
+      assert.isTrue(
+        ran.stderr.startsWith(`FileUnreadable: Cannot read the TLS key (server.tls.keyFile) ${path.join(missing.work, "no-such-key.pem")}: `),
+        ran.stderr
+      )
+      // A certificate with another certificate's key is refused before anything listens.
+      const mismatched = yield* configFile(["https://reports.northwind.test/q3.txt"], {
+        tls: { certFile: path.join(pki.directory, "ip.pem"), keyFile: path.join(pki.directory, "name.key") }
+      })
+      const wrong = yield* serveExit(["--config", mismatched.file, "--listen", "127.0.0.1:0"], 20_000)
+      assert.strictEqual(wrong.code, 2)
+      assert.match(wrong.stderr, /^FileUnreadable: Cannot read the TLS certificate and key \(server\.tls\) .*: not a usable PEM certificate chain and matching key: /)
     }), 60_000)
 })
