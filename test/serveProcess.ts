@@ -12,17 +12,15 @@ export interface ServeProcess {
   readonly logs: () => ReadonlyArray<Record<string, any>>
   /** Resident and peak resident memory of the process now, in bytes (Linux /proc). */
   readonly memory: () => { readonly rss: number; readonly peak: number }
-  /** Whether the process is still running. */
-  readonly alive: () => boolean
 }
 
 const kib = (status: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)![1]) * 1024
 
 /** Starts `serve` with `args` and waits for its "listening" line; stopped (SIGTERM, then SIGKILL) with the scope. */
-export const startServe = (args: ReadonlyArray<string>, protocol: "http" | "https" = "http", nodeOptions: ReadonlyArray<string> = []) =>
+export const startServe = (args: ReadonlyArray<string>, protocol: "http" | "https" = "http") =>
   Effect.acquireRelease(
     Effect.async<ServeProcess, Error>((resume) => {
-      const child = spawn(process.execPath, [...nodeOptions, bin, "serve", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+      const child = spawn(process.execPath, [bin, "serve", ...args], { stdio: ["ignore", "pipe", "pipe"] })
       let stderr = ""
       let resumed = false
       const logs = () =>
@@ -44,7 +42,6 @@ export const startServe = (args: ReadonlyArray<string>, protocol: "http" | "http
           pid: child.pid!,
           base: `${protocol}://127.0.0.1:${port}`,
           logs,
-          alive: () => child.exitCode === null && child.signalCode === null,
           memory: () => {
             const status = fs.readFileSync(`/proc/${child.pid}/status`, "utf8")
             return { rss: kib(status, "VmRSS"), peak: kib(status, "VmHWM") }
