@@ -12,7 +12,9 @@
  *
  * Resuming: every response carries `citegate-stream-id`. The events of a
  * stream are retained (bounded: the newest `maxEvents` events and `maxBytes`
- * bytes, for `retainMs` after it ends, at most `maxStreams` streams) and
+ * bytes, for `retainMs` after it ends (a timer drops them), at most
+ * `maxStreams` streams and `maxTotalBytes` in all: past it a new stream is
+ * 503 `StreamRetentionFull`) and
  * `GET /v1/stream/answer/{id}` replays them after `Last-Event-ID` (header, or
  * `lastEventId` in the query for a first EventSource request), then follows
  * the stream live until its `done`. An EventSource cannot POST: a backend
