@@ -80,8 +80,9 @@ describe("serve: bodies are not read before authentication", () => {
       const grown = after.peak - before.peak
       console.log(`24 x 8 MiB unauthenticated POSTs: ${ms} ms; server peak RSS ${Math.round(before.peak / MiB)} -> ${Math.round(after.peak / MiB)} MiB`)
       assert.deepStrictEqual(statuses, statuses.map(() => 401), JSON.stringify(statuses))
-      // The bodies total 192 MiB; read, they cost about twice that. Unread, a few socket buffers.
-      assert.isBelow(grown, 48 * MiB, `peak RSS grew by ${Math.round(grown / MiB)} MiB`)
+      // The bodies total 192 MiB (read and kept before: +211 MiB). Discarded as they arrive, only chunks
+      // waiting for the collector: about +30 MiB.
+      assert.isBelow(grown, 64 * MiB, `peak RSS grew by ${Math.round(grown / MiB)} MiB`)
       // The server still answers.
       const health = yield* Effect.promise(() => fetch(`${served.base}/healthz`).then((r) => r.status))
       assert.strictEqual(health, 200)

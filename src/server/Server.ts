@@ -85,9 +85,9 @@ const headerValues = (request: HttpServerRequest.HttpServerRequest, name: string
  * What is refused before a byte of the body is read: a body over the limit (413), a chunked body on a
  * JSON endpoint (411), a repeated Authorization header (401 on any request: ambiguous), and a body
  * from a client without a configured token (401). None of these bodies is buffered. A refused body of
- * declared length (at most `maxBodyBytes`) is discarded as it arrives so that the client, still
- * sending, reliably reads the answer (closing at once would reset the connection under it); any
- * other refused body is not drained: the connection closes after the answer.
+ * declared length (at most `maxBodyBytes`) is discarded as it arrives, within the deadline, before the
+ * answer: closing while the client still sends would reset the connection under the answer. Any other
+ * refused body is not drained: the connection closes after the answer.
  */
 const bodyGate = (
   limits: ResolvedServer,
@@ -113,7 +113,26 @@ const bodyGate = (
   return auth.authenticate(request.headers).pipe(
     Effect.as(Option.none()),
     Effect.catchTag("Forbidden", () => Effect.succeed(Option.none())),
-    Effect.catchTag("Unauthorized", (error) => refused(error, 401, chunked || declaredBytes === undefined))
+    Effect.catchTag("Unauthorized", (error) =>
+      declaredBytes === undefined
+        ? refused(error, 401)
+        : Effect.flatMap(discardBody(request, limits.requestTimeoutMs), (drained) => refused(error, 401, !drained)))
+  )
+}
+
+/** Reads the rest of a body and drops every chunk (nothing is kept); false when `timeoutMs` passed first. */
+const discardBody = (request: HttpServerRequest.HttpServerRequest, timeoutMs: number): Effect.Effect<boolean> => {
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request) as unknown
+  if (!(incoming instanceof Http.IncomingMessage) || incoming.complete) return Effect.succeed(true)
+  return Effect.async<boolean>((resume) => {
+    const done = () => resume(Effect.succeed(incoming.complete))
+    incoming.once("end", done).once("close", done).once("error", done)
+    // Flowing with no `data` listener: each chunk is dropped as it arrives.
+    incoming.resume()
+    return Effect.sync(() => incoming.off("end", done).off("close", done).off("error", done))
+  }).pipe(
+    Effect.interruptible,
+    Effect.timeoutTo({ duration: timeoutMs, onTimeout: () => false, onSuccess: (drained) => drained })
   )
 }
 
