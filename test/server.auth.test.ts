@@ -94,7 +94,13 @@ describe("server.tokens in the configuration", () => {
         { tokens: [{ sha256: digest, runs: ["../etc"], capture: true }] },
         { tokens: [], maxBodyBytes: 0 },
         { tokens: [], requestTimeoutMs: 600_001 },
-        { tokens: [], unknown: 1 }
+        { tokens: [], unknown: 1 },
+        { tokens: [], streamDeadlineMs: 0 },
+        { tokens: [], streamRetainMs: -1 },
+        { tokens: [], streamRetainedBytes: 1_024 },
+        { tokens: [], tls: { certFile: "cert.pem" } },
+        { tokens: [], tls: { certFile: "", keyFile: "key.pem" } },
+        { tokens: [], tls: { certFile: "cert.pem", keyFile: "key.pem", passphrase: "x" } }
       ]
       for (const server of bad) {
         const result = yield* Effect.either(Config.decode({ ...base, server }))
@@ -103,6 +109,8 @@ describe("server.tokens in the configuration", () => {
       }
       const good = yield* Config.decode({ ...base, server: { tokens: [{ sha256: digest, runs: ["run-1"], capture: false }] } })
       assert.deepStrictEqual(Config.resolvedServer(good).maxBodyBytes, Config.serverLimits.maxBodyBytes.default)
+      const resolved = Config.resolvedServer(good)
+      assert.deepStrictEqual([resolved.streamDeadlineMs, resolved.streamRetainMs, resolved.streamRetainedBytes], [120_000, 60_000, 64 * 1024 * 1024])
     }))
 })
 
