@@ -985,8 +985,21 @@ export class StreamRequestInvalid extends Schema.TaggedError<StreamRequestInvali
   }
 }
 
+/**
+ * HTTP 503: the events retained for resuming, all streams together, reached `server.streamRetainedBytes` and
+ * no ended stream was left to drop: a new stream is refused until live ones end or retained ones expire.
+ */
+export class StreamRetentionFull extends Schema.TaggedError<StreamRetentionFull>()("StreamRetentionFull", {
+  retainedBytes: Schema.Number,
+  maxBytes: Schema.Number
+}) {
+  override get message() {
+    return `Streams being answered retain ${this.retainedBytes} bytes of events, at the ${this.maxBytes} byte limit; try again shortly`
+  }
+}
+
 /** Why a streamed answer ended early: its input, its limits, its deadline, or resuming it; or why the request was refused. */
-export const StreamError = Schema.Union(StreamLineInvalid, StreamLimitExceeded, StreamDeadline, StreamGone, StreamRequestInvalid)
+export const StreamError = Schema.Union(StreamLineInvalid, StreamLimitExceeded, StreamDeadline, StreamGone, StreamRequestInvalid, StreamRetentionFull)
 export type StreamError = typeof StreamError.Type
 
 // ---------------------------------------------------------------------------

@@ -342,6 +342,11 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
     `Stream "${"x".repeat(80)}" retains events from id 9 only; resume from the start`
   ],
   [E.StreamRequestInvalid, { _tag: "StreamRequestInvalid", parameter: "run", detail: "bad id" }, "The streaming request's run is invalid: bad id"],
+  [
+    E.StreamRetentionFull,
+    { _tag: "StreamRetentionFull", retainedBytes: 70_000, maxBytes: 65_536 },
+    "Streams being answered retain 70000 bytes of events, at the 65536 byte limit; try again shortly"
+  ],
   [E.Unauthorized, { _tag: "Unauthorized", reason: "missing" }, "The request carries no bearer token"],
   [E.Unauthorized, { _tag: "Unauthorized", reason: "malformed" }, "The Authorization header is not a single `Bearer <token>`"],
   [E.Unauthorized, { _tag: "Unauthorized", reason: "unknown-token" }, "The bearer token is not one of the configured tokens"],
@@ -392,15 +397,15 @@ const everyClass = [
   "UnsupportedTransferEncoding", "CertificateRejected", "InvalidCaFile", "ExtractionFailed", "UnsupportedEncoding",
   "ExtractionTooLarge", "MigrationRejected", "SpanMismatch", "AnchorUnsupported", "UncitedSentence", "InvalidAnswer",
   "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "StreamLineInvalid", "StreamLimitExceeded",
-  "StreamDeadline", "StreamGone", "StreamRequestInvalid", "Unauthorized", "Forbidden", "PayloadTooLarge", "LengthRequired",
+  "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull", "Unauthorized", "Forbidden", "PayloadTooLarge", "LengthRequired",
   "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected"
 ]
 
 const jsonOf = (tag: string): Json => cases.find(([, json]) => json._tag === tag)![1]
 
 describe("every error: tag, exact message, JSON round trip", () => {
-  it("the cases cover all 59 classes", () => {
-    assert.strictEqual(everyClass.length, 59)
+  it("the cases cover all 60 classes", () => {
+    assert.strictEqual(everyClass.length, 60)
     assert.deepStrictEqual([...new Set(cases.map(([, json]) => json._tag))].sort(), [...everyClass].sort())
     for (const name of everyClass) assert.strictEqual((E as Record<string, any>)[name].name, name)
   })
@@ -560,7 +565,7 @@ describe("the families decode every member and nothing else", () => {
       "AnchorUnsupported", "AnchorMismatch", "AmbiguousSnippet"
     ]],
     ["AnswerError", E.AnswerError, ["InvalidAnswer", "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "VerificationTimeout"]],
-    ["StreamError", E.StreamError, ["StreamLineInvalid", "StreamLimitExceeded", "StreamDeadline", "StreamGone", "StreamRequestInvalid"]],
+    ["StreamError", E.StreamError, ["StreamLineInvalid", "StreamLimitExceeded", "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull"]],
     ["ServiceError", E.ServiceError, ["Unauthorized", "Forbidden", "PayloadTooLarge", "LengthRequired", "RequestTimeout", "RunNotFound", "NotReady"]],
     ["AuditError", E.AuditError, ["AuditBaselineRejected", "VerificationTimeout"]]
   ]

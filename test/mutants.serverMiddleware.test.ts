@@ -14,6 +14,7 @@ import { Effect, HashMap, List, Logger } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Config from "../src/Config.js"
+import { tokenDigest } from "../src/server/Auth.js"
 import { middleware } from "../src/server/Server.js"
 import { webApi } from "./serverInProcess.js"
 
@@ -26,13 +27,16 @@ interface Line {
   readonly spans: ReadonlyArray<string>
 }
 
+/** The one configured token; `send` presents it unless the request names its own Authorization. */
+const token = "citegate-middleware-test-token"
+
 /** A small app behind the middleware, with limits of 100 bytes and `timeoutMs`; every log line kept. */
 const served = <E>(app: HttpApp.Default<E>, timeoutMs = 30_000) =>
   Effect.gen(function*() {
     const config = yield* Config.decode({
       sources: ["http://127.0.0.1:9/unused.txt"],
       labels: ["x"],
-      server: { tokens: [], maxBodyBytes: 100, requestTimeoutMs: timeoutMs }
+      server: { tokens: [{ sha256: tokenDigest(token), runs: [], capture: false }], maxBodyBytes: 100, requestTimeoutMs: timeoutMs }
     })
     const lines: Array<Line> = []
     const recorder = Logger.make(({ annotations, logLevel, message, spans }) => {
@@ -45,9 +49,12 @@ const served = <E>(app: HttpApp.Default<E>, timeoutMs = 30_000) =>
     })
     const runtime = yield* Effect.runtime<never>().pipe(Effect.provide(Logger.replace(Logger.defaultLogger, recorder)))
     const handler = HttpApp.toWebHandlerRuntime(runtime)(middleware(Config.resolvedServer(config))(app as HttpApp.Default))
-    const send = (pathname: string, init?: RequestInit) =>
+    const send = (pathname: string, init: RequestInit = {}) =>
       Effect.promise(async () => {
-        const response = await handler(new Request(`http://citegate.invalid${pathname}`, init))
+        const headers = new Headers(init.headers)
+        if (!headers.has("authorization")) headers.set("authorization", `Bearer ${token}`)
+        if (headers.get("authorization") === "") headers.delete("authorization")
+        const response = await handler(new Request(`http://citegate.invalid${pathname}`, { ...init, headers }))
         return { status: response.status, headers: response.headers, text: await response.text() }
       })
     return { send, lines }
@@ -258,5 +265,26 @@ describe("service middleware: the body is read within the deadline", () => {
       const { send } = yield* served(ignoring, 200)
       const answer = yield* send("/v1/stream/answer", stalled(10))
       assert.deepStrictEqual([answer.status, answer.text, calls.count], [200, "streaming", 1])
+    }))
+})
+
+describe("service middleware: authentication before the body", () => {
+  it.live("a body without a configured token is 401 before a byte of it is read; a body of unknown length closes the connection", () =>
+    Effect.gen(function*() {
+      const calls = { count: 0 }
+      const { send } = yield* served(reader(calls))
+      for (const [authorization, reason] of [["", "missing"], ["Bearer not-configured", "unknown-token"], ["Basic eDp5", "malformed"]] as const) {
+        const sizedBody = sized("x".repeat(50))
+        for (const init of [sizedBody, streamed("abc")]) {
+          const answer = yield* send("/v1/stream/answer", { ...init, headers: { ...init.headers as Record<string, string>, authorization } })
+          assert.strictEqual(answer.status, 401)
+          assert.deepStrictEqual(JSON.parse(answer.text), { _tag: "Unauthorized", reason })
+          // One of declared length (at most the limit) is discarded as it arrives, so the client reads the answer.
+          assert.strictEqual(answer.headers.get("connection"), init === sizedBody ? null : "close")
+        }
+      }
+      assert.strictEqual(calls.count, 0)
+      // The same body with the token is read by the route.
+      assert.deepStrictEqual(yield* Effect.map(send("/v1/verify", sized("x".repeat(50))), (a) => [a.status, a.text]), [200, "read 50"])
     }))
 })

@@ -2,6 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fsp from "node:fs/promises"
+import * as http from "node:http"
 import * as path from "node:path"
 import * as Config from "../src/Config.js"
 import { Forbidden, Unauthorized } from "../src/Errors.js"
@@ -60,6 +61,27 @@ describe("Auth.authenticate", () => {
     }))
 })
 
+describe("Auth: every byte of the digest counts", () => {
+  it.effect("a token whose digest differs from a configured one only in its last (or first) byte is unknown", () =>
+    Effect.gen(function*() {
+      const token = "near-miss-token"
+      const digest = Buffer.from(tokenDigest(token), "hex")
+      const flipped = (index: number) => {
+        const copy = Buffer.from(digest)
+        copy[index] = copy[index]! ^ 0x01
+        return copy.toString("hex")
+      }
+      for (const index of [31, 16, 15, 0]) {
+        const near = Auth.make([{ sha256: flipped(index), runs: "*", capture: true }])
+        const error = yield* Effect.flip(near.authenticate({ authorization: `Bearer ${token}` }))
+        assert.deepStrictEqual([error._tag, (error as Unauthorized).reason], ["Unauthorized", "unknown-token"], `byte ${index}`)
+      }
+      // The exact digest is accepted.
+      const exact = Auth.make([{ sha256: digest.toString("hex"), runs: "*", capture: true }])
+      assert.strictEqual((yield* exact.authenticate({ authorization: `Bearer ${token}` })).digest, digest.toString("hex"))
+    }))
+})
+
 describe("server.tokens in the configuration", () => {
   const base = { sources: ["https://reports.northwind.test/a.txt"], labels: ["x"] }
   it.effect("takes digests only: a token in clear, upper-case hex or a repeated digest is InvalidConfig", () =>
@@ -72,7 +94,13 @@ describe("server.tokens in the configuration", () => {
         { tokens: [{ sha256: digest, runs: ["../etc"], capture: true }] },
         { tokens: [], maxBodyBytes: 0 },
         { tokens: [], requestTimeoutMs: 600_001 },
-        { tokens: [], unknown: 1 }
+        { tokens: [], unknown: 1 },
+        { tokens: [], streamDeadlineMs: 0 },
+        { tokens: [], streamRetainMs: -1 },
+        { tokens: [], streamRetainedBytes: 1_024 },
+        { tokens: [], tls: { certFile: "cert.pem" } },
+        { tokens: [], tls: { certFile: "", keyFile: "key.pem" } },
+        { tokens: [], tls: { certFile: "cert.pem", keyFile: "key.pem", passphrase: "x" } }
       ]
       for (const server of bad) {
         const result = yield* Effect.either(Config.decode({ ...base, server }))
@@ -81,6 +109,8 @@ describe("server.tokens in the configuration", () => {
       }
       const good = yield* Config.decode({ ...base, server: { tokens: [{ sha256: digest, runs: ["run-1"], capture: false }] } })
       assert.deepStrictEqual(Config.resolvedServer(good).maxBodyBytes, Config.serverLimits.maxBodyBytes.default)
+      const resolved = Config.resolvedServer(good)
+      assert.deepStrictEqual([resolved.streamDeadlineMs, resolved.streamRetainMs, resolved.streamRetainedBytes], [120_000, 60_000, 64 * 1024 * 1024])
     }))
 })
 
@@ -126,5 +156,46 @@ describe("auth over HTTP", () => {
       // The admin token ("*") reads any run.
       const admin = yield* call(service, `/v1/runs/${id}`, { token: tokens.admin })
       assert.strictEqual(admin.status, 200)
+    }))
+})
+
+/** A raw request whose Authorization header is sent once per value (fetch would join them). */
+const repeatedAuthorization = (base: string, method: string, pathAndQuery: string, values: ReadonlyArray<string>, body?: string) =>
+  Effect.promise(() =>
+    new Promise<{ status: number; json: unknown }>((resolve, reject) => {
+      const url = new URL(base + pathAndQuery)
+      const request = http.request({ host: "127.0.0.1", port: url.port, method, path: pathAndQuery, agent: false })
+      request.setHeader("authorization", [...values])
+      if (body !== undefined) request.setHeader("content-length", String(Buffer.byteLength(body)))
+      request.on("response", (response) => {
+        let text = ""
+        response.on("data", (d) => (text += d))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) }))
+      })
+      request.on("error", reject)
+      request.end(body)
+    })
+  )
+
+describe("a repeated Authorization header over HTTP", () => {
+  it.scopedLive("is refused (401 malformed) even when the first is valid: Node keeps only the first, the service looks at all", () =>
+    Effect.gen(function*() {
+      const { server } = yield* sources
+      const service = yield* startService({ sources: [server.url("/q3-sales.txt")] })
+      yield* Effect.promise(() => fsp.mkdir(path.join(service.runRoot, "stored-run"), { recursive: true }))
+      const valid = `Bearer ${tokens.admin}`
+      for (const values of [[valid, valid], [valid, "Bearer someone-else"], [valid, `Bearer ${tokens.reader}`]]) {
+        for (const [method, route, body] of [
+          ["GET", "/v1/runs/stored-run", undefined],
+          ["POST", "/v1/verify/report?run=stored-run", "{\"facts\":[]}"],
+          ["GET", "/v1/stream/answer/00000000-0000-4000-8000-000000000000", undefined]
+        ] as const) {
+          const answer = yield* repeatedAuthorization(service.base, method, route, values, body)
+          assert.deepStrictEqual(answer, { status: 401, json: { _tag: "Unauthorized", reason: "malformed" } }, `${method} ${route}`)
+        }
+      }
+      // One header with the same token is accepted.
+      const single = yield* repeatedAuthorization(service.base, "GET", "/v1/runs/stored-run", [valid])
+      assert.strictEqual(single.status, 200)
     }))
 })

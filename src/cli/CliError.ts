@@ -42,6 +42,22 @@ export class TestModeRequired extends Schema.TaggedError<TestModeRequired>()("Te
   }
 }
 
+/**
+ * `serve --listen` names an address other people can reach, but bearer tokens would cross it as plain
+ * HTTP: configure `server.tls` (HTTPS), or say with `--behind-tls-proxy` that a TLS proxy in front
+ * terminates it. Nothing was listened on.
+ */
+export class InsecureListen extends Schema.TaggedError<InsecureListen>()("InsecureListen", {
+  host: Schema.String,
+  port: Schema.Int
+}) {
+  override get message() {
+    const address = this.host.includes(":") ? `[${this.host}]:${this.port}` : `${this.host}:${this.port}`
+    return `Refusing to serve plain HTTP on ${address}, a non-loopback address: bearer tokens would cross the network in clear. ` +
+      "Configure server.tls (certFile and keyFile) to serve HTTPS, pass --behind-tls-proxy when a TLS-terminating proxy is the only way in, or listen on 127.0.0.1"
+  }
+}
+
 export const OutputRefusedReason = Schema.Literal("inside-run-directory", "is-an-input", "read-only", "exists")
 export type OutputRefusedReason = typeof OutputRefusedReason.Type
 

@@ -359,19 +359,25 @@ const serveCommand = Command.make(
       Options.optional,
       Options.withDescription("Where runs live, one directory each (default: runs/ beside the config)")
     ),
-    allowLoopbackHttp: loopbackOption
+    allowLoopbackHttp: loopbackOption,
+    behindTlsProxy: Options.boolean("behind-tls-proxy").pipe(
+      Options.withDescription("A TLS-terminating proxy is the only way in: allow plain HTTP on a non-loopback --listen address")
+    )
   },
   (args) =>
     Effect.gen(function*() {
       const config = yield* orUsageError(loadConfig(args.config))
       const plainHttp = needsLoopbackFlag(config, args.allowLoopbackHttp)
       if (plainHttp.length > 0) yield* orUsageError(Effect.fail(new TestModeRequired({ sources: plainHttp })))
+      yield* orUsageError(Serve.checkListen(args.listen, config, args.behindTlsProxy))
+      const tls = yield* orUsageError(Serve.loadTls(config, args.config))
       yield* Serve.serve({
         config,
         configFile: args.config,
         ...args.listen,
         runRoot: Option.getOrUndefined(args.runRoot),
-        allowLoopbackHttp: args.allowLoopbackHttp
+        allowLoopbackHttp: args.allowLoopbackHttp,
+        tls
       }).pipe(
         Effect.catchTag("ServeError", (error) =>
           Effect.zipRight(Io.stderr(`serve: cannot listen on ${args.listen.host}:${args.listen.port}: ${String(error.cause)}\n`), Effect.fail(new CliExit({ code: 2 }))))

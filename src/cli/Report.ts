@@ -15,6 +15,7 @@ import { terminal } from "../render/Escape.js"
 import * as Text from "../render/Text.js"
 import type {
   FileUnreadable,
+  InsecureListen,
   OutputRefused,
   RecaptureRefused,
   RunDirectoryExists,
@@ -37,6 +38,7 @@ export type UsageError =
   | InvalidCaFile
   | OutputRefused
   | RecaptureRefused
+  | InsecureListen
 
 export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
@@ -52,7 +54,8 @@ export const usageError = (error: UsageError): string =>
   TestModeRequired: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     InvalidCaFile: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     OutputRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`,
-    RecaptureRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`
+    RecaptureRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`,
+    InsecureListen: (e) => `${e._tag}: ${terminal(e.message)}\n`
   })
 
 export const progress = (event: CaptureEvent): string =>

@@ -7,9 +7,13 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as fs from "node:fs/promises"
+import * as net from "node:net"
 import * as path from "node:path"
+import * as tls from "node:tls"
 import type { PipelineConfig } from "../Config.js"
 import * as Server from "../server/Server.js"
+import { FileUnreadable, InsecureListen } from "./CliError.js"
 
 /** `host:port` with an IPv4 literal (or `[v6]`) and a port from 0 to 65535; host names are not resolved. */
 export const parseListen = (listen: string): { host: string; port: number } | string => {
@@ -19,6 +23,58 @@ export const parseListen = (listen: string): { host: string; port: number } | st
   if (port > 65535) return `--listen port must be from 0 to 65535, got ${port}`
   return { host: match[1]!.replace(/^\[|\]$/g, ""), port }
 }
+
+const loopback = new net.BlockList()
+loopback.addSubnet("127.0.0.0", 8, "ipv4")
+loopback.addAddress("::1", "ipv6")
+
+/** Whether only this machine can reach `host` (127.0.0.0/8, ::1). */
+export const isLoopback = (host: string): boolean => {
+  const family = net.isIPv4(host) ? "ipv4" : net.isIPv6(host) ? "ipv6" : undefined
+  return family !== undefined && loopback.check(host, family)
+}
+
+/**
+ * Plain HTTP is served on loopback only: elsewhere bearer tokens would cross the network in clear,
+ * unless `server.tls` makes it HTTPS or the operator says a TLS proxy is in front.
+ */
+export const checkListen = (
+  listen: { readonly host: string; readonly port: number },
+  config: PipelineConfig,
+  behindTlsProxy: boolean
+): Effect.Effect<void, InsecureListen> =>
+  isLoopback(listen.host) || config.server?.tls !== undefined || behindTlsProxy
+    ? Effect.void
+    : Effect.fail(new InsecureListen(listen))
+
+/**
+ * `server.tls`'s certificate and key (paths relative to the configuration's directory), read and
+ * checked as a pair before anything listens.
+ */
+export const loadTls = (config: PipelineConfig, configFile: string) =>
+  Effect.gen(function*() {
+    const files = config.server?.tls
+    if (files === undefined) return undefined
+    const read = (file: string, what: string) => {
+      const resolved = path.resolve(path.dirname(configFile), file)
+      return Effect.tryPromise({
+        try: () => fs.readFile(resolved),
+        catch: (error) => new FileUnreadable({ path: resolved, what, detail: error instanceof Error ? error.message : String(error) })
+      })
+    }
+    const cert = yield* read(files.certFile, "TLS certificate (server.tls.certFile)")
+    const key = yield* read(files.keyFile, "TLS key (server.tls.keyFile)")
+    yield* Effect.try({
+      try: () => tls.createSecureContext({ cert, key }),
+      catch: (error) =>
+        new FileUnreadable({
+          path: path.resolve(path.dirname(configFile), files.certFile),
+          what: "TLS certificate and key (server.tls)",
+          detail: `not a usable PEM certificate chain and matching key: ${error instanceof Error ? error.message : String(error)}`
+        })
+    })
+    return { cert, key }
+  })
 
 /** JSON log lines on stderr: one per request, with its request id. */
 const jsonLogs = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger))
@@ -30,6 +86,7 @@ export const serve = (options: {
   readonly port: number
   readonly runRoot: string | undefined
   readonly allowLoopbackHttp: boolean
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined
 }) =>
   Layer.launch(
     Server.layer({
@@ -39,11 +96,12 @@ export const serve = (options: {
       runRoot: path.resolve(options.runRoot ?? path.join(path.dirname(options.configFile), "runs")),
       allowLoopbackHttp: options.allowLoopbackHttp,
       host: options.host,
-      port: options.port
+      port: options.port,
+      tls: options.tls
     }).pipe(
       Layer.tap((context) => {
         const address = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
-        return Effect.logInfo("listening").pipe(Effect.annotateLogs({ address }))
+        return Effect.logInfo("listening").pipe(Effect.annotateLogs({ address, protocol: options.tls === undefined ? "http" : "https" }))
       })
     )
   ).pipe(Effect.provide(jsonLogs))

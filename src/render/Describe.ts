@@ -446,6 +446,11 @@ const streamErrorUnbounded = (error: StreamError): Description =>
       title: "Invalid streaming request",
       fields: [["parameter", e.parameter], ["detail", e.detail]],
       fix: "Name one run (`run`), at most one manifest digest and mode, and a numeric Last-Event-ID."
+    }),
+    StreamRetentionFull: (e): Description => ({
+      title: "Stream retention full",
+      fields: [["retained bytes", String(e.retainedBytes)], ["max bytes", String(e.maxBytes)]],
+      fix: "Retry after a short wait; an operator may raise server.streamRetainedBytes or lower server.streamRetainMs."
     })
   })
 

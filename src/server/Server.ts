@@ -21,7 +21,9 @@ import { causeResponse } from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -31,9 +33,10 @@ import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as Http from "node:http"
+import * as Https from "node:https"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { resolvedServer } from "../Config.js"
-import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError } from "../Errors.js"
+import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError, Unauthorized } from "../Errors.js"
 import { NotReady } from "../Errors.js"
 import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
@@ -64,15 +67,78 @@ export const streamingPrefix = "/v1/stream/"
 /**
  * Request id (`x-request-id` on every response and in every log line), body limit (Content-Length
  * checked before reading: 413; a body without one is refused with 411, except on streaming routes),
- * deadline (503) and one structured log line per request.
+ * authentication before a body is read (401, see `bodyGate`), deadline (503, until the response
+ * starts) and one structured log line per request.
  */
-export const middleware = (limits: ResolvedServer) => (app: HttpApp.Default): HttpApp.Default<never, never> =>
+export const middleware = (limits: ResolvedServer, auth: Context.Tag.Service<Auth> = Auth.make(limits.tokens)) =>
+(app: HttpApp.Default): HttpApp.Default<never, never> =>
   Effect.suspend(() => {
     const requestId = randomUUID()
-    return handle(limits, app, requestId).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
+    return handle(limits, auth, app, requestId).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
   })
 
-const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string) =>
+/** Every value of a header as the client sent it (Node keeps only the first of a repeated Authorization). */
+const headerValues = (request: HttpServerRequest.HttpServerRequest, name: string): number => {
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request) as unknown
+  return incoming instanceof Http.IncomingMessage ? (incoming.headersDistinct[name]?.length ?? 0) : 0
+}
+
+/**
+ * What is refused before a byte of the body is read: a body over the limit (413), a chunked body on a
+ * JSON endpoint (411), a repeated Authorization header (401 on any request: ambiguous), and a body
+ * from a client without a configured token (401). None of these bodies is buffered. A refused body of
+ * declared length (at most `maxBodyBytes`) is discarded as it arrives, within the deadline, before the
+ * answer: closing while the client still sends would reset the connection under the answer. Any other
+ * refused body is not drained: the connection closes after the answer.
+ */
+const bodyGate = (
+  limits: ResolvedServer,
+  auth: Context.Tag.Service<Auth>,
+  request: HttpServerRequest.HttpServerRequest,
+  streaming: boolean
+): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> => {
+  const refused = (error: ServiceError, status: number, close = true) => {
+    const response = errorResponse(error, status)
+    return Effect.succeed(Option.some(close ? HttpServerResponse.setHeader(response, "connection", "close") : response))
+  }
+  const declared = request.headers["content-length"]
+  const declaredBytes = declared === undefined ? undefined : Number(declared)
+  const chunked = request.headers["transfer-encoding"] !== undefined
+  if (declaredBytes !== undefined && !(declaredBytes <= limits.maxBodyBytes)) {
+    return refused(new PayloadTooLarge({ maxBytes: limits.maxBodyBytes, declaredBytes }), 413)
+  }
+  if (declaredBytes === undefined && chunked && !streaming) return refused(new LengthRequired({ maxBytes: limits.maxBodyBytes }), 411)
+  if (headerValues(request, "authorization") > 1) return refused(new Unauthorized({ reason: "malformed" }), 401)
+  const hasBody = (declaredBytes !== undefined && declaredBytes > 0) || chunked
+  if (!hasBody) return Effect.succeed(Option.none())
+  // The token alone (what a route may do with it is the route's decision, after this).
+  return auth.authenticate(request.headers).pipe(
+    Effect.as(Option.none()),
+    Effect.catchTag("Forbidden", () => Effect.succeed(Option.none())),
+    Effect.catchTag("Unauthorized", (error) =>
+      declaredBytes === undefined
+        ? refused(error, 401)
+        : Effect.flatMap(discardBody(request, limits.requestTimeoutMs), (drained) => refused(error, 401, !drained)))
+  )
+}
+
+/** Reads the rest of a body and drops every chunk (nothing is kept); false when `timeoutMs` passed first. */
+const discardBody = (request: HttpServerRequest.HttpServerRequest, timeoutMs: number): Effect.Effect<boolean> => {
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request) as unknown
+  if (!(incoming instanceof Http.IncomingMessage) || incoming.complete) return Effect.succeed(true)
+  return Effect.async<boolean>((resume) => {
+    const done = () => resume(Effect.succeed(incoming.complete))
+    incoming.once("end", done).once("close", done).once("error", done)
+    // Flowing with no `data` listener: each chunk is dropped as it arrives.
+    incoming.resume()
+    return Effect.sync(() => incoming.off("end", done).off("close", done).off("error", done))
+  }).pipe(
+    Effect.interruptible,
+    Effect.timeoutTo({ duration: timeoutMs, onTimeout: () => false, onSuccess: (drained) => drained })
+  )
+}
+
+const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: HttpApp.Default, requestId: string) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const started = performance.now()
@@ -80,17 +146,25 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
     const tagged = (response: HttpServerResponse.HttpServerResponse) =>
       HttpServerResponse.setHeader(response, "x-request-id", requestId)
     const declared = request.headers["content-length"]
-    const declaredBytes = declared === undefined ? undefined : Number(declared)
+    const hasBody = declared !== undefined && Number(declared) > 0
     const streaming = path.startsWith(streamingPrefix)
-    const hasBody = declaredBytes !== undefined && declaredBytes > 0
-    const refused = (error: PayloadTooLarge | LengthRequired, status: number) =>
-      // The unread body is not drained: the connection closes after the answer.
-      HttpServerResponse.setHeader(errorResponse(error, status), "connection", "close")
-    const response = declaredBytes !== undefined && !(declaredBytes <= limits.maxBodyBytes)
-      ? refused(new PayloadTooLarge({ maxBytes: limits.maxBodyBytes, declaredBytes }), 413)
-      : declaredBytes === undefined && request.headers["transfer-encoding"] !== undefined && !streaming
-      ? refused(new LengthRequired({ maxBytes: limits.maxBodyBytes }), 411)
-      : yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(tagged(response))).pipe(
+    // Set when the response starts: from then on the deadline no longer applies. A streamed body is
+    // bounded by its own route (stream deadline, run end, shutdown); cutting it off would leave the
+    // client with a 200, no terminal event and an open socket.
+    let responding = false
+    const deadline = Effect.sleep(limits.requestTimeoutMs).pipe(
+      Effect.zipRight(Effect.suspend(() => responding ? Effect.never : Effect.fail(new RequestTimeout({ timeoutMs: limits.requestTimeoutMs })))),
+      Effect.interruptible
+    )
+    const refusal = yield* bodyGate(limits, auth, request, streaming)
+    const response = Option.isSome(refusal)
+      ? refusal.value
+      : yield* HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.sync(() => {
+          responding = true
+          return tagged(response)
+        })
+      ).pipe(
         // The body is read here, within the deadline, and kept (platform-node caches a request's text) for
         // the handler. In its own fiber: a read cut off by the deadline is not interrupted (that would
         // destroy the socket before the 503 is written); it ends with the connection.
@@ -100,10 +174,7 @@ const handle = (limits: ResolvedServer, app: HttpApp.Default, requestId: string)
         Effect.interruptible,
         // Streaming routes read more than one body's worth over time; they bound their own input.
         streaming ? (effect) => effect : HttpIncomingMessage.withMaxBodySize(Option.some(limits.maxBodyBytes)),
-        Effect.timeoutFail({
-          duration: limits.requestTimeoutMs,
-          onTimeout: () => new RequestTimeout({ timeoutMs: limits.requestTimeoutMs })
-        }),
+        Effect.raceFirst(deadline),
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure) && failure.value instanceof RequestTimeout) {
@@ -153,6 +224,8 @@ export interface ServeOptions {
   /** Loopback or another local address; port 0 picks a free port. */
   readonly host: string
   readonly port: number
+  /** Serve HTTPS with this PEM certificate chain and key (`server.tls`), else plain HTTP. */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined
 }
 
 /**
@@ -209,7 +282,10 @@ const lifecycleLayer = (server: Http.Server, graceMs: number) =>
  */
 export const layer = (options: ServeOptions) => {
   const limits = resolvedServer(options.config)
-  const server = Http.createServer()
+  // An https server is an http server with TLS below it: same requests, responses and connection handling.
+  const server = options.tls === undefined
+    ? Http.createServer()
+    : Https.createServer({ cert: options.tls.cert, key: options.tls.key }) as unknown as Http.Server
   const context = Layer.succeed(ServerContext, {
     config: options.config,
     configFile: options.configFile,
@@ -220,12 +296,14 @@ export const layer = (options: ServeOptions) => {
   // Runs depends on Lifecycle, so it is released first: on shutdown it stops accepting, lets
   // running captures finish within the grace period, and only then Lifecycle waits for open responses.
   const base = Layer.mergeAll(context, lifecycleLayer(server, limits.shutdownGraceMs))
-  const services = Layer.mergeAll(Auth.layer(limits.tokens), Runs.layer).pipe(Layer.provideMerge(base))
+  // One authenticator for the routes and for the middleware, which checks the token before a body is read.
+  const auth = Auth.make(limits.tokens)
+  const services = Layer.mergeAll(Layer.succeed(Auth, auth), Runs.layer).pipe(Layer.provideMerge(base))
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive])
   )
   const routes = Layer.mergeAll(OpenApiDocument.layer, ...rawRoutes)
-  return HttpApiBuilder.serve(middleware(limits)).pipe(
+  return HttpApiBuilder.serve(middleware(limits, auth)).pipe(
     Layer.provide(routes),
     Layer.provide(api),
     Layer.provide(services),

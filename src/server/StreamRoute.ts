@@ -12,7 +12,9 @@
  *
  * Resuming: every response carries `citegate-stream-id`. The events of a
  * stream are retained (bounded: the newest `maxEvents` events and `maxBytes`
- * bytes, for `retainMs` after it ends, at most `maxStreams` streams) and
+ * bytes, for `retainMs` after it ends (a timer drops them), at most
+ * `maxStreams` streams and `maxTotalBytes` in all: past it a new stream is
+ * 503 `StreamRetentionFull`) and
  * `GET /v1/stream/answer/{id}` replays them after `Last-Event-ID` (header, or
  * `lastEventId` in the query for a first EventSource request), then follows
  * the stream live until its `done`. An EventSource cannot POST: a backend
@@ -41,7 +43,16 @@ import * as Http from "node:http"
 import * as CaptureStore from "../CaptureStore.js"
 import * as Config from "../Config.js"
 import { RunId } from "../Config.js"
-import { type Forbidden, RunNotFound, ServiceError, StreamError, StreamGone, StreamRequestInvalid, type Unauthorized } from "../Errors.js"
+import {
+  type Forbidden,
+  RunNotFound,
+  ServiceError,
+  StreamError,
+  StreamGone,
+  StreamRequestInvalid,
+  StreamRetentionFull,
+  type Unauthorized
+} from "../Errors.js"
 import * as Manifest from "../Manifest.js"
 import * as Policy from "../Policy.js"
 import * as Verifier from "../Verifier.js"
@@ -68,13 +79,20 @@ export interface Retention {
   readonly retainMs: number
   /** Streams retained at once; past it the oldest ended stream is dropped. */
   readonly maxStreams: number
+  /**
+   * Bytes of encoded events kept, all streams together. Past it the oldest ended streams are dropped,
+   * then the oldest events of live streams; a new stream is refused (`StreamRetentionFull`, 503) while
+   * live streams alone hold it.
+   */
+  readonly maxTotalBytes: number
 }
 
 export const defaultRetention: Retention = {
   maxEvents: 1_024,
   maxBytes: 1024 * 1024,
   retainMs: 60_000,
-  maxStreams: 1_000
+  maxStreams: 1_000,
+  maxTotalBytes: 64 * 1024 * 1024
 }
 
 /** @since 0.2.0 */
@@ -100,7 +118,7 @@ const errorResponse = (error: ServiceError | StreamError, status: number) =>
   HttpServerResponse.unsafeJson(encodeError(error), { status })
 
 /** What the routes refuse with (the server's body limit and deadline answer before a route runs). */
-type Refusal = Unauthorized | Forbidden | RunNotFound | StreamGone | StreamRequestInvalid
+type Refusal = Unauthorized | Forbidden | RunNotFound | StreamGone | StreamRequestInvalid | StreamRetentionFull
 
 const statusOf = (error: Refusal): number => {
   switch (error._tag) {
@@ -114,6 +132,8 @@ const statusOf = (error: Refusal): number => {
       return error.reason === "unknown-stream" ? 404 : 410
     case "StreamRequestInvalid":
       return 400
+    case "StreamRetentionFull":
+      return 503
   }
 }
 
@@ -136,33 +156,49 @@ interface Retained {
 
 class Registry {
   private readonly streams = new Map<string, Retained>()
+  /** Bytes of all retained events (UTF-8, what is sent): at most `maxTotalBytes`, bar each live stream's newest event. */
+  private total = 0
   constructor(private readonly retention: Retention) {}
 
+  private drop(id: string): void {
+    const r = this.streams.get(id)
+    if (r === undefined) return
+    this.streams.delete(id)
+    this.total -= r.bytes
+  }
+
   /**
-   * Ended streams past their time go; then, when a stream is about to be added (`room`) and the
-   * registry is still full, the oldest ended streams until it fits. A lookup never evicts: at
-   * capacity it would drop a retained stream (even the one looked up) for nothing.
+   * Ended streams past their time go (their timers normally took them already); then, when a stream
+   * is about to be added (`room`) and the registry is still full (in number or in bytes), the oldest
+   * ended streams until it fits. A lookup never evicts: at capacity it would drop a retained stream
+   * (even the one looked up) for nothing.
    */
   private sweep(now: number, room: boolean): void {
     for (const [id, r] of this.streams) {
-      if (r.endedAt !== undefined && now - r.endedAt > this.retention.retainMs) this.streams.delete(id)
+      if (r.endedAt !== undefined && now - r.endedAt > this.retention.retainMs) this.drop(id)
     }
-    if (!room || this.streams.size < this.retention.maxStreams) return
+    if (room) this.makeRoom(() => this.streams.size >= this.retention.maxStreams || this.total >= this.retention.maxTotalBytes)
+  }
+
+  /** Drops the oldest ended streams while `full()` holds. */
+  private makeRoom(full: () => boolean): void {
     for (const [id, r] of this.streams) {
-      if (r.endedAt !== undefined) {
-        this.streams.delete(id)
-        if (this.streams.size < this.retention.maxStreams) return
-      }
+      if (!full()) return
+      if (r.endedAt !== undefined) this.drop(id)
     }
   }
 
-  open(runId: string): Effect.Effect<Retained> {
-    return Effect.map(SubscriptionRef.make({ lastId: 0, ended: false }), (state) => {
+  open(runId: string): Effect.Effect<Retained, StreamRetentionFull> {
+    return Effect.flatMap(SubscriptionRef.make({ lastId: 0, ended: false }), (state) => {
       this.sweep(Date.now(), true)
+      // Live streams alone hold the byte budget: a new one would only push their events out.
+      if (this.total >= this.retention.maxTotalBytes) {
+        return Effect.fail(new StreamRetentionFull({ retainedBytes: this.total, maxBytes: this.retention.maxTotalBytes }))
+      }
       const retained: Retained = { id: randomUUID(), runId, events: [], bytes: 0, firstId: 1, state, endedAt: undefined }
       // Live streams are never dropped: their number is bounded by the server's connections.
       this.streams.set(retained.id, retained)
-      return retained
+      return Effect.succeed(retained)
     })
   }
 
@@ -175,6 +211,10 @@ class Registry {
     return this.streams.size
   }
 
+  get bytes(): number {
+    return this.total
+  }
+
   /** Streams whose producer has not ended yet. */
   get live(): number {
     let n = 0
@@ -182,12 +222,26 @@ class Registry {
     return n
   }
 
-  append(r: Retained, event: AnswerStream.StreamEvent, json: string): Effect.Effect<void> {
-    r.events.push({ id: event.id, type: event.type, json })
-    r.bytes += json.length
-    while (r.events.length > this.retention.maxEvents || (r.bytes > this.retention.maxBytes && r.events.length > 1)) {
-      r.bytes -= r.events.shift()!.json.length
+  /** The oldest events of `r` go while `over()` holds, down to its newest one. */
+  private trim(r: Retained, over: () => boolean): void {
+    while (r.events.length > 1 && over()) {
+      const bytes = Buffer.byteLength(r.events.shift()!.json)
+      r.bytes -= bytes
+      this.total -= bytes
       r.firstId++
+    }
+  }
+
+  append(r: Retained, event: AnswerStream.StreamEvent, json: string): Effect.Effect<void> {
+    const bytes = Buffer.byteLength(json)
+    r.events.push({ id: event.id, type: event.type, json })
+    // Only a live stream is appended to, and live streams are never dropped: it is counted in `total`.
+    r.bytes += bytes
+    this.total += bytes
+    this.trim(r, () => r.events.length > this.retention.maxEvents || r.bytes > this.retention.maxBytes)
+    if (this.total > this.retention.maxTotalBytes) {
+      this.makeRoom(() => this.total > this.retention.maxTotalBytes)
+      this.trim(r, () => this.total > this.retention.maxTotalBytes)
     }
     return SubscriptionRef.set(r.state, { lastId: event.id, ended: false })
   }
@@ -195,6 +249,11 @@ class Registry {
   end(r: Retained): Effect.Effect<void> {
     return Effect.suspend(() => {
       r.endedAt = Date.now()
+      // Dropped when its time is up, whether or not another request comes: memory is not held until then.
+      const timer = setTimeout(() => {
+        if (this.streams.get(r.id) === r) this.drop(r.id)
+      }, this.retention.retainMs)
+      timer.unref()
       const lastId = r.events.at(-1)?.id ?? 0
       return SubscriptionRef.set(r.state, { lastId: Math.max(lastId, r.firstId - 1), ended: true })
     })
@@ -375,7 +434,7 @@ export const make = (options: StreamRouteOptions) => {
     HttpRouter.post("/v1/stream/answer", refusals(post)),
     HttpRouter.get("/v1/stream/answer/:id", refusals(resume))
   )
-  return { router, retainedStreams: () => registry.size, liveStreams: () => registry.live }
+  return { router, retainedStreams: () => registry.size, liveStreams: () => registry.live, retainedBytes: () => registry.bytes }
 }
 
 // ---------------------------------------------------------------------------
@@ -394,8 +453,10 @@ export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const auth = yield* Auth
     const runs = yield* Runs
-    const { config } = yield* ServerContext
+    const { config, limits } = yield* ServerContext
     const route = make({
+      limits: { deadlineMs: limits.streamDeadlineMs },
+      retention: { retainMs: limits.streamRetainMs, maxTotalBytes: limits.streamRetainedBytes },
       authenticateToken: (headers) => auth.authenticate(headers),
       authenticate: (headers, runId) =>
         auth.authenticate(headers).pipe(
