@@ -179,13 +179,10 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     socketConnector: options.socketConnector,
     ca
   })
-  // Markdown, HTML and PDF are parsed in extraction processes that live as long as this layer; one starts
-  // now when those types are accepted, so its start-up overlaps the first fetch.
-  const runner = yield* Runner.make({
-    maxBytes: budgets.maxBytes,
-    size: budgets.concurrency,
-    warm: contentTypes.some((type) => type !== "text/plain")
-  })
+  // Markdown, HTML and PDF are parsed in extraction processes that live as long as this layer; when those
+  // types are accepted, the first capture starts one, so its start-up overlaps the fetch.
+  const runner = yield* Runner.make({ maxBytes: budgets.maxBytes, size: budgets.concurrency })
+  const warm = contentTypes.some((type) => type !== "text/plain") ? runner.warm : Effect.void
   const client = NodeHttpClient.makeUndici(dispatcher).pipe(
     HttpClient.withTracerPropagation(false),
     // Closing the request's scope aborts it, so a response rejected before its body is read frees the socket.
@@ -226,6 +223,7 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     const checked = UrlPolicy.check(input, { approved, allowLoopbackHttp })
     if (typeof checked !== "string") return yield* checked
     const source = checked
+    yield* warm
     const { body, contentType, extracted } = yield* fetchAndExtract(source)
     const accessedAt = new Date(yield* Clock.currentTimeMillis).toISOString() as Rfc3339Utc
     if (extracted.extraction === "text/1") {

@@ -27,6 +27,7 @@ import type * as Scope from "effect/Scope"
 import { type ChildProcess, fork } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
+import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
 import * as Extraction from "./Extraction.js"
@@ -64,12 +65,25 @@ const formatOf = (mediaType: string): "html" | "markdown" | "pdf" | undefined =>
   }
 }
 
+/** The newest modification time of any file under a directory (the sources, when run from them). */
+const newestUnder = (directory: string): number => {
+  let newest = 0
+  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+    const full = path.join(directory, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestUnder(full) : fs.statSync(full).mtimeMs)
+  }
+  return newest
+}
+
+let fromSources: { readonly file: string; readonly execArgv: ReadonlyArray<string> } | undefined
+
 /**
  * The child's entry point and the flags it needs. From `dist/` (and from the
  * bundled CLI in `dist/bundle/`) it is the bundle `dist/bundle/extract-child.cjs`
  * (it starts 3 times faster than the compiled modules), else the compiled
- * `dist/extract/Child.js`; from the TypeScript sources (tests, `tsx` scripts)
- * it is `Child.ts`, loaded through tsx.
+ * `dist/extract/Child.js`. From the TypeScript sources (tests, `tsx` scripts)
+ * it is that bundle too when it is newer than every source file (the test
+ * setup builds it), else `Child.ts` loaded through tsx.
  */
 const entry = (): { readonly file: string; readonly execArgv: ReadonlyArray<string> } => {
   const here = import.meta.url
@@ -79,9 +93,13 @@ const entry = (): { readonly file: string; readonly execArgv: ReadonlyArray<stri
       if (fs.existsSync(file)) return { file: fileURLToPath(file), execArgv: [] }
     }
   }
+  if (fromSources !== undefined) return fromSources
+  const bundle = fileURLToPath(new URL("../../dist/bundle/extract-child.cjs", here))
+  const built = fs.existsSync(bundle) ? fs.statSync(bundle).mtimeMs : -1
+  if (built >= newestUnder(fileURLToPath(new URL("../", here)))) return (fromSources = { file: bundle, execArgv: [] })
   const require = createRequire(here)
   const tsx = pathToFileURL(require.resolve("tsx")).href.replace(/loader\.cjs$/, "loader.mjs")
-  return { file: fileURLToPath(new URL("./Child.ts", here)), execArgv: ["--import", tsx] }
+  return (fromSources = { file: fileURLToPath(new URL("./Child.ts", here)), execArgv: ["--import", tsx] })
 }
 
 /** Resident memory of a process in bytes, from `/proc` (Linux); undefined where there is no `/proc`. */
@@ -132,12 +150,14 @@ export interface Runner {
     body: Uint8Array,
     limits: ExtractionLimits
   ) => Effect.Effect<Extracted, ExtractionError>
+  /** Starts one extraction process now, if none is running or idle, so its start-up overlaps a fetch. */
+  readonly warm: Effect.Effect<void>
 }
 
 /**
  * A runner whose processes live in the given scope: closing it kills them.
- * `size` processes at most run at once (the capture's concurrency); `warm`
- * starts one at once, so its start-up overlaps the first fetch.
+ * `size` processes at most run at once (the capture's concurrency); none is
+ * started before the first job or `warm`.
  *
  * @since 0.3.0
  * @category constructors
@@ -145,7 +165,6 @@ export interface Runner {
 export const make = (options: {
   readonly maxBytes: number
   readonly size: number
-  readonly warm: boolean
 }): Effect.Effect<Runner, never, Scope.Scope> =>
   Effect.gen(function*() {
     const limit = memoryLimit(options.maxBytes)
@@ -195,7 +214,6 @@ export const make = (options: {
         idle.length = 0
       })
     )
-    if (options.warm) idle.push(spawn())
 
     /** Sends one job to a child and waits for its reply, its death, or interruption (which kills it). */
     const runOn = (child: Child, job: Job) =>
@@ -298,5 +316,9 @@ export const make = (options: {
         return slots.withPermits(1)(extractIn(format, { source, contentType, body, limits }))
       })
 
-    return { extract }
+    const warm = Effect.sync(() => {
+      if (live.size === 0) idle.push(spawn())
+    })
+
+    return { extract, warm }
   })
