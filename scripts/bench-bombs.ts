@@ -151,11 +151,19 @@ export const benchRunner = async (runs: number): Promise<Array<RunnerRow>> => {
     const cold = yield* timed(runner.extract("https://bench.example.com/a", "text/html", body, limits))
     const warm: Array<number> = []
     const inProcess: Array<number> = []
+    const largeWarm: Array<number> = []
+    const largeInProcess: Array<number> = []
+    // A 2 MiB page: the body goes over the channel and its 1.4 Mi characters of text come back.
+    const large = Buffer.from("<!doctype html><h1>Report</h1>" + "<p>Net sales were <b>4,210</b> units.</p>".repeat(50_000))
     for (let i = 0; i < runs; i++) {
       warm.push(yield* timed(runner.extract("https://bench.example.com/a", "text/html", body, limits)))
       inProcess.push(yield* timed(Extraction.extract("https://bench.example.com/a", "text/html", body, limits)))
+      largeWarm.push(yield* timed(runner.extract("https://bench.example.com/b", "text/html", large, limits)))
+      largeInProcess.push(yield* timed(Extraction.extract("https://bench.example.com/b", "text/html", large, limits)))
     }
     return [
+      { name: `a ${(large.byteLength / MiB).toFixed(1)} MiB HTML page in the warm extraction process`, ms: median(largeWarm) },
+      { name: "the same page extracted in-process (for comparison)", ms: median(largeInProcess) },
       { name: `first job, the extraction process starting (${fromDist ? "the bundled child" : "from the sources, through tsx"})`, ms: cold },
       { name: `a ${(body.byteLength / 1024).toFixed(0)} KiB HTML page in the warm extraction process`, ms: median(warm) },
       { name: "the same page extracted in-process (for comparison)", ms: median(inProcess) }
