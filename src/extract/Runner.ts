@@ -194,8 +194,10 @@ export const make = (options: {
         }
         process.on("message", onMessage)
         process.once("exit", (code, signal) => reject({ code, signal }))
-        process.once("error", reject)
       })
+      // A failed spawn or send is an 'error' event; unheard, it would throw in this process. The child's
+      // end (always following) is what answers the job.
+      process.on("error", () => process.kill("SIGKILL"))
       ready.catch(() => undefined)
       Object.assign(child, { ready })
       live.add(child)
@@ -224,16 +226,16 @@ export const make = (options: {
           done = true
           clearInterval(watch)
           child.process.off("message", onMessage)
-          child.process.off("exit", onExit)
+          child.process.off("close", onExit)
         }
         const onMessage = (reply: Reply) => {
           if (reply._tag === "ready") return
           finish()
           resume(Effect.succeed(reply))
         }
+        // "close", not "exit": by then stderr is read to its end, with V8's line if it ran out of heap.
         const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
           finish()
-          // Whatever stderr still holds arrives before "close"; the tail read here is enough for V8's line.
           resume(Effect.fail({ code, signal, killedForMemory, stderr: child.stderr }))
         }
         const watch = setInterval(() => {
@@ -244,12 +246,17 @@ export const make = (options: {
           }
         }, watchIntervalMs)
         child.process.on("message", onMessage)
-        child.process.once("exit", onExit)
+        child.process.once("close", onExit)
+        // Ended already (between jobs): no "close" will come.
+        if (child.process.exitCode !== null || child.process.signalCode !== null) {
+          onExit(child.process.exitCode, child.process.signalCode)
+          return
+        }
         child.ready.then(
           () => {
-            if (!done) child.process.send(job)
+            if (!done) child.process.send(job, (error) => error !== null && error !== undefined && child.process.kill("SIGKILL"))
           },
-          () => undefined // the exit handler answers
+          () => undefined // the close handler answers
         )
         return Effect.sync(() => {
           if (!done) finish()
