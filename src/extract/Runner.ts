@@ -165,9 +165,12 @@ export interface Runner {
 export const make = (options: {
   readonly maxBytes: number
   readonly size: number
+  /** The resident-memory limit in bytes, instead of `memoryLimit(maxBytes)` (tests reach a smaller one sooner). */
+  readonly memoryLimit?: number
 }): Effect.Effect<Runner, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const limit = memoryLimit(options.maxBytes)
+    const limit = options.memoryLimit ?? memoryLimit(options.maxBytes)
+    const heapMb = Math.max(64, Math.floor(limit / MiB) - 64)
     const idle: Array<Child> = []
     const live = new Set<Child>()
     const slots = yield* Effect.makeSemaphore(options.size)
@@ -176,7 +179,7 @@ export const make = (options: {
     const spawn = (): Child => {
       const { execArgv, file } = entry()
       const process = fork(file, [], {
-        execArgv: [...execArgv, `--max-old-space-size=${heapLimitMb(options.maxBytes)}`, "--expose-gc"],
+        execArgv: [...execArgv, `--max-old-space-size=${heapMb}`, "--expose-gc"],
         serialization: "advanced",
         stdio: ["ignore", "ignore", "pipe", "ipc"]
       })
