@@ -98,7 +98,7 @@ const report = (what: string, ran: Measured, maxBytes: number) =>
   )
 
 describe.skipIf(!hasProc)("extraction bombs: the CLI stays alive, answers a typed error, within its memory bound", () => {
-  it.scopedLive("HTML: 1.4 million nested <b> (4 MiB) is ExtractionTooLarge, not a process killed or gigabytes", () =>
+  it.scopedLive("HTML: 1.4 million nested <b> (4 MiB) is stopped with a typed error, not a process killed or gigabytes", () =>
     Effect.gen(function*() {
       const maxBytes = 4 * MiB
       const body = Buffer.from("<!doctype html><body>" + "<b>".repeat(Math.floor((maxBytes - 64) / 3)))
@@ -106,7 +106,9 @@ describe.skipIf(!hasProc)("extraction bombs: the CLI stays alive, answers a type
       report("html bomb", ran, maxBytes)
       assert.strictEqual(ran.code, 1, ran.stderr)
       assert.strictEqual(bomb.status, "failed")
-      assert.strictEqual(bomb.error?._tag, "ExtractionTooLarge")
+      // The memory limit, or on a heavily loaded machine the deadline first: either stops the process.
+      assert.include(["ExtractionTooLarge", "Timeout"], bomb.error?._tag)
+      if (bomb.error?._tag === "ExtractionTooLarge") assert.strictEqual(bomb.error.cap, "memory")
       assert.strictEqual(good.status, "captured")
       assert.isBelow(ran.peak.tree, captureMemoryBound(maxBytes))
     }), 120_000)
