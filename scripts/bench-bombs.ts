@@ -130,7 +130,7 @@ export const benchBombs = async (smoke: boolean): Promise<Array<BombRow>> => {
 }
 
 /** The cost of the extraction process: its start-up, and a small HTML page in it against in-process. */
-export const benchRunner = async (runs: number): Promise<Array<RunnerRow>> => {
+export const benchRunner = async (runs: number, smoke: boolean): Promise<Array<RunnerRow>> => {
   const body = Buffer.from("<!doctype html><h1>Report</h1>" + "<p>Net sales were <b>4,210</b> units.</p>".repeat(200))
   const limits = { maxPages: 2_000, maxCharacters: 16 * MiB, maxDepth: 512 }
   const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -154,7 +154,7 @@ export const benchRunner = async (runs: number): Promise<Array<RunnerRow>> => {
     const largeWarm: Array<number> = []
     const largeInProcess: Array<number> = []
     // A 2 MiB page: the body goes over the channel and its 1.4 Mi characters of text come back.
-    const large = Buffer.from("<!doctype html><h1>Report</h1>" + "<p>Net sales were <b>4,210</b> units.</p>".repeat(50_000))
+    const large = Buffer.from("<!doctype html><h1>Report</h1>" + "<p>Net sales were <b>4,210</b> units.</p>".repeat(smoke ? 1_000 : 50_000))
     for (let i = 0; i < runs; i++) {
       warm.push(yield* timed(runner.extract("https://bench.example.com/a", "text/html", body, limits)))
       inProcess.push(yield* timed(Extraction.extract("https://bench.example.com/a", "text/html", body, limits)))

@@ -1170,7 +1170,7 @@ const main = async () => {
   let runner: Array<RunnerRow> = []
   if (only === undefined || only === "bombs") {
     bombs = await benchBombs(smoke)
-    runner = await benchRunner(runs)
+    runner = await benchRunner(runs, smoke)
   }
   const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
   const search: Array<SearchRow> = []
