@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|answers|capture|memory|hostile|search|startup|extract|postgres|audit|server|streams
+ *   --only verify|answers|capture|memory|hostile|search|startup|extract|bombs|postgres|audit|server|streams
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *
  * Writes a Markdown table to stdout and the results as JSON.
@@ -35,6 +35,7 @@ import * as Policy from "../src/Policy.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import * as Verifier from "../src/Verifier.js"
 import { createDatabase, missingReason, postgresPresent, startCluster } from "../test/support/postgresCluster.js"
+import { benchBombs, benchRunner, type BombRow, bombLines, type RunnerRow } from "./bench-bombs.js"
 import { benchServer, type ServerRow, serverLines } from "./bench-server.js"
 import type { StreamsResult } from "./bench-streams.js"
 
@@ -1165,6 +1166,12 @@ const main = async () => {
     }
   }
 
+  let bombs: Array<BombRow> = []
+  let runner: Array<RunnerRow> = []
+  if (only === undefined || only === "bombs") {
+    bombs = await benchBombs(smoke)
+    runner = await benchRunner(runs, smoke)
+  }
   const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
   const search: Array<SearchRow> = []
   if (only === undefined || only === "search") for (const shape of searchShapes) search.push(await benchSearch(shape))
@@ -1240,6 +1247,7 @@ const main = async () => {
       ...extracted.map((r) => `| ${r.name} | ${r.bytes} | ${r.characters} | ${fmt(r.ms)} | ${fmt(r.peakRssMiB)} |`)
     )
   }
+  if (bombs.length > 0 || runner.length > 0) lines.push(...bombLines(bombs, runner))
   if (capPeak !== undefined) {
     const capPeakTarget = 3 * capPeak.maxBytesMiB
     lines.push(
@@ -1276,7 +1284,7 @@ const main = async () => {
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, postgres, nearest, audits, server, streams }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, bombs, runner, postgres, nearest, audits, server, streams }, null, 2) + "\n"
   )
 }
 

@@ -17,7 +17,9 @@
  * 4. TLS: certificates always verified, against Node's bundled roots plus the
  *    operator's CA file, whatever the environment says (`capture/Trust.ts`).
  * 5. One deadline by interruption over connect, headers, the whole body and
- *    extraction; interruption aborts the socket or terminates the extraction worker.
+ *    extraction; interruption aborts the socket or kills the extraction process.
+ *    Extraction runs in separate processes with a heap and a memory limit
+ *    (`extract/Runner.ts`): a hostile body never stops or kills this one.
  * 6. The record is written atomically and exclusively; a failed capture writes nothing.
  *
  * @since 0.1.0
@@ -50,8 +52,8 @@ import {
   type SourceUrl
 } from "./Domain.js"
 import { type CaptureError, InvalidBudget, type InvalidCaFile, Timeout } from "./Errors.js"
-import * as Extraction from "./extract/Extraction.js"
 import type { ExtractionLimits } from "./extract/Extraction.js"
+import * as Runner from "./extract/Runner.js"
 import { version } from "./version.js"
 
 /**
@@ -177,6 +179,10 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     socketConnector: options.socketConnector,
     ca
   })
+  // Markdown, HTML and PDF are parsed in extraction processes that live as long as this layer; when those
+  // types are accepted, the first capture starts one, so its start-up overlaps the fetch.
+  const runner = yield* Runner.make({ maxBytes: budgets.maxBytes, size: budgets.concurrency })
+  const warm = contentTypes.some((type) => type !== "text/plain") ? runner.warm : Effect.void
   const client = NodeHttpClient.makeUndici(dispatcher).pipe(
     HttpClient.withTracerPropagation(false),
     // Closing the request's scope aborts it, so a response rejected before its body is read frees the socket.
@@ -199,12 +205,12 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
   /**
    * The body and, for the extracted types, its text, all under ONE deadline:
    * connect, headers, body and extraction. Interruption aborts the socket, or
-   * terminates the extraction worker.
+   * kills the extraction process.
    */
   const fetchAndExtract = (source: SourceUrl) =>
     Effect.gen(function*() {
       const { body, contentType } = yield* fetchBody(source)
-      const extracted = yield* Extraction.extract(source, contentType, body, caps)
+      const extracted = yield* runner.extract(source, contentType, body, caps)
       return { body, contentType, extracted }
     }).pipe(
       Effect.timeoutFail({
@@ -217,6 +223,7 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     const checked = UrlPolicy.check(input, { approved, allowLoopbackHttp })
     if (typeof checked !== "string") return yield* checked
     const source = checked
+    yield* warm
     const { body, contentType, extracted } = yield* fetchAndExtract(source)
     const accessedAt = new Date(yield* Clock.currentTimeMillis).toISOString() as Rfc3339Utc
     if (extracted.extraction === "text/1") {

@@ -627,16 +627,28 @@ export class UnsupportedEncoding extends Schema.TaggedError<UnsupportedEncoding>
   }
 }
 
-/** An extraction cap (pages, extracted characters, HTML nesting depth) was passed; extraction stopped there. */
+/**
+ * An extraction cap was passed; extraction stopped there. The configurable caps (pages, extracted
+ * characters, HTML nesting depth) go by their pipeline.json names; two are derived from `maxBytes`:
+ * `memory` (the extraction process's resident memory, in bytes) and `decodedBytes` (what a PDF's
+ * streams decode to, in bytes, checked before pdf.js decodes them).
+ */
 export class ExtractionTooLarge extends Schema.TaggedError<ExtractionTooLarge>()("ExtractionTooLarge", {
   source: Schema.String,
   format: ExtractionFormat,
-  /** The cap passed, by its pipeline.json name. */
-  cap: Schema.Literal("maxPages", "maxCharacters", "maxDepth"),
+  /** The cap passed, by its pipeline.json name, or `memory` / `decodedBytes`. */
+  cap: Schema.Literal("maxPages", "maxCharacters", "maxDepth", "memory", "decodedBytes"),
   limit: Schema.Int
 }) {
   override get message() {
-    return `The ${this.format} body of ${this.source} passes the ${this.cap} cap of ${this.limit}; nothing was written`
+    switch (this.cap) {
+      case "memory":
+        return `Extracting the ${this.format} body of ${this.source} passed the extraction memory limit of ${this.limit} bytes; the extraction was stopped and nothing was written`
+      case "decodedBytes":
+        return `The ${this.format} body of ${this.source} decodes to more than ${this.limit} bytes of streams; nothing was decoded or written`
+      default:
+        return `The ${this.format} body of ${this.source} passes the ${this.cap} cap of ${this.limit}; nothing was written`
+    }
   }
 }
 

@@ -160,6 +160,7 @@ describe("the packed package", () => {
       const files = manifest[0]!.files.map((f) => f.path)
       assert.include(files, "dist/bundle/run-pipeline.cjs")
       assert.include(files, "dist/bundle/run-pipeline.cache")
+      assert.include(files, "dist/bundle/extract-child.cjs")
       assert.include(files, "bin/run-pipeline.js")
       assert.include(files, "bin/load-bundle.js")
       assert.include(files, "dist/index.js")

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import type { PageAnchor } from "../Domain.js"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
 import type { Extracted, ExtractionLimits } from "./Extraction.js"
+import { decodedLimit, withinDecodedLimit } from "./PdfStreams.js"
 import { pdfPages } from "./Worker.js"
 
 const window = 1024
@@ -34,6 +35,11 @@ export const extract = (
     }
     if (!includes(body, Math.max(0, body.byteLength - window), body.byteLength, "%%EOF")) {
       return yield* fail("truncated", "no %%EOF marker in the last 1024 bytes")
+    }
+    // Decompression bombs: what the streams decode to is counted (and capped) before pdf.js decodes any.
+    const decoded = decodedLimit(body.byteLength)
+    if (!(yield* Effect.promise(() => withinDecodedLimit(body, decoded)))) {
+      return yield* new ExtractionTooLarge({ source, format: "pdf", cap: "decodedBytes", limit: decoded })
     }
     const outcome = yield* pdfPages(body, limits).pipe(Effect.mapError((failure) => fail("worker-failed", failure.detail)))
     switch (outcome._tag) {

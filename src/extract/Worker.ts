@@ -2,7 +2,10 @@
  * The parsers that can be made slow by hostile input (pdf.js on a PDF,
  * micromark on deeply nested Markdown containers) run off the main thread, in
  * a `worker_threads` worker with resource limits, under the capture's single
- * deadline: interrupting the effect terminates the worker.
+ * deadline: interrupting the effect terminates the worker. In a capture this
+ * worker runs inside an extraction process (`Runner.ts`), whose limits are the
+ * isolation boundary: a worker's heap limit is not (an out-of-memory worker
+ * can abort its whole process, and ArrayBuffers are not counted).
  *
  * The worker's code is a small script evaluated in the worker (`eval: true`),
  * not a file next to this module: the same code then runs from the sources,

@@ -237,7 +237,9 @@ const captureErrorUnbounded = (error: CaptureError): Description =>
     ExtractionTooLarge: (e): Description => ({
       title: "Extraction cap passed",
       fields: [["format", e.format], ["cap", e.cap], ["limit", String(e.limit)]],
-      fix: `Raise capture.${e.cap} (within its documented range) if the source is legitimately this large.`
+      fix: e.cap === "memory" || e.cap === "decodedBytes"
+        ? "This limit grows with capture.maxBytes (see docs/threat-model.md); a legitimate body this costly needs a larger maxBytes."
+        : `Raise capture.${e.cap} (within its documented range) if the source is legitimately this large.`
     })
   })
 
