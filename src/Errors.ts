@@ -843,6 +843,15 @@ export const Evi1OrphanMarker = Schema.TaggedStruct("Evi1OrphanMarker", {
   line: Schema.Int,
   claimId: Schema.String
 })
+/**
+ * A second `EVI1` line: an answer has one appendix, starting at its first `EVI1` line. A block
+ * written into the body (or after the appendix) is never read as prose or as a second appendix.
+ */
+export const Evi1ExtraAppendix = Schema.TaggedStruct("Evi1ExtraAppendix", {
+  line: Schema.Int,
+  /** The line of the first `EVI1` (where the appendix starts). */
+  firstLine: Schema.Int
+})
 
 export const Evi1Issue = Schema.Union(
   Evi1MalformedLine,
@@ -852,7 +861,8 @@ export const Evi1Issue = Schema.Union(
   Evi1UnusedEvidence,
   Evi1SourceOutOfRange,
   Evi1SourceUnavailable,
-  Evi1OrphanMarker
+  Evi1OrphanMarker,
+  Evi1ExtraAppendix
 )
 export type Evi1Issue = typeof Evi1Issue.Type
 
@@ -878,6 +888,24 @@ export class AnswerTooLarge extends Schema.TaggedError<AnswerTooLarge>()("Answer
   }
 }
 
+export const AnswerLimit = Schema.Literal("claims", "citations", "citations-per-claim")
+export type AnswerLimit = typeof AnswerLimit.Type
+
+/**
+ * The answer passed a documented count limit (claims, citations in total, citations of one claim);
+ * counted while the text is scanned, so nothing past the limit was parsed, bound or verified.
+ */
+export class AnswerLimitExceeded extends Schema.TaggedError<AnswerLimitExceeded>()("AnswerLimitExceeded", {
+  limit: AnswerLimit,
+  max: Schema.Int,
+  /** How many had been counted when the scan stopped (at least max + 1). */
+  received: Schema.Int
+}) {
+  override get message() {
+    return `The answer has more than ${this.max} ${this.limit === "citations-per-claim" ? "citations in one claim" : this.limit} (counted ${this.received} before stopping)`
+  }
+}
+
 /** Reject mode (or `answers.uncited: "reject"`): at least one citation or sentence failed; every failure listed. */
 export class AnswerRejected extends Schema.TaggedError<AnswerRejected>()("AnswerRejected", {
   citations: Schema.Array(CitationRejection),
@@ -894,6 +922,7 @@ export const AnswerError = Schema.Union(
   StaleManifest,
   Evi1Invalid,
   AnswerTooLarge,
+  AnswerLimitExceeded,
   AnswerRejected,
   VerificationTimeout
 )

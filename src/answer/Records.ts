@@ -23,6 +23,8 @@ export const limits = {
   /** UTF-16 code units of a drafted answer (EVI1 text, answer JSON, Anthropic response). */
   maxChars: 16 * 1024 * 1024,
   maxClaims: 10_000,
+  /** Citations of all claims together: with the claim limit, this bounds every verified answer and its renderings. */
+  maxCitations: 20_000,
   maxCitationsPerClaim: 100
 } as const
 

@@ -38,6 +38,7 @@ import { checkManifest, sentences, uncitedFindings } from "../answer/Answer.js"
 import * as Evi1 from "../answer/Evi1.js"
 import { limits as answerLimits } from "../answer/Records.js"
 import {
+  AnswerLimitExceeded,
   AnswerRejected,
   AnswerTooLarge,
   CitationError,
@@ -153,6 +154,7 @@ export const StreamFailure = Schema.Union(
   StaleManifest,
   Evi1Invalid,
   AnswerTooLarge,
+  AnswerLimitExceeded,
   AnswerRejected,
   VerificationTimeout
 )
@@ -380,6 +382,8 @@ class Machine {
   private readonly whole = new Evi1.Parser()
 
   private phase: "body" | "appendix" | "ended" = "body"
+  /** The line of the `EVI1` that started the appendix. */
+  private appendixStart = 0
   private lineNo = 1
   /** The current line from the first character not yet parsed. */
   private rest = ""
@@ -507,8 +511,13 @@ class Machine {
     this.rest = ""
     this.heldFrom = 0
     if (this.phase === "body") {
-      if (this.maybeEvi1 && line === "EVI1") this.phase = "appendix"
-      else {
+      if (this.maybeEvi1 && line === "EVI1") {
+        this.phase = "appendix"
+        this.appendixStart = this.lineNo
+      } else if (line === "END_EVI1") {
+        // As `Evi1.Parser` reads it: a protocol line in the body is never prose.
+        throw lineIssue({ _tag: "Evi1MalformedLine", line: this.lineNo, detail: "END_EVI1 without an EVI1 line before it" })
+      } else {
         this.body(line)
         this.emitText("\n")
         this.prose = ""
@@ -599,6 +608,7 @@ class Machine {
 
   private appendixLine(line: string): void {
     const lineNo = this.lineNo
+    if (line === "EVI1") throw lineIssue({ _tag: "Evi1ExtraAppendix", line: lineNo, firstLine: this.appendixStart })
     if (this.phase === "ended") {
       if (/\S/u.test(line)) {
         throw lineIssue({ _tag: "Evi1MalformedLine", line: lineNo, detail: "text after END_EVI1 (only blank lines may follow the appendix)" })
