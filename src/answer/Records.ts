@@ -189,6 +189,27 @@ export const VerifiedAnswer = Schema.Struct({
 }).annotations({ identifier: "VerifiedAnswer" })
 export type VerifiedAnswer = typeof VerifiedAnswer.Type
 
+/**
+ * Kinds of quantity-free sentences that need no citation (`answers.needsCitation.exempt`): a Markdown
+ * heading, a question, a lead-in ending with `:`, a framing sentence (every word about the answer or
+ * its sources: "Based on the documents, here is a summary."), a statement that the sources do not say
+ * something ("The sources do not state the return rate."). A sentence stating a quantity is never exempt.
+ */
+export const Exemption = Schema.Literal("heading", "question", "lead-in", "framing", "unavailable")
+export type Exemption = typeof Exemption.Type
+
+/** Which uncited sentences need a citation (see `Sentences.needsCitation`). */
+export interface CitationRule {
+  /** A quantity-free sentence of at least this many code points needs a citation unless exempt. */
+  readonly minLength: number
+  readonly exempt: ReadonlyArray<Exemption>
+}
+
+export const defaultCitationRule: CitationRule = {
+  minLength: 40,
+  exempt: ["heading", "question", "lead-in", "framing", "unavailable"]
+}
+
 /** `answers.uncited` in pipeline.json: whether an uncited factual-looking sentence rejects the answer. */
 export const UncitedPolicy = Schema.Literal("reject", "report")
 export type UncitedPolicy = typeof UncitedPolicy.Type

@@ -36,7 +36,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { checkManifest, sentences, uncitedFindings } from "../answer/Answer.js"
 import * as Evi1 from "../answer/Evi1.js"
-import { limits as answerLimits } from "../answer/Records.js"
+import { type CitationRule, limits as answerLimits } from "../answer/Records.js"
 import {
   AnswerLimitExceeded,
   AnswerRejected,
@@ -341,6 +341,8 @@ export interface StreamOptions {
   /** `drop` (default): failed citations are retracted. `reject`: any retraction makes the answer rejected. */
   readonly mode?: "drop" | "reject" | undefined
   readonly uncited?: "report" | "reject" | undefined
+  /** Which uncited sentences need a citation (`answers.needsCitation`; the documented default when absent). */
+  readonly needsCitation?: CitationRule | undefined
 }
 
 interface ClaimState {
@@ -744,7 +746,7 @@ class Machine {
       if (Either.isLeft(document)) return yield* Effect.fail(document.left)
       const bound = Evi1.toAnswer(document.right, self.options.manifest, { manifestDigest: self.options.manifestDigest })
       if (Either.isLeft(bound)) return yield* Effect.fail(bound.left)
-      const uncited = uncitedFindings(bound.right.uncited)
+      const uncited = uncitedFindings(bound.right.uncited, self.options.needsCitation)
       const rejectCitations = self.options.mode === "reject" && self.rejections.length > 0
       const rejectUncited = self.options.uncited === "reject" && uncited.length > 0
       if (rejectCitations || rejectUncited) {

@@ -45,6 +45,7 @@ import { type Forbidden, RunNotFound, ServiceError, StreamError, StreamGone, Str
 import * as Manifest from "../Manifest.js"
 import * as Policy from "../Policy.js"
 import * as Verifier from "../Verifier.js"
+import type { CitationRule } from "../answer/Records.js"
 import * as AnswerStream from "./AnswerStream.js"
 import { Auth } from "./Auth.js"
 import { ServerContext } from "./Context.js"
@@ -88,6 +89,8 @@ export interface StreamRouteOptions {
   /** Mode when the query names none (default `drop`). */
   readonly mode?: "drop" | "reject" | undefined
   readonly uncited?: "report" | "reject" | undefined
+  /** Which uncited sentences need a citation (`answers.needsCitation`; the documented default when absent). */
+  readonly needsCitation?: CitationRule | undefined
   readonly limits?: Partial<AnswerStream.StreamLimits> | undefined
   readonly retention?: Partial<Retention> | undefined
 }
@@ -333,7 +336,8 @@ export const make = (options: StreamRouteOptions) => {
       manifest,
       manifestDigest: query.manifest,
       mode: query.mode ?? options.mode ?? "drop",
-      uncited: options.uncited ?? "report"
+      uncited: options.uncited ?? "report",
+      needsCitation: options.needsCitation
     }).pipe(
       Stream.mapEffect((event) => {
         const json = AnswerStream.encodeEvent(event)
@@ -411,7 +415,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           )
         }),
       mode: config.verify?.mode ?? "drop",
-      uncited: Config.resolvedUncited(config)
+      uncited: Config.resolvedUncited(config),
+      needsCitation: Config.resolvedCitationRule(config)
     })
     yield* router.concat(route.router)
   })
