@@ -160,8 +160,30 @@ export const resolveNumber = (
     : Either.left(`source ${n} (${entry.source}) has no usable capture in this run (${entry.reason._tag}); it cannot be cited`)
 }
 
-// Arrays longer than the claim limit are refused by the structural JSON pass, before any decoding.
-const decodeAnswerJson = decodeJson(Answer, { maxArrayLength: limits.maxClaims })
+/**
+ * The total-citation limit on a parsed value, before the Schema builds anything from it: the sum of
+ * the lengths of `items[].citations` (what is not an array there is left for the Schema to name).
+ */
+export const citationTotalIssue = (input: unknown, items: "claims" | "content"): Issue | undefined => {
+  if (typeof input !== "object" || input === null) return undefined
+  const list = Object.getOwnPropertyDescriptor(input, items)?.value
+  if (!Array.isArray(list)) return undefined
+  let total = 0
+  for (const item of list) {
+    const citations = typeof item === "object" && item !== null ? Object.getOwnPropertyDescriptor(item, "citations")?.value : undefined
+    if (Array.isArray(citations)) total += citations.length
+  }
+  return total > limits.maxCitations
+    ? { path: [items], message: `must hold at most ${limits.maxCitations} citations in total, got ${total}` }
+    : undefined
+}
+
+// Arrays longer than the claim limit are refused by the structural JSON pass, the citation total
+// right after it: both before any decoding.
+const decodeAnswerJson = decodeJson(Answer, {
+  maxArrayLength: limits.maxClaims,
+  precheck: (input) => citationTotalIssue(input, "claims")
+})
 
 /**
  * Bind a decoded `citegate.answer/1` to this run: numbered citations get the
