@@ -97,7 +97,7 @@ export type VerifyOptions = typeof VerifyOptions.Type
  */
 /**
  * Which uncited sentences of an answer need a citation (docs/answers.md, "Uncited sentences"). A
- * sentence stating a quantity always does; `minLength` (code points, default 40) and `exempt` (the
+ * sentence stating a quantity always does; `minLength` (code points, default 20) and `exempt` (the
  * kinds of quantity-free sentence that never need one; default all five) shape the rest.
  */
 export const NeedsCitation = Schema.Struct({

@@ -228,7 +228,7 @@ describe("citegate.answer/1", () => {
 describe("uncited sentences", () => {
   const uncited = [
     "Online share was the highest in the company's history so far.", // factual-looking: flagged
-    "What drove the growth in the third quarter of the year?", // question
+    "What drove the growth in online orders over the period?", // question
     "# A heading that is long enough to count as a sentence", // heading
     "Details by region and warehouse follow in the table below:", // lead-in
     "Short and sweet." // under 40 code points

@@ -206,7 +206,7 @@ export interface CitationRule {
 }
 
 export const defaultCitationRule: CitationRule = {
-  minLength: 40,
+  minLength: 20,
   exempt: ["heading", "question", "lead-in", "framing", "unavailable"]
 }
 

@@ -8,11 +8,11 @@
  *    wherever it stands. A quantity is a digit of any script (`\p{N}`: `90`,
  *    `²`, `½`, `Ⅻ`), a currency sign (`\p{Sc}`), `%` `‰` `‱`, a number or
  *    fraction word (`two` … `ninety`, `hundred` … `trillion`, `dozen`, `half`,
- *    `third`, `quarter`, `percent`, `twice`, `double`, `triple`, `quadruple`,
+ *    `third`, `percent`, `twice`, `double`, `triple`, `quadruple`,
  *    `halved`, `majority`, `minority`, `twofold` … `thousandfold`), or a month name (`May`
  *    capitalised).
  * 2. Any other sentence needs a citation when it has at least `minLength` code
- *    points (default 40) and is not of an exempt kind: a Markdown heading, a
+ *    points (default 20) and is not of an exempt kind: a Markdown heading, a
  *    question, a lead-in ending with `:`, framing (every word from the
  *    answer-talk vocabulary below) or a statement that the sources do not say
  *    something (a source word and a negation).
@@ -53,7 +53,7 @@ const quantitySign = /[\p{N}\p{Sc}%‰‱]/u
 const quantityWord = new RegExp(
   "\\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|" +
     "eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|" +
-    "trillions?|dozens?|half|halves|halved|thirds?|quarters?|percent|percentage|per cent|twice|doubled?|doubles|" +
+    "trillions?|dozens?|half|halves|halved|thirds?|percent|percentage|per cent|twice|doubled?|doubles|" +
     "tripled?|triples|quadrupled?|quadruples|majority|minority|(?:two|three|four|five|six|seven|eight|nine|ten|hundred|thousand)fold)\\b",
   "i"
 )
@@ -71,7 +71,9 @@ const framingWords = new Set(
     "find findings follow following follows for found from given glad go have help here highlights i in information is it " +
     "key let look looked main material materials me my of ok okay on overview points provided question questions read " +
     "reading request response review reviewed s source sources summarise summarize summary sum supplied sure text texts " +
-    "that the these this those to up us we what with you your according available attached excerpts passages captures")
+    "that the these this those to up us we what with you your according available attached excerpts passages captures " +
+    "report reports know if need needs more detail details any further other anything else happy can will be please " +
+    "hope helps useful both there")
     .split(" ")
 )
 
