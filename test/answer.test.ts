@@ -262,9 +262,9 @@ describe("uncited sentences", () => {
     }))
 
   it("the rule counts code points, not UTF-16 units", () => {
-    const astral = "😀".repeat(39) + "." // 40 UTF-16 pairs, 40 code points
+    const astral = "😀".repeat(19) + "." // 39 UTF-16 units, 20 code points
     assert.isTrue(Answer.looksFactual(astral))
-    assert.isFalse(Answer.looksFactual("😀".repeat(20) + ".")) // 41 UTF-16 units, 21 code points
+    assert.isFalse(Answer.looksFactual("😀".repeat(10) + ".")) // 21 UTF-16 units, 11 code points
   })
 })
 

@@ -6,7 +6,7 @@
  * 1. A sentence that states a quantity needs a citation, whatever its length or
  *    form (heading, question, lead-in included): a figure reaches the reader
  *    wherever it stands. A quantity is a digit of any script (`\p{N}`: `90`,
- *    `²`, `½`, `Ⅻ`), a currency sign (`\p{Sc}`), `%` `‰` `‱`, a number or
+ *    `½`, `Ⅻ`) whose run does not start right after a letter (`Q3`, `H2O`, `EVI11` are names), a currency sign (`\p{Sc}`), `%` `‰` `‱`, a number or
  *    fraction word (`two` … `ninety`, `hundred` … `trillion`, `dozen`, `half`,
  *    `third`, `percent`, `twice`, `double`, `triple`, `quadruple`,
  *    `halved`, `majority`, `minority`, `twofold` … `thousandfold`), or a month name (`May`
@@ -49,7 +49,8 @@ export const codePointLength = (s: string): number => {
   return n
 }
 
-const quantitySign = /[\p{N}\p{Sc}%‰‱]/u
+// A digit inside a word ("EVI1", "Q3", "H2O", "MP3") names something; a digit standing free states a number.
+const quantitySign = /(?<![\p{L}\p{N}])\p{N}|[\p{Sc}%‰‱]/u
 const quantityWord = new RegExp(
   "\\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|" +
     "eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|" +
