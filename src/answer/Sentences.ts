@@ -74,7 +74,7 @@ const framingWords = new Set(
     "reading request response review reviewed s source sources summarise summarize summary sum supplied sure text texts " +
     "that the these this those to up us we what with you your according available attached excerpts passages captures " +
     "report reports know if need needs more detail details any further other anything else happy can will be please " +
-    "hope helps useful both there")
+    "hope helps useful both there say says said show shows")
     .split(" ")
 )
 
