@@ -754,7 +754,7 @@ export const CitationRejection = Schema.Struct({
 }).annotations({ identifier: "CitationRejection" })
 export type CitationRejection = typeof CitationRejection.Type
 
-/** A factual-looking sentence (at least 40 characters, not a heading or question) that cites nothing. */
+/** A sentence that needs a citation (it states a quantity, or is long and of no exempt kind: docs/answers.md) and cites nothing. */
 export class UncitedSentence extends Schema.TaggedError<UncitedSentence>()("UncitedSentence", {
   sentence: Schema.String,
   /** 1-based line of the drafted text where the sentence starts, when the format has lines (EVI1). */

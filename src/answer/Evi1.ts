@@ -12,15 +12,18 @@
  * END_EVI1
  * ```
  *
- * The appendix is found by scanning from the end for the last `END_EVI1`
- * line, then back for the nearest `EVI1` line, so a body that mentions EVI1
- * is not an appendix. Only blank lines may follow `END_EVI1`.
+ * The appendix starts at the first line that is exactly `EVI1` and ends at
+ * the first `END_EVI1` line after it; only blank lines may follow. A second
+ * `EVI1` line is `Evi1ExtraAppendix`: there is one appendix, read the same way
+ * by the streaming route, so a fake block in the body is never prose here and
+ * a rejection there. A body may mention EVI1 in a sentence.
  *
  * Where VeriQuote warns and carries on, citegate fails: every issue is
  * collected with its 1-based line (`Evi1Invalid`). Parsing is linear in the
  * text (one pass per line, no backtracking regex), works on text arriving in
- * chunks with the same result (`Parser`), and refuses text longer than
- * `limits.maxChars` (`AnswerTooLarge`) before storing it.
+ * chunks with the same result (`Parser`), refuses text longer than
+ * `limits.maxChars` (`AnswerTooLarge`) before storing it, and counts claims and
+ * citations while scanning (`AnswerLimitExceeded` past `limits`).
  *
  * @since 0.1.0
  */
@@ -579,9 +582,9 @@ export const prompt = (manifest: Manifest): string => {
     "",
     "1. Write the answer as prose. End every sentence that states a fact from the sources with the numbers of the " +
     "sources that state it, then a claim id: `…older adults.[1]{c1}` or `…density.[2][3]{c2}`. Number claims c1, c2, c3, … " +
-    "and use each claim id once.",
+    "and use each claim id once. A sentence with a number, date or amount always needs a citation, also in a heading.",
     "2. After the answer, write an appendix: a line `EVI1`, then one line per claim and source, `cX|n|\"quote\"`, " +
-    "then a line `END_EVI1`. Nothing after it.",
+    "then a line `END_EVI1`. Nothing after it, and no other EVI1 or END_EVI1 line anywhere.",
     "3. The quote is copied verbatim from source n: the same characters, case, spacing, punctuation and digits. " +
     "No paraphrase, no ellipsis. Inside the quote write \\\" for a double quote, \\\\ for a backslash and \\n for a line break.",
     "4. Every [n] of a claim needs its evidence line, and every evidence line needs its [n] in that claim.",

@@ -172,8 +172,8 @@ export type AnswerSummary = typeof AnswerSummary.Type
 /**
  * The verified answer. `claims` is the answer that may be published (each
  * claim grounded); `removed` and every claim's `retracted` are the audit of
- * what drop mode took out; `uncited` lists the factual-looking uncited
- * sentences found (under `answers.uncited: "report"`).
+ * what drop mode took out; `uncited` lists the uncited sentences that need a
+ * citation (under `answers.uncited: "report"`).
  */
 export const VerifiedAnswer = Schema.Struct({
   format: Schema.Literal(verifiedAnswerFormat),

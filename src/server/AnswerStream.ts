@@ -20,10 +20,10 @@
  * and bound by `Evi1.toAnswer`, so a stream never grounds what `verify-answer`
  * would reject.
  *
- * A stream is stricter than a whole EVI1 text: a line that is exactly `EVI1`
- * starts the appendix (the body may mention EVI1 in a sentence, not as a line),
- * protocol issues fail at the line that shows them, and the appendix must end
- * with `END_EVI1`.
+ * A stream reads a text as `Evi1.Parser` does (a line that is exactly `EVI1`
+ * starts the one appendix; a second is `Evi1ExtraAppendix`, an `END_EVI1` line
+ * in the body a malformed line), but fails at the first line that shows an
+ * issue, where the parser lists them all.
  *
  * @since 0.1.0
  */
