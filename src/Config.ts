@@ -91,9 +91,9 @@ export const VerifyOptions = Schema.Struct({
 export type VerifyOptions = typeof VerifyOptions.Type
 
 /**
- * Answers (prose with inline citations). `uncited`: whether a factual-looking
- * sentence without a citation rejects the answer ("reject") or is listed as a
- * finding ("report", the default).
+ * Answers (prose with inline citations). `uncited`: whether a sentence that
+ * needs a citation and has none rejects the answer ("reject") or is listed as a
+ * finding ("report", the default); `needsCitation` shapes which sentences need one.
  */
 /**
  * Which uncited sentences of an answer need a citation (docs/answers.md, "Uncited sentences"). A
