@@ -888,7 +888,7 @@ export class AnswerTooLarge extends Schema.TaggedError<AnswerTooLarge>()("Answer
   }
 }
 
-export const AnswerLimit = Schema.Literal("claims", "citations", "citations-per-claim")
+export const AnswerLimit = Schema.Literal("claims", "citations", "citations-per-claim", "uncited-sentences")
 export type AnswerLimit = typeof AnswerLimit.Type
 
 /**
@@ -902,7 +902,12 @@ export class AnswerLimitExceeded extends Schema.TaggedError<AnswerLimitExceeded>
   received: Schema.Int
 }) {
   override get message() {
-    return `The answer has more than ${this.max} ${this.limit === "citations-per-claim" ? "citations in one claim" : this.limit} (counted ${this.received} before stopping)`
+    const what = this.limit === "citations-per-claim"
+      ? "citations in one claim"
+      : this.limit === "uncited-sentences"
+      ? "uncited sentences that need a citation"
+      : this.limit
+    return `The answer has more than ${this.max} ${what} (counted ${this.received} before stopping)`
   }
 }
 

@@ -11,7 +11,7 @@ import * as Evi1 from "../src/answer/Evi1.js"
 import { type CitationRule, defaultCitationRule } from "../src/answer/Records.js"
 import { needsCitation, statesQuantity } from "../src/answer/Sentences.js"
 import * as Config from "../src/Config.js"
-import { AnswerRejected, InvalidConfig } from "../src/Errors.js"
+import { AnswerLimitExceeded, AnswerRejected, InvalidConfig } from "../src/Errors.js"
 import * as Manifest from "../src/Manifest.js"
 import * as Policy from "../src/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
@@ -162,5 +162,23 @@ describe("realistic answers (fixtures/answers), uncited: reject", () => {
         ["Based on the documents, here is a summary.", 1],
         ["Let me know if you need more detail on any of these points.", 13]
       ])
+    }))
+
+  it.effect("findings are bounded: past 1,000 uncited sentences that need a citation the answer is refused", () =>
+    Effect.gen(function*() {
+      const { answers, manifest } = yield* setup()
+      const answer = (uncited: number) =>
+        bound(Answer.fromJson(JSON.stringify({
+          format: "citegate.answer/1",
+          claims: [{ id: "a", text: "Net sales were 4,210 units.", citations: [{ source: 1, quote: "4,210 units" }] }],
+          uncited: ["Up 1. ".repeat(uncited)]
+        }), manifest, { manifestDigest: manifest.digest }))
+      const atLimit = yield* Effect.flip(answers.verify(answer(1_000)))
+      assert.instanceOf(atLimit, AnswerRejected)
+      assert.strictEqual((atLimit as AnswerRejected).uncited.length, 1_000)
+      const over = yield* Effect.flip(answers.verify(answer(100_000)))
+      assert.instanceOf(over, AnswerLimitExceeded)
+      const { limit, max, received } = over as AnswerLimitExceeded
+      assert.deepStrictEqual({ limit, max, received }, { limit: "uncited-sentences", max: 1_000, received: 1_001 })
     }))
 })

@@ -26,6 +26,7 @@ import * as Arr from "effect/Array"
 import type { CaptureRecord, Evidence, Sha256Hex, SourceUrl } from "../Domain.js"
 import {
   AnchorUnsupported,
+  type AnswerLimitExceeded,
   AnswerRejected,
   type CitationError,
   type CitationRejection,
@@ -38,7 +39,7 @@ import {
 import { decodeJson } from "../internal/decode.js"
 import type { Manifest } from "../Manifest.js"
 import * as Verifier from "../Verifier.js"
-import { needsCitation, uncitedFindings } from "./Sentences.js"
+import { boundedFindings, needsCitation } from "./Sentences.js"
 import {
   Answer,
   type BoundAnswer,
@@ -274,7 +275,7 @@ export interface AnswersOptions {
 export interface AnswersShape {
   readonly options: AnswersOptions
   /** Verify a bound answer under the options' mode and uncited policy. */
-  readonly verify: (answer: BoundAnswer) => Effect.Effect<Checked, AnswerRejected | VerificationTimeout>
+  readonly verify: (answer: BoundAnswer) => Effect.Effect<Checked, AnswerRejected | AnswerLimitExceeded | VerificationTimeout>
 }
 
 /**
@@ -367,7 +368,7 @@ export const make = (options: AnswersOptions): Effect.Effect<AnswersShape, never
           removed.push({ index: claimIndex, id: claim.id, text: claim.text, reasons: retracted })
         }
       })
-      const uncited = uncitedFindings(answer.uncited, options.needsCitation ?? defaultCitationRule)
+      const uncited = yield* boundedFindings(answer.uncited, options.needsCitation ?? defaultCitationRule)
 
       const rejectCitations = options.mode === "reject" && rejections.length > 0
       const rejectUncited = options.uncited === "reject" && uncited.length > 0

@@ -25,7 +25,9 @@ export const limits = {
   maxClaims: 10_000,
   /** Citations of all claims together: with the claim limit, this bounds every verified answer and its renderings. */
   maxCitations: 20_000,
-  maxCitationsPerClaim: 100
+  maxCitationsPerClaim: 100,
+  /** Uncited sentences that need a citation: past it the answer is refused, so every list of findings is bounded. */
+  maxUncitedFindings: 1_000
 } as const
 
 /** A half-open range `start…end` (end exclusive) of non-negative integers, at least `min`. */

@@ -19,8 +19,9 @@
  *
  * @since 0.1.0
  */
-import { UncitedSentence } from "../Errors.js"
-import { type CitationRule, defaultCitationRule, type UncitedText } from "./Records.js"
+import * as Either from "effect/Either"
+import { AnswerLimitExceeded, UncitedSentence } from "../Errors.js"
+import { type CitationRule, defaultCitationRule, limits, type UncitedText } from "./Records.js"
 
 /** Sentences of a piece of prose: split after `.`, `!` or `?` followed by whitespace; trimmed, blanks dropped. */
 export const sentences = (text: string): Array<string> => {
@@ -105,7 +106,7 @@ export const needsCitation = (sentence: string, rule: CitationRule = defaultCita
   return kind === undefined || !rule.exempt.includes(kind)
 }
 
-/** The `UncitedSentence` findings of an answer's uncited text. */
+/** The `UncitedSentence` findings of an answer's uncited text (all of them: see `boundedFindings`). */
 export const uncitedFindings = (
   uncited: ReadonlyArray<UncitedText>,
   rule: CitationRule = defaultCitationRule
@@ -113,3 +114,24 @@ export const uncitedFindings = (
   uncited.flatMap((u) =>
     sentences(u.text).filter((s) => needsCitation(s, rule)).map((sentence) => new UncitedSentence({ sentence, line: u.line }))
   )
+
+/**
+ * The findings, or `AnswerLimitExceeded` past `limits.maxUncitedFindings` (the search stops at one
+ * more): "1. 1. 1. …" would otherwise make millions of findings and a reply to match.
+ */
+export const boundedFindings = (
+  uncited: ReadonlyArray<UncitedText>,
+  rule: CitationRule = defaultCitationRule
+): Either.Either<Array<UncitedSentence>, AnswerLimitExceeded> => {
+  const out: Array<UncitedSentence> = []
+  for (const u of uncited) {
+    for (const sentence of sentences(u.text)) {
+      if (!needsCitation(sentence, rule)) continue
+      if (out.length === limits.maxUncitedFindings) {
+        return Either.left(new AnswerLimitExceeded({ limit: "uncited-sentences", max: limits.maxUncitedFindings, received: out.length + 1 }))
+      }
+      out.push(new UncitedSentence({ sentence, line: u.line }))
+    }
+  }
+  return Either.right(out)
+}

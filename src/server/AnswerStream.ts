@@ -34,7 +34,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { checkManifest, sentences, uncitedFindings } from "../answer/Answer.js"
+import { checkManifest, sentences } from "../answer/Answer.js"
+import { boundedFindings } from "../answer/Sentences.js"
 import * as Evi1 from "../answer/Evi1.js"
 import { type CitationRule, limits as answerLimits } from "../answer/Records.js"
 import {
@@ -746,7 +747,7 @@ class Machine {
       if (Either.isLeft(document)) return yield* Effect.fail(document.left)
       const bound = Evi1.toAnswer(document.right, self.options.manifest, { manifestDigest: self.options.manifestDigest })
       if (Either.isLeft(bound)) return yield* Effect.fail(bound.left)
-      const uncited = uncitedFindings(bound.right.uncited, self.options.needsCitation)
+      const uncited = yield* boundedFindings(bound.right.uncited, self.options.needsCitation)
       const rejectCitations = self.options.mode === "reject" && self.rejections.length > 0
       const rejectUncited = self.options.uncited === "reject" && uncited.length > 0
       if (rejectCitations || rejectUncited) {
