@@ -588,6 +588,56 @@ const benchHostile = async (): Promise<Array<HostileRow>> => {
   }
 }
 
+interface ClaimLimitRow {
+  readonly name: string
+  readonly bytes: number
+  readonly refuseMs: number
+  readonly scanMs: number
+}
+
+/**
+ * EVI1 answers over the claim limit: the time to refuse them (`AnswerLimitExceeded`, counted while
+ * the text is scanned) against one `indexOf` pass over the same text (the floor of any scan).
+ */
+const benchClaimLimit = async (): Promise<Array<ClaimLimitRow>> => {
+  const text = (claims: number) => {
+    const body: Array<string> = []
+    const appendix: Array<string> = []
+    for (let i = 1; i <= claims; i++) {
+      body.push(`Revenue rose.[1]{c${i}}`)
+      appendix.push(`c${i}|1|"4,210"`)
+    }
+    return `${body.join("\n")}\nEVI1\n${appendix.join("\n")}\nEND_EVI1\n`
+  }
+  const cases = smoke
+    ? [{ name: "10,001 claims (limit + 1)", text: text(10_001) }]
+    : [{ name: "10,001 claims (limit + 1)", text: text(10_001) }, { name: "270,000 claims", text: text(270_000) }]
+  const rows: Array<ClaimLimitRow> = []
+  for (const c of cases) {
+    const refuse = async () => {
+      const result = Evi1.parse(c.text)
+      if (Either.isRight(result) || result.left._tag !== "AnswerLimitExceeded") throw new Error(`${c.name}: expected AnswerLimitExceeded`)
+    }
+    const scan = async () => {
+      let lines = 0
+      for (let i = c.text.indexOf("\n"); i !== -1; i = c.text.indexOf("\n", i + 1)) lines++
+      if (lines === 0) throw new Error("no lines")
+    }
+    for (let i = 0; i < warmups; i++) {
+      await refuse()
+      await scan()
+    }
+    const refuseTimes: Array<number> = []
+    const scanTimes: Array<number> = []
+    for (let i = 0; i < runs; i++) {
+      refuseTimes.push(await time(refuse))
+      scanTimes.push(await time(scan))
+    }
+    rows.push({ name: c.name, bytes: c.text.length, refuseMs: median(refuseTimes), scanMs: median(scanTimes) })
+  }
+  return rows
+}
+
 // ---------------------------------------------------------------------------
 // Cold start: whole processes, against `node -e 0`
 // ---------------------------------------------------------------------------
@@ -1173,6 +1223,7 @@ const main = async () => {
     runner = await benchRunner(runs, smoke)
   }
   const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
+  const claimLimit = only === undefined || only === "hostile" ? await benchClaimLimit() : []
   const search: Array<SearchRow> = []
   if (only === undefined || only === "search") for (const shape of searchShapes) search.push(await benchSearch(shape))
   const nearest = only === undefined || only === "nearest" ? await benchNearest() : []
@@ -1220,6 +1271,14 @@ const main = async () => {
       "| hostile report (refused with InvalidReport) | bytes | citegate (ms) | JSON.parse alone (ms) |",
       "|---|---:|---:|---:|",
       ...hostile.map((r) => `| ${r.name} | ${r.bytes} | ${r.citegateMs.toFixed(2)} | ${r.parseMs.toFixed(2)} |`)
+    )
+  }
+  if (claimLimit.length > 0) {
+    lines.push(
+      "",
+      "| hostile EVI1 answer (refused with AnswerLimitExceeded) | characters | refused in (ms) | one indexOf pass (ms) |",
+      "|---|---:|---:|---:|",
+      ...claimLimit.map((r) => `| ${r.name} | ${r.bytes} | ${r.refuseMs.toFixed(2)} | ${r.scanMs.toFixed(2)} |`)
     )
   }
   if (search.length > 0) {
@@ -1284,7 +1343,7 @@ const main = async () => {
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
   fs.writeFileSync(
     resultsFile,
-    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, search, startup, extracted, bombs, runner, postgres, nearest, audits, server, streams }, null, 2) + "\n"
+    JSON.stringify({ date: new Date().toISOString(), smoke, runs, machine, rows, memory, capPeak, hostile, claimLimit, search, startup, extracted, bombs, runner, postgres, nearest, audits, server, streams }, null, 2) + "\n"
   )
 }
 

@@ -8,6 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { type CitationRule, defaultCitationRule, Exemption } from "./answer/Records.js"
 import { defaultMaxFacts, Label, Mode, SourceUrl } from "./Domain.js"
 import { InvalidConfig } from "./Errors.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
@@ -90,12 +91,26 @@ export const VerifyOptions = Schema.Struct({
 export type VerifyOptions = typeof VerifyOptions.Type
 
 /**
- * Answers (prose with inline citations). `uncited`: whether a factual-looking
- * sentence without a citation rejects the answer ("reject") or is listed as a
- * finding ("report", the default).
+ * Answers (prose with inline citations). `uncited`: whether a sentence that
+ * needs a citation and has none rejects the answer ("reject") or is listed as a
+ * finding ("report", the default); `needsCitation` shapes which sentences need one.
  */
+/**
+ * Which uncited sentences of an answer need a citation (docs/answers.md, "Uncited sentences"). A
+ * sentence stating a quantity always does; `minLength` (code points, default 20) and `exempt` (the
+ * kinds of quantity-free sentence that never need one; default all five) shape the rest.
+ */
+export const NeedsCitation = Schema.Struct({
+  minLength: Schema.optional(intBetween(1, 10_000)),
+  exempt: Schema.optional(
+    Schema.Array(Exemption).pipe(Schema.maxItems(Exemption.literals.length), Schema.filter(unique("exemptions")))
+  )
+}).annotations({ ...strict, identifier: "NeedsCitation" })
+export type NeedsCitation = typeof NeedsCitation.Type
+
 export const AnswersOptions = Schema.Struct({
-  uncited: Schema.optional(Schema.Literal("reject", "report"))
+  uncited: Schema.optional(Schema.Literal("reject", "report")),
+  needsCitation: Schema.optional(NeedsCitation)
 }).annotations({ ...strict, identifier: "AnswersOptions" })
 export type AnswersOptions = typeof AnswersOptions.Type
 
@@ -227,6 +242,10 @@ export const resolvedMode = (config: PipelineConfig): Mode => config.verify?.mod
 export const resolvedVerifyTimeoutMs = (config: PipelineConfig): number =>
   config.verify?.timeoutMs ?? verifyLimits.timeoutMs.default
 export const resolvedUncited = (config: PipelineConfig): "reject" | "report" => config.answers?.uncited ?? "report"
+export const resolvedCitationRule = (config: PipelineConfig): CitationRule => ({
+  minLength: config.answers?.needsCitation?.minLength ?? defaultCitationRule.minLength,
+  exempt: config.answers?.needsCitation?.exempt ?? defaultCitationRule.exempt
+})
 
 /** The service's limits with defaults filled in. */
 export const resolvedServer = (config: PipelineConfig) => ({

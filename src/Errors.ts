@@ -767,7 +767,7 @@ export const CitationRejection = Schema.Struct({
 }).annotations({ identifier: "CitationRejection" })
 export type CitationRejection = typeof CitationRejection.Type
 
-/** A factual-looking sentence (at least 40 characters, not a heading or question) that cites nothing. */
+/** A sentence that needs a citation (it states a quantity, or is long and of no exempt kind: docs/answers.md) and cites nothing. */
 export class UncitedSentence extends Schema.TaggedError<UncitedSentence>()("UncitedSentence", {
   sentence: Schema.String,
   /** 1-based line of the drafted text where the sentence starts, when the format has lines (EVI1). */
@@ -856,6 +856,15 @@ export const Evi1OrphanMarker = Schema.TaggedStruct("Evi1OrphanMarker", {
   line: Schema.Int,
   claimId: Schema.String
 })
+/**
+ * A second `EVI1` line: an answer has one appendix, starting at its first `EVI1` line. A block
+ * written into the body (or after the appendix) is never read as prose or as a second appendix.
+ */
+export const Evi1ExtraAppendix = Schema.TaggedStruct("Evi1ExtraAppendix", {
+  line: Schema.Int,
+  /** The line of the first `EVI1` (where the appendix starts). */
+  firstLine: Schema.Int
+})
 
 export const Evi1Issue = Schema.Union(
   Evi1MalformedLine,
@@ -865,7 +874,8 @@ export const Evi1Issue = Schema.Union(
   Evi1UnusedEvidence,
   Evi1SourceOutOfRange,
   Evi1SourceUnavailable,
-  Evi1OrphanMarker
+  Evi1OrphanMarker,
+  Evi1ExtraAppendix
 )
 export type Evi1Issue = typeof Evi1Issue.Type
 
@@ -891,6 +901,29 @@ export class AnswerTooLarge extends Schema.TaggedError<AnswerTooLarge>()("Answer
   }
 }
 
+export const AnswerLimit = Schema.Literal("claims", "citations", "citations-per-claim", "uncited-sentences")
+export type AnswerLimit = typeof AnswerLimit.Type
+
+/**
+ * The answer passed a documented count limit (claims, citations in total, citations of one claim);
+ * counted while the text is scanned, so nothing past the limit was parsed, bound or verified.
+ */
+export class AnswerLimitExceeded extends Schema.TaggedError<AnswerLimitExceeded>()("AnswerLimitExceeded", {
+  limit: AnswerLimit,
+  max: Schema.Int,
+  /** How many had been counted when the scan stopped (at least max + 1). */
+  received: Schema.Int
+}) {
+  override get message() {
+    const what = this.limit === "citations-per-claim"
+      ? "citations in one claim"
+      : this.limit === "uncited-sentences"
+      ? "uncited sentences that need a citation"
+      : this.limit
+    return `The answer has more than ${this.max} ${what} (counted ${this.received} before stopping)`
+  }
+}
+
 /** Reject mode (or `answers.uncited: "reject"`): at least one citation or sentence failed; every failure listed. */
 export class AnswerRejected extends Schema.TaggedError<AnswerRejected>()("AnswerRejected", {
   citations: Schema.Array(CitationRejection),
@@ -907,6 +940,7 @@ export const AnswerError = Schema.Union(
   StaleManifest,
   Evi1Invalid,
   AnswerTooLarge,
+  AnswerLimitExceeded,
   AnswerRejected,
   VerificationTimeout
 )

@@ -3,7 +3,7 @@ import { Effect, Either, Layer } from "effect"
 import * as Answer from "../src/answer/Answer.js"
 import * as Evi1 from "../src/answer/Evi1.js"
 import { limits } from "../src/answer/Records.js"
-import { AnswerTooLarge, Evi1Invalid, type Evi1Issue, StaleManifest, UncitedSentence } from "../src/Errors.js"
+import { AnswerLimitExceeded, AnswerTooLarge, Evi1Invalid, type Evi1Issue, StaleManifest, UncitedSentence } from "../src/Errors.js"
 import * as Manifest from "../src/Manifest.js"
 import * as Policy from "../src/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
@@ -27,7 +27,6 @@ const setup = (options: Answer.AnswersOptions = { mode: "drop", uncited: "report
 const sample = [
   "# Q3 in brief",
   "This answer follows the EVI1 protocol; the appendix ends with END_EVI1.",
-  "EVI1",
   "Net sales for Q3 2026 were 4,210 units.[1]{c1} Stock was 1,180 units, 640 of them in Leeds.[2][1]{c2}",
   "The 🚲 fleet grew to 42 bikes.[3]{c3} A sentence without any citation that still looks like a fact.",
   "EVI1",
@@ -52,14 +51,14 @@ const issuesOf = (text: string): ReadonlyArray<Evi1Issue> => {
 }
 
 describe("EVI1 parsing", () => {
-  it("finds the appendix from the end: a body that mentions EVI1 (even as a line) is body", () => {
+  it("the appendix starts at the first EVI1 line: a body may mention EVI1 and END_EVI1 in prose", () => {
     const document = right(Evi1.parse(sample))
     assert.deepStrictEqual(document.body.filter((s) => s._tag === "Cite").map((s) => s._tag === "Cite" && [s.claimId, s.sources, s.line]), [
-      ["c1", [1], 4],
-      ["c2", [2, 1], 4],
-      ["c3", [3], 5]
+      ["c1", [1], 3],
+      ["c2", [2, 1], 3],
+      ["c3", [3], 4]
     ])
-    assert.deepStrictEqual(document.appendix?.evidence.map((e) => [e.claimId, e.source, e.line]), [["c1", 1, 7], ["c2", 2, 8], ["c2", 1, 9], ["c3", 3, 10]])
+    assert.deepStrictEqual(document.appendix?.evidence.map((e) => [e.claimId, e.source, e.line]), [["c1", 1, 6], ["c2", 2, 7], ["c2", 1, 8], ["c3", 3, 9]])
     assert.strictEqual(
       document.appendix?.evidence[1]!.quote,
       "Inventory on hand at 30 September 2026 was 1,180 units.\nThe Leeds warehouse held 640 of those units."
@@ -81,7 +80,7 @@ describe("EVI1 parsing", () => {
     const document = right(Evi1.parse(sample))
     assert.strictEqual(
       Evi1.cleanText(document),
-      "# Q3 in brief\nThis answer follows the EVI1 protocol; the appendix ends with END_EVI1.\nEVI1\n" +
+      "# Q3 in brief\nThis answer follows the EVI1 protocol; the appendix ends with END_EVI1.\n" +
         "Net sales for Q3 2026 were 4,210 units.[1] Stock was 1,180 units, 640 of them in Leeds.[2][1]\n" +
         "The 🚲 fleet grew to 42 bikes.[3] A sentence without any citation that still looks like a fact.\n"
     )
@@ -110,12 +109,12 @@ describe("EVI1 parsing", () => {
     }
   })
 
-  it("linear: one citation group of 100,000 sources (repeats checked with a set)", () => {
+  it("linear: one citation group of 100,000 sources is refused by the per-claim limit", () => {
     const sources = Array.from({ length: 100_000 }, (_, i) => `[${i + 1}]`).join("")
     const start = performance.now()
-    const issues = issuesOf(`A sentence.${sources}{c1}\nEVI1\nEND_EVI1`)
+    const result = Evi1.parse(`A sentence.${sources}{c1}\nEVI1\nEND_EVI1`)
     assert.isBelow(performance.now() - start, 2000)
-    assert.strictEqual(issues[0]!._tag, "Evi1MissingEvidence")
+    assert.deepStrictEqual(Either.flip(result).pipe(Either.getOrThrow), new AnswerLimitExceeded({ limit: "citations-per-claim", max: 100, received: 100_000 }))
   })
 
   it("a million issues: the first 100 listed in line order, the rest counted in omitted", () => {
@@ -238,7 +237,7 @@ describe("EVI1 answers", () => {
       assert.deepStrictEqual(answer.summary, { claims: 3, claimsGrounded: 3, claimsRemoved: 0, citations: 4, citationsVerified: 4 })
       assert.deepStrictEqual(answer.uncited.map((u) => [u.sentence, u.line]), [
         ["This answer follows the EVI1 protocol; the appendix ends with END_EVI1.", 2],
-        ["A sentence without any citation that still looks like a fact.", 5]
+        ["A sentence without any citation that still looks like a fact.", 4]
       ])
       assert.instanceOf(answer.uncited[0], UncitedSentence)
     }))

@@ -72,11 +72,11 @@ describe("sentences", () => {
 
 describe("looksFactual", () => {
   const a = (n: number) => "a".repeat(n)
-  it("at least 40 code points, after trimming", () => {
-    assert.isFalse(Answer.looksFactual(a(39)))
-    assert.isTrue(Answer.looksFactual(a(40)))
-    assert.isFalse(Answer.looksFactual(` ${a(39)} `))
-    assert.strictEqual(Answer.minFactualLength, 40)
+  it("at least 20 code points, after trimming", () => {
+    assert.isFalse(Answer.looksFactual(a(19)))
+    assert.isTrue(Answer.looksFactual(a(20)))
+    assert.isFalse(Answer.looksFactual(` ${a(19)} `))
+    assert.strictEqual(Answer.minFactualLength, 20)
   })
 
   it("headings, lead-ins and questions are not factual; the marks elsewhere do not matter", () => {
@@ -91,14 +91,14 @@ describe("looksFactual", () => {
   })
 
   it("code points at the edges of the high-surrogate range; lone low surrogates and U+E000 count as one each", () => {
-    // U+10000 is \ud800\udc00, U+10FFFF is \udbff\udfff: 39 of them are 78 code units but 39 code points.
-    assert.isFalse(Answer.looksFactual("\u{10000}".repeat(39)))
-    assert.isTrue(Answer.looksFactual("\u{10000}".repeat(40)))
-    assert.isFalse(Answer.looksFactual("\u{10FFFF}".repeat(39)))
-    assert.isTrue(Answer.looksFactual("\u{10FFFF}".repeat(40)))
-    assert.isTrue(Answer.looksFactual("\udc00".repeat(40)))
-    assert.isTrue(Answer.looksFactual("\ue000".repeat(40)))
-    assert.isFalse(Answer.looksFactual("\ue000".repeat(39)))
+    // U+10000 is \ud800\udc00, U+10FFFF is \udbff\udfff: 19 of them are 38 code units but 19 code points.
+    assert.isFalse(Answer.looksFactual("\u{10000}".repeat(19)))
+    assert.isTrue(Answer.looksFactual("\u{10000}".repeat(20)))
+    assert.isFalse(Answer.looksFactual("\u{10FFFF}".repeat(19)))
+    assert.isTrue(Answer.looksFactual("\u{10FFFF}".repeat(20)))
+    assert.isTrue(Answer.looksFactual("\udc00".repeat(20)))
+    assert.isTrue(Answer.looksFactual("\ue000".repeat(20)))
+    assert.isFalse(Answer.looksFactual("\ue000".repeat(19)))
   })
 })
 

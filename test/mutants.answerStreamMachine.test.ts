@@ -176,7 +176,8 @@ describe("the streamed text", () => {
       assert.deepStrictEqual(plain(events), [
         { id: 1, type: "delta", text: "Total ", footnotes: [] },
         { id: 2, type: "delta", text: "42", footnotes: [] },
-        { id: 3, type: "done", state: "no_evidence", summary: zeroSummary, uncited: [] }
+        // A free-standing number needs a citation whatever the sentence's length.
+        { id: 3, type: "done", state: "no_evidence", summary: zeroSummary, uncited: [{ _tag: "UncitedSentence", sentence: "Total 42", line: 1 }] }
       ])
     }))
 

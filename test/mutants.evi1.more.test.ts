@@ -56,10 +56,13 @@ describe("the body's segments", () => {
   })
 })
 
-describe("the appendix is searched backwards from END_EVI1", () => {
-  it("an EVI1 line after the last END_EVI1 does not open an appendix", () => {
+describe("the appendix starts at the first EVI1 line", () => {
+  it("an END_EVI1 line before it is an issue, and so is an appendix without END_EVI1", () => {
     const error = left(Evi1.parse("a\nEND_EVI1\nEVI1"))
     assert.instanceOf(error, Evi1Invalid)
-    assert.deepStrictEqual((error as Evi1Invalid).issues, [{ _tag: "Evi1MalformedLine", line: 2, detail: "END_EVI1 without an EVI1 line before it" }])
+    assert.deepStrictEqual((error as Evi1Invalid).issues, [
+      { _tag: "Evi1MalformedLine", line: 2, detail: "END_EVI1 without an EVI1 line before it" },
+      { _tag: "Evi1MalformedLine", line: 3, detail: "the appendix does not end with END_EVI1" }
+    ])
   })
 })

@@ -119,22 +119,33 @@ describe("evidence lines (parseEvidence)", () => {
 })
 
 describe("the appendix", () => {
-  it("found from the end: the last END_EVI1, then the nearest EVI1 before it", () => {
-    const document = right(Evi1.parse("a.[1]{c1}\nEVI1\nEND_EVI1\nEVI1\nc1|1|\"q\"\nEND_EVI1\n\n  \n"))
+  it("starts at the first EVI1 line and ends at the first END_EVI1 after it; a second block is Evi1ExtraAppendix", () => {
+    const document = right(Evi1.parse("a.[1]{c1}\nEVI1\nc1|1|\"q\"\nEND_EVI1\n\n  \n"))
     assert.deepStrictEqual(document, {
-      body: [text("a."), citeSeg([1], "c1", 1), text("\nEVI1\nEND_EVI1\n")],
-      appendix: { manifest: undefined, evidence: [{ claimId: "c1", source: 1, quote: "q", line: 5 }], trailing: "\n\n  \n" }
+      body: [text("a."), citeSeg([1], "c1", 1), text("\n")],
+      appendix: { manifest: undefined, evidence: [{ claimId: "c1", source: 1, quote: "q", line: 3 }], trailing: "\n\n  \n" }
     })
+    assert.deepStrictEqual(issuesOf("a.[1]{c1}\nEVI1\nEND_EVI1\nEVI1\nc1|1|\"q\"\nEND_EVI1\n\n  \n"), [
+      { _tag: "Evi1MissingEvidence", line: 1, claimId: "c1", source: 1 },
+      { _tag: "Evi1ExtraAppendix", line: 4, firstLine: 2 },
+      malformed(5, "text after END_EVI1 (only blank lines may follow the appendix)"),
+      malformed(6, "text after END_EVI1 (only blank lines may follow the appendix)")
+    ])
+    // Inside the appendix too: an EVI1 line is never read as an evidence line.
+    assert.deepStrictEqual(issuesOf("a.[1]{c1}\nEVI1\nc1|1|\"q\"\nEVI1\nEND_EVI1"), [{ _tag: "Evi1ExtraAppendix", line: 4, firstLine: 2 }])
   })
 
   it("END_EVI1 on the first line; END_EVI1 twice at the end; a lone EVI1", () => {
     assert.deepStrictEqual(issuesOf("END_EVI1"), [malformed(1, "END_EVI1 without an EVI1 line before it")])
-    assert.deepStrictEqual(issuesOf("x\nEVI1\nEND_EVI1\nEND_EVI1"), [malformed(3, "expected cX|n|\"quote\"")])
-    assert.deepStrictEqual(right(Evi1.parse("x\nEVI1\n")), { body: [text("x\nEVI1\n")], appendix: undefined })
+    assert.deepStrictEqual(issuesOf("x\nEVI1\nEND_EVI1\nEND_EVI1"), [malformed(4, "text after END_EVI1 (only blank lines may follow the appendix)")])
+    assert.deepStrictEqual(issuesOf("x\nEVI1\n"), [malformed(3, "the appendix does not end with END_EVI1")])
   })
 
-  it("CR after END_EVI1 named only when there is no END_EVI1 line", () => {
-    assert.deepStrictEqual(issuesOf("a\r\nEND_EVI1\r\nb\r\nEND_EVI1\r\n"), [malformed(4, "END_EVI1 followed by CR: EVI1 lines end with LF alone")])
+  it("CR after END_EVI1 named (on every such line) only when there is no appendix", () => {
+    assert.deepStrictEqual(issuesOf("a\r\nEND_EVI1\r\nb\r\nEND_EVI1\r\n"), [
+      malformed(2, "END_EVI1 followed by CR: EVI1 lines end with LF alone"),
+      malformed(4, "END_EVI1 followed by CR: EVI1 lines end with LF alone")
+    ])
     const fine = right(Evi1.parse("x\nEND_EVI1\r\nEVI1\nEND_EVI1"))
     assert.deepStrictEqual(fine, { body: [text("x\nEND_EVI1\r\n")], appendix: { manifest: undefined, evidence: [], trailing: "" } })
   })
@@ -322,8 +333,8 @@ describe("toAnswer", () => {
           "",
           "## How to cite (EVI1)",
           "",
-          "1. Write the answer as prose. End every sentence that states a fact from the sources with the numbers of the sources that state it, then a claim id: `…older adults.[1]{c1}` or `…density.[2][3]{c2}`. Number claims c1, c2, c3, … and use each claim id once.",
-          "2. After the answer, write an appendix: a line `EVI1`, then one line per claim and source, `cX|n|\"quote\"`, then a line `END_EVI1`. Nothing after it.",
+          "1. Write the answer as prose. End every sentence that states a fact from the sources with the numbers of the sources that state it, then a claim id: `…older adults.[1]{c1}` or `…density.[2][3]{c2}`. Number claims c1, c2, c3, … and use each claim id once. A sentence with a number, date or amount always needs a citation, also in a heading.",
+          "2. After the answer, write an appendix: a line `EVI1`, then one line per claim and source, `cX|n|\"quote\"`, then a line `END_EVI1`. Nothing after it, and no other EVI1 or END_EVI1 line anywhere.",
           "3. The quote is copied verbatim from source n: the same characters, case, spacing, punctuation and digits. No paraphrase, no ellipsis. Inside the quote write \\\" for a double quote, \\\\ for a backslash and \\n for a line break.",
           "4. Every [n] of a claim needs its evidence line, and every evidence line needs its [n] in that claim.",
           "5. Cite only the numbered sources above that are available. When the sources do not state something, say so without a citation; do not guess.",

@@ -8,8 +8,9 @@
  * - drop mode: a failed citation of a surviving claim is retracted; a claim
  *   that loses every citation is removed with its text (never kept as
  *   "uncited" prose).
- * - `uncited: "reject"` also rejects an answer with a factual-looking uncited
- *   sentence; `"report"` (default) lists them as findings.
+ * - `uncited: "reject"` also rejects an answer with an uncited sentence that
+ *   needs a citation (`Sentences.needsCitation`); `"report"` (default) lists
+ *   them as findings.
  *
  * A citation's `page` range and `heading` path go to the Verifier with the
  * quote and are checked as a report's `page` and `heading` are: the quote must
@@ -30,6 +31,7 @@ import * as Arr from "effect/Array"
 import type { CaptureRecord, Evidence, Sha256Hex, SourceUrl } from "../Domain.js"
 import {
   AnchorUnsupported,
+  type AnswerLimitExceeded,
   AnswerRejected,
   type CitationError,
   type CitationRejection,
@@ -37,23 +39,24 @@ import {
   type Issue,
   SpanMismatch,
   StaleManifest,
-  UncitedSentence,
   type VerificationTimeout
 } from "../Errors.js"
 import { decodeJson } from "../internal/decode.js"
 import type { Manifest } from "../Manifest.js"
 import * as Verifier from "../Verifier.js"
+import { boundedFindings, needsCitation } from "./Sentences.js"
 import {
   Answer,
   type BoundAnswer,
   type Citation,
+  type CitationRule,
+  defaultCitationRule,
   type DraftCitation,
   type GroundedClaim,
   limits,
   type RemovedClaim,
   type RetractedCitation,
   type UncitedPolicy,
-  type UncitedText,
   type VerifiedAnswer,
   type VerifiedAnswerCitation,
   verifiedAnswerFormat
@@ -63,53 +66,13 @@ import {
 // Sentences and the uncited-sentence rule
 // ---------------------------------------------------------------------------
 
-/** Sentences of a piece of prose: split after `.`, `!` or `?` followed by whitespace; trimmed, blanks dropped. */
-export const sentences = (text: string): Array<string> => {
-  const out: Array<string> = []
-  let start = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    // . ! ?
-    if ((c === 46 || c === 33 || c === 63) && i + 1 < text.length && /\s/.test(text[i + 1]!)) {
-      // Never blank: it ends with the mark itself.
-      out.push(text.slice(start, i + 1).trim())
-      start = i + 1
-    }
-  }
-  const rest = text.slice(start).trim()
-  if (rest !== "") out.push(rest)
-  return out
-}
+export { needsCitation, sentences, statesQuantity, uncitedFindings } from "./Sentences.js"
 
-/** The uncited-sentence rule's minimum length, in code points. */
-export const minFactualLength = 40
+/** The uncited-sentence rule's default minimum length, in code points (`answers.needsCitation.minLength`). */
+export const minFactualLength = defaultCitationRule.minLength
 
-const codePointLength = (s: string): number => {
-  let n = s.length
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c >= 0xd800 && c <= 0xdbff) n--
-  }
-  return n
-}
-
-/**
- * Whether an uncited sentence looks factual: at least 40 code points, not a
- * heading (a Markdown `#` line, or a lead-in ending with `:`) and not a question.
- */
-export const looksFactual = (sentence: string): boolean => {
-  const s = sentence.trim()
-  if (codePointLength(s) < minFactualLength) return false
-  if (s.startsWith("#") || s.endsWith(":")) return false
-  if (s.endsWith("?")) return false
-  return true
-}
-
-/** The `UncitedSentence` findings of an answer's uncited text. */
-export const uncitedFindings = (uncited: ReadonlyArray<UncitedText>): Array<UncitedSentence> =>
-  uncited.flatMap((u) =>
-    sentences(u.text).filter(looksFactual).map((sentence) => new UncitedSentence({ sentence, line: u.line }))
-  )
+/** Whether an uncited sentence needs a citation under the default rule (see `Sentences.needsCitation`). */
+export const looksFactual = (sentence: string): boolean => needsCitation(sentence)
 
 // ---------------------------------------------------------------------------
 // Code points and UTF-16 offsets
@@ -203,8 +166,30 @@ export const resolveNumber = (
     : Either.left(`source ${n} (${entry.source}) has no usable capture in this run (${entry.reason._tag}); it cannot be cited`)
 }
 
-// Arrays longer than the claim limit are refused by the structural JSON pass, before any decoding.
-const decodeAnswerJson = decodeJson(Answer, { maxArrayLength: limits.maxClaims })
+/**
+ * The total-citation limit on a parsed value, before the Schema builds anything from it: the sum of
+ * the lengths of `items[].citations` (what is not an array there is left for the Schema to name).
+ */
+export const citationTotalIssue = (input: unknown, items: "claims" | "content"): Issue | undefined => {
+  if (typeof input !== "object" || input === null) return undefined
+  const list = Object.getOwnPropertyDescriptor(input, items)?.value
+  if (!Array.isArray(list)) return undefined
+  let total = 0
+  for (const item of list) {
+    const citations = typeof item === "object" && item !== null ? Object.getOwnPropertyDescriptor(item, "citations")?.value : undefined
+    if (Array.isArray(citations)) total += citations.length
+  }
+  return total > limits.maxCitations
+    ? { path: [items], message: `must hold at most ${limits.maxCitations} citations in total, got ${total}` }
+    : undefined
+}
+
+// Arrays longer than the claim limit are refused by the structural JSON pass, the citation total
+// right after it: both before any decoding.
+const decodeAnswerJson = decodeJson(Answer, {
+  maxArrayLength: limits.maxClaims,
+  precheck: (input) => citationTotalIssue(input, "claims")
+})
 
 /**
  * Bind a decoded `citegate.answer/1` to this run: numbered citations get the
@@ -284,6 +269,8 @@ export interface Checked {
 export interface AnswersOptions {
   readonly mode: "reject" | "drop"
   readonly uncited: UncitedPolicy
+  /** Which uncited sentences need a citation (`answers.needsCitation`); the documented default when absent. */
+  readonly needsCitation?: CitationRule | undefined
 }
 
 /**
@@ -293,7 +280,7 @@ export interface AnswersOptions {
 export interface AnswersShape {
   readonly options: AnswersOptions
   /** Verify a bound answer under the options' mode and uncited policy. */
-  readonly verify: (answer: BoundAnswer) => Effect.Effect<Checked, AnswerRejected | VerificationTimeout>
+  readonly verify: (answer: BoundAnswer) => Effect.Effect<Checked, AnswerRejected | AnswerLimitExceeded | VerificationTimeout>
 }
 
 /**
@@ -389,7 +376,7 @@ export const make = (options: AnswersOptions): Effect.Effect<AnswersShape, never
           removed.push({ index: claimIndex, id: claim.id, text: claim.text, reasons: retracted })
         }
       })
-      const uncited = uncitedFindings(answer.uncited)
+      const uncited = yield* boundedFindings(answer.uncited, options.needsCitation ?? defaultCitationRule)
 
       const rejectCitations = options.mode === "reject" && rejections.length > 0
       const rejectUncited = options.uncited === "reject" && uncited.length > 0

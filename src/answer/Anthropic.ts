@@ -5,9 +5,11 @@
  * `document_index` i is manifest source i + 1 (pass the captures' texts as
  * plain-text documents in manifest order). Each `text` content block that
  * carries citations becomes one claim (id `block-<i>`, i the block's 0-based
- * position in `content`); its citations map to the manifest's source and
- * capture digest. Text blocks without citations are the answer's uncited
- * text; other block types (thinking, tool use) are not part of the answer.
+ * position in `content`) whose text is the block's LAST sentence: its citations
+ * (mapped to the manifest's source and capture digest) attach there, and the
+ * block's earlier sentences are uncited text like the sentences of text blocks
+ * without citations. Other block types (thinking, tool use) are not part of
+ * the answer.
  *
  * Decoding: the vendor envelope (the response, its content blocks and
  * citation objects) may carry keys citegate does not read; they are ignored,
@@ -46,7 +48,7 @@ import { boundMessage, boundSegment } from "../internal/bounded.js"
 import { maxIssues, plainDataIssue } from "../internal/decode.js"
 import * as StrictJson from "../internal/strictJson.js"
 import type { Manifest } from "../Manifest.js"
-import { checkManifest, resolveNumber, sentences } from "./Answer.js"
+import { checkManifest, citationTotalIssue, resolveNumber, sentences } from "./Answer.js"
 import { type BoundAnswer, type Citation, limits, type UncitedText } from "./Records.js"
 
 // Vendor objects: unknown keys ignored (no onExcessProperty annotation; decoded with "ignore" below).
@@ -116,6 +118,8 @@ const invalidOf = (error: ParseResult.ParseError): InvalidAnswer => {
 export const decodeResponse = (input: unknown): Either.Either<Response, InvalidAnswer> => {
   const notPlain = plainDataIssue(input)
   if (notPlain !== undefined) return Either.left(new InvalidAnswer({ issues: [notPlain] }))
+  const tooMany = citationTotalIssue(input, "content")
+  if (tooMany !== undefined) return Either.left(new InvalidAnswer({ issues: [tooMany] }))
   return Either.mapLeft(lenientDecode(input), invalidOf)
 }
 
@@ -182,12 +186,16 @@ export const toAnswer = (
           return
       }
     })
-    const text = block.text.trim()
-    if (text === "") {
+    // The citations attach to the block's last sentence; its other sentences are uncited text, each
+    // checked by the uncited-sentence rule (a block is never one claim however many sentences it holds).
+    const all = sentences(block.text)
+    const last = all.pop()
+    if (last === undefined) {
       issues.push({ path: ["content", b, "text"], message: "a cited text block must have text" })
       return
     }
-    claims.push({ id: `block-${b}`, text, citations: bound })
+    for (const s of all) uncited.push({ text: s, line: null })
+    claims.push({ id: `block-${b}`, text: last, citations: bound })
   })
   if (Arr.isNonEmptyArray(issues)) return Either.left(new InvalidAnswer({ issues }))
   return Either.right({ manifest: checked.right, claims, uncited })

@@ -12,21 +12,24 @@
  * END_EVI1
  * ```
  *
- * The appendix is found by scanning from the end for the last `END_EVI1`
- * line, then back for the nearest `EVI1` line, so a body that mentions EVI1
- * is not an appendix. Only blank lines may follow `END_EVI1`.
+ * The appendix starts at the first line that is exactly `EVI1` and ends at
+ * the first `END_EVI1` line after it; only blank lines may follow. A second
+ * `EVI1` line is `Evi1ExtraAppendix`: there is one appendix, read the same way
+ * by the streaming route, so a fake block in the body is never prose here and
+ * a rejection there. A body may mention EVI1 in a sentence.
  *
  * Where VeriQuote warns and carries on, citegate fails: every issue is
  * collected with its 1-based line (`Evi1Invalid`). Parsing is linear in the
  * text (one pass per line, no backtracking regex), works on text arriving in
- * chunks with the same result (`Parser`), and refuses text longer than
- * `limits.maxChars` (`AnswerTooLarge`) before storing it.
+ * chunks with the same result (`Parser`), refuses text longer than
+ * `limits.maxChars` (`AnswerTooLarge`) before storing it, and counts claims and
+ * citations while scanning (`AnswerLimitExceeded` past `limits`).
  *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
 import * as Arr from "effect/Array"
-import { AnswerTooLarge, Evi1Invalid, type Evi1Issue, type StaleManifest } from "../Errors.js"
+import { AnswerLimitExceeded, AnswerTooLarge, Evi1Invalid, type Evi1Issue, type StaleManifest } from "../Errors.js"
 import type { Manifest } from "../Manifest.js"
 import { terminal } from "../render/Escape.js"
 import { checkManifest, sentences } from "./Answer.js"
@@ -100,9 +103,18 @@ const claimMarkerAt = (line: string, at: number): { readonly id: string; readonl
   return { id: line.slice(at + 1, i), next: i + 1 }
 }
 
-/** A body line as segments, with its issues. Linear: every index is visited a bounded number of times. */
-const parseBodyLine = (line: string, lineNo: number, issues: { push: (issue: Evi1Issue) => void }): Array<Segment> => {
+/**
+ * A body line as segments, with its issues. Linear: every index is visited a bounded number of times.
+ * The scan stops after `maxCites` citation groups (the caller's remaining claim budget).
+ */
+const parseBodyLine = (
+  line: string,
+  lineNo: number,
+  issues: { push: (issue: Evi1Issue) => void },
+  maxCites: number = Infinity
+): Array<Segment> => {
   const out: Array<Segment> = []
+  let cites = 0
   let textStart = 0
   let i = 0
   while (i < line.length) {
@@ -131,6 +143,7 @@ const parseBodyLine = (line: string, lineNo: number, issues: { push: (issue: Evi
       }
       out.push({ _tag: "Cite", sources, claimId: claim.id, line: lineNo })
       i = textStart = claim.next
+      if (++cites > maxCites) return out
       continue
     }
     if (c === 123) {
@@ -238,10 +251,12 @@ class Issues {
 
 /**
  * Parses EVI1 text arriving in chunks (split anywhere: inside a marker, a
- * line, the appendix). Complete lines are parsed as body lines when they
- * arrive; which lines form the appendix is only known at the end (it is found
- * from the end), and those are then parsed as evidence lines. The result is
- * the same for every way of cutting the text into chunks.
+ * line, the appendix). Complete lines are parsed as they arrive: the appendix
+ * starts at the first line that is exactly `EVI1` (the streaming route reads
+ * it the same way), so body lines are known as they come and their claims and
+ * citations are counted while scanning. Past a count limit nothing more is
+ * stored and `end` fails with `AnswerLimitExceeded`. The result is the same
+ * for every way of cutting the text into chunks.
  */
 export class Parser {
   private pending = ""
@@ -251,22 +266,33 @@ export class Parser {
   private heldBodyIssues = 0
   private received = 0
   private ended = false
+  /** 0-based index of the first `EVI1` line, or -1 while the body goes on. */
+  private appendixAt = -1
+  private claims = 0
+  private citations = 0
+  private over: AnswerLimitExceeded | undefined
 
   /** Feed the next chunk. Past `limits.maxChars` in total, nothing more is stored and `end` fails. */
   push(chunk: string): void {
     if (this.ended) throw new Error("EVI1 parser: push after end")
     this.received += chunk.length
-    if (this.received > limits.maxChars) return
+    if (this.received > limits.maxChars || this.over !== undefined) return
     let from = 0
-    for (let nl = chunk.indexOf("\n"); nl !== -1; nl = chunk.indexOf("\n", from)) {
+    for (let nl = chunk.indexOf("\n"); nl !== -1 && this.over === undefined; nl = chunk.indexOf("\n", from)) {
       this.completeLine(this.pending + chunk.slice(from, nl))
       this.pending = ""
       from = nl + 1
     }
-    this.pending += chunk.slice(from)
+    if (this.over === undefined) this.pending += chunk.slice(from)
   }
 
   private completeLine(line: string): void {
+    this.lines.push(line)
+    if (this.appendixAt !== -1) return // appendix lines are parsed at the end
+    if (line === "EVI1") {
+      this.appendixAt = this.lines.length - 1
+      return
+    }
     const issues = { held: [] as Array<Evi1Issue>, extra: 0 }
     const sink = {
       push: (issue: Evi1Issue) => {
@@ -276,60 +302,80 @@ export class Parser {
         } else issues.extra++
       }
     }
-    this.lines.push(line)
-    this.bodyLines.push(parseBodyLine(line, this.lines.length, sink))
+    const segments = parseBodyLine(line, this.lines.length, sink, limits.maxClaims - this.claims)
+    this.bodyLines.push(segments)
     this.bodyIssues.push(issues)
+    for (const segment of segments) if (segment._tag === "Cite") this.count(segment)
+  }
+
+  /** Counts a citation group against the limits; past one, everything held is dropped. */
+  private count(segment: CiteSegment): void {
+    if (this.over !== undefined) return
+    this.claims++
+    this.citations += segment.sources.length
+    this.over = segment.sources.length > limits.maxCitationsPerClaim
+      ? new AnswerLimitExceeded({ limit: "citations-per-claim", max: limits.maxCitationsPerClaim, received: segment.sources.length })
+      : this.claims > limits.maxClaims
+      ? new AnswerLimitExceeded({ limit: "claims", max: limits.maxClaims, received: this.claims })
+      : this.citations > limits.maxCitations
+      ? new AnswerLimitExceeded({ limit: "citations", max: limits.maxCitations, received: this.citations })
+      : undefined
+    if (this.over !== undefined) {
+      this.lines.length = 0
+      this.bodyLines.length = 0
+      this.bodyIssues.length = 0
+      this.pending = ""
+    }
   }
 
   /** The text has ended: the document, or every issue. */
-  end(): Either.Either<Document, Evi1Invalid | AnswerTooLarge> {
+  end(): Either.Either<Document, Evi1Invalid | AnswerTooLarge | AnswerLimitExceeded> {
     this.ended = true
     if (this.received > limits.maxChars) {
       return Either.left(new AnswerTooLarge({ maxChars: limits.maxChars, receivedChars: this.received }))
     }
-    this.completeLine(this.pending)
+    if (this.over === undefined) this.completeLine(this.pending)
+    if (this.over !== undefined) return Either.left(this.over)
     this.pending = ""
     const lines = this.lines
     const issues = new Issues()
 
-    let endAt = -1
-    for (let i = lines.length - 1; i >= 0; i--) {
-      if (lines[i] === "END_EVI1") {
-        endAt = i
-        break
-      }
-    }
-    let startAt = -1
-    for (let i = endAt - 1; i >= 0; i--) {
-      if (lines[i] === "EVI1") {
-        startAt = i
-        break
-      }
-    }
-    if (endAt === -1) {
-      // A CRLF text would otherwise read as a body without appendix: say why instead.
-      const crlf = lines.findLastIndex((line) => line === "END_EVI1\r")
-      if (crlf !== -1) {
-        issues.push({ _tag: "Evi1MalformedLine", line: crlf + 1, detail: "END_EVI1 followed by CR: EVI1 lines end with LF alone" })
-      }
-    }
-    if (endAt !== -1 && startAt === -1) {
-      issues.push({ _tag: "Evi1MalformedLine", line: endAt + 1, detail: "END_EVI1 without an EVI1 line before it" })
-    }
+    const startAt = this.appendixAt
     const hasAppendix = startAt !== -1
+    let endAt = -1
+    if (hasAppendix) endAt = lines.indexOf("END_EVI1", startAt + 1)
     const bodyEnd = hasAppendix ? startAt : lines.length
+    for (let i = 0; i < bodyEnd; i++) {
+      // A CRLF text would otherwise read as a body without appendix: say why instead.
+      if (lines[i] === "END_EVI1" || (!hasAppendix && lines[i] === "END_EVI1\r")) {
+        const detail = lines[i] === "END_EVI1"
+          ? "END_EVI1 without an EVI1 line before it"
+          : "END_EVI1 followed by CR: EVI1 lines end with LF alone"
+        issues.push({ _tag: "Evi1MalformedLine", line: i + 1, detail })
+      }
+    }
+    if (hasAppendix && endAt === -1) {
+      issues.push({ _tag: "Evi1MalformedLine", line: lines.length, detail: "the appendix does not end with END_EVI1" })
+    }
 
     let appendix: Appendix | undefined
     if (hasAppendix) {
-      for (let i = endAt + 1; i < lines.length; i++) {
-        if (/\S/u.test(lines[i]!)) {
+      // Without END_EVI1, every line after EVI1 is read as evidence, but the empty rest after a final LF.
+      const last = endAt !== -1 ? endAt : lines[lines.length - 1] === "" ? lines.length - 1 : lines.length
+      for (let i = last + 1; i < lines.length; i++) {
+        if (lines[i] === "EVI1") issues.push({ _tag: "Evi1ExtraAppendix", line: i + 1, firstLine: startAt + 1 })
+        else if (/\S/u.test(lines[i]!)) {
           issues.push({ _tag: "Evi1MalformedLine", line: i + 1, detail: "text after END_EVI1 (only blank lines may follow the appendix)" })
         }
       }
       let manifest: string | undefined
       const evidence: Array<Evidence> = []
-      for (let i = startAt + 1; i < endAt; i++) {
+      for (let i = startAt + 1; i < last; i++) {
         const line = lines[i]!
+        if (line === "EVI1") {
+          issues.push({ _tag: "Evi1ExtraAppendix", line: i + 1, firstLine: startAt + 1 })
+          continue
+        }
         if (i === startAt + 1 && line.startsWith(manifestPrefix)) {
           const digest = line.slice(manifestPrefix.length)
           if (/^[0-9a-f]{64}$/.test(digest)) manifest = digest
@@ -340,7 +386,7 @@ export class Parser {
         if (Either.isLeft(parsed)) issues.push({ _tag: "Evi1MalformedLine", line: i + 1, detail: parsed.left })
         else evidence.push(parsed.right)
       }
-      appendix = { manifest, evidence, trailing: lines.slice(endAt + 1).map((l) => `\n${l}`).join("") }
+      appendix = { manifest, evidence, trailing: lines.slice(last + 1).map((l) => `\n${l}`).join("") }
     }
 
     // The body: its lines' segments, text runs merged across line breaks.
@@ -397,7 +443,7 @@ export class Parser {
 
 
 /** Parse a whole EVI1 text (the same as one `Parser` chunk). */
-export const parse = (text: string): Either.Either<Document, Evi1Invalid | AnswerTooLarge> => {
+export const parse = (text: string): Either.Either<Document, Evi1Invalid | AnswerTooLarge | AnswerLimitExceeded> => {
   const parser = new Parser()
   parser.push(text)
   return parser.end()
@@ -510,7 +556,7 @@ export const decode = (
   text: string,
   manifest: Manifest,
   options: { readonly manifestDigest?: string | undefined } = {}
-): Either.Either<BoundAnswer, Evi1Invalid | AnswerTooLarge | StaleManifest> =>
+): Either.Either<BoundAnswer, Evi1Invalid | AnswerTooLarge | AnswerLimitExceeded | StaleManifest> =>
   Either.flatMap(parse(text), (document) => toAnswer(document, manifest, options))
 
 // ---------------------------------------------------------------------------
@@ -536,9 +582,9 @@ export const prompt = (manifest: Manifest): string => {
     "",
     "1. Write the answer as prose. End every sentence that states a fact from the sources with the numbers of the " +
     "sources that state it, then a claim id: `…older adults.[1]{c1}` or `…density.[2][3]{c2}`. Number claims c1, c2, c3, … " +
-    "and use each claim id once.",
+    "and use each claim id once. A sentence with a number, date or amount always needs a citation, also in a heading.",
     "2. After the answer, write an appendix: a line `EVI1`, then one line per claim and source, `cX|n|\"quote\"`, " +
-    "then a line `END_EVI1`. Nothing after it.",
+    "then a line `END_EVI1`. Nothing after it, and no other EVI1 or END_EVI1 line anywhere.",
     "3. The quote is copied verbatim from source n: the same characters, case, spacing, punctuation and digits. " +
     "No paraphrase, no ellipsis. Inside the quote write \\\" for a double quote, \\\\ for a backslash and \\n for a line break.",
     "4. Every [n] of a claim needs its evidence line, and every evidence line needs its [n] in that claim.",

@@ -23,7 +23,11 @@ export const limits = {
   /** UTF-16 code units of a drafted answer (EVI1 text, answer JSON, Anthropic response). */
   maxChars: 16 * 1024 * 1024,
   maxClaims: 10_000,
-  maxCitationsPerClaim: 100
+  /** Citations of all claims together: with the claim limit, this bounds every verified answer and its renderings. */
+  maxCitations: 20_000,
+  maxCitationsPerClaim: 100,
+  /** Uncited sentences that need a citation: past it the answer is refused, so every list of findings is bounded. */
+  maxUncitedFindings: 1_000
 } as const
 
 /** A half-open range `start…end` (end exclusive) of non-negative integers, at least `min`. */
@@ -187,8 +191,8 @@ export type AnswerSummary = typeof AnswerSummary.Type
 /**
  * The verified answer. `claims` is the answer that may be published (each
  * claim grounded); `removed` and every claim's `retracted` are the audit of
- * what drop mode took out; `uncited` lists the factual-looking uncited
- * sentences found (under `answers.uncited: "report"`).
+ * what drop mode took out; `uncited` lists the uncited sentences that need a
+ * citation (under `answers.uncited: "report"`).
  */
 export const VerifiedAnswer = Schema.Struct({
   format: Schema.Literal(verifiedAnswerFormat),
@@ -203,6 +207,27 @@ export const VerifiedAnswer = Schema.Struct({
   semanticReview: Schema.Literal("not-performed")
 }).annotations({ identifier: "VerifiedAnswer" })
 export type VerifiedAnswer = typeof VerifiedAnswer.Type
+
+/**
+ * Kinds of quantity-free sentences that need no citation (`answers.needsCitation.exempt`): a Markdown
+ * heading, a question, a lead-in ending with `:`, a framing sentence (every word about the answer or
+ * its sources: "Based on the documents, here is a summary."), a statement that the sources do not say
+ * something ("The sources do not state the return rate."). A sentence stating a quantity is never exempt.
+ */
+export const Exemption = Schema.Literal("heading", "question", "lead-in", "framing", "unavailable")
+export type Exemption = typeof Exemption.Type
+
+/** Which uncited sentences need a citation (see `Sentences.needsCitation`). */
+export interface CitationRule {
+  /** A quantity-free sentence of at least this many code points needs a citation unless exempt. */
+  readonly minLength: number
+  readonly exempt: ReadonlyArray<Exemption>
+}
+
+export const defaultCitationRule: CitationRule = {
+  minLength: 20,
+  exempt: ["heading", "question", "lead-in", "framing", "unavailable"]
+}
 
 /** `answers.uncited` in pipeline.json: whether an uncited factual-looking sentence rejects the answer. */
 export const UncitedPolicy = Schema.Literal("reject", "report")

@@ -96,7 +96,7 @@ export const audit = (options: {
       return yield* audited((a) => a.auditReport(checked.right))
     }
 
-    const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config) }).pipe(
+    const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config) }).pipe(
       Layer.provide(Verifier.layer),
       Layer.provide(Policy.layer(config)),
       Layer.provideMerge(oldStore)

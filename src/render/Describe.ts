@@ -367,6 +367,11 @@ const evi1IssueUnbounded = (issue: Evi1Issue): Description =>
       title: "Claim id without citation",
       fields: [["line", String(i.line)], ["claim", i.claimId]],
       fix: "Put the sources directly before the claim id: [n]{cX}."
+    }),
+    Evi1ExtraAppendix: (i): Description => ({
+      title: "A second EVI1 block",
+      fields: [["line", String(i.line)], ["appendix starts on line", String(i.firstLine)]],
+      fix: "An answer has one appendix (EVI1 … END_EVI1), at its end; remove every other EVI1 block."
     })
   })
 
@@ -406,6 +411,11 @@ const answerErrorUnbounded = (error: AnswerError): Description =>
       title: "Answer too large",
       fields: [["max characters", String(e.maxChars)], ["received", String(e.receivedChars)]],
       fix: "Answers are limited in size; split the answer."
+    }),
+    AnswerLimitExceeded: (e): Description => ({
+      title: "Answer over its limit",
+      fields: [["limit", e.limit], ["max", String(e.max)], ["counted", String(e.received)]],
+      fix: "Answers are limited in claims and citations; split the answer or cite fewer sources per claim."
     }),
     VerificationTimeout: (e): Description => ({
       title: "Verification timed out",

@@ -20,10 +20,10 @@
  * and bound by `Evi1.toAnswer`, so a stream never grounds what `verify-answer`
  * would reject.
  *
- * A stream is stricter than a whole EVI1 text: a line that is exactly `EVI1`
- * starts the appendix (the body may mention EVI1 in a sentence, not as a line),
- * protocol issues fail at the line that shows them, and the appendix must end
- * with `END_EVI1`.
+ * A stream reads a text as `Evi1.Parser` does (a line that is exactly `EVI1`
+ * starts the one appendix; a second is `Evi1ExtraAppendix`, an `END_EVI1` line
+ * in the body a malformed line), but fails at the first line that shows an
+ * issue, where the parser lists them all.
  *
  * @since 0.1.0
  */
@@ -34,10 +34,12 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { checkManifest, sentences, uncitedFindings } from "../answer/Answer.js"
+import { checkManifest, sentences } from "../answer/Answer.js"
+import { boundedFindings } from "../answer/Sentences.js"
 import * as Evi1 from "../answer/Evi1.js"
-import { limits as answerLimits } from "../answer/Records.js"
+import { type CitationRule, limits as answerLimits } from "../answer/Records.js"
 import {
+  AnswerLimitExceeded,
   AnswerRejected,
   AnswerTooLarge,
   CitationError,
@@ -153,6 +155,7 @@ export const StreamFailure = Schema.Union(
   StaleManifest,
   Evi1Invalid,
   AnswerTooLarge,
+  AnswerLimitExceeded,
   AnswerRejected,
   VerificationTimeout
 )
@@ -340,6 +343,8 @@ export interface StreamOptions {
   /** `drop` (default): failed citations are retracted. `reject`: any retraction makes the answer rejected. */
   readonly mode?: "drop" | "reject" | undefined
   readonly uncited?: "report" | "reject" | undefined
+  /** Which uncited sentences need a citation (`answers.needsCitation`; the documented default when absent). */
+  readonly needsCitation?: CitationRule | undefined
 }
 
 interface ClaimState {
@@ -381,6 +386,8 @@ class Machine {
   private readonly whole = new Evi1.Parser()
 
   private phase: "body" | "appendix" | "ended" = "body"
+  /** The line of the `EVI1` that started the appendix. */
+  private appendixStart = 0
   private lineNo = 1
   /** The current line from the first character not yet parsed. */
   private rest = ""
@@ -508,8 +515,13 @@ class Machine {
     this.rest = ""
     this.heldFrom = 0
     if (this.phase === "body") {
-      if (this.maybeEvi1 && line === "EVI1") this.phase = "appendix"
-      else {
+      if (this.maybeEvi1 && line === "EVI1") {
+        this.phase = "appendix"
+        this.appendixStart = this.lineNo
+      } else if (line === "END_EVI1") {
+        // As `Evi1.Parser` reads it: a protocol line in the body is never prose.
+        throw lineIssue({ _tag: "Evi1MalformedLine", line: this.lineNo, detail: "END_EVI1 without an EVI1 line before it" })
+      } else {
         this.body(line)
         this.emitText("\n")
         this.prose = ""
@@ -600,6 +612,7 @@ class Machine {
 
   private appendixLine(line: string): void {
     const lineNo = this.lineNo
+    if (line === "EVI1") throw lineIssue({ _tag: "Evi1ExtraAppendix", line: lineNo, firstLine: this.appendixStart })
     if (this.phase === "ended") {
       if (/\S/u.test(line)) {
         throw lineIssue({ _tag: "Evi1MalformedLine", line: lineNo, detail: "text after END_EVI1 (only blank lines may follow the appendix)" })
@@ -735,7 +748,7 @@ class Machine {
       if (Either.isLeft(document)) return yield* Effect.fail(document.left)
       const bound = Evi1.toAnswer(document.right, self.options.manifest, { manifestDigest: self.options.manifestDigest })
       if (Either.isLeft(bound)) return yield* Effect.fail(bound.left)
-      const uncited = uncitedFindings(bound.right.uncited)
+      const uncited = yield* boundedFindings(bound.right.uncited, self.options.needsCitation)
       const rejectCitations = self.options.mode === "reject" && self.rejections.length > 0
       const rejectUncited = self.options.uncited === "reject" && uncited.length > 0
       if (rejectCitations || rejectUncited) {

@@ -40,6 +40,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
+import type { CitationRule } from "../answer/Records.js"
 import * as CaptureStore from "../CaptureStore.js"
 import * as Config from "../Config.js"
 import { RunId } from "../Config.js"
@@ -106,6 +107,8 @@ export interface StreamRouteOptions {
   /** Mode when the query names none (default `drop`). */
   readonly mode?: "drop" | "reject" | undefined
   readonly uncited?: "report" | "reject" | undefined
+  /** Which uncited sentences need a citation (`answers.needsCitation`; the documented default when absent). */
+  readonly needsCitation?: CitationRule | undefined
   readonly limits?: Partial<AnswerStream.StreamLimits> | undefined
   readonly retention?: Partial<Retention> | undefined
 }
@@ -393,7 +396,8 @@ export const make = (options: StreamRouteOptions) => {
       manifest,
       manifestDigest: query.manifest,
       mode: query.mode ?? options.mode ?? "drop",
-      uncited: options.uncited ?? "report"
+      uncited: options.uncited ?? "report",
+      needsCitation: options.needsCitation
     }).pipe(
       Stream.mapEffect((event) => {
         const json = AnswerStream.encodeEvent(event)
@@ -473,7 +477,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
           )
         }),
       mode: config.verify?.mode ?? "drop",
-      uncited: Config.resolvedUncited(config)
+      uncited: Config.resolvedUncited(config),
+      needsCitation: Config.resolvedCitationRule(config)
     })
     yield* router.concat(route.router)
   })
