@@ -78,6 +78,7 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
   let length = 0
   let pendingBreak = false
   let pendingSpace = false
+  let spaceAt = -1 // where the pending space is in the body, if it is a copy
 
   /** One output code unit, copied from the body at `at` (or written by the rule: `at` is -1). */
   const put = (c: string, at: number) => {
@@ -99,9 +100,10 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
   /** Separators owed before the next code unit; `at` is where that unit is in the body. */
   const separate = (at: number) => {
     if (length > 0 && pendingBreak) put("\n", -1)
-    else if (length > 0 && pendingSpace) put(" ", at > 0 && body[at - 1] === " " ? at - 1 : -1)
+    else if (length > 0 && pendingSpace) put(" ", spaceAt >= 0 ? spaceAt : at > 0 && body[at - 1] === " " ? at - 1 : -1)
     pendingBreak = false
     pendingSpace = false
+    spaceAt = -1
   }
 
   /** Write a string the rule makes (a mark): no place in the body. */
@@ -123,11 +125,6 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
     let i = 0
     while (i < value.length) {
       const c = value[i]!
-      if (collapse && isSpace(c)) {
-        pendingSpace = true
-        i++
-        continue
-      }
       // Find c in the body: skip removed characters; a reference is decoded text, not a copy.
       let at = -1
       while (j < to) {
@@ -159,9 +156,15 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
         j++
       }
       if (at === -2) continue
+      i++
+      if (collapse && isSpace(c)) {
+        // The first white space of a run stands for the run: a copy when it is a space in the body.
+        if (!pendingSpace) spaceAt = c === " " ? at : -1
+        pendingSpace = true
+        continue
+      }
       separate(at)
       put(c, at)
-      i++
     }
   }
 
