@@ -5,10 +5,12 @@
  * from the capture text, verifies, and no quote can verify with a number the
  * page does not show:
  *
- * 1. No-break spaces: U+00A0, U+2007 (figure space) and U+202F (narrow
- *    no-break space) are white space like ASCII white space: outside `pre` a
- *    run of them collapses to one U+0020 (trimmed at line ends); inside `pre`
- *    each becomes one U+0020. (`48.2&nbsp;million` is `48.2 million`.)
+ * 1. The no-break space U+00A0 is white space like ASCII white space: outside
+ *    `pre` a run of them collapses to one U+0020 (trimmed at line ends); inside
+ *    `pre` each becomes one U+0020. (`48.2&nbsp;million` is `48.2 million`.)
+ *    This is what a browser's copy gives (Chromium's clipboard text has U+0020
+ *    for U+00A0, measured); other spaces (U+202F narrow no-break, U+2007
+ *    figure space) are kept, as the copy keeps them.
  * 2. Tables: a row (`tr`) is one line; a tab (U+0009) goes between two cells
  *    (`td`, `th`) of a row, also after an empty cell, as in a browser's
  *    `innerText`; empty cells at the end of a row add nothing. Inside a cell,
@@ -47,8 +49,8 @@ const blocks = new Set([
 ])
 
 /** White space outside `pre`: ASCII white space and the no-break spaces. */
-const space = /[\t\n\f\r \u00a0\u2007\u202f]+/g
-const noBreak = /[\u00a0\u2007\u202f]/g
+const space = /[\t\n\f\r \u00a0]+/g
+const noBreak = /\u00a0/g
 
 /** The cell separator of a table row. */
 export const cellSeparator = "\t"

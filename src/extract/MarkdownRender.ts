@@ -14,7 +14,8 @@
  *   references are decoded. Images and link reference definitions are not text
  *   (an image's alternative text is not what a reader sees).
  * - Outside code blocks every run of white space (space, tab, line endings, so
- *   soft line breaks too) is one space; a hard line break is a line feed.
+ *   soft line breaks too, and U+00A0 as in `html/2`) is one space; a hard line
+ *   break is a line feed.
  *   Code blocks keep their lines as the parser gives them.
  * - Raw HTML: tags and comments are dropped, the text between them is kept as
  *   written; `<sup>`/`<sub>` write `^`/`_` before their content, bracketed
@@ -53,9 +54,8 @@ const skippedTypes = new Set(["image", "imageReference", "definition", "footnote
 
 /** Characters a parser removes from inside a text node's source: container prefixes, escapes, indentation. */
 const skippable = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === ">" || c === "\\"
-/** White space collapsed outside code blocks: ASCII white space and the no-break spaces (as in `html/2`). */
-const isSpace = (c: string) =>
-  c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\u00a0" || c === "\u2007" || c === "\u202f"
+/** White space collapsed outside code blocks: ASCII white space and the no-break space U+00A0 (as in `html/2`). */
+const isSpace = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\u00a0"
 const reference = /&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/y
 const word = /^[+\-\u2212\u00b1]?[\p{L}\p{N}]+$/u
 const scriptTag = /^<(\/?)(sup|sub)(?:\s[^>]*)?>$/i
