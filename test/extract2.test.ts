@@ -98,6 +98,14 @@ describe("markdown/2", () => {
       assert.strictEqual(yield* markdownText("```\n  a  b\n```\n\n    indented\n      code"), "  a  b\nindented\n  code")
     }))
 
+  it.live("a GFM table row is one line, its cells separated by a tab; pipes and the delimiter row are not text", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* markdownText("Fares:\n\n| Ticket | Adult | Reduced |\n|---|--:|---|\n| Bus | €2.40 | |\n| | **€2.80** | €1.40 |\n\nAfter."),
+        "Fares:\nTicket\tAdult\tReduced\nBus\t€2.40\n\t€2.80\t€1.40\nAfter."
+      )
+    }))
+
   it.live("raw HTML: tags and comments are not text, superscripts keep their meaning", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* markdownText("E = 10<sup>6</sup> J, H<sub>2</sub>O, 2<sup>n+1</sup>"), "E = 10^6 J, H_2O, 2^(n+1)")

@@ -1,7 +1,7 @@
 /**
  * Quotes copied from the page as a browser renders it: the HTML fixture, and
- * the Markdown fixture rendered to HTML by micromark (CommonMark, raw HTML
- * allowed, as a Markdown viewer shows it), loaded in headless Chromium; the
+ * the Markdown fixture rendered to HTML by micromark (CommonMark and GFM
+ * tables, raw HTML allowed, as a Markdown viewer shows it), loaded in headless Chromium; the
  * whole page copied (Ctrl+C) and pasted (Ctrl+V) into a text area, as a
  * drafter gets it, split into sentences. The sentences of blocks holding a
  * superscript or subscript are counted apart (the clipboard flattens 10⁶ to
@@ -15,6 +15,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import { micromark } from "micromark"
+import { gfmTable, gfmTableHtml } from "micromark-extension-gfm-table"
 import { chromium } from "playwright-core"
 import { captureText, fixtures, type Kind, sentences, verifiedCount } from "./quoteEvaluationSupport.js"
 
@@ -42,7 +43,7 @@ const browser = Effect.acquireRelease(
 )
 
 const pageHtml = (kind: Kind) =>
-  kind === "html" ? fixtures.html : `<!doctype html><meta charset="utf-8"><body>${micromark(fixtures.markdown, { allowDangerousHtml: true })}</body>`
+  kind === "html" ? fixtures.html : `<!doctype html><meta charset="utf-8"><body>${micromark(fixtures.markdown, { allowDangerousHtml: true, extensions: [gfmTable()], htmlExtensions: [gfmTableHtml()] })}</body>`
 
 // Evaluated in the page (the project is type-checked without DOM types): select the body, and the text of
 // every block that holds a superscript or subscript (no-break spaces as spaces, as the clipboard has them).

@@ -2,11 +2,14 @@
  * `markdown/2`: the rendered text of a Markdown body, what a reader sees
  * (rule in MarkdownRender.ts), with its heading anchors and an exact map back
  * to the body. The CommonMark parser (micromark, via mdast-util-from-markdown,
- * the version pinned as for `markdown/1`) runs in an extraction worker, which
+ * the version pinned as for `markdown/1`) with GFM tables (the pinned
+ * micromark-extension-gfm-table and mdast-util-gfm-table) runs in an extraction worker, which
  * walks the tree iteratively and sends it as a flat list of events; the
  * rendering is a pure function on this side.
  */
 import * as Effect from "effect/Effect"
+import { createRequire } from "node:module"
+import { pathToFileURL } from "node:url"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
 import type { Extracted, ExtractionLimits } from "./Extraction.js"
 import { type MarkdownEvent, render, RenderTooLong } from "./MarkdownRender.js"
@@ -24,7 +27,9 @@ export const eventsScript = `
 const { parentPort, workerData } = require("node:worker_threads")
 const run = async () => {
   const { fromMarkdown } = await import(workerData.modules.markdown)
-  const tree = fromMarkdown(workerData.text)
+  const { gfmTable } = await import(workerData.tables.syntax)
+  const { gfmTableFromMarkdown } = await import(workerData.tables.tree)
+  const tree = fromMarkdown(workerData.text, { extensions: [gfmTable()], mdastExtensions: [gfmTableFromMarkdown()] })
   const events = []
   const stack = [[tree, false]]
   while (stack.length > 0) {
@@ -43,10 +48,18 @@ const run = async () => {
 run().then((outcome) => parentPort.postMessage(outcome), (error) => parentPort.postMessage({ _tag: "malformed", detail: String(error && error.stack || error) }))
 `
 
+const require = createRequire(import.meta.url)
+
+/** The GFM table extension's entry points (syntax and tree), as file URLs for the worker. */
+const tables = () => ({
+  syntax: pathToFileURL(require.resolve("micromark-extension-gfm-table")).href,
+  tree: pathToFileURL(require.resolve("mdast-util-gfm-table")).href
+})
+
 /** The events of a Markdown text, in a worker. */
 export const markdownEvents = (text: string) =>
   Effect.flatMap(
-    runJob<Outcome>({ kind: "markdown-events", text }, [], eventsScript),
+    runJob<Outcome>({ kind: "markdown-events", text, tables: tables() }, [], eventsScript),
     (outcome) => outcome._tag === "events" ? Effect.succeed(outcome.events) : Effect.fail(new WorkerFailed(outcome.detail))
   )
 

@@ -6,9 +6,12 @@
  *
  * The rule:
  * - Blocks (paragraphs, headings, block quotes, list items, code blocks,
- *   thematic breaks, HTML blocks) begin a new line; consecutive breaks are one
- *   line feed; the text neither starts nor ends with one. List markers,
- *   block-quote markers and heading marks are not text.
+ *   thematic breaks, HTML blocks, GFM table rows) begin a new line;
+ *   consecutive breaks are one line feed; the text neither starts nor ends
+ *   with one. List markers, block-quote markers and heading marks are not
+ *   text. A table row is one line, one tab between two cells (an empty cell
+ *   included, empty cells at the end of a row adding nothing), as in `html/2`;
+ *   the delimiter row and the pipes are not text.
  * - Inline markup is not text: emphasis, strong, link and code-span
  *   delimiters, link destinations and titles, backslash escapes; character
  *   references are decoded. Images and link reference definitions are not text
@@ -48,7 +51,9 @@ export interface Rendered {
   readonly bodyMap: ReadonlyArray<BodyRun>
 }
 
-const blockTypes = new Set(["paragraph", "heading", "blockquote", "list", "listItem", "code", "thematicBreak", "root"])
+const blockTypes = new Set([
+  "paragraph", "heading", "blockquote", "list", "listItem", "code", "thematicBreak", "root", "table", "tableRow"
+])
 /** Nodes whose content is not text a reader sees. */
 const skippedTypes = new Set(["image", "imageReference", "definition", "footnoteDefinition", "yaml"])
 
@@ -79,6 +84,8 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
   let pendingBreak = false
   let pendingSpace = false
   let spaceAt = -1 // where the pending space is in the body, if it is a copy
+  let pendingCells = 0 // tabs owed between table cells
+  const rows: Array<number> = [] // cells seen in each open table row
 
   /** One output code unit, copied from the body at `at` (or written by the rule: `at` is -1). */
   const put = (c: string, at: number) => {
@@ -100,9 +107,13 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
   /** Separators owed before the next code unit; `at` is where that unit is in the body. */
   const separate = (at: number) => {
     if (length > 0 && pendingBreak) put("\n", -1)
-    else if (length > 0 && pendingSpace) put(" ", spaceAt >= 0 ? spaceAt : at > 0 && body[at - 1] === " " ? at - 1 : -1)
+    if (pendingCells > 0) for (let k = 0; k < pendingCells; k++) put("\t", -1)
+    else if (length > 0 && pendingSpace && !pendingBreak) {
+      put(" ", spaceAt >= 0 ? spaceAt : at > 0 && body[at - 1] === " " ? at - 1 : -1)
+    }
     pendingBreak = false
     pendingSpace = false
+    pendingCells = 0
     spaceAt = -1
   }
 
@@ -186,6 +197,10 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
         if (length > heading.start) found.push({ level: heading.level, text: decode(units, heading.start, length), start: heading.start })
         heading = undefined
       }
+      if (type === "tableRow") {
+        rows.pop()
+        pendingCells = 0 // empty cells at the end of a row add nothing
+      }
       if (blockTypes.has(type)) pendingBreak = true
       continue
     }
@@ -199,6 +214,11 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
     const to = end + shift
     if (blockTypes.has(type)) pendingBreak = true
     if (type === "heading") heading = { level, start: length + (length > 0 ? 1 : 0) }
+    if (type === "tableRow") rows.push(0)
+    if (type === "tableCell" && rows.length > 0) {
+      if (rows[rows.length - 1]! > 0) pendingCells++
+      rows[rows.length - 1]!++
+    }
     if (type === "text" || type === "inlineCode") aligned(value ?? "", from, to, true)
     else if (type === "code") aligned(value ?? "", from, to, false)
     else if (type === "break") pendingBreak = true
