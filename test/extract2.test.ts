@@ -67,6 +67,21 @@ describe("html/2", () => {
       assert.strictEqual(yield* htmlText("<p>4,210<sup><a href=#n1>1</a></sup> units</p>"), "4,210^1 units")
       assert.notInclude(yield* htmlText("<p>Energy 10<sup>6</sup> joules</p>"), "106")
     }))
+
+  it.effect("content no reader sees is not text: hiding styles, SVG title and desc, MathML annotations", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* htmlText(
+          `<p>a<span style="font-size:0">X1</span><span style="font-size: 0px !important">X2</span>` +
+            `<span style="display:none">X3</span><span style="color:red;visibility: hidden">X4</span>` +
+            `<span style="font-size:0.5em">c</span>b</p><svg><title>X5</title><desc>X6</desc><text>drawn</text></svg>` +
+            `<math><semantics><mi>x</mi><annotation encoding="TeX">X7</annotation><annotation-xml>X8</annotation-xml></semantics></math>`
+        ),
+        "acb\ndrawnx"
+      )
+      // Kept: a closed details element's content (one click shows it) and aria-hidden content (shown on screen).
+      assert.strictEqual(yield* htmlText(`<details><summary>S</summary>closed</details><span aria-hidden="true">icon</span>`), "S\nclosed\nicon")
+    }))
 })
 
 describe("markdown/2", () => {
@@ -110,6 +125,17 @@ describe("markdown/2", () => {
     Effect.gen(function*() {
       assert.strictEqual(yield* markdownText("E = 10<sup>6</sup> J, H<sub>2</sub>O, 2<sup>n+1</sup>"), "E = 10^6 J, H_2O, 2^(n+1)")
       assert.strictEqual(yield* markdownText("a\n\n<!-- note -->\n\n<div>\nb <b>c</b>\n</div>\n\n<script>x</script>\n\nd"), "a\nb c\nd")
+    }))
+
+  it.live("hidden raw HTML and comments are not text", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* markdownText(
+          "Seen <span style=\"display:none\">X1 <span>X2</span> X3</span> too <b>bold</b>.\n\n<div hidden>\nX4\n</div>\n\n" +
+            "<div style='font-size:0'>X5</div>\n\n<!-- X6 -->\n\nUnclosed <span hidden>X7\n\nNext."
+        ),
+        "Seen too bold.\nUnclosed\nNext."
+      )
     }))
 
   it.live("the body map is exact: every run equals the body, every heading maps to its text in the body", () =>

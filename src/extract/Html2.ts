@@ -23,7 +23,14 @@
  *    `^([1])`. A superscript or subscript whose text holds no letter or digit
  *    (`®`, `*`, `†`) is written as it is, without a mark. So `10⁶` on the
  *    page can never be quoted as `106`.
- * 4. Everything else as in `html/1` (docs/design.md).
+ * 4. Content no reader sees is not text, besides what `html/1` drops: an
+ *    element whose `style` attribute says `display: none`,
+ *    `visibility: hidden` or `font-size: 0` (any zero length), SVG `title`
+ *    and `desc` (never drawn), MathML `annotation` and `annotation-xml` (the
+ *    source of a formula, not the formula). Kept: the content of a closed
+ *    `details` (one click shows it) and `aria-hidden` content (hidden from
+ *    screen readers, shown on screen). Style sheets are still not evaluated.
+ * 5. Everything else as in `html/1` (docs/design.md).
  *
  * Bounded like `html/1`: an explicit stack (no recursion), `maxDepth` and
  * `maxCharacters` checked as the walk goes; the look into a `sup`/`sub` for
@@ -74,7 +81,17 @@ const metaCharset = (element: Element): string | undefined => {
   return match?.[1]
 }
 
-const isHidden = (element: Element) => dropped.has(element.nodeName) || attribute(element, "hidden") !== undefined
+/** Elements never drawn: SVG's title and description, MathML's annotations. */
+const undrawn = new Set(["title", "desc", "annotation", "annotation-xml"])
+
+/** An inline style that hides its element: `display: none`, `visibility: hidden`, a zero font size. */
+export const hidingStyle = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0*)?(?:[a-z%]+)?)\s*(?:!important\s*)?(?:;|$)/i
+
+const isHidden = (element: Element) =>
+  dropped.has(element.nodeName) || attribute(element, "hidden") !== undefined ||
+  // In the body, `title` is only ever SVG's (the document's title sits in head, which is not walked).
+  (undrawn.has(element.nodeName) && element.namespaceURI !== "http://www.w3.org/1999/xhtml") ||
+  hidingStyle.test(attribute(element, "style") ?? "")
 
 /**
  * The text of a `sup`/`sub` when it is one text node, reached through at most 4 single-child

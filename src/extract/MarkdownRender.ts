@@ -23,8 +23,11 @@
  * - Raw HTML: tags and comments are dropped, the text between them is kept as
  *   written; `<sup>`/`<sub>` write `^`/`_` before their content, bracketed
  *   unless the content is one word (as in `html/2`: `10<sup>6</sup>` is
- *   `10^6`). An HTML block that starts with `<script`, `<style` or `<!--`
- *   is dropped whole.
+ *   `10^6`). An HTML block that starts with `<script`, `<style` or `<!--`,
+ *   or whose first tag hides its element (a `hidden` attribute, or a style
+ *   `display: none`, `visibility: hidden`, `font-size: 0`, as in `html/2`),
+ *   is dropped whole; inline, the text from such a tag to its closing tag
+ *   (or the end of the paragraph) is dropped.
  * - Headings are anchors: level, the heading's rendered text, its section.
  *
  * The map (`bodyMap`): runs `[textStart, bodyStart, length]`, in text order,
@@ -35,6 +38,7 @@
  * rule: it stands for the body between the runs around it.
  */
 import type { HeadingAnchor } from "../Domain.js"
+import { hidingStyle } from "./Html2.js"
 import { sections } from "./Markdown.js"
 
 /** One event of the tree walk: a node entered (with its type, offsets, value) or left. */
@@ -65,6 +69,15 @@ const reference = /&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,3
 const word = /^[+\-\u2212\u00b1]?[\p{L}\p{N}]+$/u
 const scriptTag = /^<(\/?)(sup|sub)(?:\s[^>]*)?>$/i
 const dropBlock = /^\s*<(?:script|style|!--)/i
+const openTag = /^<([A-Za-z][A-Za-z0-9-]*)(\s[^>]*)?\/?>$/
+const closeTag = /^<\/([A-Za-z][A-Za-z0-9-]*)\s*>$/
+
+/** A raw HTML opening tag that hides its element: a `hidden` attribute, or a hiding inline style (as in `html/2`). */
+const hides = (attributes: string): boolean => {
+  if (/\shidden(?:[\s=/]|$)/i.test(attributes)) return true
+  const style = /\sstyle\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/i.exec(attributes)
+  return style !== null && hidingStyle.test(style[1] ?? style[2] ?? style[3] ?? "")
+}
 
 const utf16 = new TextDecoder("utf-16le")
 const decode = (units: Uint16Array, from: number, to: number) => utf16.decode(units.subarray(from, to))
@@ -184,6 +197,7 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
   const open: Array<string> = [] // node types entered and not yet left
   const scripts: Array<boolean> = [] // raw-HTML superscripts open: whether a bracket was written
   let skipDepth = 0
+  const hiddenInline: Array<string> = [] // raw inline tags that hide what follows, innermost last
 
   for (let e = 0; e < events.length; e++) {
     const event = events[e]!
@@ -197,6 +211,7 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
         if (length > heading.start) found.push({ level: heading.level, text: decode(units, heading.start, length), start: heading.start })
         heading = undefined
       }
+      if (type === "paragraph" || type === "heading" || type === "tableCell") hiddenInline.length = 0
       if (type === "tableRow") {
         rows.pop()
         pendingCells = 0 // empty cells at the end of a row add nothing
@@ -219,6 +234,7 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
       if (rows[rows.length - 1]! > 0) pendingCells++
       rows[rows.length - 1]!++
     }
+    if (hiddenInline.length > 0 && type !== "html") continue
     if (type === "text" || type === "inlineCode") aligned(value ?? "", from, to, true)
     else if (type === "code") aligned(value ?? "", from, to, false)
     else if (type === "break") pendingBreak = true
@@ -230,7 +246,9 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
     const parent = open[open.length - 2]
     if (parent === "root" || parent === "blockquote" || parent === "listItem") {
       pendingBreak = true
-      if (!dropBlock.test(value)) {
+      const first = /<[^>]*>/.exec(value)?.[0] ?? ""
+      const hiddenBlock = hides(openTag.exec(first)?.[2] ?? "")
+      if (!dropBlock.test(value) && !hiddenBlock) {
         // Text between tags and comments, white space collapsed; character references kept as written.
         const tags = /<!--[\s\S]*?-->|<[^>]*>/g
         let last = 0
@@ -243,7 +261,21 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
       pendingBreak = true
       return e
     }
-    const tag = scriptTag.exec(value.trim())
+    const raw = value.trim()
+    const opening = openTag.exec(raw)
+    const closing = closeTag.exec(raw)
+    if (hiddenInline.length > 0) {
+      // Inside hidden raw HTML: only the tags that open or close the hiding element count.
+      const top = hiddenInline[hiddenInline.length - 1]!
+      if (opening !== null && opening[1]!.toLowerCase() === top) hiddenInline.push(top)
+      else if (closing !== null && closing[1]!.toLowerCase() === top) hiddenInline.pop()
+      return e
+    }
+    if (opening !== null && hides(opening[2] ?? "") && !raw.endsWith("/>")) {
+      hiddenInline.push(opening[1]!.toLowerCase())
+      return e
+    }
+    const tag = scriptTag.exec(raw)
     if (tag === null) return e
     const mark = tag[2]!.toLowerCase() === "sup" ? "^" : "_"
     if (tag[1] === "/") {
