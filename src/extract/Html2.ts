@@ -1,9 +1,10 @@
 /**
  * `html/2`: the text a reader sees, from the same HTML5 parser as `html/1`
- * (parse5, the exact version pinned), by the `html/1` rule with four changes,
- * each chosen so that a quote copied from the page as a browser shows it, or
- * from the capture text, verifies, and no quote can verify with a number the
- * page does not show:
+ * (parse5, the exact version pinned), by the `html/1` rule with four changes:
+ * the first three chosen so that a quote copied from the page as a browser
+ * shows it, or from the capture text, verifies, and no quote can verify with
+ * a number the page does not show; the fourth so that nothing a reader
+ * cannot see is citable:
  *
  * 1. The no-break space U+00A0 is white space like ASCII white space: outside
  *    `pre` a run of them collapses to one U+0020 (trimmed at line ends); inside
