@@ -251,6 +251,7 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
       body: { sha256: sha256Of(body), byteLength: body.byteLength, contentType },
       ...(extracted.pages === undefined ? {} : { pages: extracted.pages }),
       ...(extracted.headings === undefined ? {} : { headings: extracted.headings }),
+      ...(extracted.bodyMap === undefined ? {} : { bodyMap: extracted.bodyMap }),
       text: extracted.text
     }
     yield* store.write(record, body)

@@ -84,7 +84,8 @@ const v2Head = (record: CaptureRecordV2) => ({
   ...(record.pages === undefined ? {} : { pages: record.pages.map((p) => ({ number: p.number, start: p.start, end: p.end })) }),
   ...(record.headings === undefined ? {} : {
     headings: record.headings.map((h) => ({ level: h.level, text: h.text, path: h.path, start: h.start, end: h.end }))
-  })
+  }),
+  ...(record.bodyMap === undefined ? {} : { bodyMap: record.bodyMap.map(([t, b, n]) => [t, b, n]) })
 })
 
 /** The fields of a record before its text, in their fixed serialisation order. */

@@ -237,7 +237,7 @@ export type CaptureRecordV1 = typeof CaptureRecordV1.Type
  * The extraction algorithms. An id names one algorithm forever: changing what
  * it produces from the same bytes means a new id (docs/design.md#extraction).
  */
-export const ExtractionId = Schema.Literal("text/1", "markdown/1", "html/1", "pdf/1")
+export const ExtractionId = Schema.Literal("text/1", "markdown/1", "html/1", "pdf/1", "markdown/2", "html/2")
 export type ExtractionId = typeof ExtractionId.Type
 
 /** The body as the server sent it, stored beside the record under its digest. */
@@ -272,6 +272,15 @@ export const HeadingAnchor = Schema.Struct({
 export type HeadingAnchor = typeof HeadingAnchor.Type
 
 /**
+ * A run of a capture's map back to its body (`markdown/2`): `length` code units
+ * of the text from `textStart` equal the body (decoded as UTF-8, a BOM counted,
+ * in UTF-16 code units) from `bodyStart`. Text between runs was written by the
+ * extraction rule and stands for the body between them.
+ */
+export const BodyRun = Schema.Tuple(Schema.NonNegativeInt, Schema.NonNegativeInt, Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)))
+export type BodyRun = typeof BodyRun.Type
+
+/**
  * A v2 capture: the body kept as sent (`body`, a file beside the record), the
  * text extracted from it by `extraction`, and the anchors found on the way.
  * `sha256` is the digest of the UTF-8 bytes of `text` (what reports cite as
@@ -286,6 +295,7 @@ export const CaptureRecordV2 = Schema.Struct({
   body: BodyRef,
   pages: Schema.optional(Schema.Array(PageAnchor)),
   headings: Schema.optional(Schema.Array(HeadingAnchor)),
+  bodyMap: Schema.optional(Schema.Array(BodyRun)),
   text: WellFormedString
 }).annotations({ ...strict, identifier: "CaptureRecordV2" })
 export type CaptureRecordV2 = typeof CaptureRecordV2.Type

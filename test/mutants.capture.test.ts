@@ -211,7 +211,7 @@ describe("the records written", () => {
         source,
         sha256: sha256Hex(text),
         accessedAt: ref.accessedAt,
-        extraction: "html/1",
+        extraction: "html/2",
         body: { sha256: bodyDigest, byteLength: 60, contentType: "text/html; charset=utf-8" },
         headings: record.headings,
         text

@@ -4,7 +4,10 @@
  * not, and `{+…+}` is text the capture has and the snippet does not. Inside
  * changed parts white space and invisible characters are made visible (`␠` for
  * a space, `\t`, `\n`, `\r`, `\u{a0}` for others), so a non-breaking space, a
- * soft hyphen or a doubled space shows.
+ * soft hyphen or a doubled space shows. The result is in that escape notation
+ * throughout: a backslash from either text is written `\\`, so every single
+ * backslash begins an escape, and renderers show it as it is
+ * (`Escape.terminalField`) instead of escaping it a second time.
  *
  * Bounded: each side is cut to `maxDiffUnits` tokens (the rest summarised), the
  * diff is tokens × tokens cells, and the result is at most `maxDifferencesLength`
@@ -31,6 +34,7 @@ export const visible = (s: string): string => {
   let out = ""
   for (const c of s) {
     if (c === " ") out += "\u2420"
+    else if (c === "\\") out += "\\\\"
     else if (c === "\t") out += "\\t"
     else if (c === "\n") out += "\\n"
     else if (c === "\r") out += "\\r"
@@ -73,7 +77,7 @@ export const differences = (snippet: string, passage: string): string => {
     // Past either end the token is undefined, which equals no token of the other side.
     if (a[i] === b[j]) {
       flush()
-      out += a[i]
+      out += a[i] === "\\" ? "\\\\" : a[i]
       i++
       j++
     } else if (j < m && (i === n || table[i * width + j + 1]! >= table[(i + 1) * width + j]!)) {

@@ -15,7 +15,7 @@ import * as Schema from "effect/Schema"
 import type { CaptureRecord } from "../Domain.js"
 import { AnswerError, type CitationRejection, type UncitedSentence } from "../Errors.js"
 import * as Describe from "../render/Describe.js"
-import { html as h, markdown as md, markdownBlock, markdownCode, markdownUrl, quoted, terminal } from "../render/Escape.js"
+import { html as h, markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl, quoted, terminal, terminalField } from "../render/Escape.js"
 import * as HtmlPage from "../render/HtmlPage.js"
 import type { Format } from "../render/Render.js"
 import { ambiguityNote, digestPrefix, normalizedNote, plural, provenanceNote } from "../render/Rendering.js"
@@ -77,7 +77,7 @@ const reasonLine = (r: RetractedCitation) => `${r.error._tag}: ${Describe.citati
 
 // Quotes are quoted; uncited sentences have their own line (textUncited), so no description here has a sentence field.
 const textDescription = (d: Describe.Description, by: string) => [
-  ...d.fields.map(([name, value]) => `${by}${name}: ${name === "quote" ? quoted(value) : terminal(value)}`),
+  ...d.fields.map(([name, value]) => `${by}${name}: ${name === "quote" ? quoted(value) : terminalField(name, value)}`),
   `${by}fix: ${d.fix}`
 ]
 
@@ -143,7 +143,7 @@ const text = (rendering: AnswerRendering): string =>
 // --- Markdown ---------------------------------------------------------------------------------
 
 const mdDescription = (d: Describe.Description) => [
-  ...d.fields.filter(([name]) => name !== "quote").map(([name, value]) => `- ${md(name)}: ${markdownCode(value)}`),
+  ...d.fields.filter(([name]) => name !== "quote").map(([name, value]) => `- ${md(name)}: ${markdownCodeField(name, value)}`),
   ...d.fields.filter(([name]) => name === "quote").flatMap(([, value]) => ["", "The quote, exactly as given:", "", markdownBlock(value), ""]),
   `- what to do: ${md(d.fix)}`
 ]
@@ -229,7 +229,7 @@ const page = (title: string, body: string) => HtmlPage.page(title, style, body)
 const htmlDescription = (tag: string, d: Describe.Description, heading: string) =>
   `<div class="failure" data-tag="${h(tag)}">
 <div>${heading}<code>${h(tag)}</code>: ${h(d.title)}</div>
-<ul>${d.fields.map(([name, value]) => `<li>${h(name)}: <code class="value">${h(terminal(value))}</code></li>`).join("")}</ul>
+<ul>${d.fields.map(([name, value]) => `<li>${h(name)}: <code class="value">${h(terminalField(name, value))}</code></li>`).join("")}</ul>
 <div>What to do: ${h(d.fix)}</div>
 </div>`
 

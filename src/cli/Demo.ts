@@ -90,7 +90,7 @@ const samples = (
           // Anchored citations: a PDF page (the sentence is on page 3 only) and an HTML heading section.
           { ...cite("q3_report_inventory", pdf, "Inventory on hand at 30 September 2026 was 1,180 units."), page: 3 },
           {
-            ...cite("q3_page_sales", page, "Net sales for Q3 2026 were 4,210\u00a0units"),
+            ...cite("q3_page_sales", page, "Net sales for Q3 2026 were 4,210 units"),
             heading: ["Northwind Outfitters Q3 2026", "Sales"]
           },
           { state: "unavailable", label: "q4_forecast", reason: "No Q4 2026 figure appears in the approved sources." }

@@ -9,10 +9,10 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import type { ExtractionId, HeadingAnchor, PageAnchor } from "../Domain.js"
+import type { BodyRun, ExtractionId, HeadingAnchor, PageAnchor } from "../Domain.js"
 import { type ExtractionFailed, type ExtractionTooLarge, InvalidEncoding, UnsupportedEncoding } from "../Errors.js"
-import * as Html from "./Html.js"
-import * as Markdown from "./Markdown.js"
+import * as Html2 from "./Html2.js"
+import * as Markdown2 from "./Markdown2.js"
 import * as Pdf from "./Pdf.js"
 
 /**
@@ -41,6 +41,7 @@ export interface Extracted {
   readonly text: string
   readonly pages?: ReadonlyArray<PageAnchor>
   readonly headings?: ReadonlyArray<HeadingAnchor>
+  readonly bodyMap?: ReadonlyArray<BodyRun>
 }
 
 export type ExtractionError = ExtractionFailed | ExtractionTooLarge | UnsupportedEncoding | InvalidEncoding
@@ -89,11 +90,11 @@ export const extract = (
       case "application/pdf":
         return Pdf.extract(source, body, limits)
       case "text/markdown":
-        return Effect.flatMap(decode(utf8), (text) => Markdown.extract(source, text, limits))
+        return Effect.flatMap(decode(utf8), (text) => Markdown2.extract(source, text, limits))
       case "text/html":
       case "application/xhtml+xml":
         // The BOM is not text a reader sees: dropped, as a browser does.
-        return Effect.flatMap(decode(utf8WithoutBom), (text) => Html.extract(source, text, limits, charset))
+        return Effect.flatMap(decode(utf8WithoutBom), (text) => Html2.extract(source, text, limits, charset))
       default:
         // text/plain (and anything else) is never extracted: the v1 text is the body itself.
         return Effect.map(decode(utf8), (text): Extracted => ({ extraction: "text/1", text }))

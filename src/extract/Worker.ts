@@ -151,8 +151,8 @@ export class WorkerFailed {
 }
 
 /**
- * Runs one job in a new worker. `code` replaces the worker script in tests only, to make a worker
- * crash, exit or report its own resource limits.
+ * Runs one job in a new worker. `code` replaces the worker script: `markdown/2` passes its own
+ * (Markdown2.eventsScript); tests pass one to make a worker crash, exit or report its own limits.
  */
 export const runJob = <A>(job: Record<string, unknown>, transfer: ReadonlyArray<ArrayBuffer> = [], code = script) =>
   Effect.async<A, WorkerFailed>((resume) => {

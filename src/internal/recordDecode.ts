@@ -36,7 +36,7 @@ export const decodeRecord = (value: unknown) => {
 /**
  * The checks on a decoded record that its schema cannot make: it is stored
  * under its own source's name; a v1 text is as long as the record says; a v2
- * record's anchors lie inside its text and its pages are in order.
+ * record's anchors lie inside its text and its pages and body map are in order.
  */
 export const checkRecord = (
   source: string,
@@ -73,6 +73,16 @@ export const checkRecord = (
     if (heading.end < heading.start || heading.end > length) {
       return Either.left(corrupt(source, "invalid-anchor", `headings[${i}] lies outside the text`))
     }
+  }
+  // The body map's runs in text and body order, inside the text, not overlapping (each body run follows the last).
+  let textEnd = 0
+  let bodyEnd = 0
+  for (const [i, [textStart, bodyStart, runLength]] of (record.bodyMap ?? []).entries()) {
+    if (textStart < textEnd || bodyStart < bodyEnd || textStart + runLength > length) {
+      return Either.left(corrupt(source, "invalid-anchor", `bodyMap[${i}] is out of order or outside the text`))
+    }
+    textEnd = textStart + runLength
+    bodyEnd = bodyStart + runLength
   }
   return Either.right(record)
 }

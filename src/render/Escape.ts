@@ -12,6 +12,20 @@ const codePoint = (c: string) => `\\u{${c.codePointAt(0)!.toString(16).padStart(
 /** For terminals and plain text: controls and invisible characters become visible `\u{…}` escapes. */
 export const terminal = (s: string): string => s.replace(/\\/g, "\\\\").replace(invisible, codePoint)
 
+/**
+ * Fields whose values are already in the escape notation of `terminal` (every
+ * backslash begins an escape, a literal one is doubled): a diagnostic's
+ * `differences`. Shown with `notation`, so `\u{a0}` is not escaped twice.
+ */
+export const notationFields: ReadonlySet<string> = new Set(["differences"])
+
+/** For a value already in escape notation: controls still made visible, backslashes kept as they are. */
+export const notation = (s: string): string => s.replace(invisible, codePoint)
+
+/** A description field for terminals and plain text: `notation` for the notation fields, else `terminal`. */
+export const terminalField = (name: string, value: string): string =>
+  notationFields.has(name) ? notation(value) : terminal(value)
+
 // The same, less tab, line feed and carriage return: the layout of a quoted text, which a reader expects to see.
 const invisibleInText = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu
 
@@ -83,8 +97,12 @@ const longestRun = (s: string, c: string) => {
  * A Markdown code span: nothing inside it is markup, and its spaces are kept
  * as they are. Controls and line breaks are made visible as in `terminal`.
  */
-export const markdownCode = (s: string): string => {
-  const t = terminal(s)
+export const markdownCode = (s: string): string => markdownCodeOf(terminal(s))
+
+/** A Markdown code span of a description field (`terminalField`). */
+export const markdownCodeField = (name: string, value: string): string => markdownCodeOf(terminalField(name, value))
+
+const markdownCodeOf = (t: string): string => {
   if (t === "") return "` `"
   const fence = "`".repeat(longestRun(t, "`") + 1)
   // CommonMark strips one space from each end when both are there; pad when the content would lose or merge an edge.
@@ -99,8 +117,12 @@ export const markdownCode = (s: string): string => {
  * visible as in `terminal`. The fence is longer than any backtick run inside,
  * so the content cannot close it.
  */
-export const markdownBlock = (s: string): string => {
-  const t = s.split("\n").map(terminal).join("\n")
+export const markdownBlock = (s: string): string => markdownBlockOf(s.split("\n").map(terminal).join("\n"))
+
+/** A fenced Markdown code block of a value in escape notation (`notation`): a diagnostic's differences. */
+export const markdownNotationBlock = (s: string): string => markdownBlockOf(s.split("\n").map(notation).join("\n"))
+
+const markdownBlockOf = (t: string): string => {
   const fence = "`".repeat(Math.max(3, longestRun(t, "`") + 1))
   return `${fence}text\n${t}\n${fence}`
 }

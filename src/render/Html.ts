@@ -27,7 +27,7 @@ import {
   type Rendering,
   unavailableNote
 } from "./Rendering.js"
-import { terminal } from "./Escape.js"
+import { terminal, terminalField } from "./Escape.js"
 import * as HtmlPage from "./HtmlPage.js"
 import { sourceText } from "./HtmlPage.js"
 
@@ -183,7 +183,7 @@ const rejection = (failure: FactRejection): string => {
   const d = Describe.factError(failure.error)
   return `<div class="failure" data-tag="${h(failure.error._tag)}">
 <div><strong>Fact ${factNumber(failure.index)}</strong> (label <code class="value">${h(terminal(failure.label))}</code>): <code>${h(failure.error._tag)}</code>: ${h(d.title)}</div>
-<ul>${d.fields.map(([name, value]) => `<li>${h(name)}: <code class="value">${h(terminal(value))}</code></li>`).join("")}</ul>
+<ul>${d.fields.map(([name, value]) => `<li>${h(name)}: <code class="value">${h(terminalField(name, value))}</code></li>`).join("")}</ul>
 <div>What to do: ${h(d.fix)}</div>
 </div>`
 }

@@ -13,7 +13,7 @@ import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
-import { markdown as md, markdownBlock, markdownCode, markdownUrl } from "./Escape.js"
+import { markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl } from "./Escape.js"
 import {
   ambiguityNote,
   anchorText,
@@ -39,7 +39,7 @@ const rejection = (failure: FactRejection): string => {
     `### Fact ${factNumber(failure.index)}: \`${failure.error._tag}\`: ${md(d.title)}`,
     "",
     `- label: ${markdownCode(failure.label)}`,
-    ...inline.map(([name, value]) => `- ${md(name)}: ${markdownCode(value)}`),
+    ...inline.map(([name, value]) => `- ${md(name)}: ${markdownCodeField(name, value)}`),
     "",
     ...blocks.flatMap(([name, value]) => [`The ${md(name)}, exactly as given:`, "", markdownBlock(value), ""]),
     `What to do: ${md(d.fix)}`,

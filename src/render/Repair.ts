@@ -20,7 +20,7 @@ import type { CitationError, CitationRejection, FactError, FactRejection, Neares
 import { formatPath } from "../Errors.js"
 import { cut } from "../internal/bounded.js"
 import * as Describe from "./Describe.js"
-import { markdownBlock } from "./Escape.js"
+import { markdownBlock, markdownNotationBlock } from "./Escape.js"
 import { factNumber, type Rendering } from "./Rendering.js"
 
 export const repairFormat = "citegate.repair/1" as const
@@ -59,7 +59,7 @@ const nearestBlock = (nearest: NearestPassage | undefined): Array<string> => {
     "",
     "What differs ([-your quote-] against {+the capture+}, white space shown):",
     "",
-    block(nearest.differences),
+    markdownNotationBlock(cut(nearest.differences, Describe.maxShownLength)),
     "",
     nearest.method === "normalized/1"
       ? "Do: replace your quote with the passage above exactly as shown, if it supports the statement; otherwise say unavailable."

@@ -5,7 +5,7 @@ import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
 import * as Describe from "./Describe.js"
-import { quoted, terminal } from "./Escape.js"
+import { quoted, terminal, terminalField } from "./Escape.js"
 import {
   ambiguityNote,
   anchorText,
@@ -27,7 +27,7 @@ const quotedFields = new Set(["snippet", "label", "prefix", "suffix", "nearest p
 
 const description = (d: Describe.Description): Array<string> => [
   ...d.fields.map(([name, value]) =>
-    `${name}: ${quotedFields.has(name) ? quoted(value) : terminal(value)}`
+    `${name}: ${quotedFields.has(name) ? quoted(value) : terminalField(name, value)}`
   ),
   `fix: ${d.fix}`
 ]
