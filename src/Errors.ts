@@ -233,19 +233,39 @@ export const NearestPassage = Schema.Struct({
 }).annotations({ identifier: "NearestPassage", parseOptions: { onExcessProperty: "error" } })
 export type NearestPassage = typeof NearestPassage.Type
 
+/**
+ * The first number, sign or unit a quote changes against the capture's text where it matches after
+ * normalisation (src/anchor/MeaningGuard.ts): `quote` says what the capture writes as `capture`
+ * (`""`: that side has no such token). Its presence means the quote is NOT the capture's text.
+ */
+export const MeaningChangeInfo = Schema.Struct({
+  quote: Schema.String,
+  capture: Schema.String
+}).annotations({ identifier: "MeaningChange", parseOptions: { onExcessProperty: "error" } })
+export type MeaningChangeInfo = typeof MeaningChangeInfo.Type
+
 /** The snippet does not occur verbatim (exact code units) in the capture text. */
 export class SnippetAbsent extends Schema.TaggedError<SnippetAbsent>()("SnippetAbsent", {
   source: Schema.String,
   captureSha256: Schema.String,
   snippet: Schema.String,
   /** The nearest passage, when one scores at least the documented minimum and diagnostics ran. */
-  nearest: Schema.optional(NearestPassage)
+  nearest: Schema.optional(NearestPassage),
+  /**
+   * Set when the snippet equals the capture's text only up to a changed number, sign or unit: under
+   * `normalized/2` the reason the normalised match was refused, under any policy a fact about the
+   * nearest passage.
+   */
+  changed: Schema.optional(MeaningChangeInfo)
 }) {
   override get message() {
     const nearest = this.nearest === undefined
       ? ""
       : ` (nearest passage: ${this.nearest.method}, score ${this.nearest.score})`
-    return `The snippet does not occur verbatim in capture ${short(this.captureSha256)}… of ${this.source}${nearest}`
+    const changed = this.changed === undefined
+      ? ""
+      : `; the quote writes ${JSON.stringify(this.changed.quote)} where the capture has ${JSON.stringify(this.changed.capture)}`
+    return `The snippet does not occur verbatim in capture ${short(this.captureSha256)}… of ${this.source}${nearest}${changed}`
   }
 }
 

@@ -26,10 +26,10 @@ describe("evaluation on the fixtures' labelled set (docs/verification.md)", () =
     }
   })
 
-  it.live("no digit-changed or negated quote is accepted under either policy; faithful variants only under normalized/1", () =>
+  it.live("no digit-changed or negated quote is accepted under either policy; faithful variants only under normalized/2", () =>
     Effect.gen(function*() {
       const exact = yield* evaluate(cases, "exact")
-      const normalized = yield* evaluate(cases, "normalized/1")
+      const normalized = yield* evaluate(cases, "normalized/2")
       const accepted = (outcomes: ReadonlyArray<Outcome>, pred: (c: Case) => boolean) =>
         outcomes.filter((o) => pred(o.case) && o.accepted).map((o) => `${o.case.class}/${o.case.variant}: ${o.case.snippet}`)
       // The property: a changed number or an added "not" is never accepted.
@@ -39,7 +39,7 @@ describe("evaluation on the fixtures' labelled set (docs/verification.md)", () =
       const otherwise = (c: Case) => c.class === "word-swapped" || c.class === "paraphrase" || c.class === "absent"
       assert.deepStrictEqual(accepted(exact, otherwise), [])
       assert.deepStrictEqual(accepted(normalized, otherwise), [])
-      // Exact accepts no typographic variant; normalized/1 accepts all of them but a thin space for a comma.
+      // Exact accepts no typographic variant; normalized/2 accepts all of them but a thin space for a comma.
       assert.deepStrictEqual(accepted(exact, (c) => c.class === "faithful-typographic"), [])
       const faithful = normalized.filter((o) => o.case.class === "faithful-typographic")
       for (const o of faithful) assert.strictEqual(o.accepted, o.case.variant !== "thin-space-digits", `${o.case.variant}: ${o.case.snippet}`)

@@ -1,7 +1,7 @@
 /**
  * The labelled evaluation set for matching policies and repair diagnostics, built from the
  * project's own fixtures (fixtures/sources/*.txt and the extraction goldens' texts), and its
- * evaluation through the real Verifier under `verify.matching: "exact"` and `"normalized/1"`.
+ * evaluation through the real Verifier under `verify.matching: "exact"` and `"normalized/2"`.
  * test/anchor.evaluation.test.ts asserts on it; `npx tsx test/anchorEvaluation.ts` prints the
  * table docs/verification.md reports.
  */
@@ -150,7 +150,7 @@ export interface Outcome {
 }
 
 /** Every case through the real Verifier under one matching policy (each capture text its own run). */
-export const evaluate = (cases: ReadonlyArray<Case>, matching: "exact" | "normalized/1") =>
+export const evaluate = (cases: ReadonlyArray<Case>, matching: "exact" | "normalized/2") =>
   Effect.gen(function*() {
     const byCapture = new Map<string, Array<number>>()
     cases.forEach((c, i) => {
@@ -211,7 +211,7 @@ export const summarise = (exact: ReadonlyArray<Outcome>, normalized: ReadonlyArr
 
 if (process.argv[1]?.endsWith("anchorEvaluation.ts")) {
   const cases = labelledSet()
-  const [exact, normalized] = await Effect.runPromise(Effect.all([evaluate(cases, "exact"), evaluate(cases, "normalized/1")]))
+  const [exact, normalized] = await Effect.runPromise(Effect.all([evaluate(cases, "exact"), evaluate(cases, "normalized/2")]))
   const table = summarise(exact, normalized)
   const variants = new Map<string, [number, number]>()
   for (const o of normalized.filter((o) => o.case.class === "faithful-typographic")) {
@@ -220,7 +220,7 @@ if (process.argv[1]?.endsWith("anchorEvaluation.ts")) {
   }
   console.log([...variants].map(([v, [n, a]]) => `${v}: ${a}/${n}`).join(", "))
   const f = (x: number) => (Number.isNaN(x) ? "–" : x.toFixed(3))
-  console.log("| class | cases | accepted (exact) | accepted (normalized/1) | nearest normalized/1 | nearest fuzzy | no similar passage | fuzzy/normalized score min / median / max |")
+  console.log("| class | cases | accepted (exact) | accepted (normalized/2) | nearest normalized/1 | nearest fuzzy | no similar passage | fuzzy/normalized score min / median / max |")
   console.log("|---|---|---|---|---|---|---|---|")
   for (const r of table) {
     console.log(`| ${r.class} | ${r.cases} | ${r.acceptedExact} | ${r.acceptedNormalized} | ${r.nearestNormalized} | ${r.nearestFuzzy} | ${r.noSimilarPassage} | ${f(r.score.min)} / ${f(r.score.median)} / ${f(r.score.max)} |`)

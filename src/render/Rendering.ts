@@ -86,13 +86,28 @@ export const anchorText = (evidence: { readonly page?: number | undefined; reado
 export const factNumber = (index: number) => index + 1
 
 /**
- * The label of an excerpt matched only after normalisation (`verify.matching: "normalized/1"`):
- * not verbatim, so every format says so and shows the capture's own text at the span.
+ * The label of an excerpt matched only after normalisation (`verify.matching: "normalized/2"`, or
+ * `normalized/1` in a result stored before it): not verbatim, so every format says so and shows the
+ * capture's own text at the span.
  */
 export const normalizedNote = (evidence: { readonly method?: string | undefined }): string | undefined =>
-  evidence.method === "normalized/1"
+  evidence.method === "normalized/2"
+    ? "matched under normalized/2 (opt-in), NOT verbatim: the quote equals the capture's text only after normalisation (case, spacing, quotes, dashes, compatibility forms), with every number, sign and unit as the capture writes it"
+    : evidence.method === "normalized/1"
     ? "matched under normalized/1 (opt-in), NOT verbatim: the quote equals the capture's text only after normalisation (case, spacing, quotes, dashes, compatibility forms)"
     : undefined
+
+/** Is this evidence a normalised (not verbatim) match? */
+export const isNormalized = (evidence: { readonly method?: string | undefined }): boolean =>
+  evidence.method !== undefined && evidence.method !== "exact"
+
+/** The line every page header carries: the matching policy the verification applied. */
+export const matchingLine = (matching: string | undefined): string =>
+  matching === undefined
+    ? "Matching policy: not stated by the caller"
+    : matching === "exact"
+    ? "Matching policy: exact (every excerpt is the capture's text, code unit for code unit)"
+    : `Matching policy: ${matching} (opt-in: excerpts labelled NOT verbatim equal the capture's text only after normalisation; all others are verbatim)`
 
 /** The capture's own text at a span, from the evidence's TextQuoteSelector (absent on older results). */
 export const captureReads = (evidence: { readonly selector?: readonly [{ readonly exact: string }, unknown] | undefined }) =>
