@@ -43,13 +43,43 @@ const token = new RegExp(
   `([${signs}]?)(\\p{N}+(?:[.,\\uff0c\\uff0e]\\p{N}+)*)|([\\p{L}\\p{So}%\\u2030][\\p{L}\\p{M}\\p{So}%\\u2030]*)`,
   "gu"
 )
+import { isSpace } from "./Normalize.js"
+
 const alnum = /[\p{L}\p{N}]/u
+const ascii = /^[\x00-\x7f]*$/
+const nfkc = (s: string) => s.normalize("NFKC")
 const decimal = /\p{Nd}/gu
 const upper = /\p{Lu}/u
 const lower = /\p{Ll}/u
 
 /** A word is case-sensitive when it holds a small letter and a capital after its first letter. */
-const caseSensitive = (word: string) => lower.test(word) && upper.test(word.slice(1))
+const caseSensitive = (word: string): boolean => {
+  let small = false
+  let capital = false
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i)
+    // The character classes are regular expressions only outside ASCII: tokens are checked by the thousand.
+    if (c >= 0x80) return lower.test(word) && upper.test(word.slice(1))
+    if (c >= 0x61 && c <= 0x7a) small = true
+    else if (i > 0 && c >= 0x41 && c <= 0x5a) capital = true
+  }
+  return small && capital
+}
+
+const isJoin = (c: number) => c === 0x2f || c === 0xb7 || c === 0x22c5
+/** Is the code unit at `i` a letter or a number? */
+const alnumAt = (text: string, i: number): boolean => {
+  const c = text.charCodeAt(i)
+  if (c < 0x80) return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a)
+  return alnum.test(text[i]!)
+}
+/** Exactly one joining character (`/`, `·`, `⋅`) between `from` and `to`, or (`spaces`) only white space. */
+const joins = (text: string, from: number, to: number, spaces: boolean): boolean => {
+  if (to - from === 1 && isJoin(text.charCodeAt(from))) return true
+  if (!spaces) return to === from
+  for (let i = from; i < to; i++) if (!isSpace(text.charCodeAt(i))) return false
+  return true
+}
 
 /** White space between a number and its unit, in code units: normalisation collapses a run of it to one space. */
 const maxGap = 8
@@ -60,31 +90,34 @@ const invisible = /[\u00ad\u200b-\u200d\ufeff]/gu
 export const tokens = (raw: string): Array<Token> => {
   const text = raw.replace(invisible, "")
   const out: Array<Token> = []
-  // Where the last number or unit ended: a word starting within one space (or after `/`, `·`, `⋅`) of it is a unit.
+  // Where the last number or unit ended: a word starting after white space or one `/`, `·`, `⋅` from it is a unit.
   let unitFrom = -2
+  // After a number white space may separate the unit; after a unit only a joining character continues it.
+  let afterNumber = false
   for (const m of text.matchAll(token)) {
     const at = m.index
     if (m[2] !== undefined) {
       let sign = m[1]!
       // A dash after a letter or a number joins (a range, a compound), it is no sign.
-      if (sign !== "" && at > 0 && alnum.test(text[at - 1]!)) sign = ""
-      const digits = m[2].replace(decimal, (d) => d.normalize("NFKC")).replace(/[\uff0c\uff0e]/gu, (s) => s.normalize("NFKC"))
+      if (sign !== "" && at > 0 && alnumAt(text, at - 1)) sign = ""
+      const digits = ascii.test(m[2]) ? m[2] : m[2].replace(decimal, nfkc).replace(/[\uff0c\uff0e]/gu, nfkc)
       out.push({ kind: "number", key: sign + digits, raw: sign + m[2] })
       unitFrom = at + m[0].length
+      afterNumber = true
       continue
     }
     const word = m[3]!
-    const gap = unitFrom >= 0 && at - unitFrom <= maxGap ? text.slice(unitFrom, at) : undefined
     const end = at + word.length
     // `MB/s`, `km/h`: words joined by a slash or a dot operator are a unit even without a number before them.
-    const compound = end + 1 < text.length && /[/\u00b7\u22c5]/u.test(text[end]!) && alnum.test(text[end + 1]!)
-    const unit = compound || (gap !== undefined && /^(?:\s*|[/\u00b7\u22c5])$/u.test(gap))
+    const compound = end + 1 < text.length && isJoin(text.charCodeAt(end)) && alnumAt(text, end + 1)
+    const unit = compound || (unitFrom >= 0 && at - unitFrom <= maxGap && joins(text, unitFrom, at, afterNumber))
+    afterNumber = false
     if (unit) {
-      out.push({ kind: "unit", key: word.normalize("NFKC"), raw: word })
+      out.push({ kind: "unit", key: ascii.test(word) ? word : word.normalize("NFKC"), raw: word })
       unitFrom = end
     } else {
       unitFrom = -2
-      if (caseSensitive(word)) out.push({ kind: "word", key: word.normalize("NFKC"), raw: word })
+      if (caseSensitive(word)) out.push({ kind: "word", key: ascii.test(word) ? word : word.normalize("NFKC"), raw: word })
     }
   }
   return out
