@@ -25,6 +25,7 @@ import {
   plural,
   provenanceNote,
   type Rendering,
+  withMatching,
   unavailableNote
 } from "./Rendering.js"
 
@@ -134,7 +135,11 @@ const rejected = (error: VerifyError): string =>
   })
 
 export const render = (rendering: Rendering): string =>
-  Match.valueTags(rendering, {
-    Verified: ({ report }) => verified(report),
-    Rejected: ({ error }) => rejected(error)
-  })
+  withMatching(
+    "markdown",
+    Match.valueTags(rendering, {
+      Verified: ({ report }) => verified(report),
+      Rejected: ({ error }) => rejected(error)
+    }),
+    rendering.matching
+  )

@@ -10,10 +10,16 @@ import * as Schema from "effect/Schema"
 import type { CaptureRecord } from "../Domain.js"
 import { VerifyError } from "../Errors.js"
 import { VerifiedReport } from "../VerifiedReport.js"
+import { html as escapeHtml, markdown as escapeMarkdown } from "./Escape.js"
 
 export type Rendering = Data.TaggedEnum<{
-  Verified: { readonly report: VerifiedReport; readonly captures: ReadonlyMap<string, CaptureRecord> }
-  Rejected: { readonly error: VerifyError }
+  Verified: {
+    readonly report: VerifiedReport
+    readonly captures: ReadonlyMap<string, CaptureRecord>
+    /** The matching policy in force (`verify.matching`): every page header states it when given. */
+    readonly matching?: string | undefined
+  }
+  Rejected: { readonly error: VerifyError; readonly matching?: string | undefined }
 }>
 export const Rendering = Data.taggedEnum<Rendering>()
 
@@ -22,11 +28,12 @@ export const fromOutcome = (
   outcome: Either.Either<
     { readonly report: VerifiedReport; readonly captures: ReadonlyMap<string, CaptureRecord> },
     VerifyError
-  >
+  >,
+  matching?: string
 ): Rendering =>
   Either.match(outcome, {
-    onLeft: (error) => Rendering.Rejected({ error }),
-    onRight: ({ captures, report }) => Rendering.Verified({ report, captures })
+    onLeft: (error) => Rendering.Rejected({ error, matching }),
+    onRight: ({ captures, report }) => Rendering.Verified({ report, captures, matching })
   })
 
 export const resultFormat = "citegate.result/1" as const
@@ -101,13 +108,28 @@ export const normalizedNote = (evidence: { readonly method?: string | undefined 
 export const isNormalized = (evidence: { readonly method?: string | undefined }): boolean =>
   evidence.method !== undefined && evidence.method !== "exact"
 
-/** The line every page header carries: the matching policy the verification applied. */
-export const matchingLine = (matching: string | undefined): string =>
-  matching === undefined
-    ? "Matching policy: not stated by the caller"
-    : matching === "exact"
+/** The line a page header carries: the matching policy the verification applied. */
+export const matchingLine = (matching: string): string =>
+  matching === "exact"
     ? "Matching policy: exact (every excerpt is the capture's text, code unit for code unit)"
-    : `Matching policy: ${matching} (opt-in: excerpts labelled NOT verbatim equal the capture's text only after normalisation; all others are verbatim)`
+    : `Matching policy: ${matching} (opt-in: an excerpt labelled NOT verbatim equals the capture's text only after normalisation; every other excerpt is verbatim)`
+
+/**
+ * A rendered page with the matching policy stated right under its first line (the headline in text,
+ * the `#` title in Markdown, the `<h1>` in HTML); unchanged when the caller did not say (`undefined`)
+ * or for JSON, whose results carry each excerpt's `method`.
+ */
+export const withMatching = (format: "text" | "markdown" | "html", page: string, matching: string | undefined): string => {
+  if (matching === undefined) return page
+  const line = matchingLine(matching)
+  if (format === "html") {
+    const at = page.indexOf("</h1>")
+    return at < 0 ? page : `${page.slice(0, at + 5)}\n<p class="note matching">${escapeHtml(line)}</p>${page.slice(at + 5)}`
+  }
+  const at = page.indexOf("\n")
+  const inserted = format === "text" ? line : `\n*${escapeMarkdown(line)}*`
+  return at < 0 ? `${page}\n${inserted}` : `${page.slice(0, at + 1)}${inserted}\n${page.slice(at + 1)}`
+}
 
 /** The capture's own text at a span, from the evidence's TextQuoteSelector (absent on older results). */
 export const captureReads = (evidence: { readonly selector?: readonly [{ readonly exact: string }, unknown] | undefined }) =>
