@@ -807,8 +807,8 @@ export class StaleManifest extends Schema.TaggedError<StaleManifest>()("StaleMan
 }) {
   override get message() {
     return this.named === null
-      ? `The answer names no manifest; this run's manifest is ${short(this.current)}… (name it to cite by number)`
-      : `The answer was drafted against manifest ${short(this.named)}…, not this run's ${short(this.current)}…`
+      ? `The answer names no manifest; this run's manifest is ${this.current} (name it to cite by number)`
+      : `The answer was drafted against manifest ${short(this.named)}…, not this run's ${this.current}`
   }
 }
 

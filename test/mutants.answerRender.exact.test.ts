@@ -216,7 +216,7 @@ describe("text", () => {
       lines(
         "citegate answer: REJECTED: StaleManifest: Answer drafted against another manifest; nothing in this answer is accepted",
         "  answer names: b2b2b2b2b2b2…",
-        "  this run's manifest: a1a1a1a1a1a1…",
+        `  this run's manifest: ${"a1".repeat(32)}`,
         `  fix: ${staleFix}`,
         ""
       )
@@ -228,7 +228,7 @@ describe("text", () => {
       lines(
         "citegate answer: REJECTED: StaleManifest: Answer names no manifest; nothing in this answer is accepted",
         "  answer names: (none)",
-        "  this run's manifest: a1a1a1a1a1a1…",
+        `  this run's manifest: ${"a1".repeat(32)}`,
         `  fix: ${staleFix}`,
         ""
       )
@@ -450,7 +450,7 @@ describe("Markdown", () => {
         "`StaleManifest`: Answer drafted against another manifest. Nothing in this answer is accepted.",
         "",
         "- answer names: `b2b2b2b2b2b2…`",
-        "- this run's manifest: `a1a1a1a1a1a1…`",
+        `- this run's manifest: \`${"a1".repeat(32)}\``,
         `- what to do: ${staleFix}`,
         ""
       )
@@ -590,7 +590,7 @@ describe("HTML", () => {
           "StaleManifest",
           "",
           "Answer drafted against another manifest",
-          [["answer names", "b2b2b2b2b2b2…"], ["this run&#39;s manifest", "a1a1a1a1a1a1…"]],
+          [["answer names", "b2b2b2b2b2b2…"], ["this run&#39;s manifest", "a1".repeat(32)]],
           staleFix.replace("'", "&#39;")
         )
       )

@@ -102,7 +102,8 @@ const factErrorUnbounded = (error: FactError): Description =>
       e.kind === "report"
         ? {
           title: "Report names a different capture",
-          fields: [["source", e.source], ["report names", prefix(e.reported)], ["this run has", prefix(e.stored)]],
+          // In full: the drafter copies this digest into the report.
+          fields: [["source", e.source], ["report names", prefix(e.reported)], ["this run has", e.stored]],
           fix: "Cite the digest of this run's capture, and quote from that capture."
         }
         : {
@@ -389,7 +390,8 @@ const answerErrorUnbounded = (error: AnswerError): Description =>
     }),
     StaleManifest: (e): Description => ({
       title: e.named === null ? "Answer names no manifest" : "Answer drafted against another manifest",
-      fields: [["answer names", e.named === null ? "(none)" : prefix(e.named)], ["this run's manifest", prefix(e.current)]],
+      // In full: the drafter copies this digest into the MANIFEST line.
+      fields: [["answer names", e.named === null ? "(none)" : prefix(e.named)], ["this run's manifest", e.current]],
       fix: "Draft against this run's manifest and name its digest (MANIFEST line or --manifest-digest); numbers are never re-bound."
     }),
     Evi1Invalid: (e): Description => ({
