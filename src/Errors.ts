@@ -280,12 +280,26 @@ export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("Anchor
   snippet: Schema.String,
   /** `page 3` or `heading Results > Q3`, as the fact named it. */
   anchor: Schema.String,
-  reason: Schema.Literal("outside", "no-such-anchor")
+  reason: Schema.Literal("outside", "no-such-anchor"),
+  /** Where the excerpt's first occurrence is: its page and innermost heading path (v2 captures that have them). */
+  foundPage: Schema.optional(Schema.Int),
+  foundHeading: Schema.optional(Schema.Array(Schema.String)),
+  /** How many pages the capture has (v2 captures with pages). */
+  pages: Schema.optional(Schema.NonNegativeInt),
+  /** The capture's distinct heading paths in text order, at most 50 (internal/anchors.ts `maxListedHeadings`)... */
+  headings: Schema.optional(Schema.Array(Schema.Array(Schema.String))),
+  /** ...and how many more there are. */
+  headingsOmitted: Schema.optional(Schema.NonNegativeInt)
 }) {
   override get message() {
+    const where = [
+      ...(this.foundPage === undefined ? [] : [`page ${this.foundPage}`]),
+      ...(this.foundHeading === undefined ? [] : [`heading ${this.foundHeading.join(" > ")}`])
+    ]
+    const found = where.length === 0 ? "" : ` (it is on ${where.join(", ")})`
     return this.reason === "outside"
-      ? `The snippet occurs in capture ${short(this.captureSha256)}… of ${this.source}, but not inside ${this.anchor}`
-      : `Capture ${short(this.captureSha256)}… of ${this.source} has no ${this.anchor}`
+      ? `The snippet occurs in capture ${short(this.captureSha256)}… of ${this.source}, but not inside ${this.anchor}${found}`
+      : `Capture ${short(this.captureSha256)}… of ${this.source} has no ${this.anchor}${found}`
   }
 }
 

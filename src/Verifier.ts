@@ -47,7 +47,7 @@ import {
 } from "./Errors.js"
 import * as Diagnostic from "./anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
-import { locate, namedAnchors } from "./internal/anchors.js"
+import { anchorHints, locate, namedAnchors } from "./internal/anchors.js"
 import * as MultiSearch from "./internal/multiSearch.js"
 import { spanOffsets } from "./anchor/Offsets.js"
 import { meaningChange, type MeaningChange } from "./anchor/MeaningGuard.js"
@@ -244,7 +244,14 @@ const checkAnchors = (
   let start = first.start
   for (const anchor of named) {
     const fail = (reason: "outside" | "no-such-anchor") =>
-      new AnchorMismatch({ source: record.source, captureSha256: record.sha256, snippet: fact.snippet, anchor: anchor.label, reason })
+      new AnchorMismatch({
+        source: record.source,
+        captureSha256: record.sha256,
+        snippet: fact.snippet,
+        anchor: anchor.label,
+        reason,
+        ...anchorHints(record, first)
+      })
     if (anchor.ranges.length === 0) return fail("no-such-anchor")
     const inside = (at: number) => anchor.ranges.some(([from, to]) => from <= at && at + length <= to)
     if (inside(start)) continue
@@ -268,7 +275,8 @@ const checkAnchors = (
       captureSha256: record.sha256,
       snippet: fact.snippet,
       anchor: named.map((a) => a.label).join(" and "),
-      reason: "outside"
+      reason: "outside",
+      ...anchorHints(record, first)
     })
 }
 

@@ -8,6 +8,7 @@
  */
 import * as Match from "effect/Match"
 import type {
+  AnchorMismatch,
   AnswerError,
   AuditError,
   NearestPassage,
@@ -46,6 +47,27 @@ const nearestFields = (nearest: NearestPassage | undefined): ReadonlyArray<reado
     ["found by", `${nearest.method}, score ${nearest.score}, characters ${nearest.span.start}–${nearest.span.end}`],
     ["differences", nearest.differences]
   ]
+
+/** Where an AnchorMismatch's excerpt is, and the anchors the capture has: what a repair copies. */
+const anchorHintFields = (e: AnchorMismatch): ReadonlyArray<readonly [string, string]> => [
+  ...(e.foundPage === undefined && e.foundHeading === undefined
+    ? []
+    : [[
+      "excerpt is on",
+      [
+        ...(e.foundPage === undefined ? [] : [`page ${e.foundPage}`]),
+        ...(e.foundHeading === undefined ? [] : [`heading ${e.foundHeading.join(" > ")}`])
+      ].join(", ")
+    ] as const]),
+  ...(e.pages === undefined ? [] : [["pages in the capture", String(e.pages)] as const]),
+  ...(e.headings === undefined
+    ? []
+    : [[
+      "headings in the capture",
+      e.headings.map((path) => path.join(" > ")).join("; ") +
+      (e.headingsOmitted === undefined ? "" : `; and ${e.headingsOmitted} more`)
+    ] as const])
+]
 
 /** What to do about a SnippetAbsent, given its diagnostic. */
 const absentFix = (nearest: NearestPassage | undefined, otherwise: string): string =>
@@ -118,7 +140,13 @@ const factErrorUnbounded = (error: FactError): Description =>
     }),
     AnchorMismatch: (e): Description => ({
       title: e.reason === "outside" ? "Snippet not inside the named page or section" : "No such page or section",
-      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["anchor", e.anchor], ["snippet", e.snippet]],
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["anchor", e.anchor],
+        ["snippet", e.snippet],
+        ...anchorHintFields(e)
+      ],
       fix: "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out."
     }),
     AmbiguousSnippet: (e): Description => ({
