@@ -105,6 +105,11 @@ describe("report pages state the matching policy", () => {
         assert.include(Render.render("markdown", rendering), "\n*Matching policy: normalized/2")
         assert.include(Render.render("html", rendering), "</h1>\n<p class=\"note matching\">Matching policy: normalized/2")
       }
+      // The normalised excerpt is never titled verbatim; the capture's own text is shown.
+      const markdown = Render.render("markdown", Render.fromOutcome(good, "normalized/2"))
+      assert.include(markdown, "**Verified excerpt** (NOT verbatim: matched under normalized/2), as the report gives it:")
+      assert.notInclude(markdown, "verbatim from the capture")
+      assert.include(markdown, raw)
       assert.isTrue(Either.isRight(good))
       assert.isTrue(Either.isLeft(bad))
     }).pipe(Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(MemoryStore.layer({ records: [record] })), Layer.orDie))))

@@ -24,6 +24,7 @@ import {
   normalizedNote,
   plural,
   provenanceNote,
+  isNormalized,
   type Rendering,
   withMatching,
   unavailableNote
@@ -65,7 +66,9 @@ const verified = (report: VerifiedReport): string => {
     if (isVerifiedCitation(entry)) {
       const { fact, evidence } = entry
       out.push(
-        "**Verified excerpt** (verbatim from the capture):",
+        isNormalized(evidence)
+          ? `**Verified excerpt** (NOT verbatim: matched under ${md(evidence.method ?? "")}), as the report gives it:`
+          : "**Verified excerpt** (verbatim from the capture):",
         "",
         markdownBlock(fact.snippet),
         "",
