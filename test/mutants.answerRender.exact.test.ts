@@ -475,15 +475,15 @@ describe("HTML", () => {
         "<ol class=\"footnotes\">",
         "<li id=\"fn-1\"><blockquote class=\"quote\">4,210 units</blockquote>",
         `Source <code>${A}</code> · capture sha256 <code>a1a1a1a1a1a1…</code> · accessed ${at} · characters 10–21` +
-          ` · <a href="#fn-1-excerpt">open in the captured text</a><sup><a href="#capture-1">[1]</a></sup> <a href="#ref-1">↩</a></li>`,
+          ` <a href="#ref-1">↩</a></li>`,
         "<li id=\"fn-2\"><blockquote class=\"quote\">stock &quot;fell&quot;</blockquote>",
         `Source <code>${B}</code> · capture sha256 <code>b2b2b2b2b2b2…</code> · accessed ${at} · characters 0–12` +
           " · <strong>ambiguous: 2 occurrences, the first is shown</strong>" +
           ` · <strong>${normalized.replace("'", "&#39;")}</strong>` +
-          ` · <a href="#fn-2-excerpt">open in the captured text</a><sup><a href="#capture-2">[2]</a></sup> <a href="#ref-2">↩</a></li>`,
+          ` <a href="#ref-2">↩</a></li>`,
         "<li id=\"fn-3\"><blockquote class=\"quote\">fell</blockquote>",
         `Source <code>${A}</code> · capture sha256 <code>a1a1a1a1a1a1…</code> · accessed ${at} · characters 30–34` +
-          ` · <a href="#fn-3-excerpt">open in the captured text</a><sup><a href="#capture-1">[1]</a></sup> <a href="#ref-3">↩</a></li>`,
+          ` <a href="#ref-3">↩</a></li>`,
         "</ol>",
         "<h2>Removed claims (1)</h2>",
         "<p class=\"removed\" data-claim=\"c2\"><del>- Returns &lt;b&gt;doubled&lt;/b&gt;.</del> (removed: no citation verified)</p>",
@@ -524,7 +524,7 @@ describe("HTML", () => {
         "<ol class=\"footnotes\">",
         "<li id=\"fn-1\"><blockquote class=\"quote\">one</blockquote>",
         `Source <code>${A}</code> · capture sha256 <code>a1a1a1a1a1a1…</code> · accessed ${at} · characters 0–3` +
-          ` · <a href="#fn-1-excerpt">open in the captured text</a><sup><a href="#capture-1">[1]</a></sup> <a href="#ref-1">↩</a></li>`,
+          ` <a href="#ref-1">↩</a></li>`,
         "</ol>",
         "<h2>Captured sources</h2>",
         ...notAvailable(1, A)

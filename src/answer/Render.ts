@@ -279,7 +279,12 @@ const html = (rendering: AnswerRendering): string =>
           const reads = isNormalized(evidence) ? captureReads(evidence) : undefined
           const captureNumber = sources.indexOf(citation.source) + 1
           parts.push(`<li id="fn-${f.n}"><blockquote class="quote">${h(citation.quote)}</blockquote>
-Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix(citation.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}${matchNotes(evidence).map((note) => ` · <strong>${h(note)}</strong>`).join("")} · <a href="#fn-${f.n}-excerpt">open in the captured text</a><sup><a href="#capture-${captureNumber}">[${captureNumber}]</a></sup> <a href="#ref-${f.n}">↩</a>${
+Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix(citation.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}${matchNotes(evidence).map((note) => ` · <strong>${h(note)}</strong>`).join("")}${
+            // Only where the capture's text is on the page: a link never points at nothing.
+            captures.has(citation.source)
+              ? ` · <a href="#fn-${f.n}-excerpt">open in the captured text</a><sup><a href="#capture-${captureNumber}">[${captureNumber}]</a></sup>`
+              : ""
+          } <a href="#ref-${f.n}">↩</a>${
             reads === undefined ? "" : `\n<div class="capture-reads">The capture's own text at this span: <q>${sourceText(reads)}</q></div>`
           }</li>`)
         }
