@@ -4,10 +4,13 @@
  * that `normalized/1` equated with it; every case goes through the real Gate over a run directory.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { meaningChange, tokens } from "../src/anchor/MeaningGuard.js"
 import { keptVerbatim, normalizedVersion2, normalizeText } from "../src/anchor/Normalize.js"
-import { SnippetAbsent } from "../src/Errors.js"
+import { ReportRejected, SnippetAbsent } from "../src/Errors.js"
+import * as Describe from "../src/render/Describe.js"
+import * as Render from "../src/render/Render.js"
+import * as Repair from "../src/render/Repair.js"
 import { check, fact, onlyCitation, onlyFailure } from "./anchorSupport.js"
 
 /** [capture's form, the quote's form] as reported: each pair is equal under normalized/1. */
@@ -72,6 +75,14 @@ describe("normalized/2 refuses every meaning change normalized/1 accepted", () =
       assert.instanceOf(sign, SnippetAbsent)
       assert.deepStrictEqual(sign.changed, { quote: "-5", capture: "−5" })
       assert.strictEqual(sign.nearest?.method, "normalized/1")
+      // Every rendering and the repair instructions name the change instead of calling it typography.
+      const d = Describe.factError(mega)
+      assert.deepStrictEqual(d.fields.slice(-2), [["quote writes", "mW"], ["capture has", "MW"]])
+      assert.include(d.fix, "changes a number, sign or unit")
+      const repair = Repair.renderReport(Render.fromOutcome(Either.left(new ReportRejected({ failures: [{ index: 0, label: "a", error: mega }] }))))
+      assert.include(repair, "but with a different number, sign or unit")
+      assert.include(repair, "Your quote writes:\n\n```text\nmW\n```\n\nwhere the capture has:\n\n```text\nMW\n```")
+      assert.notInclude(repair, "the same text up to typography, case and spacing")
     }))
 
   it.scoped("what normalized/2 still accepts: case and typography of words, full-width digits, a unit written with its compatibility symbol", () =>

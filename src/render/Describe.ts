@@ -69,6 +69,15 @@ const anchorHintFields = (e: AnchorMismatch): ReadonlyArray<readonly [string, st
     ] as const])
 ]
 
+/** The number, sign or unit a quote changed (SnippetAbsent.changed), when set. */
+const changedFields = (e: { readonly changed?: { readonly quote: string; readonly capture: string } | undefined }) =>
+  e.changed === undefined
+    ? []
+    : [["quote writes", e.changed.quote === "" ? "(nothing)" : e.changed.quote] as const, ["capture has", e.changed.capture === "" ? "(nothing)" : e.changed.capture] as const]
+
+const changedFix =
+  "The quote changes a number, sign or unit of the capture (see quote writes / capture has): quote the capture's own text exactly, or mark the fact unavailable."
+
 /** What to do about a SnippetAbsent, given its diagnostic. */
 const absentFix = (nearest: NearestPassage | undefined, otherwise: string): string =>
   nearest === undefined
@@ -135,8 +144,8 @@ const factErrorUnbounded = (error: FactError): Description =>
         },
     SnippetAbsent: (e): Description => ({
       title: "Snippet not found verbatim",
-      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["snippet", e.snippet], ...nearestFields(e.nearest)],
-      fix: absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or mark the fact unavailable.")
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["snippet", e.snippet], ...nearestFields(e.nearest), ...changedFields(e)],
+      fix: e.changed !== undefined ? changedFix : absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or mark the fact unavailable.")
     }),
     AnchorMismatch: (e): Description => ({
       title: e.reason === "outside" ? "Snippet not inside the named page or section" : "No such page or section",
@@ -327,8 +336,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
     DigestMismatch: (e) => factErrorUnbounded(e),
     SnippetAbsent: (e): Description => ({
       title: "Quote not found verbatim",
-      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["quote", e.snippet], ...nearestFields(e.nearest)],
-      fix: absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or drop the claim.")
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["quote", e.snippet], ...nearestFields(e.nearest), ...changedFields(e)],
+      fix: e.changed !== undefined ? changedFix : absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or drop the claim.")
     }),
     SpanMismatch: (e): Description => ({
       title: "Quote is not at the cited position",
