@@ -83,8 +83,11 @@ export const VerifyOptions = Schema.Struct({
   maxFacts: Schema.optional(intBetween(1, maxFactsLimit)),
   mode: Schema.optional(Mode),
   timeoutMs: Schema.optional(intBetween(verifyLimits.timeoutMs.min, verifyLimits.timeoutMs.max)),
-  /** `exact` (default): code-unit equality only. `normalized/1`: also accept a match after normalisation, labelled so. */
-  matching: Schema.optional(Schema.Literal("exact", "normalized/1")),
+  /**
+   * `exact` (default): code-unit equality only. `normalized/2`: also accept a match after normalisation that
+   * keeps every number, sign and unit, labelled so. `normalized/1`: deprecated, read as `normalized/2`.
+   */
+  matching: Schema.optional(Schema.Literal("exact", "normalized/1", "normalized/2")),
   /** A snippet found more than once: `accept` (default, flagged `ambiguous`) or `reject` unless a prefix/suffix picks one. */
   ambiguous: Schema.optional(Schema.Literal("accept", "reject"))
 }).annotations({ ...strict, identifier: "VerifyOptions" })
@@ -259,5 +262,9 @@ export const resolvedServer = (config: PipelineConfig) => ({
   streamRetainedBytes: config.server?.streamRetainedBytes ?? serverLimits.streamRetainedBytes.default
 })
 export type ResolvedServer = ReturnType<typeof resolvedServer>
-export const resolvedMatching = (config: PipelineConfig): "exact" | "normalized/1" => config.verify?.matching ?? "exact"
+/** The matching policy in force: the deprecated `normalized/1` is verified as `normalized/2` (never the looser rules). */
+export const resolvedMatching = (config: PipelineConfig): MatchingPolicy =>
+  config.verify?.matching === undefined ? "exact" : config.verify.matching === "exact" ? "exact" : "normalized/2"
+/** The matching policies a verification applies. */
+export type MatchingPolicy = "exact" | "normalized/2"
 export const resolvedAmbiguous = (config: PipelineConfig): "accept" | "reject" => config.verify?.ambiguous ?? "accept"

@@ -381,10 +381,13 @@ export type TextPositionSelector = typeof TextPositionSelector.Type
 
 /**
  * How an excerpt was matched: `exact` (code-unit equality, the default) or
- * `normalized/1` (only under `verify.matching: "normalized/1"`: the normalised
- * snippet occurs in the normalised capture; the span is the raw text it maps to).
+ * `normalized/2` (only under `verify.matching: "normalized/2"`: the normalised
+ * snippet occurs in the normalised capture, the span is the raw text it maps to,
+ * and the quote's numbers, signs and units equal the span's). `normalized/1` is
+ * read in results stored before `normalized/2`: it means the older, looser
+ * normalisation (docs/verification.md), which no verification produces any more.
  */
-export const MatchMethod = Schema.Literal("exact", "normalized/1")
+export const MatchMethod = Schema.Literal("exact", "normalized/1", "normalized/2")
 export type MatchMethod = typeof MatchMethod.Type
 
 // The fields after `heading` are optional so that results written before they existed still decode;

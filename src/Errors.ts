@@ -233,19 +233,39 @@ export const NearestPassage = Schema.Struct({
 }).annotations({ identifier: "NearestPassage", parseOptions: { onExcessProperty: "error" } })
 export type NearestPassage = typeof NearestPassage.Type
 
+/**
+ * The first number, sign or unit a quote changes against the capture's text where it matches after
+ * normalisation (src/anchor/MeaningGuard.ts): `quote` says what the capture writes as `capture`
+ * (`""`: that side has no such token). Its presence means the quote is NOT the capture's text.
+ */
+export const MeaningChangeInfo = Schema.Struct({
+  quote: Schema.String,
+  capture: Schema.String
+}).annotations({ identifier: "MeaningChange", parseOptions: { onExcessProperty: "error" } })
+export type MeaningChangeInfo = typeof MeaningChangeInfo.Type
+
 /** The snippet does not occur verbatim (exact code units) in the capture text. */
 export class SnippetAbsent extends Schema.TaggedError<SnippetAbsent>()("SnippetAbsent", {
   source: Schema.String,
   captureSha256: Schema.String,
   snippet: Schema.String,
   /** The nearest passage, when one scores at least the documented minimum and diagnostics ran. */
-  nearest: Schema.optional(NearestPassage)
+  nearest: Schema.optional(NearestPassage),
+  /**
+   * Set when the snippet equals the capture's text only up to a changed number, sign or unit: under
+   * `normalized/2` the reason the normalised match was refused, under any policy a fact about the
+   * nearest passage.
+   */
+  changed: Schema.optional(MeaningChangeInfo)
 }) {
   override get message() {
     const nearest = this.nearest === undefined
       ? ""
       : ` (nearest passage: ${this.nearest.method}, score ${this.nearest.score})`
-    return `The snippet does not occur verbatim in capture ${short(this.captureSha256)}… of ${this.source}${nearest}`
+    const changed = this.changed === undefined
+      ? ""
+      : `; the quote writes ${JSON.stringify(this.changed.quote)} where the capture has ${JSON.stringify(this.changed.capture)}`
+    return `The snippet does not occur verbatim in capture ${short(this.captureSha256)}… of ${this.source}${nearest}${changed}`
   }
 }
 
@@ -260,12 +280,26 @@ export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("Anchor
   snippet: Schema.String,
   /** `page 3` or `heading Results > Q3`, as the fact named it. */
   anchor: Schema.String,
-  reason: Schema.Literal("outside", "no-such-anchor")
+  reason: Schema.Literal("outside", "no-such-anchor"),
+  /** Where the excerpt's first occurrence is: its page and innermost heading path (v2 captures that have them). */
+  foundPage: Schema.optional(Schema.Int),
+  foundHeading: Schema.optional(Schema.Array(Schema.String)),
+  /** How many pages the capture has (v2 captures with pages). */
+  pages: Schema.optional(Schema.NonNegativeInt),
+  /** The capture's distinct heading paths in text order, at most 50 (internal/anchors.ts `maxListedHeadings`)... */
+  headings: Schema.optional(Schema.Array(Schema.Array(Schema.String))),
+  /** ...and how many more there are. */
+  headingsOmitted: Schema.optional(Schema.NonNegativeInt)
 }) {
   override get message() {
+    const where = [
+      ...(this.foundPage === undefined ? [] : [`page ${this.foundPage}`]),
+      ...(this.foundHeading === undefined ? [] : [`heading ${this.foundHeading.join(" > ")}`])
+    ]
+    const found = where.length === 0 ? "" : ` (it is on ${where.join(", ")})`
     return this.reason === "outside"
-      ? `The snippet occurs in capture ${short(this.captureSha256)}… of ${this.source}, but not inside ${this.anchor}`
-      : `Capture ${short(this.captureSha256)}… of ${this.source} has no ${this.anchor}`
+      ? `The snippet occurs in capture ${short(this.captureSha256)}… of ${this.source}, but not inside ${this.anchor}${found}`
+      : `Capture ${short(this.captureSha256)}… of ${this.source} has no ${this.anchor}${found}`
   }
 }
 
@@ -800,8 +834,8 @@ export class StaleManifest extends Schema.TaggedError<StaleManifest>()("StaleMan
 }) {
   override get message() {
     return this.named === null
-      ? `The answer names no manifest; this run's manifest is ${short(this.current)}… (name it to cite by number)`
-      : `The answer was drafted against manifest ${short(this.named)}…, not this run's ${short(this.current)}…`
+      ? `The answer names no manifest; this run's manifest is ${this.current} (name it to cite by number)`
+      : `The answer was drafted against manifest ${short(this.named)}…, not this run's ${this.current}`
   }
 }
 

@@ -22,8 +22,11 @@ export interface PolicyShape {
   readonly mode: Mode
   /** The overall deadline of one verification, in milliseconds. */
   readonly timeoutMs: number
-  /** `exact`: code-unit equality only; `normalized/1`: a normalised match is also accepted, labelled so. */
-  readonly matching: "exact" | "normalized/1"
+  /**
+   * `exact`: code-unit equality only; `normalized/2`: a normalised match that keeps every number, sign
+   * and unit is also accepted, labelled so. `normalized/1` is a deprecated alias, verified as `normalized/2`.
+   */
+  readonly matching: "exact" | "normalized/1" | "normalized/2"
   /** Whether a snippet occurring more than once, with nothing picking one occurrence, is accepted (flagged) or rejected. */
   readonly ambiguous: "accept" | "reject"
 }

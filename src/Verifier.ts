@@ -2,7 +2,7 @@
  * The read-only half of citegate. It decodes a drafted report strictly and
  * checks each cited fact against the capture of its exact source in this run:
  * never another capture, never another run, no fuzzy matching, and normalised
- * matching only when the policy opts in (`verify.matching: "normalized/1"`),
+ * matching only when the policy opts in (`verify.matching: "normalized/2"`),
  * labelled in the evidence. It reads captures only through `CaptureStore.read`
  * and writes nothing.
  *
@@ -38,6 +38,7 @@ import {
   type FactError,
   type FactRejection,
   InvalidReport,
+  type NearestPassage,
   NotApproved,
   ReportRejected,
   SnippetAbsent,
@@ -46,9 +47,10 @@ import {
 } from "./Errors.js"
 import * as Diagnostic from "./anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
-import { locate, namedAnchors } from "./internal/anchors.js"
+import { anchorHints, locate, namedAnchors } from "./internal/anchors.js"
 import * as MultiSearch from "./internal/multiSearch.js"
 import { spanOffsets } from "./anchor/Offsets.js"
+import { meaningChange, type MeaningChange } from "./anchor/MeaningGuard.js"
 import * as Normalized from "./anchor/Normalize.js"
 import { selectors } from "./anchor/Selectors.js"
 import { Policy, type PolicyShape } from "./Policy.js"
@@ -210,6 +212,13 @@ interface Needle {
   readonly trail: number
 }
 
+/**
+ * Under any policy: when the nearest passage is the same text up to `normalized/1` (a diagnostic), the
+ * number, sign or unit the quote changed in it, so that a repair does not call a meaning change typography.
+ */
+const changeAt = (text: string, snippet: string, nearest: NearestPassage | undefined): MeaningChange | undefined =>
+  nearest?.method === "normalized/1" ? meaningChange(snippet, text.slice(nearest.span.start, nearest.span.end)) : undefined
+
 const hasContext = (citation: CitationInput) => citation.prefix !== undefined || citation.suffix !== undefined
 
 const needleOf = (prefix: string, snippet: string, suffix: string): Needle => ({
@@ -237,7 +246,14 @@ const checkAnchors = (
   let start = first.start
   for (const anchor of named) {
     const fail = (reason: "outside" | "no-such-anchor") =>
-      new AnchorMismatch({ source: record.source, captureSha256: record.sha256, snippet: fact.snippet, anchor: anchor.label, reason })
+      new AnchorMismatch({
+        source: record.source,
+        captureSha256: record.sha256,
+        snippet: fact.snippet,
+        anchor: anchor.label,
+        reason,
+        ...anchorHints(record, first)
+      })
     if (anchor.ranges.length === 0) return fail("no-such-anchor")
     const inside = (at: number) => anchor.ranges.some(([from, to]) => from <= at && at + length <= to)
     if (inside(start)) continue
@@ -261,7 +277,8 @@ const checkAnchors = (
       captureSha256: record.sha256,
       snippet: fact.snippet,
       anchor: named.map((a) => a.label).join(" and "),
-      reason: "outside"
+      reason: "outside",
+      ...anchorHints(record, first)
     })
 }
 
@@ -456,7 +473,12 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         })
         // Opt-in: what the exact search missed, in the normalised capture (normalised once, only when needed).
         let stillAbsent = absent
-        const normal = policy.matching === "normalized/1" && absent.length > 0 ? Normalized.normalizeCapture(record.text) : undefined
+        // The number, sign or unit a normalised hit would have changed: refused, and said so.
+        const changedBy = new Map<number, MeaningChange>()
+        // `normalized/1` in a policy is a deprecated alias: every normalised match is a `normalized/2` one.
+        const normal = policy.matching !== "exact" && absent.length > 0
+          ? Normalized.normalizeCapture(record.text, Normalized.normalizedVersion2)
+          : undefined
         // A capture whose normalised form passes the expansion cap gets exact matching only: a search in
         // its truncated form could miss a second occurrence and call an ambiguous snippet unique.
         if (normal !== undefined && !normal.truncated) {
@@ -464,9 +486,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
           const parts = absent.map((i) => {
             const { prefix, snippet, suffix } = citations[i]!
             return [
-              prefix === undefined ? undefined : Normalized.normalize(prefix).text,
-              Normalized.normalize(snippet).text,
-              suffix === undefined ? undefined : Normalized.normalize(suffix).text
+              prefix === undefined ? undefined : Normalized.normalizeText(prefix, Normalized.normalizedVersion2),
+              Normalized.normalizeText(snippet, Normalized.normalizedVersion2),
+              suffix === undefined ? undefined : Normalized.normalizeText(suffix, Normalized.normalizedVersion2)
             ] as const
           })
           const normalKeys = keysOf(parts)
@@ -483,17 +505,25 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
             if (picked._tag === "Absent") return stillAbsent.push(i)
             if (picked._tag === "Ambiguous") return failures[i]!.push(ambiguous(i, picked.occurrences))
             const span = normal.toRaw(picked.start, picked.start + snippet.length)
+            const changed = meaningChange(citation.snippet, record.text.slice(span.start, span.end))
+            if (changed !== undefined) {
+              changedBy.set(i, changed)
+              return stillAbsent.push(i)
+            }
             // No search inside pages or sections here: the occurrence found must lie in them.
             const anchored = checkAnchors(record, citation, span, undefined)
             if (typeof anchored !== "number") return failures[i]!.push(anchored)
-            matched.push({ i, span, occurrences: picked.occurrences, ambiguous: picked.ambiguous, method: "normalized/1" })
+            matched.push({ i, span, occurrences: picked.occurrences, ambiguous: picked.ambiguous, method: Normalized.normalizedVersion2 })
           })
         }
         for (const i of stillAbsent) {
           const snippet = citations[i]!.snippet
           // The repair diagnostic (nearest passage) only for a bare snippet: with a prefix or suffix the snippet may occur, out of context.
-          const nearest = hasContext(citations[i]!) ? {} : diagnose(record, snippet)
-          failures[i]!.push(new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet, ...nearest }))
+          const nearest: ReturnType<Diagnostic.Diagnose> = hasContext(citations[i]!) ? {} : diagnose(record, snippet)
+          const changed = changedBy.get(i) ?? changeAt(record.text, snippet, nearest.nearest)
+          failures[i]!.push(
+            new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet, ...nearest, ...(changed === undefined ? {} : { changed }) })
+          )
         }
         // Every verified span of this capture in code points and UTF-8 bytes: one pass over the text.
         const offsets = spanOffsets(record.text, matched.map((m) => m.span))

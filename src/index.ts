@@ -55,4 +55,6 @@ export * as Selectors from "./anchor/Selectors.js"
 export * as Normalize from "./anchor/Normalize.js"
 export * as Nearest from "./anchor/Nearest.js"
 export * as Similarity from "./anchor/Similarity.js"
+/** normalized/2's token check: the numbers, signs and units a quote changes against the capture's text. */
+export * as MeaningGuard from "./anchor/MeaningGuard.js"
 export * as Repair from "./render/Repair.js"

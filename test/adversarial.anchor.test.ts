@@ -1,4 +1,4 @@
-/** Hostile capture texts against normalized/1 and the nearest-passage diagnostic: bounded work, no false acceptance. */
+/** Hostile capture texts against normalized/2 and the nearest-passage diagnostic: bounded work, no false acceptance. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { normalize } from "../src/anchor/Normalize.js"
@@ -29,21 +29,21 @@ describe("adversarial: NFKC expansion", () => {
     assert.strictEqual(normalize(ligature.repeat(5_000)).text.length, 18 * 5_000)
   })
 
-  it.scoped("normalized/1 on a capture past the cap: exact matching only, a variant is SnippetAbsent (not accepted from a partial view)", () =>
+  it.scoped("normalized/2 on a capture past the cap: exact matching only, a variant is SnippetAbsent (not accepted from a partial view)", () =>
     Effect.gen(function*() {
       const text = sentence + " " + ligature.repeat(20_000)
-      const error = onlyFailure(yield* Effect.flip(check(text, [fact(text, typed)], { matching: "normalized/1" })))
+      const error = onlyFailure(yield* Effect.flip(check(text, [fact(text, typed)], { matching: "normalized/2" })))
       assert.instanceOf(error, SnippetAbsent)
       assert.strictEqual(error.snippet, typed)
       // A verbatim quote still verifies.
-      const { evidence } = onlyCitation(yield* check(text, [fact(text, "the CFO said.")], { matching: "normalized/1" }))
+      const { evidence } = onlyCitation(yield* check(text, [fact(text, "the CFO said.")], { matching: "normalized/2" }))
       assert.strictEqual(evidence.method, "exact")
     }))
 
-  it.scoped("normalized/1 below the cap still accepts the variant", () =>
+  it.scoped("normalized/2 below the cap still accepts the variant", () =>
     Effect.gen(function*() {
       const text = sentence + " " + ligature.repeat(20)
-      const { evidence } = onlyCitation(yield* check(text, [fact(text, typed)], { matching: "normalized/1" }))
-      assert.strictEqual(evidence.method, "normalized/1")
+      const { evidence } = onlyCitation(yield* check(text, [fact(text, typed)], { matching: "normalized/2" }))
+      assert.strictEqual(evidence.method, "normalized/2")
     }))
 })

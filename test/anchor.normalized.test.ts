@@ -18,7 +18,7 @@ const text =
 const sha = recordOf(text).sha256
 // What a drafting model typically writes for the first sentence: straight quotes, a hyphen, ordinary spaces.
 const typed = "\"Revenue grew 12 % in 2025-Q3,\""
-const normalizedOnly = { matching: "normalized/1" }
+const normalizedOnly = { matching: "normalized/2" }
 
 describe("Opt-in normalised acceptance (verify.matching)", () => {
   it.scoped("default (exact): a typographic variant is SnippetAbsent", () =>
@@ -28,13 +28,13 @@ describe("Opt-in normalised acceptance (verify.matching)", () => {
       assert.deepStrictEqual([error.source, error.captureSha256, error.snippet], [SOURCE, sha, typed])
     }))
 
-  it.scoped("normalized/1: accepted, labelled, at the raw span the normalised match maps to; digest unchanged", () =>
+  it.scoped("normalized/2: accepted, labelled, at the raw span the normalised match maps to; digest unchanged", () =>
     Effect.gen(function*() {
       const report = yield* check(text, [fact(text, typed)], normalizedOnly)
       const { evidence, fact: f } = onlyCitation(report)
       const raw = "\u201CRevenue grew 12\u00A0% in 2025\u2013Q3,\u201D"
       const start = text.indexOf(raw)
-      assert.strictEqual(evidence.method, "normalized/1")
+      assert.strictEqual(evidence.method, "normalized/2")
       assert.deepStrictEqual(evidence.span, { start, end: start + raw.length })
       assert.strictEqual(f.captureSha256, sha)
       assert.strictEqual(f.snippet, typed) // the report's quote is passed on as given
@@ -48,20 +48,20 @@ describe("Opt-in normalised acceptance (verify.matching)", () => {
       })
     }))
 
-  it.scoped("normalized/1: a verbatim quote is still method exact", () =>
+  it.scoped("normalized/2: a verbatim quote is still method exact", () =>
     Effect.gen(function*() {
       const { evidence } = onlyCitation(yield* check(text, [fact(text, "Costs fell 3% in Q3.")], normalizedOnly))
       assert.strictEqual(evidence.method, "exact")
     }))
 
-  it.scoped("normalized/1: ligature, soft hyphen and case differences are accepted; the raw span holds them", () =>
+  it.scoped("normalized/2: ligature, soft hyphen and case differences are accepted; the raw span holds them", () =>
     Effect.gen(function*() {
       const { evidence } = onlyCitation(yield* check(text, [fact(text, "efficient operations")], normalizedOnly))
-      assert.strictEqual(evidence.method, "normalized/1")
+      assert.strictEqual(evidence.method, "normalized/2")
       assert.strictEqual(text.slice(evidence.span.start, evidence.span.end), "Ef\uFB01cient opera\u00ADtions")
     }))
 
-  it.scoped("normalized/1 never accepts a changed digit or an inserted negation: SnippetAbsent", () =>
+  it.scoped("normalized/2 never accepts a changed digit or an inserted negation: SnippetAbsent", () =>
     Effect.gen(function*() {
       for (const changed of ["\"Revenue grew 13 % in 2025-Q3,\"", "\"Revenue did not grow 12 % in 2025-Q3,\"", "Costs fell 8% in Q3."]) {
         const error = onlyFailure(yield* Effect.flip(check(text, [fact(text, changed)], normalizedOnly)))
@@ -70,11 +70,11 @@ describe("Opt-in normalised acceptance (verify.matching)", () => {
       }
     }))
 
-  it.scoped("normalized/1 keeps the ambiguity rule: several normalised occurrences are flagged, or AmbiguousSnippet under reject", () =>
+  it.scoped("normalized/2 keeps the ambiguity rule: several normalised occurrences are flagged, or AmbiguousSnippet under reject", () =>
     Effect.gen(function*() {
       const twice = "A \u201Cgood\u201D year. A \u201Cgood\u201D plan."
       const flagged = onlyCitation(yield* check(twice, [fact(twice, "a \"good\"")], normalizedOnly)).evidence
-      assert.strictEqual(flagged.method, "normalized/1")
+      assert.strictEqual(flagged.method, "normalized/2")
       assert.strictEqual(flagged.ambiguous, true)
       assert.strictEqual(flagged.occurrences, 2)
       assert.deepStrictEqual(flagged.span, { start: 0, end: 8 })
@@ -101,41 +101,43 @@ describe("Opt-in normalised acceptance (verify.matching)", () => {
       const report = yield* check(text, [fact(text, typed)], normalizedOnly)
       const rendering = Render.Rendering.Verified({ report, captures: new Map([[SOURCE as string, recordOf(text)]]) })
       const plain = Render.render("text", rendering)
-      assert.include(plain, "MATCH     matched under normalized/1 (opt-in), NOT verbatim")
+      assert.include(plain, "MATCH     matched under normalized/2 (opt-in), NOT verbatim")
       assert.include(plain, "capture reads")
       const markdown = Render.render("markdown", rendering)
-      assert.include(markdown, "**Match: matched under normalized/1 (opt-in), NOT verbatim")
+      assert.include(markdown, "**Match: matched under normalized/2 (opt-in), NOT verbatim")
       assert.include(markdown, "The capture's own text at this span:")
       const html = Render.render("html", rendering)
-      assert.include(html, `<div class="match normalized">matched under normalized/1 (opt-in), NOT verbatim`)
+      assert.include(html, `<div class="match normalized">matched under normalized/2 (opt-in), NOT verbatim`)
       assert.include(html, `<div class="capture-reads">`)
       const json = JSON.parse(Render.render("json", rendering))
-      assert.strictEqual(json.report.facts[0].evidence.method, "normalized/1")
+      assert.strictEqual(json.report.facts[0].evidence.method, "normalized/2")
       Schema.decodeUnknownSync(Render.RenderedResult, decodeOptions)(json)
       // An exact match carries no such label.
       const exact = yield* check(text, [fact(text, "Costs fell 3% in Q3.")], normalizedOnly)
       const exactText = Render.render("text", Render.Rendering.Verified({ report: exact, captures: new Map() }))
-      assert.notInclude(exactText, "normalized/1")
+      assert.notInclude(exactText, "normalized/2")
     }))
 
-  it.effect("verify.matching: exact by default, exact or normalized/1 only", () =>
+  it.effect("verify.matching: exact by default, exact, normalized/2 or the deprecated normalized/1 only", () =>
     Effect.gen(function*() {
       assert.strictEqual(Config.resolvedMatching(yield* Config.decode(configWith())), "exact")
-      assert.strictEqual(Config.resolvedMatching(yield* Config.decode(configWith(normalizedOnly))), "normalized/1")
+      assert.strictEqual(Config.resolvedMatching(yield* Config.decode(configWith(normalizedOnly))), "normalized/2")
+      // The deprecated id is still accepted, and verified under the rules that keep numbers and units.
+      assert.strictEqual(Config.resolvedMatching(yield* Config.decode(configWith({ matching: "normalized/1" }))), "normalized/2")
       const error = yield* Effect.flip(Config.decode(configWith({ matching: "fuzzy" })))
       assert.instanceOf(error, InvalidConfig)
       assert.deepStrictEqual([...new Set(error.issues.map((issue) => JSON.stringify(issue.path)))], [`["verify","matching"]`])
     }))
 })
 
-describe("normalized/1 in answers (the same matching path)", () => {
+describe("normalized/2 in answers (the same matching path)", () => {
   const answersLayer = Answer.layer({ mode: "reject", uncited: "report" }).pipe(
     Layer.provide(Verifier.layer),
     Layer.provide(Policy.layer(Schema.decodeUnknownSync(Config.PipelineConfig)(configWith(normalizedOnly)))),
     Layer.provideMerge(MemoryStore.layer({ records: [recordOf(text)] }).pipe(Layer.orDie))
   )
 
-  it.effect("a typographic quote is accepted as normalized/1, at its raw code-point span, and labelled in every answer rendering", () =>
+  it.effect("a typographic quote is accepted as normalized/2, at its raw code-point span, and labelled in every answer rendering", () =>
     Effect.gen(function*() {
       const answers = yield* Answer.Answers
       const raw = "\u201CRevenue grew 12\u00A0% in 2025\u2013Q3,\u201D"
@@ -147,12 +149,12 @@ describe("normalized/1 in answers (the same matching path)", () => {
         uncited: []
       })
       const evidence = answer.claims[0]!.citations[0]!.evidence
-      assert.strictEqual(evidence.method, "normalized/1")
+      assert.strictEqual(evidence.method, "normalized/2")
       assert.deepStrictEqual(evidence.offsets!.codePoints, chars)
       const rendering = AnswerRender.AnswerRendering.Verified({ answer, captures })
-      assert.include(AnswerRender.render("text", rendering), "MATCH     matched under normalized/1 (opt-in), NOT verbatim")
-      assert.include(AnswerRender.render("markdown", rendering), "**matched under normalized/1 (opt-in), NOT verbatim")
-      assert.include(AnswerRender.render("html", rendering), "<strong>matched under normalized/1 (opt-in), NOT verbatim")
-      assert.strictEqual(JSON.parse(AnswerRender.render("json", rendering)).answer.claims[0].citations[0].evidence.method, "normalized/1")
+      assert.include(AnswerRender.render("text", rendering), "MATCH     matched under normalized/2 (opt-in), NOT verbatim")
+      assert.include(AnswerRender.render("markdown", rendering), "**matched under normalized/2 (opt-in), NOT verbatim")
+      assert.include(AnswerRender.render("html", rendering), "<strong>matched under normalized/2 (opt-in), NOT verbatim")
+      assert.strictEqual(JSON.parse(AnswerRender.render("json", rendering)).answer.claims[0].citations[0].evidence.method, "normalized/2")
     }).pipe(Effect.provide(answersLayer)))
 })

@@ -77,6 +77,8 @@ describe("answer HTML in headless Chromium", () => {
           scripts: document.scripts.length,
           images: document.images.length,
           links: Array.from(document.querySelectorAll("a")).map((a) => a.getAttribute("href")),
+          ids: Array.from(document.querySelectorAll("[id]")).map((e) => e.id),
+          marks: Array.from(document.querySelectorAll("section.capture mark")).map((m) => [m.getAttribute("data-facts"), m.textContent]),
           quotes: Array.from(document.querySelectorAll("ol.footnotes blockquote.quote")).map((q) => q.textContent),
           claim: document.querySelector("p.claim")?.firstChild?.textContent ?? null,
           struck: Array.from(document.querySelectorAll("p.removed del")).map((d) => d.textContent)
@@ -86,6 +88,8 @@ describe("answer HTML in headless Chromium", () => {
           scripts: number
           images: number
           links: Array<string | null>
+          ids: Array<string>
+          marks: Array<[string | null, string | null]>
           quotes: Array<string | null>
           claim: string | null
           struck: Array<string | null>
@@ -96,7 +100,16 @@ describe("answer HTML in headless Chromium", () => {
       assert.strictEqual(state.scripts, 0)
       assert.strictEqual(state.images, 0)
       assert.deepStrictEqual(dialogs, [])
-      for (const href of state.links) assert.match(href ?? "", /^#(fn|ref)-\d+$/)
+      // Only links inside the page, each to an element it has: footnotes, their highlights in the captured sources.
+      for (const href of state.links) {
+        assert.match(href ?? "", /^#((fn|ref)-\d+|fn-\d+-excerpt|capture-\d+)$/)
+        assert.include(state.ids, href!.slice(1))
+      }
+      // The capture text is shown with every verified quote highlighted.
+      // Footnote 1's highlight pieces, in order, spell its quote (the attack is shown as text, never run).
+      const first = state.marks.filter(([facts]) => (facts ?? "").split(" ").includes("1")).map(([, text]) => text).join("")
+      assert.strictEqual(first, quotes[0])
+      assert.isTrue(state.marks.some(([facts]) => (facts ?? "").split(" ").includes("2")))
       assert.deepStrictEqual(state.quotes, quotes)
       assert.strictEqual(state.claim, `Sales ${attack}`)
       assert.deepStrictEqual(state.struck, [`Removed ${attack}`])

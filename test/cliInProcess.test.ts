@@ -280,6 +280,8 @@ describe("verify", () => {
       assert.strictEqual(ran.code, 0, ran.stderr)
       assert.strictEqual(ran.stderr, "verify: GROUNDED (reject mode, 0 retracted)\n")
       assert.isTrue(ran.stdout.startsWith("citegate: GROUNDED"), ran.stdout)
+      // The page header states the matching policy in force (the configuration sets none: exact).
+      assert.strictEqual(ran.stdout.split("\n")[1], "Matching policy: exact (every excerpt is the capture's text, code unit for code unit)")
       assert.include(ran.stdout, `"${s.good.snippet}"`)
       assert.deepStrictEqual(yield* snapshotDirectory(s.runDir), before)
     }))
@@ -296,6 +298,9 @@ describe("verify", () => {
         outputs[format] = ran.stdout
       }
       assert.isTrue(outputs.text!.startsWith("citegate: REJECTED"), outputs.text)
+      assert.strictEqual(outputs.text!.split("\n")[1], "Matching policy: exact (every excerpt is the capture's text, code unit for code unit)")
+      assert.include(outputs.markdown!, "# Report rejected\n\n*Matching policy: exact")
+      assert.include(outputs.html!, "<h1>Report rejected</h1>\n<p class=\"note matching\">Matching policy: exact")
       const json = JSON.parse(outputs.json!)
       assert.strictEqual(json.status, "rejected")
       assert.strictEqual(json.error._tag, "ReportRejected")
@@ -744,6 +749,11 @@ describe("verify-answer", () => {
       assert.strictEqual(grounded.code, 0, grounded.stderr)
       assert.strictEqual(grounded.stderr, "verify-answer: GROUNDED (reject mode, 1 of 1 claims, 0 removed)\n")
       assert.strictEqual(JSON.parse(grounded.stdout).status, "verified")
+      // Text, Markdown and HTML answer pages state the matching policy under their title.
+      const page = (yield* cliInProcess(args(yield* s.answer([good]), "--format", "html"))).stdout
+      assert.include(page, "<h1>Verified answer</h1>\n<p class=\"note matching\">Matching policy: exact")
+      assert.include(page, "<h2>Captured sources</h2>")
+      assert.include((yield* cliInProcess(args(yield* s.answer([good]), "--format", "markdown"))).stdout, "# Verified answer\n\n*Matching policy: exact")
 
       const file = yield* s.answer([good, bad])
       const rejected = yield* cliInProcess(args(file, "--format", "json"))

@@ -423,11 +423,11 @@ describe("Answers.verify", () => {
     }))
 })
 
-describe("Answers.verify under verify.matching normalized/1", () => {
+describe("Answers.verify under verify.matching normalized/2", () => {
   const N = "https://answers.northwind.test/normalized.txt" as SourceUrl
   // UTF-16: "😀" 0-1, " " 2, "Revenue grew 12%" 3..18 (end 19); code points: 2..17 (end 18).
   const recordN = makeCaptureRecord({ source: N, text: "😀 Revenue grew 12% in Q3.\n", accessedAt, contentType: "text/plain" })
-  const normalizedConfig = { sources: [N], labels: ["unused"], verify: { matching: "normalized/1" } } as unknown as PipelineConfig
+  const normalizedConfig = { sources: [N], labels: ["unused"], verify: { matching: "normalized/2" } } as unknown as PipelineConfig
   const normalizedLayer = Answer.layer({ mode: "drop", uncited: "report" }).pipe(
     Layer.provide(Verifier.layer),
     Layer.provide(Policy.layer(normalizedConfig)),
@@ -445,7 +445,7 @@ describe("Answers.verify under verify.matching normalized/1", () => {
         { id: "end", text: "Grew.", citations: [at(2, 17)] }
       ]))
       assert.deepStrictEqual(answer.claims.map((c) => [c.id, c.citations[0]!.evidence.method, c.citations[0]!.evidence.span]), [
-        ["ok", "normalized/1", { start: 3, end: 19 }]
+        ["ok", "normalized/2", { start: 3, end: 19 }]
       ])
       const mismatch = (claimedStart: number, claimedEnd: number) =>
         new SpanMismatch({ source: N, captureSha256: recordN.sha256, quote, claimedStart, claimedEnd, foundStart: 2, occurrences: 1 })

@@ -40,6 +40,39 @@ code.value { white-space: pre-wrap; word-break: break-word; background: #f1f1f1;
 .failure { border-left: 4px solid #c0392b; padding-left: .75rem; margin: .5rem 0; }
 sup a { text-decoration: none; }
 `
+/** The CSS a page with captured sources adds: the capture box, highlights, and footnote k's target outline. */
+const capturesStyle = (...footnotes: Array<number>) => `
+.capture pre { white-space: pre-wrap; word-break: break-word; background: #fafafa; border: 1px solid #ddd; padding: 1rem; max-height: 30rem; overflow: auto; }
+mark { background: #ffe066; }
+mark a { color: inherit; text-decoration: none; }
+.ctl { color: #c92a2a; font-size: 0.85em; }
+.page-marker { display: block; border-top: 1px dashed #999; color: #666; font: 12px system-ui, sans-serif; user-select: none; }
+.page-marker::before { content: "page " attr(data-page); }
+${footnotes.map((n) => `#fn-${n}-excerpt:target ~ mark[data-facts~="${n}"] { background: #ffb347; outline: 2px solid #d9480f; }`).join("\n")}
+`
+const notAvailable = (k: number, source: string) => [
+  `<section class="capture" id="capture-${k}">`,
+  `<h3>[${k}] <code>${source}</code></h3>`,
+  "<p>Capture text not available to this renderer.</p>",
+  "</section>"
+]
+const pageStyled = (title: string, extra: string, ...body: Array<string>) =>
+  lines(
+    "<!doctype html>",
+    "<html lang=\"en\">",
+    "<head>",
+    "<meta charset=\"utf-8\">",
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+    "<meta name=\"referrer\" content=\"no-referrer\">",
+    `<title>${title}</title>`,
+    `<style>${style}${extra}</style>`,
+    "</head>",
+    "<body>",
+    ...body,
+    "</body>",
+    "</html>",
+    ""
+  )
 const page = (title: string, ...body: Array<string>) =>
   lines(
     "<!doctype html>",
@@ -183,7 +216,7 @@ describe("text", () => {
       lines(
         "citegate answer: REJECTED: StaleManifest: Answer drafted against another manifest; nothing in this answer is accepted",
         "  answer names: b2b2b2b2b2b2…",
-        "  this run's manifest: a1a1a1a1a1a1…",
+        `  this run's manifest: ${"a1".repeat(32)}`,
         `  fix: ${staleFix}`,
         ""
       )
@@ -195,7 +228,7 @@ describe("text", () => {
       lines(
         "citegate answer: REJECTED: StaleManifest: Answer names no manifest; nothing in this answer is accepted",
         "  answer names: (none)",
-        "  this run's manifest: a1a1a1a1a1a1…",
+        `  this run's manifest: ${"a1".repeat(32)}`,
         `  fix: ${staleFix}`,
         ""
       )
@@ -248,7 +281,7 @@ describe("Markdown", () => {
         `Source: <${A}>  `,
         `Capture: sha256 \`a1a1a1a1a1a1\`…, accessed ${at}, characters 10–21`,
         "",
-        "**\\[2\\]** verified quote (verbatim from the capture):",
+        "**\\[2\\]** verified quote (NOT verbatim: matched under normalized/1), as the answer gives it:",
         "",
         "```text",
         "stock \"fell\"",
@@ -417,7 +450,7 @@ describe("Markdown", () => {
         "`StaleManifest`: Answer drafted against another manifest. Nothing in this answer is accepted.",
         "",
         "- answer names: `b2b2b2b2b2b2…`",
-        "- this run's manifest: `a1a1a1a1a1a1…`",
+        `- this run's manifest: \`${"a1".repeat(32)}\``,
         `- what to do: ${staleFix}`,
         ""
       )
@@ -429,8 +462,9 @@ describe("HTML", () => {
   it("a grounded answer: the whole page", () => {
     assert.strictEqual(
       AnswerRender.render("html", renderings.grounded),
-      page(
+      pageStyled(
         "citegate: verified answer",
+        capturesStyle(1, 2, 3),
         "<h1>Verified answer</h1>",
         "<p class=\"outcome grounded\">GROUNDED (drop mode): 2 of 3 claims grounded, 3 of 5 citations verified, 1 removed</p>",
         `<p class="note">${prov}</p>`,
@@ -440,13 +474,16 @@ describe("HTML", () => {
         "<h2>Footnotes</h2>",
         "<ol class=\"footnotes\">",
         "<li id=\"fn-1\"><blockquote class=\"quote\">4,210 units</blockquote>",
-        `Source <code>${A}</code> · capture sha256 <code>a1a1a1a1a1a1…</code> · accessed ${at} · characters 10–21 <a href="#ref-1">↩</a></li>`,
+        `Source <code>${A}</code> · capture sha256 <code>a1a1a1a1a1a1…</code> · accessed ${at} · characters 10–21` +
+          ` <a href="#ref-1">↩</a></li>`,
         "<li id=\"fn-2\"><blockquote class=\"quote\">stock &quot;fell&quot;</blockquote>",
         `Source <code>${B}</code> · capture sha256 <code>b2b2b2b2b2b2…</code> · accessed ${at} · characters 0–12` +
           " · <strong>ambiguous: 2 occurrences, the first is shown</strong>" +
-          ` · <strong>${normalized.replace("'", "&#39;")}</strong> <a href="#ref-2">↩</a></li>`,
+          ` · <strong>${normalized.replace("'", "&#39;")}</strong>` +
+          ` <a href="#ref-2">↩</a></li>`,
         "<li id=\"fn-3\"><blockquote class=\"quote\">fell</blockquote>",
-        `Source <code>${A}</code> · capture sha256 <code>a1a1a1a1a1a1…</code> · accessed ${at} · characters 30–34 <a href="#ref-3">↩</a></li>`,
+        `Source <code>${A}</code> · capture sha256 <code>a1a1a1a1a1a1…</code> · accessed ${at} · characters 30–34` +
+          ` <a href="#ref-3">↩</a></li>`,
         "</ol>",
         "<h2>Removed claims (1)</h2>",
         "<p class=\"removed\" data-claim=\"c2\"><del>- Returns &lt;b&gt;doubled&lt;/b&gt;.</del> (removed: no citation verified)</p>",
@@ -456,7 +493,10 @@ describe("HTML", () => {
         "<ul>",
         "<li><code class=\"value\">An uncited &lt;i&gt;factual&lt;/i&gt; sentence of some length here.</code></li>",
         "<li>line 3: <code class=\"value\">Another one on a line.</code></li>",
-        "</ul>"
+        "</ul>",
+        "<h2>Captured sources</h2>",
+        ...notAvailable(1, A),
+        ...notAvailable(2, B)
       )
     )
   })
@@ -473,8 +513,9 @@ describe("HTML", () => {
     )
     assert.strictEqual(
       AnswerRender.render("html", renderings.oneOfOne),
-      page(
+      pageStyled(
         "citegate: verified answer",
+        capturesStyle(1),
         "<h1>Verified answer</h1>",
         "<p class=\"outcome grounded\">GROUNDED (reject mode): 1 of 1 claim grounded, 1 of 1 citation verified, 0 removed</p>",
         `<p class="note">${prov}</p>`,
@@ -482,8 +523,11 @@ describe("HTML", () => {
         "<h2>Footnotes</h2>",
         "<ol class=\"footnotes\">",
         "<li id=\"fn-1\"><blockquote class=\"quote\">one</blockquote>",
-        `Source <code>${A}</code> · capture sha256 <code>a1a1a1a1a1a1…</code> · accessed ${at} · characters 0–3 <a href="#ref-1">↩</a></li>`,
-        "</ol>"
+        `Source <code>${A}</code> · capture sha256 <code>a1a1a1a1a1a1…</code> · accessed ${at} · characters 0–3` +
+          ` <a href="#ref-1">↩</a></li>`,
+        "</ol>",
+        "<h2>Captured sources</h2>",
+        ...notAvailable(1, A)
       )
     )
   })
@@ -546,7 +590,7 @@ describe("HTML", () => {
           "StaleManifest",
           "",
           "Answer drafted against another manifest",
-          [["answer names", "b2b2b2b2b2b2…"], ["this run&#39;s manifest", "a1a1a1a1a1a1…"]],
+          [["answer names", "b2b2b2b2b2b2…"], ["this run&#39;s manifest", "a1".repeat(32)]],
           staleFix.replace("'", "&#39;")
         )
       )

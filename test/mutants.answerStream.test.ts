@@ -224,7 +224,8 @@ describe("AnswerStream: what streams when", () => {
           captureSha256: (m.sources[0] as any).captureSha256,
           quote: "4,210 units",
           span: { start: at, end: at + 11 },
-          occurrences: 1
+          occurrences: 1,
+          method: "exact"
         },
         { id: 5, type: "done", state: "grounded", summary: { claims: 1, claimsGrounded: 1, claimsRemoved: 0, citations: 1, citationsVerified: 1, citationsRetracted: 0 }, uncited: [] }
       ])

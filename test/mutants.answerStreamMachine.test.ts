@@ -257,7 +257,8 @@ describe("a PDF citation", () => {
         quote: "4,210 units",
         span: { start: 30, end: 41 },
         occurrences: 1,
-        page: 2
+        page: 2,
+        method: "exact"
       })
       // The text capture of the other tests: no page key at all.
       const sales = yield* streamOf([`Up 4,210.[1]{c1}\nEVI1\nc1|1|"4,210"\nEND_EVI1\n`], { manifestDigest: (yield* manifest).digest })

@@ -109,7 +109,7 @@ const shared: ReadonlyArray<readonly [Parameters<typeof Describe.citationError>[
   [missing, d("No capture of this source in this run", [["source", "https://m.test/"]], "Capture the source in this run, or mark the fact unavailable. No other capture is consulted.")],
   [corrupt, d("Capture is corrupt", [["source", "https://c.test/"], ["reason", "invalid-json"], ["detail", "line 3"]], "Do not trust this run's capture of the source; capture it again into a new run.")],
   [legacy, d("Capture is in a legacy format", [["source", "https://l.test/"], ["detail", "no format"]], "Migrate it explicitly with `run-pipeline migrate` into a new run directory.")],
-  [digestReport, d("Report names a different capture", [["source", "https://d.test/"], ["report names", P1], ["this run has", P2]], "Cite the digest of this run's capture, and quote from that capture.")],
+  [digestReport, d("Report names a different capture", [["source", "https://d.test/"], ["report names", P1], ["this run has", D2]], "Cite the digest of this run's capture, and quote from that capture.")],
   [digestStored, d("Capture was altered after capture", [["source", "https://d.test/"], ["recorded digest", P2], ["text now hashes to", P3]], "Treat the run as tampered with; capture the source again into a new run.")],
   [anchorOutside, d("Snippet not inside the named page or section", [["source", "https://a.test/"], ["capture", P1], ["anchor", "page 3"], ["snippet", "snip"]], "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out.")],
   [anchorNone, d("No such page or section", [["source", "https://a.test/"], ["capture", P2], ["anchor", "heading X"], ["snippet", "snap"]], "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out.")],
@@ -323,7 +323,7 @@ describe("Describe: every error tag, exactly", () => {
       Describe.answerError(new StaleManifest({ named: null, current: D1 })),
       d(
         "Answer names no manifest",
-        [["answer names", "(none)"], ["this run's manifest", P1]],
+        [["answer names", "(none)"], ["this run's manifest", D1]],
         "Draft against this run's manifest and name its digest (MANIFEST line or --manifest-digest); numbers are never re-bound."
       )
     )
@@ -331,7 +331,7 @@ describe("Describe: every error tag, exactly", () => {
       Describe.answerError(new StaleManifest({ named: D2, current: D3 })),
       d(
         "Answer drafted against another manifest",
-        [["answer names", P2], ["this run's manifest", P3]],
+        [["answer names", P2], ["this run's manifest", D3]],
         "Draft against this run's manifest and name its digest (MANIFEST line or --manifest-digest); numbers are never re-bound."
       )
     )
@@ -483,7 +483,8 @@ describe("Describe: every error tag, exactly", () => {
     assert.strictEqual(value(Describe.citationError(new MissingCapture({ source: long(5000) })), "source"), cutTo(5000))
     assert.strictEqual(value(Describe.evi1Issue({ _tag: "Evi1MalformedLine", line: 1, detail: long(2500) }), "detail"), cutTo(2500))
     assert.strictEqual(value(Describe.uncitedSentence(new UncitedSentence({ sentence: long(2002), line: null })), "sentence"), cutTo(2002))
-    assert.strictEqual(value(Describe.answerError(new StaleManifest({ named: null, current: long(12) })), "this run's manifest"), `${long(12)}…`)
+    // A digest the drafter must copy is shown in full, never cut to its first 12 characters.
+    assert.strictEqual(value(Describe.answerError(new StaleManifest({ named: null, current: long(64) })), "this run's manifest"), long(64))
     assert.strictEqual(
       value(Describe.answerError(new InvalidAnswer({ issues: [{ path: ["k"], message: long(4000) }] })), "k"),
       cutTo(4000)

@@ -514,8 +514,11 @@ describe("Domain: verified entries", () => {
     assert.deepStrictEqual<unknown>(accepted(D.Evidence, evidence({ method: "exact" })), evidence({ method: "exact" }))
     assert.deepStrictEqual(issuesOf(D.Evidence, evidence({ method: "fuzzy" })), [
       { path: ["method"], message: "Expected \"exact\", actual \"fuzzy\"" },
-      { path: ["method"], message: "Expected \"normalized/1\", actual \"fuzzy\"" }
+      { path: ["method"], message: "Expected \"normalized/1\", actual \"fuzzy\"" },
+      { path: ["method"], message: "Expected \"normalized/2\", actual \"fuzzy\"" }
     ])
+    // Results stored under the older normalisation still decode, with their own label.
+    assert.deepStrictEqual<unknown>(accepted(D.Evidence, evidence({ method: "normalized/2" })), evidence({ method: "normalized/2" }))
     refused(D.Evidence, evidence({ occurrences: 0 }), "Expected a number greater than or equal to 1, actual 0", ["occurrences"])
     refused(D.Evidence, evidence({ page: 0 }), "Expected a number greater than or equal to 1, actual 0", ["page"])
     refused(D.Evidence, evidence({ span: { start: -1, end: 0 } }), "Expected a non-negative number, actual -1", ["span", "start"])

@@ -281,12 +281,13 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
   [
     E.StaleManifest,
     { _tag: "StaleManifest", named: null, current: D1 },
-    `The answer names no manifest; this run's manifest is ${P1} (name it to cite by number)`
+    // The current digest in full: the drafter copies it into the MANIFEST line.
+    `The answer names no manifest; this run's manifest is ${D1} (name it to cite by number)`
   ],
   [
     E.StaleManifest,
     { _tag: "StaleManifest", named: D2, current: D1 },
-    `The answer was drafted against manifest ${P2}, not this run's ${P1}`
+    `The answer was drafted against manifest ${P2}, not this run's ${D1}`
   ],
   [E.Evi1Invalid, { _tag: "Evi1Invalid", issues: [evi1Issues[0]!] }, "The EVI1 answer is invalid: line 1: Evi1MalformedLine"],
   [

@@ -448,7 +448,8 @@ describe("repair instructions, exactly", () => {
         "",
         "this run's manifest:",
         "",
-        ...fenced("0123456789ab…"),
+        // In full: the drafter copies it into the MANIFEST line (never a 12-character prefix).
+        ...fenced(D1),
         "",
         "Do: Draft against this run's manifest and name its digest (MANIFEST line or --manifest-digest); numbers are never re-bound.",
         ""

@@ -34,6 +34,19 @@ export const normalizedVersion = "normalized/1" as const
 export type NormalizedVersion = typeof normalizedVersion
 
 /**
+ * `normalized/2`: `normalized/1` minus every mapping that can change a number, a sign, an exponent,
+ * a fraction or a unit (src/anchor/MeaningGuard.ts checks what per-segment rules cannot see). A
+ * segment whose first code point is `keptVerbatim` is copied as it is (no NFKC, no lower casing):
+ * superscripts and subscripts, vulgar fractions, circled/parenthesised/full-stop digits, Roman
+ * numerals, modifier letters, letterlike symbols (℃, K, Ω, ℓ), squared CJK units (㎡, ㎒); so is
+ * any segment whose NFKC form holds a number but which is not a decimal digit itself. U+2212 MINUS
+ * SIGN is not mapped to `-`. Everything else is as in `normalized/1`.
+ */
+export const normalizedVersion2 = "normalized/2" as const
+/** The normalisations: `normalized/1` (kept for results stored under it) and `normalized/2`. */
+export type Version = typeof normalizedVersion | typeof normalizedVersion2
+
+/**
  * The longest segment, in code units, normalised as one: a longer run of
  * combining marks (hostile "zalgo" text) is split into segments of this size,
  * so no single NFKC call sees an attacker-chosen length.
@@ -79,12 +92,12 @@ export interface Normalized {
 const dropped = (c: number) => c === 0xad || (c >= 0x200b && c <= 0x200d) || c === 0xfeff
 
 /** Step 2's mapping of one code unit (all mapped characters are in the BMP), or the unit itself. */
-const mapped = (c: number): number =>
+const mapped = (c: number, minus: boolean): number =>
   (c >= 0x201c && c <= 0x201f) || c === 0xab || c === 0xbb
     ? 0x22
     : c >= 0x2018 && c <= 0x201b
     ? 0x27
-    : (c >= 0x2010 && c <= 0x2015) || c === 0x2212
+    : (c >= 0x2010 && c <= 0x2015) || (minus && c === 0x2212)
     ? 0x2d
     : c
 
@@ -111,12 +124,12 @@ const continues = (text: string, i: number): boolean => {
   return known === 2
 }
 
-/** Steps 1–2 on a short string. */
-const dropAndMap = (s: string): string => {
+/** Steps 1–2 on a short string (`minus`: U+2212 becomes `-`, as in `normalized/1` only). */
+const dropAndMap = (s: string, minus = true): string => {
   let out = ""
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
-    if (!dropped(c)) out += String.fromCharCode(mapped(c))
+    if (!dropped(c)) out += String.fromCharCode(mapped(c, minus))
   }
   return out
 }
@@ -125,11 +138,39 @@ const dropAndMap = (s: string): string => {
 const normalizeSegment = (segment: string): string =>
   dropAndMap(dropAndMap(segment).normalize("NFKC").toLowerCase())
 
+const numberOrModifier = /^[\p{No}\p{Nl}\p{Lm}]$/u
+const holdsNumber = /\p{N}/u
+const decimalDigit = /^\p{Nd}$/u
+
+/** Code points `normalized/2` never maps (see `normalizedVersion2`): by category, then by block. */
+export const keptVerbatim = (cp: number): boolean =>
+  cp === 0xaa || cp === 0xba || // ordinal indicators: 1º is not 1o
+  (cp >= 0x2070 && cp <= 0x209f) || // superscripts and subscripts (also ⁺ ⁻ ⁿ)
+  (cp >= 0x2100 && cp <= 0x218f) || // letterlike symbols and number forms: ℃ K Å Ω ℓ ½ Ⅻ
+  (cp >= 0x2460 && cp <= 0x24ff) || (cp >= 0x2776 && cp <= 0x2793) || // enclosed and dingbat digits
+  (cp >= 0x3200 && cp <= 0x33ff) || (cp >= 0x1f100 && cp <= 0x1f1ff) || // enclosed CJK, squared units
+  numberOrModifier.test(String.fromCodePoint(cp))
+
+/** Steps 1–5 of `normalized/2` on one segment. */
+const normalizeSegment2 = (segment: string): string => {
+  const cp = segment.codePointAt(0)!
+  if (keptVerbatim(cp)) return segment
+  const nfkc = dropAndMap(segment, false).normalize("NFKC")
+  // A compatibility form that turns into a number (㍘ → 0点) is a number written otherwise: kept.
+  if (holdsNumber.test(nfkc) && !decimalDigit.test(String.fromCodePoint(cp))) return segment
+  return dropAndMap(nfkc.toLowerCase(), false)
+}
+
 /** Results for segments of one BMP code unit, filled on first use (a text repeats its few non-ASCII characters). */
 const singleUnit: Array<string | undefined> = []
-const normalizeUnit = (c: number): string => {
-  let out = singleUnit[c]
-  if (out === undefined) singleUnit[c] = out = normalizeSegment(String.fromCharCode(c))
+const singleUnit2: Array<string | undefined> = []
+const normalizeUnit = (c: number, version: Version): string => {
+  const cache = version === normalizedVersion ? singleUnit : singleUnit2
+  let out = cache[c]
+  if (out === undefined) {
+    const unit = String.fromCharCode(c)
+    cache[c] = out = version === normalizedVersion ? normalizeSegment(unit) : normalizeSegment2(unit)
+  }
   return out
 }
 
@@ -137,7 +178,11 @@ const normalizeUnit = (c: number): string => {
  * The normalisation of `text` (a capture or a snippet) with its offset map. With `maxUnits`, it
  * stops before the segment that would pass that many normalised code units (`truncated`).
  */
-export const normalize = (text: string, maxUnits: number = Number.POSITIVE_INFINITY): Normalized => {
+export const normalize = (
+  text: string,
+  maxUnits: number = Number.POSITIVE_INFINITY,
+  version: Version = normalizedVersion
+): Normalized => {
   const n = text.length
   // Never below the raw length: the ASCII fast path (one unit per unit) does not check the cap.
   const cap = Math.max(maxUnits, n)
@@ -275,7 +320,11 @@ export const normalize = (text: string, maxUnits: number = Number.POSITIVE_INFIN
       if (i + width - from > maxSegment) break
       i += width
     }
-    const out = i === from + 1 ? normalizeUnit(c) : normalizeSegment(text.slice(from, i))
+    const out = i === from + 1
+      ? normalizeUnit(c, version)
+      : version === normalizedVersion
+      ? normalizeSegment(text.slice(from, i))
+      : normalizeSegment2(text.slice(from, i))
     // ASCII never expands, so only here can the output pass the cap: stop at a segment boundary.
     if (length + out.length > cap) {
       truncated = true
@@ -325,11 +374,12 @@ export const normalize = (text: string, maxUnits: number = Number.POSITIVE_INFIN
 }
 
 /** The normalised text alone (for a snippet, when no map is needed). */
-export const normalizeText = (text: string): string => normalize(text).text
+export const normalizeText = (text: string, version: Version = normalizedVersion): string =>
+  normalize(text, Number.POSITIVE_INFINITY, version).text
 
 /**
  * A capture's normalisation, bounded by `maxExpansion` (`truncated` past it). Snippets are never
  * cut (a cut snippet could match where the whole one does not): use `normalize` for them.
  */
-export const normalizeCapture = (text: string): Normalized =>
-  normalize(text, maxExpansion * text.length + expansionAllowance)
+export const normalizeCapture = (text: string, version: Version = normalizedVersion): Normalized =>
+  normalize(text, maxExpansion * text.length + expansionAllowance, version)

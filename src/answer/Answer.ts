@@ -332,8 +332,8 @@ export const make = (options: AnswersOptions): Effect.Effect<AnswersShape, never
         if (start !== undefined && end !== undefined && end - start === citation.quote.length && record.text.startsWith(citation.quote, start)) {
           return undefined
         }
-        // A normalised match (verify.matching: "normalized/1") is at its raw span, which the quote need not equal.
-        if (evidence.method === "normalized/1" && start === evidence.span.start && end === evidence.span.end) return undefined
+        // A normalised match (verify.matching: "normalized/2") is at its raw span, which the quote need not equal.
+        if (evidence.method !== undefined && evidence.method !== "exact" && start === evidence.span.start && end === evidence.span.end) return undefined
         return new SpanMismatch({
           source: record.source,
           captureSha256: record.sha256,

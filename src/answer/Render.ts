@@ -18,7 +18,18 @@ import * as Describe from "../render/Describe.js"
 import { html as h, markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl, quoted, terminal, terminalField } from "../render/Escape.js"
 import * as HtmlPage from "../render/HtmlPage.js"
 import type { Format } from "../render/Render.js"
-import { ambiguityNote, digestPrefix, normalizedNote, plural, provenanceNote } from "../render/Rendering.js"
+import { sourceText } from "../render/HtmlPage.js"
+import {
+  ambiguityNote,
+  captureReads,
+  digestPrefix,
+  isNormalized,
+  normalizedNote,
+  plural,
+  provenanceNote,
+  withMatching
+} from "../render/Rendering.js"
+import { capturedSources, sourcesOf } from "./RenderCaptures.js"
 import { type RetractedCitation, type VerifiedAnswer, VerifiedAnswer as VerifiedAnswerSchema } from "./Records.js"
 
 /** The ambiguity flag and the normalised-match label of a verified citation, when they apply (as for reports). */
@@ -33,8 +44,13 @@ const taggedNotes = (evidence: Parameters<typeof matchNotes>[0]) =>
   ]
 
 export type AnswerRendering = Data.TaggedEnum<{
-  Verified: { readonly answer: VerifiedAnswer; readonly captures: ReadonlyMap<string, CaptureRecord> }
-  Rejected: { readonly error: AnswerError }
+  Verified: {
+    readonly answer: VerifiedAnswer
+    readonly captures: ReadonlyMap<string, CaptureRecord>
+    /** The matching policy in force (`verify.matching`): every page header states it when given. */
+    readonly matching?: string | undefined
+  }
+  Rejected: { readonly error: AnswerError; readonly matching?: string | undefined }
 }>
 export const AnswerRendering = Data.taggedEnum<AnswerRendering>()
 
@@ -105,7 +121,9 @@ const text = (rendering: AnswerRendering): string =>
           `[${f.n}] VERIFIED QUOTE ${quoted(citation.quote)}`,
           `    source  ${terminal(citation.source)}`,
           `    capture sha256 ${digestPrefix(citation.captureSha256)}…  accessed ${evidence.accessedAt}  span ${evidence.span.start}–${evidence.span.end}`,
-          ...taggedNotes(evidence).map((note) => `    ${note}`)
+          ...taggedNotes(evidence).map((note) => `    ${note}`),
+          // A normalised match is not the capture's text: show what the capture says, as reports do.
+          ...(isNormalized(evidence) && captureReads(evidence) !== undefined ? [`    capture reads  ${quoted(captureReads(evidence)!)}`] : [])
         )
       }
       if (answer.removed.length > 0) {
@@ -162,11 +180,15 @@ const markdown = (rendering: AnswerRendering): string =>
       if (notes.flat().length > 0) out.push("## Footnotes", "")
       for (const f of notes.flat()) {
         const { citation, evidence } = f.citation
+        const reads = isNormalized(evidence) ? captureReads(evidence) : undefined
         out.push(
-          `**\\[${f.n}\\]** verified quote (verbatim from the capture):`,
+          isNormalized(evidence)
+            ? `**\\[${f.n}\\]** verified quote (NOT verbatim: matched under ${md(evidence.method ?? "")}), as the answer gives it:`
+            : `**\\[${f.n}\\]** verified quote (verbatim from the capture):`,
           "",
           markdownBlock(citation.quote),
           "",
+          ...(reads === undefined ? [] : ["The capture's own text at this span:", "", markdownBlock(reads), ""]),
           `Source: ${markdownUrl(citation.source)}  `,
           `Capture: sha256 \`${digestPrefix(citation.captureSha256)}\`…, accessed ${md(evidence.accessedAt)}, characters ${evidence.span.start}–${evidence.span.end}`,
           "",
@@ -235,8 +257,9 @@ const htmlDescription = (tag: string, d: Describe.Description, heading: string) 
 
 const html = (rendering: AnswerRendering): string =>
   Match.valueTags(rendering, {
-    Verified: ({ answer }) => {
+    Verified: ({ answer, captures }) => {
       const notes = footnotes(answer)
+      const sources = sourcesOf(answer)
       const parts = [
         "<h1>Verified answer</h1>",
         `<p class="outcome ${answer.outcome}">${h(headline(answer))}</p>`,
@@ -253,8 +276,17 @@ const html = (rendering: AnswerRendering): string =>
         parts.push("<h2>Footnotes</h2>", "<ol class=\"footnotes\">")
         for (const f of notes.flat()) {
           const { citation, evidence } = f.citation
+          const reads = isNormalized(evidence) ? captureReads(evidence) : undefined
+          const captureNumber = sources.indexOf(citation.source) + 1
           parts.push(`<li id="fn-${f.n}"><blockquote class="quote">${h(citation.quote)}</blockquote>
-Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix(citation.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}${matchNotes(evidence).map((note) => ` · <strong>${h(note)}</strong>`).join("")} <a href="#ref-${f.n}">↩</a></li>`)
+Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix(citation.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}${matchNotes(evidence).map((note) => ` · <strong>${h(note)}</strong>`).join("")}${
+            // Only where the capture's text is on the page: a link never points at nothing.
+            captures.has(citation.source)
+              ? ` · <a href="#fn-${f.n}-excerpt">open in the captured text</a><sup><a href="#capture-${captureNumber}">[${captureNumber}]</a></sup>`
+              : ""
+          } <a href="#ref-${f.n}">↩</a>${
+            reads === undefined ? "" : `\n<div class="capture-reads">The capture's own text at this span: <q>${sourceText(reads)}</q></div>`
+          }</li>`)
         }
         parts.push("</ol>")
       }
@@ -270,7 +302,9 @@ Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix
         for (const u of answer.uncited) parts.push(`<li>${u.line === null ? "" : `line ${u.line}: `}<code class="value">${h(terminal(u.sentence))}</code></li>`)
         parts.push("</ul>")
       }
-      return page("citegate: verified answer", parts.join("\n"))
+      const captured = capturedSources(answer, captures)
+      if (captured.html !== "") parts.push(captured.html)
+      return HtmlPage.page("citegate: verified answer", style + captured.style, parts.join("\n"))
     },
     Rejected: ({ error }) => {
       const d = Describe.answerError(error)
@@ -305,9 +339,9 @@ const json = (rendering: AnswerRendering): string => JSON.stringify(encode(toRes
 
 export const render = (format: Format, rendering: AnswerRendering): string =>
   Match.value(format).pipe(
-    Match.when("text", () => text(rendering)),
+    Match.when("text", () => withMatching("text", text(rendering), rendering.matching)),
     Match.when("json", () => json(rendering)),
-    Match.when("markdown", () => markdown(rendering)),
-    Match.when("html", () => html(rendering)),
+    Match.when("markdown", () => withMatching("markdown", markdown(rendering), rendering.matching)),
+    Match.when("html", () => withMatching("html", html(rendering), rendering.matching)),
     Match.exhaustive
   )

@@ -219,7 +219,7 @@ const verifyAndRender = (options: {
       Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(storeLayer))),
       orUsageError
     )
-    const rendering = fromOutcome(outcome)
+    const rendering = fromOutcome(outcome, Config.resolvedMatching(config))
     const output = options.format === "repair" ? Repair.renderReport(rendering) : Render.render(options.format, rendering)
     yield* Option.match(options.out, {
       onNone: () => Io.stdout(output),
@@ -490,8 +490,8 @@ const verifyAnswer = Command.make(
         return yield* Effect.either(Effect.flatMap(bound, answers.verify))
       }).pipe(Effect.provide(answersLayer), orUsageError)
       const rendering = Either.match(outcome, {
-        onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error }),
-        onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures })
+        onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error, matching: Config.resolvedMatching(config) }),
+        onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures, matching: Config.resolvedMatching(config) })
       })
       const output = args.format === "repair" ? Repair.renderAnswer(rendering) : AnswerRender.render(args.format, rendering)
       yield* Option.match(args.out, {

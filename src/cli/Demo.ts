@@ -202,7 +202,8 @@ export const run = (outputRoot: string) =>
       const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(draft))).pipe(
         Effect.provide(gateLayer)
       )
-      const rendering = fromOutcome(outcome)
+      // The demo's config sets no matching policy: exact.
+      const rendering = fromOutcome(outcome, "exact")
       for (const format of Render.formats) {
         const file = path.join(directory, "renderings", `${sample.name}.${Render.extension[format]}`)
         yield* Io.writeOutput(file, Render.render(format, rendering))

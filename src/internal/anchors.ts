@@ -79,3 +79,33 @@ export const locate = (record: CaptureRecord, span: Span): { page?: number; head
   if (best !== undefined) located.heading = best.path
   return located
 }
+
+/** At most this many of a capture's heading paths are listed in an AnchorMismatch (the rest are counted). */
+export const maxListedHeadings = 50
+
+/**
+ * What an AnchorMismatch adds so a drafter can repair the anchor: where the excerpt actually is
+ * (`foundPage`, `foundHeading`, for a span that occurs), how many pages the capture has, and its
+ * distinct heading paths in text order, at most `maxListedHeadings` (`headingsOmitted` counts the rest).
+ */
+export const anchorHints = (record: CaptureRecord, found: Span | undefined) => {
+  if (record.format !== "citegate.capture/2") return {}
+  const where = found === undefined ? {} : locate(record, found)
+  const seen = new Set<string>()
+  const headings: Array<ReadonlyArray<string>> = []
+  let omitted = 0
+  for (const heading of record.headings ?? []) {
+    const key = JSON.stringify(heading.path)
+    if (seen.has(key)) continue
+    seen.add(key)
+    if (headings.length < maxListedHeadings) headings.push(heading.path)
+    else omitted++
+  }
+  return {
+    ...(where.page === undefined ? {} : { foundPage: where.page }),
+    ...(where.heading === undefined ? {} : { foundHeading: where.heading }),
+    ...(record.pages === undefined ? {} : { pages: record.pages.length }),
+    ...(headings.length === 0 ? {} : { headings }),
+    ...(omitted === 0 ? {} : { headingsOmitted: omitted })
+  }
+}

@@ -8,6 +8,7 @@
  */
 import * as Match from "effect/Match"
 import type {
+  AnchorMismatch,
   AnswerError,
   AuditError,
   NearestPassage,
@@ -46,6 +47,36 @@ const nearestFields = (nearest: NearestPassage | undefined): ReadonlyArray<reado
     ["found by", `${nearest.method}, score ${nearest.score}, characters ${nearest.span.start}–${nearest.span.end}`],
     ["differences", nearest.differences]
   ]
+
+/** Where an AnchorMismatch's excerpt is, and the anchors the capture has: what a repair copies. */
+const anchorHintFields = (e: AnchorMismatch): ReadonlyArray<readonly [string, string]> => [
+  ...(e.foundPage === undefined && e.foundHeading === undefined
+    ? []
+    : [[
+      "excerpt is on",
+      [
+        ...(e.foundPage === undefined ? [] : [`page ${e.foundPage}`]),
+        ...(e.foundHeading === undefined ? [] : [`heading ${e.foundHeading.join(" > ")}`])
+      ].join(", ")
+    ] as const]),
+  ...(e.pages === undefined ? [] : [["pages in the capture", String(e.pages)] as const]),
+  ...(e.headings === undefined
+    ? []
+    : [[
+      "headings in the capture",
+      e.headings.map((path) => path.join(" > ")).join("; ") +
+      (e.headingsOmitted === undefined ? "" : `; and ${e.headingsOmitted} more`)
+    ] as const])
+]
+
+/** The number, sign or unit a quote changed (SnippetAbsent.changed), when set. */
+const changedFields = (e: { readonly changed?: { readonly quote: string; readonly capture: string } | undefined }) =>
+  e.changed === undefined
+    ? []
+    : [["quote writes", e.changed.quote === "" ? "(nothing)" : e.changed.quote] as const, ["capture has", e.changed.capture === "" ? "(nothing)" : e.changed.capture] as const]
+
+const changedFix =
+  "The quote changes a number, sign or unit of the capture (see quote writes / capture has): quote the capture's own text exactly, or mark the fact unavailable."
 
 /** What to do about a SnippetAbsent, given its diagnostic. */
 const absentFix = (nearest: NearestPassage | undefined, otherwise: string): string =>
@@ -102,7 +133,8 @@ const factErrorUnbounded = (error: FactError): Description =>
       e.kind === "report"
         ? {
           title: "Report names a different capture",
-          fields: [["source", e.source], ["report names", prefix(e.reported)], ["this run has", prefix(e.stored)]],
+          // In full: the drafter copies this digest into the report.
+          fields: [["source", e.source], ["report names", prefix(e.reported)], ["this run has", e.stored]],
           fix: "Cite the digest of this run's capture, and quote from that capture."
         }
         : {
@@ -112,12 +144,18 @@ const factErrorUnbounded = (error: FactError): Description =>
         },
     SnippetAbsent: (e): Description => ({
       title: "Snippet not found verbatim",
-      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["snippet", e.snippet], ...nearestFields(e.nearest)],
-      fix: absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or mark the fact unavailable.")
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["snippet", e.snippet], ...nearestFields(e.nearest), ...changedFields(e)],
+      fix: e.changed !== undefined ? changedFix : absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or mark the fact unavailable.")
     }),
     AnchorMismatch: (e): Description => ({
       title: e.reason === "outside" ? "Snippet not inside the named page or section" : "No such page or section",
-      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["anchor", e.anchor], ["snippet", e.snippet]],
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["anchor", e.anchor],
+        ["snippet", e.snippet],
+        ...anchorHintFields(e)
+      ],
       fix: "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out."
     }),
     AmbiguousSnippet: (e): Description => ({
@@ -300,8 +338,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
     DigestMismatch: (e) => factErrorUnbounded(e),
     SnippetAbsent: (e): Description => ({
       title: "Quote not found verbatim",
-      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["quote", e.snippet], ...nearestFields(e.nearest)],
-      fix: absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or drop the claim.")
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["quote", e.snippet], ...nearestFields(e.nearest), ...changedFields(e)],
+      fix: e.changed !== undefined ? changedFix : absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or drop the claim.")
     }),
     SpanMismatch: (e): Description => ({
       title: "Quote is not at the cited position",
@@ -396,7 +434,8 @@ const answerErrorUnbounded = (error: AnswerError): Description =>
     }),
     StaleManifest: (e): Description => ({
       title: e.named === null ? "Answer names no manifest" : "Answer drafted against another manifest",
-      fields: [["answer names", e.named === null ? "(none)" : prefix(e.named)], ["this run's manifest", prefix(e.current)]],
+      // In full: the drafter copies this digest into the MANIFEST line.
+      fields: [["answer names", e.named === null ? "(none)" : prefix(e.named)], ["this run's manifest", e.current]],
       fix: "Draft against this run's manifest and name its digest (MANIFEST line or --manifest-digest); numbers are never re-bound."
     }),
     Evi1Invalid: (e): Description => ({

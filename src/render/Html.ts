@@ -25,6 +25,7 @@ import {
   plural,
   provenanceNote,
   type Rendering,
+  withMatching,
   unavailableNote
 } from "./Rendering.js"
 import { terminal, terminalField } from "./Escape.js"
@@ -69,11 +70,28 @@ const page = (title: string, body: string) => HtmlPage.page(title, style, body)
  * and an empty anchor marks where each fact's excerpt starts.
  */
 
-const highlightedCapture = (
+/** How highlights name what they belong to: a report's facts (by default) or an answer's footnotes. */
+export interface HighlightNames {
+  /** The id of the empty anchor where item `index`'s excerpt starts. */
+  readonly anchor: (index: number) => string
+  /** The id a highlight links back to. */
+  readonly item: (index: number) => string
+  /** The title of a highlight covering these items. */
+  readonly title: (indices: ReadonlyArray<number>) => string
+}
+
+const factNames: HighlightNames = {
+  anchor: (index) => `fact-${index}-excerpt`,
+  item: (index) => `fact-${index}`,
+  title: (indices) => `fact ${indices.map(factNumber).join(", ")}`
+}
+
+export const highlightedCapture = (
   text: string,
   spans: ReadonlyArray<{ readonly index: number; readonly start: number; readonly end: number }>,
   pages: ReadonlyArray<{ readonly number: number; readonly start: number }>,
-  captureNumber: number
+  captureNumber: number,
+  names: HighlightNames = factNames
 ) => {
   const cuts = [...new Set([0, text.length, ...spans.flatMap((s) => [s.start, s.end]), ...pages.map((p) => p.start)])]
     .sort((a, b) => a - b)
@@ -88,14 +106,14 @@ const highlightedCapture = (
         out.push(`<span class="page-marker" id="capture-${captureNumber}-page-${page.number}" data-page="${page.number}"></span>`)
       }
     }
-    for (const span of spans) if (span.start === from) out.push(`<span class="anchor" id="fact-${span.index}-excerpt"></span>`)
+    for (const span of spans) if (span.start === from) out.push(`<span class="anchor" id="${names.anchor(span.index)}"></span>`)
     if (to === from) continue
     const piece = sourceText(text.slice(from, to))
     const covering = spans.filter((s) => s.start <= from && to <= s.end).map((s) => s.index)
     // Each highlighted piece links back to its (first) fact; overlapping excerpts list every fact in the title.
     out.push(
       covering.length > 0
-        ? `<mark data-facts="${covering.join(" ")}"><a href="#fact-${covering[0]}" title="fact ${covering.map(factNumber).join(", ")}">${piece}</a></mark>`
+        ? `<mark data-facts="${covering.join(" ")}"><a href="#${names.item(covering[0]!)}" title="${names.title(covering)}">${piece}</a></mark>`
         : piece
     )
   }
@@ -219,7 +237,11 @@ ${e.failures.map(rejection).join("\n")}`
   })
 
 export const render = (rendering: Rendering): string =>
-  Match.valueTags(rendering, {
-    Verified: ({ captures, report }) => verified(report, captures),
-    Rejected: ({ error }) => rejected(error)
-  })
+  withMatching(
+    "html",
+    Match.valueTags(rendering, {
+      Verified: ({ captures, report }) => verified(report, captures),
+      Rejected: ({ error }) => rejected(error)
+    }),
+    rendering.matching
+  )

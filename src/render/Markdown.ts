@@ -24,7 +24,9 @@ import {
   normalizedNote,
   plural,
   provenanceNote,
+  isNormalized,
   type Rendering,
+  withMatching,
   unavailableNote
 } from "./Rendering.js"
 
@@ -64,7 +66,9 @@ const verified = (report: VerifiedReport): string => {
     if (isVerifiedCitation(entry)) {
       const { fact, evidence } = entry
       out.push(
-        "**Verified excerpt** (verbatim from the capture):",
+        isNormalized(evidence)
+          ? `**Verified excerpt** (NOT verbatim: matched under ${md(evidence.method ?? "")}), as the report gives it:`
+          : "**Verified excerpt** (verbatim from the capture):",
         "",
         markdownBlock(fact.snippet),
         "",
@@ -134,7 +138,11 @@ const rejected = (error: VerifyError): string =>
   })
 
 export const render = (rendering: Rendering): string =>
-  Match.valueTags(rendering, {
-    Verified: ({ report }) => verified(report),
-    Rejected: ({ error }) => rejected(error)
-  })
+  withMatching(
+    "markdown",
+    Match.valueTags(rendering, {
+      Verified: ({ report }) => verified(report),
+      Rejected: ({ error }) => rejected(error)
+    }),
+    rendering.matching
+  )

@@ -10,10 +10,16 @@ import * as Schema from "effect/Schema"
 import type { CaptureRecord } from "../Domain.js"
 import { VerifyError } from "../Errors.js"
 import { VerifiedReport } from "../VerifiedReport.js"
+import { html as escapeHtml, markdown as escapeMarkdown } from "./Escape.js"
 
 export type Rendering = Data.TaggedEnum<{
-  Verified: { readonly report: VerifiedReport; readonly captures: ReadonlyMap<string, CaptureRecord> }
-  Rejected: { readonly error: VerifyError }
+  Verified: {
+    readonly report: VerifiedReport
+    readonly captures: ReadonlyMap<string, CaptureRecord>
+    /** The matching policy in force (`verify.matching`): every page header states it when given. */
+    readonly matching?: string | undefined
+  }
+  Rejected: { readonly error: VerifyError; readonly matching?: string | undefined }
 }>
 export const Rendering = Data.taggedEnum<Rendering>()
 
@@ -22,11 +28,12 @@ export const fromOutcome = (
   outcome: Either.Either<
     { readonly report: VerifiedReport; readonly captures: ReadonlyMap<string, CaptureRecord> },
     VerifyError
-  >
+  >,
+  matching?: string
 ): Rendering =>
   Either.match(outcome, {
-    onLeft: (error) => Rendering.Rejected({ error }),
-    onRight: ({ captures, report }) => Rendering.Verified({ report, captures })
+    onLeft: (error) => Rendering.Rejected({ error, matching }),
+    onRight: ({ captures, report }) => Rendering.Verified({ report, captures, matching })
   })
 
 export const resultFormat = "citegate.result/1" as const
@@ -86,13 +93,43 @@ export const anchorText = (evidence: { readonly page?: number | undefined; reado
 export const factNumber = (index: number) => index + 1
 
 /**
- * The label of an excerpt matched only after normalisation (`verify.matching: "normalized/1"`):
- * not verbatim, so every format says so and shows the capture's own text at the span.
+ * The label of an excerpt matched only after normalisation (`verify.matching: "normalized/2"`, or
+ * `normalized/1` in a result stored before it): not verbatim, so every format says so and shows the
+ * capture's own text at the span.
  */
 export const normalizedNote = (evidence: { readonly method?: string | undefined }): string | undefined =>
-  evidence.method === "normalized/1"
+  evidence.method === "normalized/2"
+    ? "matched under normalized/2 (opt-in), NOT verbatim: the quote equals the capture's text only after normalisation (case, spacing, quotes, dashes, compatibility forms), with every number, sign and unit as the capture writes it"
+    : evidence.method === "normalized/1"
     ? "matched under normalized/1 (opt-in), NOT verbatim: the quote equals the capture's text only after normalisation (case, spacing, quotes, dashes, compatibility forms)"
     : undefined
+
+/** Is this evidence a normalised (not verbatim) match? */
+export const isNormalized = (evidence: { readonly method?: string | undefined }): boolean =>
+  evidence.method !== undefined && evidence.method !== "exact"
+
+/** The line a page header carries: the matching policy the verification applied. */
+export const matchingLine = (matching: string): string =>
+  matching === "exact"
+    ? "Matching policy: exact (every excerpt is the capture's text, code unit for code unit)"
+    : `Matching policy: ${matching} (opt-in: an excerpt labelled NOT verbatim equals the capture's text only after normalisation; every other excerpt is verbatim)`
+
+/**
+ * A rendered page with the matching policy stated right under its first line (the headline in text,
+ * the `#` title in Markdown, the `<h1>` in HTML); unchanged when the caller did not say (`undefined`)
+ * or for JSON, whose results carry each excerpt's `method`.
+ */
+export const withMatching = (format: "text" | "markdown" | "html", page: string, matching: string | undefined): string => {
+  if (matching === undefined) return page
+  const line = matchingLine(matching)
+  if (format === "html") {
+    const at = page.indexOf("</h1>")
+    return at < 0 ? page : `${page.slice(0, at + 5)}\n<p class="note matching">${escapeHtml(line)}</p>${page.slice(at + 5)}`
+  }
+  const at = page.indexOf("\n")
+  const inserted = format === "text" ? line : `\n*${escapeMarkdown(line)}*`
+  return at < 0 ? `${page}\n${inserted}` : `${page.slice(0, at + 1)}${inserted}\n${page.slice(at + 1)}`
+}
 
 /** The capture's own text at a span, from the evidence's TextQuoteSelector (absent on older results). */
 export const captureReads = (evidence: { readonly selector?: readonly [{ readonly exact: string }, unknown] | undefined }) =>

@@ -41,7 +41,7 @@ const preamble = (what: "report" | "answer") => [
 
 const block = (value: string) => markdownBlock(cut(value, Describe.maxShownLength))
 
-const nearestBlock = (nearest: NearestPassage | undefined): Array<string> => {
+const nearestBlock = (nearest: NearestPassage | undefined, changed?: { readonly quote: string; readonly capture: string }): Array<string> => {
   if (nearest === undefined) {
     return [
       "The capture has no similar passage.",
@@ -49,7 +49,9 @@ const nearestBlock = (nearest: NearestPassage | undefined): Array<string> => {
       "Do: say unavailable, or cite another approved source whose capture states it verbatim."
     ]
   }
-  const how = nearest.method === "normalized/1"
+  const how = changed !== undefined
+    ? "the same text up to typography and case, but with a different number, sign or unit"
+    : nearest.method === "normalized/1"
     ? "the same text up to typography, case and spacing (normalized/1, score 1)"
     : `a similar but different passage (fuzzy, score ${nearest.score})`
   return [
@@ -61,7 +63,21 @@ const nearestBlock = (nearest: NearestPassage | undefined): Array<string> => {
     "",
     markdownNotationBlock(cut(nearest.differences, Describe.maxShownLength)),
     "",
-    nearest.method === "normalized/1"
+    ...(changed === undefined
+      ? []
+      : [
+        "Your quote writes:",
+        "",
+        block(changed.quote === "" ? "(nothing)" : changed.quote),
+        "",
+        "where the capture has:",
+        "",
+        block(changed.capture === "" ? "(nothing)" : changed.capture),
+        ""
+      ]),
+    changed !== undefined
+      ? "Do: a changed number, sign or unit changes the meaning. Quote the passage above exactly as shown (its own numbers and units) only if it supports the statement; otherwise say unavailable."
+      : nearest.method === "normalized/1"
       ? "Do: replace your quote with the passage above exactly as shown, if it supports the statement; otherwise say unavailable."
       : "Do: read the differences. Quote the passage above exactly only if it supports the statement as the capture words it " +
         "(same numbers, same negation); otherwise say unavailable."
@@ -77,7 +93,7 @@ const failure = (
 ): Array<string> => {
   const lines = [heading, "", `${where[0]}:`, "", block(where[1]), "", `Problem: ${error._tag}: ${description.title}.`, ""]
   if (error._tag === "SnippetAbsent") {
-    lines.push("Your quote:", "", block(error.snippet), "", "Source:", "", block(error.source), "", ...nearestBlock(error.nearest))
+    lines.push("Your quote:", "", block(error.snippet), "", "Source:", "", block(error.source), "", ...nearestBlock(error.nearest, error.changed))
   } else {
     for (const [name, value] of description.fields) lines.push(`${name}:`, "", block(value), "")
     lines.push(`Do: ${description.fix} If you cannot, say unavailable.`)

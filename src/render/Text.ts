@@ -17,6 +17,7 @@ import {
   plural,
   provenanceNote,
   type Rendering,
+  withMatching,
   unavailableNote
 } from "./Rendering.js"
 
@@ -102,10 +103,14 @@ const rejected = (error: VerifyError): string =>
   })
 
 export const render = (rendering: Rendering): string =>
-  Match.valueTags(rendering, {
-    Verified: ({ report }) => verified(report),
-    Rejected: ({ error }) => rejected(error)
-  })
+  withMatching(
+    "text",
+    Match.valueTags(rendering, {
+      Verified: ({ report }) => verified(report),
+      Rejected: ({ error }) => rejected(error)
+    }),
+    rendering.matching
+  )
 
 /** A configuration, run-directory or capture error as text lines (for stderr). */
 export const describe = (tag: string, d: Describe.Description): string =>

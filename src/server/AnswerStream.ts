@@ -53,6 +53,7 @@ import {
   UncitedSentence,
   VerificationTimeout
 } from "../Errors.js"
+import { MatchMethod } from "../Domain.js"
 import { decodeJson } from "../internal/decode.js"
 import type { Manifest } from "../Manifest.js"
 import * as Verifier from "../Verifier.js"
@@ -130,7 +131,11 @@ export const CitationEvent = Schema.Struct({
   /** Where the quote occurs in the capture's text (UTF-16 code units, end exclusive). */
   span: Span,
   occurrences: Id,
-  page: Schema.optional(Id)
+  page: Schema.optional(Id),
+  /** How the quote was matched (`exact`, or `normalized/2` under that policy: NOT verbatim). Always sent. */
+  method: Schema.optional(MatchMethod),
+  /** The capture's own text at `span`, sent when `method` is not `exact` (the quote is not that text). */
+  captureText: Schema.optional(Schema.String)
 }).annotations({ identifier: "CitationEvent" })
 
 export const RetractionEvent = Schema.Struct({
@@ -684,7 +689,11 @@ class Machine {
             quote: citation.snippet,
             span: evidence.span,
             occurrences: evidence.occurrences,
-            ...(evidence.page === undefined ? {} : { page: evidence.page })
+            ...(evidence.page === undefined ? {} : { page: evidence.page }),
+            method: evidence.method ?? "exact",
+            ...(evidence.method === undefined || evidence.method === "exact" || evidence.selector === undefined
+              ? {}
+              : { captureText: evidence.selector[0].exact })
           }
         }
         claim.retracted++
