@@ -184,7 +184,8 @@ export class DuplicateLabel extends Schema.TaggedError<DuplicateLabel>()("Duplic
   firstIndex: Schema.NonNegativeInt
 }) {
   override get message() {
-    return `Label ${JSON.stringify(this.label)} is already used by fact ${this.firstIndex}`
+    // Facts are numbered from 1 for humans, as in every rendering; `firstIndex` stays 0-based.
+    return `Label ${JSON.stringify(this.label)} is already used by fact ${this.firstIndex + 1}`
   }
 }
 
@@ -334,7 +335,8 @@ export class ReportRejected extends Schema.TaggedError<ReportRejected>()("Report
   override get message() {
     const n = this.failures.length
     return `The report was rejected: ${n} fact failure${n === 1 ? "" : "s"}: ` +
-      this.failures.map((f) => `fact ${f.index} (${JSON.stringify(f.label)}): ${f.error._tag}`).join(", ")
+      // Numbered from 1, as every rendering numbers facts; `index` stays 0-based.
+      this.failures.map((f) => `fact ${f.index + 1} (${JSON.stringify(f.label)}): ${f.error._tag}`).join(", ")
   }
 }
 
