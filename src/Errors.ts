@@ -131,8 +131,8 @@ export class InvalidRunDirectory extends Schema.TaggedError<InvalidRunDirectory>
 
 /**
  * A database-backed store cannot be opened for this run: the database is
- * unreachable, its schema is not migrated, or the run is missing (or, for a
- * new run, already there). `run` names the run; `detail` never holds credentials.
+ * unreachable, its schema is not migrated, or the run is missing. `run` names
+ * the run; `detail` never holds credentials. (A new run whose name is taken is `RunExists`.)
  */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
   run: Schema.String,
@@ -141,6 +141,18 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("St
   override get message() {
     const run = this.run === "" ? "" : ` for run ${JSON.stringify(this.run)}`
     return `The capture store cannot be used${run}: ${this.detail}`
+  }
+}
+
+/**
+ * A NEW run was asked for (capture) under a name the store already holds: captures never join
+ * another run's, so evidence is never mixed. The database's counterpart of the CLI's `RunDirectoryExists`.
+ */
+export class RunExists extends Schema.TaggedError<RunExists>()("RunExists", {
+  run: Schema.String
+}) {
+  override get message() {
+    return `Run ${JSON.stringify(this.run)} already exists in the capture store; captures go into a new run so evidence is never mixed`
   }
 }
 

@@ -24,7 +24,7 @@ describe("fact numbers", () => {
         rejected.message,
         "The report was rejected: 2 fact failures: fact 2 (\"q3_returns\"): SnippetAbsent, fact 3 (\"q3_net_sales\"): DuplicateLabel"
       )
-      const duplicate = rejected.failures[1].error
+      const duplicate = rejected.failures[1]!.error
       assert.strictEqual(duplicate.message, "Label \"q3_net_sales\" is already used by fact 1")
       const markdown = Render.render("markdown", Rendering.Rejected({ error: rejected }))
       assert.include(markdown, "### Fact 2: `SnippetAbsent`")

@@ -8,6 +8,7 @@ import type {
   InvalidConfig,
   InvalidMigrationMap,
   InvalidRunDirectory,
+  RunExists,
   StoreUnavailable
 } from "../Errors.js"
 import * as Describe from "../render/Describe.js"
@@ -31,6 +32,7 @@ export type UsageError =
   | InvalidMigrationMap
   | InvalidRunDirectory
   | StoreUnavailable
+  | RunExists
   | StoreChoiceInvalid
   | InvalidBudget
   | TestModeRequired
@@ -44,6 +46,7 @@ export const usageError = (error: UsageError): string =>
     InvalidMigrationMap: (e) => Text.describe(e._tag, Describe.configError(e)),
     InvalidRunDirectory: (e) => Text.describe(e._tag, Describe.configError(e)),
     StoreUnavailable: (e) => Text.describe(e._tag, Describe.configError(e)),
+    RunExists: (e) => Text.describe(e._tag, Describe.configError(e)),
     StoreChoiceInvalid: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     FileUnreadable: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     RunDirectoryExists: (e) => `${e._tag}: ${terminal(e.message)}\n`,

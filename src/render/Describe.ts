@@ -19,6 +19,7 @@ import type {
   InvalidMigrationMap,
   InvalidRunDirectory,
   ServiceError,
+  RunExists,
   StoreUnavailable,
   StreamError,
   UncitedSentence,
@@ -242,7 +243,7 @@ const captureErrorUnbounded = (error: CaptureError): Description =>
   })
 
 export const configError = (
-  error: InvalidConfig | InvalidMigrationMap | InvalidRunDirectory | StoreUnavailable
+  error: InvalidConfig | InvalidMigrationMap | InvalidRunDirectory | StoreUnavailable | RunExists
 ): Description =>
   Match.valueTags(error, {
     InvalidMigrationMap: (e): Description => ({
@@ -269,7 +270,12 @@ export const configError = (
     StoreUnavailable: (e): Description => ({
       title: "Capture store unavailable",
       fields: [["run", e.run], ["detail", e.detail]],
-      fix: "Check the database URL and credentials, run the store's migration, and name with --run-dir a run written by `run-pipeline capture --store …` (a new name for capture)."
+      fix: "Check the database URL and credentials, run the store's migration, and name with --run-dir a run written by `run-pipeline capture --store …`."
+    }),
+    RunExists: (e): Description => ({
+      title: "Run already exists",
+      fields: [["run", e.run]],
+      fix: "Captures go into a new run: name one that does not exist yet with --run-dir. The existing run was left untouched."
     })
   })
 

@@ -40,6 +40,7 @@ import {
   CaptureWriteFailed,
   type CorruptCapture,
   MissingCapture,
+  RunExists,
   StoreUnavailable
 } from "../Errors.js"
 import { checkBody, checkWrittenBody, corrupt, decodeRecordText } from "../internal/recordDecode.js"
@@ -126,12 +127,7 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
   if (options.create === true) {
     yield* sql`INSERT INTO citegate_runs (run) VALUES (${run})`.pipe(
       Effect.mapError((error) =>
-        sqlState(error) === "23505"
-          ? new StoreUnavailable({
-            run,
-            detail: "the run already exists; captures go into a new run so evidence is never mixed"
-          })
-          : unavailable(run)(error)
+        sqlState(error) === "23505" ? new RunExists({ run }) : unavailable(run)(error)
       )
     )
   } else {
@@ -254,7 +250,9 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: PostgresOptions): Layer.Layer<CaptureStore, StoreUnavailable, SqlClient.SqlClient> =>
+export const layer = (
+  options: PostgresOptions
+): Layer.Layer<CaptureStore, StoreUnavailable | RunExists, SqlClient.SqlClient> =>
   Layer.effect(CaptureStore, make(options))
 
 /**
@@ -291,7 +289,9 @@ export const layerClient = (
  * @since 0.1.0
  * @category layers
  */
-export const layerUrl = (options: PostgresOptions & ConnectionOptions): Layer.Layer<CaptureStore, StoreUnavailable> =>
+export const layerUrl = (
+  options: PostgresOptions & ConnectionOptions
+): Layer.Layer<CaptureStore, StoreUnavailable | RunExists> =>
   layer(options).pipe(Layer.provide(layerClient(options)))
 
 /**
