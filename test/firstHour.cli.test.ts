@@ -4,6 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { createHash } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { cliInProcess } from "./cliInProcess.js"
@@ -40,5 +41,39 @@ describe("capture --run-dir with missing parents", () => {
       // The existing run is untouched: still its one record.
       assert.deepStrictEqual(yield* listing(runDir), [expectedRecordName(s.sales)])
       assert.strictEqual(s.server.requests.length, 1)
+    }))
+})
+
+describe("audit --mode", () => {
+  it.scopedLive("an answer with one failing citation: no baseline in reject mode; with --mode drop the grounded claim is audited", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const oldRun = path.join(s.work, "old")
+      const newRun = path.join(s.work, "new")
+      for (const runDir of [oldRun, newRun]) {
+        const ran = yield* cliInProcess(["capture", "--config", s.configFile, "--run-dir", runDir, "--allow-loopback-http"])
+        assert.strictEqual(ran.code, 0, ran.stderr)
+      }
+      const captureSha256 = createHash("sha256").update(salesText, "utf8").digest("hex")
+      const answerFile = path.join(s.work, "answer.json")
+      yield* write(answerFile, {
+        format: "citegate.answer/1",
+        claims: [
+          { id: "c1", text: "Net sales were 4,210 units.", citations: [{ source: s.sales, captureSha256, quote: "Net sales for Q3 2026 were 4,210 units" }] },
+          { id: "c2", text: "Returns were high.", citations: [{ source: s.sales, captureSha256, quote: "Returns were 9.9% of units" }] }
+        ]
+      })
+      const args = ["audit", "--answer", answerFile, "--config", s.configFile, "--run-dir", oldRun, "--against", newRun]
+      const strict = yield* cliInProcess(args)
+      assert.strictEqual(strict.code, 2, strict.stderr)
+      assert.include(strict.stderr, "audit: NO BASELINE: the answer does not verify against the old run; nothing was audited")
+      const dropped = yield* cliInProcess([...args, "--mode", "drop"])
+      assert.strictEqual(dropped.code, 0, dropped.stderr)
+      assert.include(dropped.stderr, "audit: STABLE (answer): all 1 citation(s) still verbatim in the new run (0 relocated)")
+      // --mode reject is the default made explicit; anything else is a usage error naming the choices.
+      assert.strictEqual((yield* cliInProcess([...args, "--mode", "reject"])).code, 2)
+      const bad = yield* cliInProcess([...args, "--mode", "lenient"])
+      assert.strictEqual(bad.code, 2)
+      assert.include(bad.stdout + bad.stderr, "reject")
     }))
 })

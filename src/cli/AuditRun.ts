@@ -2,7 +2,7 @@
  * `run-pipeline audit`: verifies a report or an answer against the OLD run (the baseline, read-only),
  * audits every verified citation against the NEW run with the Audit service, renders the result.
  *
- * The baseline is verified as `verify` / `verify-answer` would (the configuration's mode): a report or
+ * The baseline is verified as `verify` / `verify-answer` would (`--mode`, else the configuration's mode): a report or
  * answer that does not verify against the old run has nothing to audit, and that is reported on stderr
  * as a usage error (exit 2), never as drift. In drop mode, retracted facts or citations were never
  * evidence and are not audited.
@@ -60,12 +60,14 @@ export const audit = (options: {
   readonly input: AuditInput
   readonly oldRun: string
   readonly newRun: string
+  /** The baseline's verification mode, as `verify --mode`; default the configuration's. */
+  readonly mode?: "reject" | "drop" | undefined
 }) =>
   Effect.gen(function*() {
     const { config, input } = options
     const oldStore = CaptureStore.layerFileSystem({ directory: options.oldRun })
     const newStore = CaptureStore.layerFileSystem({ directory: options.newRun })
-    const mode = Config.resolvedMode(config)
+    const mode = options.mode ?? Config.resolvedMode(config)
     const modeConfig = { ...config, verify: { ...config.verify, mode } }
     const auditLayer = Audit.layer.pipe(
       Layer.provide(Verifier.layer),

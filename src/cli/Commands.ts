@@ -621,6 +621,7 @@ const audit = Command.make(
     config: configOption,
     runDir: Options.directory("run-dir").pipe(Options.withDescription("The OLD run directory the report or answer was verified in (only read)")),
     against: Options.directory("against").pipe(Options.withDescription("The NEW run directory (from recapture) to audit against (only read)")),
+    mode: modeOption,
     format: formatOption,
     out: outOption,
     force: forceOption
@@ -637,7 +638,7 @@ const audit = Command.make(
       const input: AuditRun.AuditInput = what === "report"
         ? { kind: "report", text }
         : { kind: "answer", text, formatIn: args.formatIn, manifestDigest: Option.getOrUndefined(args.manifestDigest) }
-      const outcome = yield* orUsageError(AuditRun.audit({ config, input, oldRun: args.runDir, newRun: args.against }))
+      const outcome = yield* orUsageError(AuditRun.audit({ config, input, oldRun: args.runDir, newRun: args.against, mode: Option.getOrUndefined(args.mode) }))
       if (outcome._tag === "NoBaseline") {
         yield* Io.stderr(outcome.reason)
         yield* Io.stderr(`audit: NO BASELINE: the ${what} does not verify against the old run; nothing was audited\n`)
