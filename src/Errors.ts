@@ -145,6 +145,21 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("St
 }
 
 /**
+ * The PostgreSQL store's optional peer dependencies are not installed: `missing` is the package
+ * Node could not find, `install` the packages to add (`npm install …`). Raised when the store is
+ * first used, never as a module-loading crash of `citegate/PostgresStore`.
+ */
+export class StorePackageMissing extends Schema.TaggedError<StorePackageMissing>()("StorePackageMissing", {
+  missing: Schema.String,
+  install: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `The PostgreSQL store needs the optional peer dependencies ${this.install.join(" and ")}, ` +
+      `and ${this.missing} is not installed: npm install ${this.install.join(" ")}`
+  }
+}
+
+/**
  * A NEW run was asked for (capture) under a name the store already holds: captures never join
  * another run's, so evidence is never mixed. The database's counterpart of the CLI's `RunDirectoryExists`.
  */

@@ -17,7 +17,7 @@ import { createHash } from "node:crypto"
 import { afterAll, beforeAll, inject } from "vitest"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { type CaptureRecord, captureFormatV2, type CaptureRecordV2, type Sha256Hex, sha256Of, type SourceUrl } from "../src/Domain.js"
-import { CaptureExists, CaptureWriteFailed, CorruptCapture, MissingCapture, type RunExists, StoreUnavailable } from "../src/Errors.js"
+import { CaptureExists, CaptureWriteFailed, CorruptCapture, MissingCapture, type RunExists, type StorePackageMissing, StoreUnavailable } from "../src/Errors.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import { failureOf, spanNames } from "./mutants.support.js"
 import { type Cluster, skipPostgres, startCluster } from "./support/postgresCluster.js"
@@ -284,7 +284,8 @@ describe.skipIf(skipPostgres)("PostgresStore: opening", () => {
     Effect.scoped(Effect.gen(function*() {
       yield* ready
       const run = newRun()
-      const fields = (e: StoreUnavailable | RunExists) => [e._tag, e.run, e._tag === "StoreUnavailable" ? e.detail : e.message]
+      const fields = (e: StoreUnavailable | RunExists | StorePackageMissing) =>
+        e._tag === "StorePackageMissing" ? [e._tag, e.missing] : [e._tag, e.run, e._tag === "StoreUnavailable" ? e.detail : e.message]
       assert.deepStrictEqual(fields(yield* openFailure("postgres", { run })), ["StoreUnavailable", run, "no such run in this database"])
       yield* storeAs("postgres", { run, create: true })
       assert.deepStrictEqual(fields(yield* openFailure("postgres", { run, create: true })), [
@@ -330,12 +331,13 @@ describe.skipIf(skipPostgres)("PostgresStore: opening", () => {
       const [me] = yield* sql<{ application_name: string; usename: string }>`
         SELECT application_name, usename FROM pg_stat_activity WHERE pid = pg_backend_pid()`
       assert.deepStrictEqual(plain(me!), { application_name: "citegate", usename: "postgres" })
+      const fields = (e: StoreUnavailable | RunExists | StorePackageMissing) =>
+        e._tag === "StorePackageMissing" ? [e._tag, e.missing] : [e._tag, e.run, e._tag === "StoreUnavailable" ? e.detail : e.message]
       const noServer = yield* failureOf(Layer.build(PostgresStore.layerClient({ url: "postgres://postgres:secret-pw@127.0.0.1:1/x", run: "r1" })))
       assert.instanceOf(noServer, StoreUnavailable)
       assert.deepStrictEqual([noServer.run, noServer.detail], ["r1", "connect ECONNREFUSED 127.0.0.1:1"])
       const anonymous = yield* failureOf(Layer.build(PostgresStore.layerClient({ url: "postgres://postgres:secret-pw@127.0.0.1:1/x" })))
-      assert.deepStrictEqual([anonymous.run, anonymous.detail], ["", "connect ECONNREFUSED 127.0.0.1:1"])
-      const fields = (e: StoreUnavailable | RunExists) => [e._tag, e.run, e._tag === "StoreUnavailable" ? e.detail : e.message]
+      assert.deepStrictEqual(fields(anonymous), ["StoreUnavailable", "", "connect ECONNREFUSED 127.0.0.1:1"])
       const viaUrl = yield* failureOf(Layer.build(PostgresStore.layerUrl({ url: "postgres://postgres:secret-pw@127.0.0.1:1/x", run: "r2" })))
       assert.deepStrictEqual(fields(viaUrl), ["StoreUnavailable", "r2", "connect ECONNREFUSED 127.0.0.1:1"])
       assert.notInclude(viaUrl.message, "secret-pw")

@@ -9,6 +9,7 @@ import type {
   InvalidMigrationMap,
   InvalidRunDirectory,
   RunExists,
+  StorePackageMissing,
   StoreUnavailable
 } from "../Errors.js"
 import * as Describe from "../render/Describe.js"
@@ -33,6 +34,7 @@ export type UsageError =
   | InvalidRunDirectory
   | StoreUnavailable
   | RunExists
+  | StorePackageMissing
   | StoreChoiceInvalid
   | InvalidBudget
   | TestModeRequired
@@ -47,6 +49,7 @@ export const usageError = (error: UsageError): string =>
     InvalidRunDirectory: (e) => Text.describe(e._tag, Describe.configError(e)),
     StoreUnavailable: (e) => Text.describe(e._tag, Describe.configError(e)),
     RunExists: (e) => Text.describe(e._tag, Describe.configError(e)),
+    StorePackageMissing: (e) => Text.describe(e._tag, Describe.configError(e)),
     StoreChoiceInvalid: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     FileUnreadable: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     RunDirectoryExists: (e) => `${e._tag}: ${terminal(e.message)}\n`,

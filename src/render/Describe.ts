@@ -20,6 +20,7 @@ import type {
   InvalidRunDirectory,
   ServiceError,
   RunExists,
+  StorePackageMissing,
   StoreUnavailable,
   StreamError,
   UncitedSentence,
@@ -243,7 +244,7 @@ const captureErrorUnbounded = (error: CaptureError): Description =>
   })
 
 export const configError = (
-  error: InvalidConfig | InvalidMigrationMap | InvalidRunDirectory | StoreUnavailable | RunExists
+  error: InvalidConfig | InvalidMigrationMap | InvalidRunDirectory | StoreUnavailable | RunExists | StorePackageMissing
 ): Description =>
   Match.valueTags(error, {
     InvalidMigrationMap: (e): Description => ({
@@ -276,6 +277,11 @@ export const configError = (
       title: "Run already exists",
       fields: [["run", e.run]],
       fix: "Captures go into a new run: name one that does not exist yet with --run-dir. The existing run was left untouched."
+    }),
+    StorePackageMissing: (e): Description => ({
+      title: "PostgreSQL store packages not installed",
+      fields: [["missing", e.missing], ["install", e.install.join(" ")]],
+      fix: `Install the store's optional peer dependencies: npm install ${e.install.join(" ")}`
     })
   })
 
