@@ -1114,6 +1114,15 @@ export class AuditBaselineRejected extends Schema.TaggedError<AuditBaselineRejec
   }
 }
 
+/** The audit did not finish within its deadline (`audit.timeoutMs`): no finding is reported, none is half-made. */
+export class AuditTimeout extends Schema.TaggedError<AuditTimeout>()("AuditTimeout", {
+  timeoutMs: Schema.Int
+}) {
+  override get message() {
+    return `The audit did not finish within ${this.timeoutMs} ms; no finding is reported`
+  }
+}
+
 /** Why a drift audit produced no result. */
-export const AuditError = Schema.Union(AuditBaselineRejected, VerificationTimeout)
+export const AuditError = Schema.Union(AuditBaselineRejected, VerificationTimeout, AuditTimeout)
 export type AuditError = typeof AuditError.Type

@@ -19,7 +19,14 @@ import * as Layer from "effect/Layer"
 import type { VerifiedAnswer } from "../answer/Records.js"
 import { CaptureStore, type CaptureStoreShape } from "../CaptureStore.js"
 import type { CaptureRecord, Evidence, SourceUrl } from "../Domain.js"
-import { AuditBaselineRejected, type BaselineFailure, type CaptureReadError, type VerificationTimeout } from "../Errors.js"
+import { auditLimits } from "../Config.js"
+import {
+  AuditBaselineRejected,
+  AuditTimeout,
+  type BaselineFailure,
+  type CaptureReadError,
+  type VerificationTimeout
+} from "../Errors.js"
 import { locate, namedAnchors } from "../internal/anchors.js"
 import { Policy } from "../Policy.js"
 import * as Verifier from "../Verifier.js"
@@ -84,6 +91,11 @@ export interface AuditOptions {
    * message): their findings say `capture-failed` rather than `not-captured`.
    */
   readonly captureFailures?: ReadonlyMap<string, { readonly tag: string; readonly detail: string }> | undefined
+  /**
+   * The deadline of the whole audit in ms (baseline and search; default `auditLimits.timeoutMs.default`);
+   * past it, `AuditTimeout` and no result.
+   */
+  readonly timeoutMs?: number | undefined
 }
 
 /**
@@ -95,12 +107,12 @@ export interface AuditShape {
   readonly auditReport: (
     report: VerifiedReport,
     options?: AuditOptions
-  ) => Effect.Effect<AuditResult, AuditBaselineRejected | VerificationTimeout>
+  ) => Effect.Effect<AuditResult, AuditBaselineRejected | VerificationTimeout | AuditTimeout>
   /** Audit every verified citation of every grounded claim of an answer verified against the old run. */
   readonly auditAnswer: (
     answer: VerifiedAnswer,
     options?: AuditOptions
-  ) => Effect.Effect<AuditResult, AuditBaselineRejected | VerificationTimeout>
+  ) => Effect.Effect<AuditResult, AuditBaselineRejected | VerificationTimeout | AuditTimeout>
 }
 
 /**
@@ -152,7 +164,14 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
     Effect.provideService(Policy, policy)
   )
 
-  const run = (of: "report" | "answer", items: ReadonlyArray<Item>, options: AuditOptions | undefined) =>
+  const run = (of: "report" | "answer", items: ReadonlyArray<Item>, options: AuditOptions | undefined) => {
+    const timeoutMs = options?.timeoutMs ?? auditLimits.timeoutMs.default
+    return search(of, items, options).pipe(
+      Effect.timeoutFail({ duration: timeoutMs, onTimeout: () => new AuditTimeout({ timeoutMs }) })
+    )
+  }
+
+  const search = (of: "report" | "answer", items: ReadonlyArray<Item>, options: AuditOptions | undefined) =>
     Effect.gen(function*() {
       const thresholds: Thresholds = {
         anchor: threshold(options?.thresholds?.anchor, defaultThresholds.anchor),

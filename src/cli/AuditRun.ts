@@ -41,6 +41,7 @@ export type AuditInput =
 export type AuditOutcome =
   | { readonly _tag: "Audited"; readonly result: AuditResult }
   | { readonly _tag: "NoBaseline"; readonly reason: string }
+  | { readonly _tag: "TimedOut"; readonly reason: string }
 
 /** The one-line summary for stderr. */
 export const summary = (result: AuditResult): string => {
@@ -78,11 +79,15 @@ export const audit = (options: {
     // Both runs must be usable before any verification starts.
     yield* Layer.build(Layer.merge(oldStore, Audit.fromStore(newStore))).pipe(Effect.scoped)
 
+    const auditOptions = { timeoutMs: Config.resolvedAuditTimeoutMs(config) }
     const audited = (run: (audit: Audit.AuditShape) => Effect.Effect<AuditResult, AuditError>) =>
       Effect.flatMap(Audit.Audit, (audit) => Effect.either(run(audit))).pipe(
         Effect.provide(auditLayer),
         Effect.map(Either.match({
-          onLeft: (error): AuditOutcome => ({ _tag: "NoBaseline", reason: Text.describe(error._tag, Describe.auditError(error)) }),
+          onLeft: (error): AuditOutcome => ({
+            _tag: error._tag === "AuditTimeout" ? "TimedOut" : "NoBaseline",
+            reason: Text.describe(error._tag, Describe.auditError(error))
+          }),
           onRight: (result): AuditOutcome => ({ _tag: "Audited", result })
         }))
       )
@@ -95,7 +100,7 @@ export const audit = (options: {
         const reason = Render.render("text", Render.Rendering.Rejected({ error: checked.left }))
         return { _tag: "NoBaseline", reason } satisfies AuditOutcome as AuditOutcome
       }
-      return yield* audited((a) => a.auditReport(checked.right))
+      return yield* audited((a) => a.auditReport(checked.right, auditOptions))
     }
 
     const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config) }).pipe(
@@ -118,5 +123,5 @@ export const audit = (options: {
       const reason = AnswerRender.render("text", AnswerRender.AnswerRendering.Rejected({ error: verified.left }))
       return { _tag: "NoBaseline", reason } satisfies AuditOutcome as AuditOutcome
     }
-    return yield* audited((a) => a.auditAnswer(verified.right.answer))
+    return yield* audited((a) => a.auditAnswer(verified.right.answer, auditOptions))
   })

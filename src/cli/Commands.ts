@@ -639,6 +639,11 @@ const audit = Command.make(
         ? { kind: "report", text }
         : { kind: "answer", text, formatIn: args.formatIn, manifestDigest: Option.getOrUndefined(args.manifestDigest) }
       const outcome = yield* orUsageError(AuditRun.audit({ config, input, oldRun: args.runDir, newRun: args.against, mode: Option.getOrUndefined(args.mode) }))
+      if (outcome._tag === "TimedOut") {
+        yield* Io.stderr(outcome.reason)
+        yield* Io.stderr(`audit: TIMED OUT: nothing was audited (audit.timeoutMs)\n`)
+        return yield* exitWith(2)
+      }
       if (outcome._tag === "NoBaseline") {
         yield* Io.stderr(outcome.reason)
         yield* Io.stderr(`audit: NO BASELINE: the ${what} does not verify against the old run; nothing was audited\n`)

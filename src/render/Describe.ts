@@ -522,5 +522,10 @@ const auditErrorUnbounded = (error: AuditError): Description =>
       title: "Verification timed out",
       fields: [["deadline ms", String(e.timeoutMs)]],
       fix: "The old citations could not be re-verified in time. Audit fewer citations, or raise verify.timeoutMs if the captures are legitimately this large."
+    }),
+    AuditTimeout: (e): Description => ({
+      title: "Audit timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing was audited. Audit fewer citations, or raise audit.timeoutMs if the captures are legitimately this large."
     })
   })
