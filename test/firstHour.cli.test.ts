@@ -77,3 +77,53 @@ describe("audit --mode", () => {
       assert.include(bad.stdout + bad.stderr, "reject")
     }))
 })
+
+describe("help", () => {
+  it.effect("the top-level help: one line per command, its name and summary", () =>
+    Effect.gen(function*() {
+      const ran = yield* cliInProcess(["--help"])
+      assert.strictEqual(ran.code, 0)
+      const section = ran.stdout.slice(ran.stdout.indexOf("COMMANDS"))
+      const items = section.split("\n").filter((line) => line.startsWith("  - "))
+      const names = ["capture", "verify", "run", "migrate", "demo", "sources", "doctor", "verify-answer", "store-init", "recapture", "audit", "serve"]
+      assert.deepStrictEqual(items.map((line) => line.slice(4).split(" ")[0]), names)
+      for (const line of items) {
+        assert.isBelow(line.trimEnd().length, 200, line)
+        assert.notMatch(line, /--(config|run-dir|report) /, line)
+      }
+      assert.include(section, `  - ${"capture".padEnd("verify-answer".length)}  Capture every approved source into a NEW run directory.`)
+    }))
+
+  it.effect("option values are described; no option says \"A user-defined piece of text\"", () =>
+    Effect.gen(function*() {
+      for (const name of ["verify", "sources", "serve", "verify-answer", "audit", "capture"]) {
+        const ran = yield* cliInProcess([name, "--help"])
+        assert.strictEqual(ran.code, 0)
+        assert.notInclude(ran.stdout, "A user-defined piece of text", name)
+      }
+      const verify = yield* cliInProcess(["verify", "--help"])
+      assert.include(verify.stdout, "One of: text, json, markdown, html, repair.")
+      assert.include(verify.stdout, "A postgres:// or postgresql:// URL.")
+      const serve = yield* cliInProcess(["serve", "--help"])
+      assert.include(serve.stdout, "HOST:PORT: an IP address and a port.")
+      const answer = yield* cliInProcess(["verify-answer", "--help"])
+      assert.include(answer.stdout, "A manifest digest: 64 lowercase hex digits")
+    }))
+
+  it.effect("exit-code lines fit each command: sources speaks of sources, not reports", () =>
+    Effect.gen(function*() {
+      const sources = (yield* cliInProcess(["sources", "--help"])).stdout
+      assert.include(sources, "Exit codes: 0 every approved source has a usable capture in the run")
+      assert.include(sources, "1 an approved source has no usable capture")
+      assert.notInclude(sources, "report")
+      const doctor = (yield* cliInProcess(["doctor", "--help"])).stdout
+      assert.include(doctor, "2 usage or configuration error (bad options, invalid config, unreadable file), or not a run directory")
+      assert.notInclude(doctor, "report verified")
+      const audit = (yield* cliInProcess(["audit", "--help"])).stdout
+      assert.include(audit, "Exit codes: 0 nothing drifted")
+      assert.include(audit, "the audit timed out (audit.timeoutMs)")
+      const verify = (yield* cliInProcess(["verify", "--help"])).stdout
+      assert.include(verify, "Exit codes: 0 report verified and grounded")
+      assert.include(verify, "70 internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM)")
+    }))
+})
