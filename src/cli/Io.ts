@@ -37,8 +37,9 @@ export const readText = (file: string, what: string) =>
 export const createRunDirectory = (directory: string) =>
   Effect.tryPromise({
     try: async () => {
+      // A parent that is a file (EEXIST here) is reported by the run directory's own mkdir (ENOTDIR).
       await fsp.mkdir(path.dirname(path.resolve(directory)), { recursive: true, mode: 0o755 }).catch((error: unknown) => {
-        throw new WriteFailed({ path: directory, detail: errorText(error) })
+        if (errorCode(error) !== "EEXIST") throw new WriteFailed({ path: directory, detail: errorText(error) })
       })
       await fsp.mkdir(directory, { recursive: false, mode: 0o755 })
     },
