@@ -165,7 +165,11 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
   )
 
   const run = (of: "report" | "answer", items: ReadonlyArray<Item>, options: AuditOptions | undefined) => {
-    const timeoutMs = options?.timeoutMs ?? auditLimits.timeoutMs.default
+    // A caller's value within the documented range (an integer, as AuditTimeout records it); the default otherwise.
+    const given = options?.timeoutMs
+    const timeoutMs = given === undefined || !Number.isFinite(given)
+      ? auditLimits.timeoutMs.default
+      : Math.min(auditLimits.timeoutMs.max, Math.max(auditLimits.timeoutMs.min, Math.floor(given)))
     return search(of, items, options).pipe(
       Effect.timeoutFail({ duration: timeoutMs, onTimeout: () => new AuditTimeout({ timeoutMs }) })
     )
