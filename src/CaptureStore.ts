@@ -193,6 +193,17 @@ export const nodeIo: FileIo = {
 /** Temporary files of interrupted writes start with this; no record name does, so reads never see them. */
 export const partialPrefix = ".partial-"
 
+/** The whole name of citegate's temporary files: the prefix and a random UUID (`randomUUID`, lowercase). */
+const leftoverNamePattern = /^\.partial-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * Whether an entry is citegate's own leftover: its exact name pattern, a regular file, and created
+ * read-only (mode 0444 less the umask: no write bit). A user's `.partial-thesis-draft.docx`, or a
+ * writable file under a UUID name, is not one, and `sweep` leaves it alone.
+ */
+const isLeftover = (name: string, stats: fs.Stats) =>
+  leftoverNamePattern.test(name) && stats.isFile() && (stats.mode & 0o222) === 0
+
 /** A record's file name: 64 lowercase hex digits and `.json`. */
 const recordNamePattern = /^[0-9a-f]{64}\.json$/
 
@@ -521,7 +532,7 @@ export const inspect = Effect.fn("CaptureStore.inspect")(function*(options: {
     const full = path.join(directory, name)
     const stats = yield* Effect.promise(() => fsp.lstat(full).catch(() => undefined))
     if (stats === undefined) continue // removed since the listing
-    if (name.startsWith(partialPrefix) && stats.isFile()) {
+    if (isLeftover(name, stats)) {
       partials.push({ name, stats })
       continue
     }
@@ -616,7 +627,9 @@ const readRecord = (file: string, name: string, maxRecordBytes: number): Effect.
 /**
  * Removes the leftovers that `inspect` finds, and nothing else: never a record
  * (not even one that does not verify) and never an entry citegate did not
- * write. Removing a leftover that is a second link of a record removes only
+ * write (a leftover has citegate's exact temporary name and read-only mode).
+ * A directory that holds no record or body but other entries is not a run:
+ * `InvalidRunDirectory`, and nothing is removed. Removing a leftover that is a second link of a record removes only
  * that name; the record stays. Run it while no capture writes into the directory
  * (a write in progress would lose its temporary file and fail, leaving no record).
  *
@@ -628,6 +641,15 @@ export const sweep = Effect.fn("CaptureStore.sweep")(function*(options: {
   readonly maxRecordBytes?: number
 }) {
   const inspection = yield* inspect(options)
+  // Only in a run directory: one holding something citegate wrote besides leftovers, or nothing else at all
+  // (a new run whose first write died). A directory of other files is not swept.
+  const written = inspection.records + inspection.problems.length + inspection.bodies.length
+  if (written === 0 && inspection.others.length > 0) {
+    return yield* new InvalidRunDirectory({
+      path: inspection.directory,
+      detail: `not a run directory: no capture record or body, and ${inspection.others.length} entries citegate did not write; nothing was removed`
+    })
+  }
   const removed: Array<string> = []
   const failed: Array<{ readonly name: string; readonly detail: string }> = []
   for (const leftover of inspection.leftovers) {

@@ -63,6 +63,17 @@ export const verifyLimits = {
   timeoutMs: { min: 1, max: 600_000, default: 30_000 }
 } as const
 
+/** The overall deadline of one drift audit (baseline re-verification and candidate search). */
+export const auditLimits = {
+  timeoutMs: { min: 1, max: 600_000, default: 60_000 }
+} as const
+
+/** The drift audit (`run-pipeline audit`, `Audit`): its deadline. */
+export const AuditConfig = Schema.Struct({
+  timeoutMs: Schema.optional(intBetween(auditLimits.timeoutMs.min, auditLimits.timeoutMs.max))
+}).annotations({ ...strict, identifier: "AuditConfig" })
+export type AuditConfig = typeof AuditConfig.Type
+
 export const CaptureBudgets = Schema.Struct({
   timeoutMs: Schema.optional(intBetween(captureLimits.timeoutMs.min, captureLimits.timeoutMs.max)),
   maxBytes: Schema.optional(intBetween(captureLimits.maxBytes.min, captureLimits.maxBytes.max)),
@@ -195,6 +206,7 @@ export const PipelineConfig = Schema.Struct({
   capture: Schema.optional(CaptureBudgets),
   verify: Schema.optional(VerifyOptions),
   answers: Schema.optional(AnswersOptions),
+  audit: Schema.optional(AuditConfig),
   server: Schema.optional(ServerOptions)
 }).annotations({ ...strict, identifier: "PipelineConfig" })
 export type PipelineConfig = typeof PipelineConfig.Type
@@ -244,6 +256,8 @@ export const resolvedMaxFacts = (config: PipelineConfig): number => config.verif
 export const resolvedMode = (config: PipelineConfig): Mode => config.verify?.mode ?? "reject"
 export const resolvedVerifyTimeoutMs = (config: PipelineConfig): number =>
   config.verify?.timeoutMs ?? verifyLimits.timeoutMs.default
+export const resolvedAuditTimeoutMs = (config: PipelineConfig): number =>
+  config.audit?.timeoutMs ?? auditLimits.timeoutMs.default
 export const resolvedUncited = (config: PipelineConfig): "reject" | "report" => config.answers?.uncited ?? "report"
 export const resolvedCitationRule = (config: PipelineConfig): CitationRule => ({
   minLength: config.answers?.needsCitation?.minLength ?? defaultCitationRule.minLength,

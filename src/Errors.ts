@@ -131,8 +131,8 @@ export class InvalidRunDirectory extends Schema.TaggedError<InvalidRunDirectory>
 
 /**
  * A database-backed store cannot be opened for this run: the database is
- * unreachable, its schema is not migrated, or the run is missing (or, for a
- * new run, already there). `run` names the run; `detail` never holds credentials.
+ * unreachable, its schema is not migrated, or the run is missing. `run` names
+ * the run; `detail` never holds credentials. (A new run whose name is taken is `RunExists`.)
  */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
   run: Schema.String,
@@ -141,6 +141,33 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("St
   override get message() {
     const run = this.run === "" ? "" : ` for run ${JSON.stringify(this.run)}`
     return `The capture store cannot be used${run}: ${this.detail}`
+  }
+}
+
+/**
+ * The PostgreSQL store's optional peer dependencies are not installed: `missing` is the package
+ * Node could not find, `install` the packages to add (`npm install …`). Raised when the store is
+ * first used, never as a module-loading crash of `citegate/PostgresStore`.
+ */
+export class StorePackageMissing extends Schema.TaggedError<StorePackageMissing>()("StorePackageMissing", {
+  missing: Schema.String,
+  install: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `The PostgreSQL store needs the optional peer dependencies ${this.install.join(" and ")}, ` +
+      `and ${this.missing} is not installed: npm install ${this.install.join(" ")}`
+  }
+}
+
+/**
+ * A NEW run was asked for (capture) under a name the store already holds: captures never join
+ * another run's, so evidence is never mixed. The database's counterpart of the CLI's `RunDirectoryExists`.
+ */
+export class RunExists extends Schema.TaggedError<RunExists>()("RunExists", {
+  run: Schema.String
+}) {
+  override get message() {
+    return `Run ${JSON.stringify(this.run)} already exists in the capture store; captures go into a new run so evidence is never mixed`
   }
 }
 
@@ -184,7 +211,8 @@ export class DuplicateLabel extends Schema.TaggedError<DuplicateLabel>()("Duplic
   firstIndex: Schema.NonNegativeInt
 }) {
   override get message() {
-    return `Label ${JSON.stringify(this.label)} is already used by fact ${this.firstIndex}`
+    // Facts are numbered from 1 for humans, as in every rendering; `firstIndex` stays 0-based.
+    return `Label ${JSON.stringify(this.label)} is already used by fact ${this.firstIndex + 1}`
   }
 }
 
@@ -368,7 +396,8 @@ export class ReportRejected extends Schema.TaggedError<ReportRejected>()("Report
   override get message() {
     const n = this.failures.length
     return `The report was rejected: ${n} fact failure${n === 1 ? "" : "s"}: ` +
-      this.failures.map((f) => `fact ${f.index} (${JSON.stringify(f.label)}): ${f.error._tag}`).join(", ")
+      // Numbered from 1, as every rendering numbers facts; `index` stays 0-based.
+      this.failures.map((f) => `fact ${f.index + 1} (${JSON.stringify(f.label)}): ${f.error._tag}`).join(", ")
   }
 }
 
@@ -1198,6 +1227,15 @@ export class AuditBaselineRejected extends Schema.TaggedError<AuditBaselineRejec
   }
 }
 
+/** The audit did not finish within its deadline (`audit.timeoutMs`): no finding is reported, none is half-made. */
+export class AuditTimeout extends Schema.TaggedError<AuditTimeout>()("AuditTimeout", {
+  timeoutMs: Schema.Int
+}) {
+  override get message() {
+    return `The audit did not finish within ${this.timeoutMs} ms; no finding is reported`
+  }
+}
+
 /** Why a drift audit produced no result. */
-export const AuditError = Schema.Union(AuditBaselineRejected, VerificationTimeout)
+export const AuditError = Schema.Union(AuditBaselineRejected, VerificationTimeout, AuditTimeout)
 export type AuditError = typeof AuditError.Type

@@ -1,9 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
-import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { chromium } from "playwright-core"
 import * as Answer from "../src/answer/Answer.js"
 import * as AnswerRender from "../src/answer/Render.js"
 import type { PipelineConfig } from "../src/Config.js"
@@ -13,12 +11,9 @@ import * as Policy from "../src/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as Verifier from "../src/Verifier.js"
 import { accessedAt, tempDirectory } from "./support.js"
+import { browser, skipped } from "./support/browser.js"
 
-// As in html.browser.test.ts: Debian's chromium; skipped (with the reason) when absent outside CI.
-const executablePath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
-const inCi = (process.env["CI"] ?? "") !== "" && process.env["CI"] !== "false" && process.env["CI"] !== "0"
-const skipped = !fs.existsSync(executablePath) && !inCi
-if (skipped) console.warn(`SKIPPED test/answer.browser.test.ts: Chromium not found at ${executablePath}`)
+const skip = skipped("test/answer.browser.test.ts")
 
 const SOURCE = "https://reports.northwind.test/q3-sales.txt" as SourceUrl
 const attack = `<script>window.__pwned = "script"; document.title = "pwned"</script>` +
@@ -33,8 +28,8 @@ const record = makeCaptureRecord({
 })
 const config = { sources: [SOURCE], labels: ["unused"] } as unknown as PipelineConfig
 
-describe("answer HTML in headless Chromium", () => {
-  it.scopedLive.skipIf(skipped)("no script from an answer or a source runs; footnotes hold the quotes, the removed claim is struck out", () =>
+describe.skipIf(skip)("answer HTML in headless Chromium", () => {
+  it.scopedLive("no script from an answer or a source runs; footnotes hold the quotes, the removed claim is struck out", () =>
     Effect.gen(function*() {
       const { answer, captures } = yield* Effect.gen(function*() {
         const manifest = yield* Manifest.make(config)
@@ -58,11 +53,8 @@ describe("answer HTML in headless Chromium", () => {
       const file = path.join(yield* tempDirectory, "answer.html")
       yield* Effect.promise(() => fsp.writeFile(file, html))
 
-      const browser = yield* Effect.acquireRelease(
-        Effect.promise(() => chromium.launch({ executablePath, args: ["--disable-gpu", "--no-first-run", "--disable-background-networking"] })),
-        (b) => Effect.promise(() => b.close())
-      )
-      const page = yield* Effect.promise(() => browser.newPage())
+      const b = yield* browser
+      const page = yield* Effect.promise(() => b.newPage())
       const dialogs: Array<string> = []
       page.on("dialog", (dialog) => {
         dialogs.push(dialog.message())

@@ -1,41 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { chromium } from "playwright-core"
 import * as AuditRender from "../src/audit/Render.js"
 import { auditResult, changedNew, changedOld, hostile, hostileNew } from "./auditResultFixture.js"
 import { tempDirectory } from "./support.js"
+import { browser, skipped } from "./support/browser.js"
 
-// Debian's chromium package (installed by .ci/run); no browser is downloaded.
-const executablePath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
-
-// As test/html.browser.test.ts: skipped with the reason printed without Chromium, a failure under CI.
-const inCi = (process.env["CI"] ?? "") !== "" && process.env["CI"] !== "false" && process.env["CI"] !== "0"
-const skipped = !fs.existsSync(executablePath) && !inCi
-if (skipped) {
-  console.warn(
-    `SKIPPED test/audit.browser.test.ts: Chromium not found at ${executablePath} ` +
-      "(apt-get install chromium, or set CHROMIUM_PATH); with CI set, this is a failure."
-  )
-}
-
-const browser = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath,
-      args: ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-    })
-  ),
-  (b) => Effect.promise(() => b.close())
-)
+const skip = skipped("test/audit.browser.test.ts")
 
 /** How a browser shows source text: invisible and bidi characters as their `\u{…}` escapes. */
 const shown = (s: string) => s.replace(/\u202E/g, "\\u{202e}")
 
-describe("audit HTML in headless Chromium", () => {
-  it.scopedLive.skipIf(skipped)("a hostile excerpt runs no script; each side shows its passage with exactly the changed words highlighted", () =>
+describe.skipIf(skip)("audit HTML in headless Chromium", () => {
+  it.scopedLive("a hostile excerpt runs no script; each side shows its passage with exactly the changed words highlighted", () =>
     Effect.gen(function*() {
       const html = AuditRender.render("html", auditResult())
       const out = yield* tempDirectory

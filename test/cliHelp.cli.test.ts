@@ -78,7 +78,7 @@ describe("run-pipeline help", () => {
         assert.isAbove(untilNext.split("\n").filter((line) => /^ {2}\S/.test(line)).length, 1, option)
       }
       assert.include(verify.stdout, "default text")
-      for (const code of ["0 success", "1 domain failure", "2 usage", "70 internal", "130", "143"]) {
+      for (const code of ["Exit codes: 0 report verified and grounded", "1 report rejected", "2 usage", "70 internal", "130", "143"]) {
         assert.include(verify.stdout, code)
       }
       const demo = yield* cli(["demo", "--help"])

@@ -576,7 +576,8 @@ describe("doctor", () => {
     Effect.gen(function*() {
       const directory = yield* runDirectoryWith([salesRecord])
       const leftover = ".partial-3f1c2a40-0000-4000-8000-000000000001"
-      yield* Effect.promise(() => fsp.writeFile(path.join(directory, leftover), "x".repeat(100)))
+      // citegate's own leftover: its exact name, read-only (doctor leaves any other file alone).
+      yield* Effect.promise(() => fsp.writeFile(path.join(directory, leftover), "x".repeat(100), { mode: 0o444 }))
       yield* Effect.promise(() => fsp.writeFile(path.join(directory, "notes.txt"), "mine"))
       const found = yield* cliInProcess(["doctor", "--run-dir", directory])
       assert.deepStrictEqual(found, {
@@ -1185,7 +1186,7 @@ describe("a PostgreSQL store that cannot be reached (nothing listens on 127.0.0.
   const unavailable = (run: string) =>
     `StoreUnavailable: Capture store unavailable\n  run: ${run}\n  detail: connect ECONNREFUSED 127.0.0.1:1\n` +
     "  fix: Check the database URL and credentials, run the store's migration, and name with --run-dir a run written by " +
-    "`run-pipeline capture --store …` (a new name for capture).\n"
+    "`run-pipeline capture --store …`.\n"
 
   it.effect("store-init: StoreUnavailable, exit 2", () =>
     Effect.gen(function*() {

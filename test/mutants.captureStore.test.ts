@@ -484,8 +484,9 @@ describe("CaptureStore: inspect and sweep", () => {
       yield* store.write(v2(PAGE, "page", pageBody), pageBody)
 
       // Leftovers: one unlinked, one a second link of the sales record.
-      yield* write(".partial-0001", "half a rec")
-      yield* Effect.promise(() => fsp.link(at(expectedRecordName(SALES)), at(".partial-0002")))
+      yield* write(".partial-3f1c2a40-0000-4000-8000-000000000001", "half a rec")
+      yield* Effect.promise(() => fsp.chmod(at(".partial-3f1c2a40-0000-4000-8000-000000000001"), 0o444))
+      yield* Effect.promise(() => fsp.link(at(expectedRecordName(SALES)), at(".partial-3f1c2a40-0000-4000-8000-000000000002")))
       const salesBytes = Buffer.byteLength(CaptureStore.encodeRecord(sales))
 
       const problems: Array<CaptureStore.RecordProblem> = []
@@ -538,11 +539,16 @@ describe("CaptureStore: inspect and sweep", () => {
         `x${hex}.body`,
         `${hex}.body.old`,
         `${hex.slice(1)}.body`,
-        ".partial-dir"
+        ".partial-dir",
+        // Not citegate's leftovers: another name after the prefix, or a writable file under a UUID name.
+        ".partial-thesis-draft.docx",
+        ".partial-3f1c2a40-0000-4000-8000-00000000000A",
+        ".partial-3f1c2a40-0000-4000-8000-000000000003"
       ]
       for (const name of others) {
         if (name === ".partial-dir") yield* Effect.promise(() => fsp.mkdir(at(name)))
         else yield* write(name, "")
+        if (name === ".partial-thesis-draft.docx") yield* Effect.promise(() => fsp.chmod(at(name), 0o444))
       }
 
       const bodies: Array<CaptureStore.BodyEntry> = [
@@ -557,8 +563,8 @@ describe("CaptureStore: inspect and sweep", () => {
         directory,
         records: 2,
         leftovers: [
-          { name: ".partial-0001", bytes: 10, linkedTo: null },
-          { name: ".partial-0002", bytes: salesBytes, linkedTo: expectedRecordName(SALES) }
+          { name: ".partial-3f1c2a40-0000-4000-8000-000000000001", bytes: 10, linkedTo: null },
+          { name: ".partial-3f1c2a40-0000-4000-8000-000000000002", bytes: salesBytes, linkedTo: expectedRecordName(SALES) }
         ],
         problems: byName(problems),
         bodies: byName(bodies),
@@ -599,9 +605,9 @@ describe("CaptureStore: inspect and sweep", () => {
       const expected = yield* populate(directory)
       const before = yield* snapshotDirectory(directory)
       const result = yield* CaptureStore.sweep({ directory })
-      assert.deepStrictEqual(result, { ...expected, removed: [".partial-0001", ".partial-0002"], failed: [] })
+      assert.deepStrictEqual(result, { ...expected, removed: [".partial-3f1c2a40-0000-4000-8000-000000000001", ".partial-3f1c2a40-0000-4000-8000-000000000002"], failed: [] })
       const after = yield* snapshotDirectory(directory)
-      assert.deepStrictEqual(after, before.filter((e) => !e.name.startsWith(".partial-0")))
+      assert.deepStrictEqual(after, before.filter((e) => e.name !== ".partial-3f1c2a40-0000-4000-8000-000000000001" && e.name !== ".partial-3f1c2a40-0000-4000-8000-000000000002"))
       const again = yield* CaptureStore.inspect({ directory })
       assert.deepStrictEqual(again, { ...expected, leftovers: [] })
     }))

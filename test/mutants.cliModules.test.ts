@@ -163,7 +163,7 @@ describe("Io", () => {
       assert.strictEqual(yield* Io.readText(ok, "report"), "café ✓")
     }))
 
-  it.scoped("createRunDirectory: new (mode 0755 less the umask), existing, or a missing parent", () =>
+  it.scoped("createRunDirectory: new (mode 0755 less the umask), existing, missing parents created, a file as parent", () =>
     Effect.gen(function*() {
       const work = yield* tempDirectory
       const run = path.join(work, "run")
@@ -171,11 +171,17 @@ describe("Io", () => {
       assert.strictEqual((yield* Effect.promise(() => fsp.stat(run))).mode & 0o777, 0o755 & ~umask)
 
       assert.deepStrictEqual(yield* failureOf(Io.createRunDirectory(run)), new RunDirectoryExists({ path: run }))
-      const orphan = path.join(work, "none", "run")
-      const failed = yield* failureOf(Io.createRunDirectory(orphan))
+      const nested = path.join(work, "a", "b", "run")
+      yield* Io.createRunDirectory(nested)
+      assert.strictEqual((yield* Effect.promise(() => fsp.stat(nested))).mode & 0o777, 0o755 & ~umask)
+      assert.deepStrictEqual(yield* failureOf(Io.createRunDirectory(nested)), new RunDirectoryExists({ path: nested }))
+      const file = path.join(work, "file")
+      yield* Effect.promise(() => fsp.writeFile(file, "x"))
+      const below = path.join(file, "run")
+      const failed = yield* failureOf(Io.createRunDirectory(below))
       assert.strictEqual(failed._tag, "WriteFailed")
-      assert.strictEqual(failed.path, orphan)
-      assert.include((failed as WriteFailed).detail, "ENOENT")
+      assert.strictEqual(failed.path, below)
+      assert.include((failed as WriteFailed).detail, "ENOTDIR")
     }))
 
   it.scoped("writeOutput: mode 0644, refuses an existing name unless overwrite, no temporary file left, errors name the file", () =>

@@ -254,7 +254,7 @@ describe("Describe: every error tag, exactly", () => {
       d(
         "Capture store unavailable",
         [["run", "r1"], ["detail", "refused"]],
-        "Check the database URL and credentials, run the store's migration, and name with --run-dir a run written by `run-pipeline capture --store …` (a new name for capture)."
+        "Check the database URL and credentials, run the store's migration, and name with --run-dir a run written by `run-pipeline capture --store …`."
       )
     )
     check(

@@ -84,7 +84,7 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
   [E.StoreUnavailable, { _tag: "StoreUnavailable", run: "", detail: "db down" }, "The capture store cannot be used: db down"],
   [E.NotApproved, notApproved, `Source "${S}" is not approved: trailing dot`],
   [E.UnknownLabel, unknownLabel, "Label \"rev\" is not an approved label"],
-  [E.DuplicateLabel, { _tag: "DuplicateLabel", label: "rev", firstIndex: 2 }, "Label \"rev\" is already used by fact 2"],
+  [E.DuplicateLabel, { _tag: "DuplicateLabel", label: "rev", firstIndex: 2 }, "Label \"rev\" is already used by fact 3"],
   [
     E.DigestMismatch,
     { _tag: "DigestMismatch", source: S, kind: "report", reported: D1, stored: D2, computed: D3 },
@@ -159,12 +159,12 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
   [
     E.ReportRejected,
     { _tag: "ReportRejected", failures: [failure(0, "a", unknownLabel)] },
-    "The report was rejected: 1 fact failure: fact 0 (\"a\"): UnknownLabel"
+    "The report was rejected: 1 fact failure: fact 1 (\"a\"): UnknownLabel"
   ],
   [
     E.ReportRejected,
     { _tag: "ReportRejected", failures: [failure(0, "a", unknownLabel), failure(3, "b", missing)] },
-    "The report was rejected: 2 fact failures: fact 0 (\"a\"): UnknownLabel, fact 3 (\"b\"): MissingCapture"
+    "The report was rejected: 2 fact failures: fact 1 (\"a\"): UnknownLabel, fact 4 (\"b\"): MissingCapture"
   ],
   [E.VerificationTimeout, { _tag: "VerificationTimeout", timeoutMs: 500 }, "Verification did not finish within 500 ms; nothing in the report is accepted"],
   [

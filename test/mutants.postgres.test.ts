@@ -17,7 +17,7 @@ import { createHash } from "node:crypto"
 import { afterAll, beforeAll, inject } from "vitest"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { type CaptureRecord, captureFormatV2, type CaptureRecordV2, type Sha256Hex, sha256Of, type SourceUrl } from "../src/Domain.js"
-import { CaptureExists, CaptureWriteFailed, CorruptCapture, MissingCapture, StoreUnavailable } from "../src/Errors.js"
+import { CaptureExists, CaptureWriteFailed, CorruptCapture, MissingCapture, type RunExists, type StorePackageMissing, StoreUnavailable } from "../src/Errors.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import { failureOf, spanNames } from "./mutants.support.js"
 import { type Cluster, skipPostgres, startCluster } from "./support/postgresCluster.js"
@@ -280,17 +280,18 @@ describe.skipIf(skipPostgres)("PostgresMigrations: the schema", () => {
 })
 
 describe.skipIf(skipPostgres)("PostgresStore: opening", () => {
-  it.scopedLive("StoreUnavailable with the exact detail: missing run, run created twice, bad names, no right", () =>
+  it.scopedLive("StoreUnavailable with the exact detail: missing run, bad names, no right; RunExists for a run created twice", () =>
     Effect.scoped(Effect.gen(function*() {
       yield* ready
       const run = newRun()
-      const fields = (e: StoreUnavailable) => [e._tag, e.run, e.detail]
+      const fields = (e: StoreUnavailable | RunExists | StorePackageMissing) =>
+        e._tag === "StorePackageMissing" ? [e._tag, e.missing] : [e._tag, e.run, e._tag === "StoreUnavailable" ? e.detail : e.message]
       assert.deepStrictEqual(fields(yield* openFailure("postgres", { run })), ["StoreUnavailable", run, "no such run in this database"])
       yield* storeAs("postgres", { run, create: true })
       assert.deepStrictEqual(fields(yield* openFailure("postgres", { run, create: true })), [
-        "StoreUnavailable",
+        "RunExists",
         run,
-        "the run already exists; captures go into a new run so evidence is never mixed"
+        `Run ${JSON.stringify(run)} already exists in the capture store; captures go into a new run so evidence is never mixed`
       ])
       yield* storeAs("postgres", { run, create: false })
       for (
@@ -330,13 +331,15 @@ describe.skipIf(skipPostgres)("PostgresStore: opening", () => {
       const [me] = yield* sql<{ application_name: string; usename: string }>`
         SELECT application_name, usename FROM pg_stat_activity WHERE pid = pg_backend_pid()`
       assert.deepStrictEqual(plain(me!), { application_name: "citegate", usename: "postgres" })
+      const fields = (e: StoreUnavailable | RunExists | StorePackageMissing) =>
+        e._tag === "StorePackageMissing" ? [e._tag, e.missing] : [e._tag, e.run, e._tag === "StoreUnavailable" ? e.detail : e.message]
       const noServer = yield* failureOf(Layer.build(PostgresStore.layerClient({ url: "postgres://postgres:secret-pw@127.0.0.1:1/x", run: "r1" })))
       assert.instanceOf(noServer, StoreUnavailable)
       assert.deepStrictEqual([noServer.run, noServer.detail], ["r1", "connect ECONNREFUSED 127.0.0.1:1"])
       const anonymous = yield* failureOf(Layer.build(PostgresStore.layerClient({ url: "postgres://postgres:secret-pw@127.0.0.1:1/x" })))
-      assert.deepStrictEqual([anonymous.run, anonymous.detail], ["", "connect ECONNREFUSED 127.0.0.1:1"])
+      assert.deepStrictEqual(fields(anonymous), ["StoreUnavailable", "", "connect ECONNREFUSED 127.0.0.1:1"])
       const viaUrl = yield* failureOf(Layer.build(PostgresStore.layerUrl({ url: "postgres://postgres:secret-pw@127.0.0.1:1/x", run: "r2" })))
-      assert.deepStrictEqual([viaUrl._tag, viaUrl.run, viaUrl.detail], ["StoreUnavailable", "r2", "connect ECONNREFUSED 127.0.0.1:1"])
+      assert.deepStrictEqual(fields(viaUrl), ["StoreUnavailable", "r2", "connect ECONNREFUSED 127.0.0.1:1"])
       assert.notInclude(viaUrl.message, "secret-pw")
       const store = yield* build(CaptureStore.CaptureStore, PostgresStore.layerUrl({ url: url(main), run: newRun(), create: true }))
       yield* store.write(salesRecord)

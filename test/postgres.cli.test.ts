@@ -96,8 +96,11 @@ describe.skipIf(skipPostgres)("run-pipeline with a PostgreSQL store", () => {
         databaseUrl: worker
       })
       assert.strictEqual(twice.code, 2)
-      assert.include(twice.stderr, "StoreUnavailable")
-      assert.include(twice.stderr, "already exists")
+      // Its own tag and fix line: the database is fine, the name is taken.
+      assert.isTrue(twice.stderr.startsWith("RunExists: Run already exists"), twice.stderr)
+      assert.include(twice.stderr, "q3-2026")
+      assert.include(twice.stderr, "name one that does not exist yet with --run-dir")
+      assert.notInclude(twice.stderr, "StoreUnavailable")
 
       const sources = yield* cli(["sources", "--config", configFile, "--run-dir", "q3-2026", "--store", auditor, "--format", "json"], { cwd: work })
       assert.strictEqual(sources.code, 0, sources.stderr)

@@ -12,7 +12,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import * as CaptureStore from "../src/CaptureStore.js"
 import { captureFormatV2, type CaptureRecordV2, makeCaptureRecord, sha256Of, type SourceUrl } from "../src/Domain.js"
-import { CaptureExists, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected, StoreUnavailable } from "../src/Errors.js"
+import { CaptureExists, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected, RunExists, StoreUnavailable } from "../src/Errors.js"
 import * as Gate from "../src/Gate.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
@@ -302,7 +302,7 @@ describe.skipIf(skipPostgres)("PostgreSQL store: bytes that are not a record", (
 })
 
 describe.skipIf(skipPostgres)("PostgreSQL store: opening fails typed", () => {
-  it.scopedLive("StoreUnavailable: a missing run, an existing run to create, a bad name, no schema, no server", () =>
+  it.scopedLive("StoreUnavailable: a missing run, a bad name, no schema, no server; RunExists: an existing run to create", () =>
     Effect.gen(function*() {
       const run = newRun()
       const missing = yield* Effect.flip(storeAs("postgres", { run }))
@@ -311,8 +311,8 @@ describe.skipIf(skipPostgres)("PostgreSQL store: opening fails typed", () => {
       assert.strictEqual(missing.detail, "no such run in this database")
       yield* storeAs("postgres", { run, create: true })
       const again = yield* Effect.flip(storeAs("postgres", { run, create: true }))
-      assert.instanceOf(again, StoreUnavailable)
-      assert.include(again.detail, "already exists")
+      assert.instanceOf(again, RunExists)
+      assert.strictEqual(again.run, run)
       const blank = yield* Effect.flip(storeAs("postgres", { run: "", create: true }))
       assert.instanceOf(blank, StoreUnavailable)
       assert.include(blank.detail, "1 to 200 characters")

@@ -19,12 +19,21 @@ import * as Layer from "effect/Layer"
 import type { VerifiedAnswer } from "../answer/Records.js"
 import { CaptureStore, type CaptureStoreShape } from "../CaptureStore.js"
 import type { CaptureRecord, Evidence, SourceUrl } from "../Domain.js"
-import { AuditBaselineRejected, type BaselineFailure, type CaptureReadError, type VerificationTimeout } from "../Errors.js"
+import { auditLimits } from "../Config.js"
+import {
+  AuditBaselineRejected,
+  AuditTimeout,
+  type BaselineFailure,
+  type CaptureReadError,
+  type VerificationTimeout
+} from "../Errors.js"
 import { locate, namedAnchors } from "../internal/anchors.js"
 import { Policy } from "../Policy.js"
 import * as Verifier from "../Verifier.js"
 import type { VerifiedReport } from "../VerifiedReport.js"
+import { keepsBoundaries, occurrenceKeepingBoundaries, widened } from "./Boundaries.js"
 import { materialChanges } from "./Material.js"
+import { ratio } from "../anchor/Similarity.js"
 import { type Nearest, nearestIn, type Prepared, prepare } from "../anchor/Nearest.js"
 import {
   type Affected,
@@ -82,6 +91,11 @@ export interface AuditOptions {
    * message): their findings say `capture-failed` rather than `not-captured`.
    */
   readonly captureFailures?: ReadonlyMap<string, { readonly tag: string; readonly detail: string }> | undefined
+  /**
+   * The deadline of the whole audit in ms (baseline and search; default `auditLimits.timeoutMs.default`);
+   * past it, `AuditTimeout` and no result.
+   */
+  readonly timeoutMs?: number | undefined
 }
 
 /**
@@ -93,12 +107,12 @@ export interface AuditShape {
   readonly auditReport: (
     report: VerifiedReport,
     options?: AuditOptions
-  ) => Effect.Effect<AuditResult, AuditBaselineRejected | VerificationTimeout>
+  ) => Effect.Effect<AuditResult, AuditBaselineRejected | VerificationTimeout | AuditTimeout>
   /** Audit every verified citation of every grounded claim of an answer verified against the old run. */
   readonly auditAnswer: (
     answer: VerifiedAnswer,
     options?: AuditOptions
-  ) => Effect.Effect<AuditResult, AuditBaselineRejected | VerificationTimeout>
+  ) => Effect.Effect<AuditResult, AuditBaselineRejected | VerificationTimeout | AuditTimeout>
 }
 
 /**
@@ -150,7 +164,18 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
     Effect.provideService(Policy, policy)
   )
 
-  const run = (of: "report" | "answer", items: ReadonlyArray<Item>, options: AuditOptions | undefined) =>
+  const run = (of: "report" | "answer", items: ReadonlyArray<Item>, options: AuditOptions | undefined) => {
+    // A caller's value within the documented range (an integer, as AuditTimeout records it); the default otherwise.
+    const given = options?.timeoutMs
+    const timeoutMs = given === undefined || !Number.isFinite(given)
+      ? auditLimits.timeoutMs.default
+      : Math.min(auditLimits.timeoutMs.max, Math.max(auditLimits.timeoutMs.min, Math.floor(given)))
+    return search(of, items, options).pipe(
+      Effect.timeoutFail({ duration: timeoutMs, onTimeout: () => new AuditTimeout({ timeoutMs }) })
+    )
+  }
+
+  const search = (of: "report" | "answer", items: ReadonlyArray<Item>, options: AuditOptions | undefined) =>
     Effect.gen(function*() {
       const thresholds: Thresholds = {
         anchor: threshold(options?.thresholds?.anchor, defaultThresholds.anchor),
@@ -255,14 +280,25 @@ export const make: Effect.Effect<AuditShape, never, Verifier.Verifier | Policy |
         const record = newRecord.right
         const result = results.get(i)!
         if (Either.isRight(result)) {
-          const span = head.old.span
-          const same = record.text.startsWith(item.snippet, span.start)
-          const at = same ? span : result.right.span
-          findings.push({
-            status: same ? "unchanged" : "relocated",
-            ...head,
-            new: { captureSha256: record.sha256, accessedAt: record.accessedAt, span: at, ...locate(record, at) }
-          })
+          // Found, but only where it keeps the old occurrence's token boundaries: `4,210` inside `4,210,000` is a change.
+          const oldText = old.captures.get(item.source as SourceUrl)!.text
+          const at = boundedMatch(oldText, head.old.span, record.text, item.snippet, result.right.span)
+          if (at !== undefined) {
+            findings.push({
+              status: at === head.old.span ? "unchanged" : "relocated",
+              ...head,
+              new: { captureSha256: record.sha256, accessedAt: record.accessedAt, span: at, ...locate(record, at) }
+            })
+          } else {
+            const candidate = grownCandidate(record, item.snippet, head.old.span, result.right.span, thresholds)
+            findings.push({
+              status: "changed",
+              ...head,
+              new: { captureSha256: record.sha256, accessedAt: record.accessedAt },
+              candidate,
+              material: materialChanges(item.snippet, candidate.text)
+            })
+          }
           continue
         }
         const notAbsent = result.left.find((e) => e._tag !== "SnippetAbsent")
@@ -417,6 +453,40 @@ const candidateOf = (
     : anywhere
   return { best, passed: false }
 }
+
+type Span = { readonly start: number; readonly end: number }
+
+/**
+ * Where an excerpt the new Verifier found still stands as it did: the old position, else the
+ * Verifier's, else the first verbatim occurrence, each only when it keeps the old occurrence's token
+ * boundaries (src/audit/Boundaries.ts); undefined when every occurrence cuts a number or word.
+ */
+const boundedMatch = (oldText: string, oldSpan: Span, text: string, snippet: string, found: Span): Span | undefined => {
+  const keeps = (span: Span) => keepsBoundaries(oldText, oldSpan, text, span)
+  if (text.startsWith(snippet, oldSpan.start) && oldSpan.end - oldSpan.start === snippet.length && keeps(oldSpan)) return oldSpan
+  if (keeps(found)) return found
+  const at = occurrenceKeepingBoundaries(oldText, oldSpan, text, snippet)
+  return at === undefined ? undefined : { start: at, end: at + snippet.length }
+}
+
+/** The excerpt's occurrence widened to the tokens it cuts (`4,210,000`): the candidate of a grown number. */
+const grownCandidate = (record: CaptureRecord, snippet: string, oldSpan: Span, found: Span, thresholds: Thresholds): Candidate => {
+  const cut = record.text.startsWith(snippet, oldSpan.start) ? { start: oldSpan.start, end: oldSpan.start + snippet.length } : found
+  const span = widened(record.text, cut.start, cut.end)
+  const text = record.text.slice(span.start, span.end)
+  return {
+    text,
+    span,
+    similarity: Math.round(ratio(snippet, text) * 1e4) / 1e4,
+    method: grownMethod,
+    scope: "document",
+    threshold: thresholds.document,
+    ...locate(record, span)
+  }
+}
+
+/** A candidate's `method` when the excerpt is there verbatim but inside a longer number or word. */
+export const grownMethod = "token-boundary"
 
 const drifted = (status: AuditStatus): status is "changed" | "deleted" | "source_missing" =>
   status === "changed" || status === "deleted" || status === "source_missing"

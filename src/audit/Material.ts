@@ -31,9 +31,9 @@ const tokenPattern = new RegExp(
     String.raw`|\b(?:${months})\.?\s{1,3}\d{1,2}(?:st|nd|rd|th)?\b(?:,?\s{1,3}\d{4}\b)?`,
     String.raw`|\b\d{1,2}(?:st|nd|rd|th)?\s{1,3}(?:${months})\b\.?(?:,?\s{1,3}\d{4}\b)?`,
     String.raw`|\b(?:${months})\s{1,3}\d{4}\b)`,
-    // Numbers: an optional currency sign, thousands groups (comma, thin or no-break space) or plain digits,
-    // decimals, an optional percent sign.
-    String.raw`|(?<number>(?:[$€£¥₹]\s?)?(?:\d{1,3}(?:[,\u202f\u00a0]\d{3})+|\d+)(?:\.\d+)?(?:\s?%)?)`,
+    // Numbers: an optional minus sign (not after a letter or digit: `3-5` is a range), an optional currency
+    // sign, thousands groups (comma, thin or no-break space) or plain digits, decimals, an optional percent sign.
+    String.raw`|(?<number>(?:(?<![\p{L}\p{N}])[-\u2212](?=[$€£¥₹\d]))?(?:[$€£¥₹]\s?)?(?:\d{1,3}(?:[,\u202f\u00a0]\d{3})+|\d+)(?:\.\d+)?(?:\s?%)?)`,
     // Words, with inner apostrophes (don't, can’t).
     String.raw`|(?<word>\p{L}+(?:['’]\p{L}+)*)`
   ].join(""),
@@ -90,7 +90,8 @@ interface Token {
   readonly key: string
 }
 
-const numberKey = (s: string) => s.replace(/[,\u202f\u00a0\s]/gu, "")
+// U+2212 MINUS SIGN and the hyphen-minus are one sign.
+const numberKey = (s: string) => s.replace(/[,\u202f\u00a0\s]/gu, "").replace(/\u2212/gu, "-")
 
 const lower = (s: string) => s.toLowerCase().replace(/’/gu, "'")
 

@@ -2,7 +2,7 @@
  * `run-pipeline audit`: verifies a report or an answer against the OLD run (the baseline, read-only),
  * audits every verified citation against the NEW run with the Audit service, renders the result.
  *
- * The baseline is verified as `verify` / `verify-answer` would (the configuration's mode): a report or
+ * The baseline is verified as `verify` / `verify-answer` would (`--mode`, else the configuration's mode): a report or
  * answer that does not verify against the old run has nothing to audit, and that is reported on stderr
  * as a usage error (exit 2), never as drift. In drop mode, retracted facts or citations were never
  * evidence and are not audited.
@@ -41,6 +41,7 @@ export type AuditInput =
 export type AuditOutcome =
   | { readonly _tag: "Audited"; readonly result: AuditResult }
   | { readonly _tag: "NoBaseline"; readonly reason: string }
+  | { readonly _tag: "TimedOut"; readonly reason: string }
 
 /** The one-line summary for stderr. */
 export const summary = (result: AuditResult): string => {
@@ -60,12 +61,14 @@ export const audit = (options: {
   readonly input: AuditInput
   readonly oldRun: string
   readonly newRun: string
+  /** The baseline's verification mode, as `verify --mode`; default the configuration's. */
+  readonly mode?: "reject" | "drop" | undefined
 }) =>
   Effect.gen(function*() {
     const { config, input } = options
     const oldStore = CaptureStore.layerFileSystem({ directory: options.oldRun })
     const newStore = CaptureStore.layerFileSystem({ directory: options.newRun })
-    const mode = Config.resolvedMode(config)
+    const mode = options.mode ?? Config.resolvedMode(config)
     const modeConfig = { ...config, verify: { ...config.verify, mode } }
     const auditLayer = Audit.layer.pipe(
       Layer.provide(Verifier.layer),
@@ -76,11 +79,15 @@ export const audit = (options: {
     // Both runs must be usable before any verification starts.
     yield* Layer.build(Layer.merge(oldStore, Audit.fromStore(newStore))).pipe(Effect.scoped)
 
+    const auditOptions = { timeoutMs: Config.resolvedAuditTimeoutMs(config) }
     const audited = (run: (audit: Audit.AuditShape) => Effect.Effect<AuditResult, AuditError>) =>
       Effect.flatMap(Audit.Audit, (audit) => Effect.either(run(audit))).pipe(
         Effect.provide(auditLayer),
         Effect.map(Either.match({
-          onLeft: (error): AuditOutcome => ({ _tag: "NoBaseline", reason: Text.describe(error._tag, Describe.auditError(error)) }),
+          onLeft: (error): AuditOutcome => ({
+            _tag: error._tag === "AuditTimeout" ? "TimedOut" : "NoBaseline",
+            reason: Text.describe(error._tag, Describe.auditError(error))
+          }),
           onRight: (result): AuditOutcome => ({ _tag: "Audited", result })
         }))
       )
@@ -93,7 +100,7 @@ export const audit = (options: {
         const reason = Render.render("text", Render.Rendering.Rejected({ error: checked.left }))
         return { _tag: "NoBaseline", reason } satisfies AuditOutcome as AuditOutcome
       }
-      return yield* audited((a) => a.auditReport(checked.right))
+      return yield* audited((a) => a.auditReport(checked.right, auditOptions))
     }
 
     const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config) }).pipe(
@@ -116,5 +123,5 @@ export const audit = (options: {
       const reason = AnswerRender.render("text", AnswerRender.AnswerRendering.Rejected({ error: verified.left }))
       return { _tag: "NoBaseline", reason } satisfies AuditOutcome as AuditOutcome
     }
-    return yield* audited((a) => a.auditAnswer(verified.right.answer))
+    return yield* audited((a) => a.auditAnswer(verified.right.answer, auditOptions))
   })

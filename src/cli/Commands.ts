@@ -127,16 +127,38 @@ const orUsageError = <A, R>(effect: Effect.Effect<A, Report.UsageError, R>) =>
   Effect.catchAll(effect, (error) =>
     Effect.zipRight(Io.stderr(Report.usageError(error)), Effect.fail(new CliExit({ code: 2 }))))
 
-/** The exit codes, shown in every command's help. */
-const exitCodes = HelpDoc.enumeration([
-  HelpDoc.p("Exit codes: 0 success (all sources captured; report verified and grounded)"),
-  HelpDoc.p("1 domain failure (rejected report, no_evidence outcome, a failed capture or migration entry)"),
-  HelpDoc.p("2 usage or configuration error (bad options, invalid config, unreadable file, existing run directory)"),
-  HelpDoc.p("70 internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM)")
-])
+/** What exit codes 0, 1 and 2 mean for one command (70, 130 and 143 mean the same for all). */
+interface ExitCodes {
+  readonly success: string
+  readonly failure?: string
+  readonly usage?: string
+}
 
-/** A command's description followed by the exit codes. */
-const describe = (what: string) => HelpDoc.blocks([HelpDoc.p(what), exitCodes])
+const usageCodes = "usage or configuration error (bad options, invalid config, unreadable file)"
+
+/** The exit codes of the program as a whole, for the top-level help. */
+const programCodes: ExitCodes = {
+  success: "success (all sources captured; report or answer verified and grounded; nothing drifted)",
+  failure: "domain failure (rejected report or answer, no_evidence outcome, a failed capture or migration entry, drift)",
+  usage: `${usageCodes}, existing run directory`
+}
+
+/** Each command's summary (its description's first line), for one line per command in the top-level help. */
+export const commandSummaries = new Map<string, string>()
+
+/** A command's description followed by its own exit codes; `what` is also its line in the top-level help. */
+const describe = (name: string, what: string, codes: ExitCodes) => {
+  commandSummaries.set(name, what)
+  return HelpDoc.blocks([
+    HelpDoc.p(what),
+    HelpDoc.enumeration([
+      HelpDoc.p(`Exit codes: 0 ${codes.success}`),
+      ...(codes.failure === undefined ? [] : [HelpDoc.p(`1 ${codes.failure}`)]),
+      HelpDoc.p(`2 ${codes.usage ?? usageCodes}`),
+      HelpDoc.p("70 internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM)")
+    ])
+  ])
+}
 
 const exitWith = (code: 0 | 1 | 2) => (code === 0 ? Effect.void : Effect.fail(new CliExit({ code })))
 
@@ -253,7 +275,11 @@ const capture = Command.make(
       const allCaptured = yield* captureInto(config, args.config, store, args.allowLoopbackHttp, Io.stdout, args.format)
       yield* exitWith(allCaptured ? 0 : 1)
     })
-).pipe(Command.withDescription(describe("Capture every approved source into a NEW run directory.")))
+).pipe(Command.withDescription(describe("capture", "Capture every approved source into a NEW run directory.", {
+  success: "every approved source captured",
+  failure: "a source could not be captured (its error in the table)",
+  usage: `${usageCodes}, existing run directory`
+})))
 
 const verify = Command.make(
   "verify",
@@ -276,7 +302,10 @@ const verify = Command.make(
       const code = yield* verifyAndRender({ ...args, config, reportText, store })
       yield* exitWith(code === 0 ? 0 : 1)
     })
-).pipe(Command.withDescription(describe("Verify a drafted report against a run's captures (read-only) and render it.")))
+).pipe(Command.withDescription(describe("verify", "Verify a drafted report against a run's captures (read-only) and render it.", {
+  success: "report verified and grounded",
+  failure: "report rejected, or a no_evidence outcome"
+})))
 
 const run = Command.make(
   "run",
@@ -302,7 +331,11 @@ const run = Command.make(
       const code = yield* verifyAndRender({ ...args, config, reportText, store })
       yield* exitWith(allCaptured && code === 0 ? 0 : 1)
     })
-).pipe(Command.withDescription(describe("Capture, verify and render in one go.")))
+).pipe(Command.withDescription(describe("run", "Capture, verify and render in one go.", {
+  success: "every source captured, report verified and grounded",
+  failure: "a failed capture, a rejected report or a no_evidence outcome",
+  usage: `${usageCodes}, existing run directory`
+})))
 
 const migrate = Command.make(
   "migrate",
@@ -328,7 +361,11 @@ const migrate = Command.make(
       yield* Io.stdout(lines.join("\n") + "\n")
       yield* exitWith(result.rejected.length === 0 ? 0 : 1)
     })
-).pipe(Command.withDescription(describe("Restore approved legacy records as v1 captures in a NEW run directory.")))
+).pipe(Command.withDescription(describe("migrate", "Restore approved legacy records as v1 captures in a NEW run directory.", {
+  success: "every approved legacy record migrated",
+  failure: "a legacy record was rejected",
+  usage: `${usageCodes}, existing run directory`
+})))
 
 const demo = Command.make(
   "demo",
@@ -339,7 +376,9 @@ const demo = Command.make(
     )
   },
   (args) => Demo.run(args.output).pipe(orUsageError)
-).pipe(Command.withDescription(describe("Run the whole pipeline offline against a synthetic source server on 127.0.0.1.")))
+).pipe(Command.withDescription(describe("demo", "Run the whole pipeline offline against a synthetic source server on 127.0.0.1.", {
+  success: "the demo ran and wrote its renderings"
+})))
 
 // --- serve: the HTTP service (src/server/) ----------------------------------------------------------
 
@@ -384,7 +423,9 @@ const serveCommand = Command.make(
       )
     })
 ).pipe(Command.withDescription(describe(
-  "Serve the verification API over HTTP (runs, verify report/answer, SSE run events; OpenAPI at /openapi.json) until SIGINT/SIGTERM."
+  "serve",
+  "Serve the verification API over HTTP (runs, verify report/answer, SSE run events; OpenAPI at /openapi.json) until SIGINT/SIGTERM.",
+  { success: "never: the service runs until SIGINT (130) or SIGTERM (143), then drains", usage: `${usageCodes}, or the address cannot be listened on` }
 )))
 
 // --- sources: the run's manifest for the drafting model -------------------------------------------
@@ -431,8 +472,13 @@ const sources = Command.make(
       yield* exitWith(Manifest.isComplete(manifest.manifest) ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe(
+  "sources",
   "List the run's sources (number, URL, capture digest) for the drafting model, as text, JSON or a prompt block, " +
-    "or hand the model their texts in manifest order (documents, anthropic, bedrock, evi1); read-only."
+    "or hand the model their texts in manifest order (documents, anthropic, bedrock, evi1); read-only.",
+  {
+    success: "every approved source has a usable capture in the run",
+    failure: "an approved source has no usable capture (listed as missing), or the texts pass the hand-off limit"
+  }
 )))
 
 // --- verify-answer: prose with inline citations ---------------------------------------------------
@@ -510,7 +556,12 @@ const verifyAnswer = Command.make(
       yield* exitWith(Either.isRight(outcome) && outcome.right.answer.outcome === "grounded" ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe(
-  "Verify an answer with inline citations (json, evi1 or anthropic) against a run's manifest and captures (read-only) and render it."
+  "verify-answer",
+  "Verify an answer with inline citations (json, evi1 or anthropic) against a run's manifest and captures (read-only) and render it.",
+  {
+    success: "answer verified and grounded",
+    failure: "answer rejected, or a no_evidence outcome"
+  }
 )))
 
 
@@ -575,7 +626,13 @@ const doctor = Command.make(
       yield* exitWith(result.failed.length === 0 && result.problems.length === 0 && badBodies(result) === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe(
-  "Check a run directory: every record verifies; list (and with --fix remove) leftovers of interrupted writes."
+  "doctor",
+  "Check a run directory: every record verifies; list (and with --fix remove) leftovers of interrupted writes.",
+  {
+    success: "every record and body verifies, and no leftover remains (or --fix removed them)",
+    failure: "a leftover found without --fix, one --fix could not remove, or a record or body that does not verify",
+    usage: `${usageCodes}, or not a run directory`
+  }
 )))
 
 // ---------------------------------------------------------------------------
@@ -598,7 +655,9 @@ const storeInit = Command.make(
       yield* Io.stdout(lines.join("\n") + "\n")
     })
 ).pipe(Command.withDescription(describe(
-  "Create or upgrade citegate's tables, append-only trigger and roles in PostgreSQL (--store or CITEGATE_DATABASE_URL); run as the database owner."
+  "store-init",
+  "Create or upgrade citegate's tables, append-only trigger and roles in PostgreSQL (--store or CITEGATE_DATABASE_URL); run as the database owner.",
+  { success: "the schema is current (migrations ran, or none was needed)", usage: `${usageCodes}, or the database refused (unreachable, no right)` }
 )))
 
 // ---------------------------------------------------------------------------
@@ -624,7 +683,13 @@ const recapture = Command.make(
       yield* exitWith(allCaptured ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe(
-  "Capture again, into a NEW run directory, the approved sources the OLD run holds records of (same budgets and policies as capture)."
+  "recapture",
+  "Capture again, into a NEW run directory, the approved sources the OLD run holds records of (same budgets and policies as capture).",
+  {
+    success: "every source the old run holds was captured again",
+    failure: "a source could not be captured (it is source_missing in the audit)",
+    usage: `${usageCodes}, existing or nested run directory, nothing to recapture`
+  }
 )))
 
 // ---------------------------------------------------------------------------
@@ -646,6 +711,7 @@ const audit = Command.make(
     config: configOption,
     runDir: Options.directory("run-dir").pipe(Options.withDescription("The OLD run directory the report or answer was verified in (only read)")),
     against: Options.directory("against").pipe(Options.withDescription("The NEW run directory (from recapture) to audit against (only read)")),
+    mode: modeOption,
     format: formatOption,
     out: outOption,
     force: forceOption
@@ -662,7 +728,12 @@ const audit = Command.make(
       const input: AuditRun.AuditInput = what === "report"
         ? { kind: "report", text }
         : { kind: "answer", text, formatIn: args.formatIn, manifestDigest: Option.getOrUndefined(args.manifestDigest) }
-      const outcome = yield* orUsageError(AuditRun.audit({ config, input, oldRun: args.runDir, newRun: args.against }))
+      const outcome = yield* orUsageError(AuditRun.audit({ config, input, oldRun: args.runDir, newRun: args.against, mode: Option.getOrUndefined(args.mode) }))
+      if (outcome._tag === "TimedOut") {
+        yield* Io.stderr(outcome.reason)
+        yield* Io.stderr(`audit: TIMED OUT: nothing was audited (audit.timeoutMs)\n`)
+        return yield* exitWith(2)
+      }
       if (outcome._tag === "NoBaseline") {
         yield* Io.stderr(outcome.reason)
         yield* Io.stderr(`audit: NO BASELINE: the ${what} does not verify against the old run; nothing was audited\n`)
@@ -677,10 +748,15 @@ const audit = Command.make(
       yield* Io.stderr(`${AuditRun.summary(outcome.result)}${written}\n`)
       yield* exitWith(outcome.result.outcome === "stable" ? 0 : 1)
     })
-).pipe(Command.withDescription(HelpDoc.blocks([
-  HelpDoc.p("Audit a report's or answer's verified citations against a NEW run of the same sources: unchanged, relocated, changed, deleted or source_missing (read-only)."),
-  HelpDoc.p("Exit codes: 0 nothing drifted; 1 something drifted (changed, deleted or source_missing); 2 usage error, or the report or answer does not verify against the old run; 70 internal error; 130 interrupted (SIGINT); 143 terminated (SIGTERM)")
-])))
+).pipe(Command.withDescription(describe(
+  "audit",
+  "Audit a report's or answer's verified citations against a NEW run of the same sources: unchanged, relocated, changed, deleted or source_missing (read-only).",
+  {
+    success: "nothing drifted",
+    failure: "something drifted (changed, deleted or source_missing)",
+    usage: `${usageCodes}, a report or answer that does not verify against the old run, or the audit timed out (audit.timeoutMs)`
+  }
+)))
 
 const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serveCommand] as const
 
@@ -690,6 +766,6 @@ export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [
 ])
 
 export const command = Command.make("run-pipeline").pipe(
-  Command.withDescription(describe("citegate: provable citations for generated reports.")),
+  Command.withDescription(describe("run-pipeline", "citegate: provable citations for generated reports.", programCodes)),
   Command.withSubcommands(commands)
 )

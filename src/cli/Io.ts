@@ -29,12 +29,24 @@ export const readText = (file: string, what: string) =>
       })
   })
 
-/** Creates a NEW run directory; an existing one (or anything under that name) is an error. */
+/**
+ * Creates a NEW run directory; an existing one (or anything under that name) is an error. Missing
+ * parents are created first (`--run-dir runs/2026/q3`); the run directory itself never recursively,
+ * so an existing run is refused rather than reused.
+ */
 export const createRunDirectory = (directory: string) =>
   Effect.tryPromise({
-    try: () => fsp.mkdir(directory, { recursive: false, mode: 0o755 }),
+    try: async () => {
+      // A parent that is a file (EEXIST here) is reported by the run directory's own mkdir (ENOTDIR).
+      await fsp.mkdir(path.dirname(path.resolve(directory)), { recursive: true, mode: 0o755 }).catch((error: unknown) => {
+        if (errorCode(error) !== "EEXIST") throw new WriteFailed({ path: directory, detail: errorText(error) })
+      })
+      await fsp.mkdir(directory, { recursive: false, mode: 0o755 })
+    },
     catch: (error) =>
-      errorCode(error) === "EEXIST"
+      error instanceof WriteFailed
+        ? error
+        : errorCode(error) === "EEXIST"
         ? new RunDirectoryExists({ path: directory })
         : new WriteFailed({ path: directory, detail: errorText(error) })
   })

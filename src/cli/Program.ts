@@ -11,7 +11,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { version } from "../version.js"
-import { command, commandNames } from "./Commands.js"
+import { command, commandNames, commandSummaries } from "./Commands.js"
 import * as CliExit from "./Exit.js"
 import { helpFirst, withHelpConsole } from "./Help.js"
 import * as Io from "./Io.js"
@@ -35,7 +35,7 @@ const fileSystem = Layer.effect(
 /** Runs the command line `argv` (`[node, script, ...arguments]`, as `process.argv`); succeeds with the exit code. */
 export const program = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
   Effect.suspend(() => cli(helpFirst(argv, commandNames))).pipe(
-    withHelpConsole("run-pipeline"),
+    withHelpConsole("run-pipeline", commandSummaries),
     Effect.as(CliExit.exitCodes.success as number),
     Effect.catchAll((error) => {
       if (ValidationError.isValidationError(error)) return Effect.succeed(CliExit.exitCodes.usage as number)

@@ -8,6 +8,8 @@ import type {
   InvalidConfig,
   InvalidMigrationMap,
   InvalidRunDirectory,
+  RunExists,
+  StorePackageMissing,
   StoreUnavailable
 } from "../Errors.js"
 import * as Describe from "../render/Describe.js"
@@ -32,6 +34,8 @@ export type UsageError =
   | InvalidMigrationMap
   | InvalidRunDirectory
   | StoreUnavailable
+  | RunExists
+  | StorePackageMissing
   | StoreChoiceInvalid
   | InvalidBudget
   | TestModeRequired
@@ -46,6 +50,8 @@ export const usageError = (error: UsageError): string =>
     InvalidMigrationMap: (e) => Text.describe(e._tag, Describe.configError(e)),
     InvalidRunDirectory: (e) => Text.describe(e._tag, Describe.configError(e)),
     StoreUnavailable: (e) => Text.describe(e._tag, Describe.configError(e)),
+    RunExists: (e) => Text.describe(e._tag, Describe.configError(e)),
+    StorePackageMissing: (e) => Text.describe(e._tag, Describe.configError(e)),
     StoreChoiceInvalid: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     FileUnreadable: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     RunDirectoryExists: (e) => `${e._tag}: ${terminal(e.message)}\n`,

@@ -13,7 +13,7 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as CaptureStore from "../CaptureStore.js"
-import type { InvalidRunDirectory, StoreUnavailable } from "../Errors.js"
+import type { InvalidRunDirectory, RunExists, StorePackageMissing, StoreUnavailable } from "../Errors.js"
 import { type RunDirectoryExists, StoreChoiceInvalid, type WriteFailed } from "./CliError.js"
 import * as Io from "./Io.js"
 
@@ -52,7 +52,10 @@ export const choose = (runDir: string, store: Option.Option<Redacted.Redacted>) 
   })
 
 /** A store on one run; building it fails when the run cannot be used. */
-export type StoreLayer = Layer.Layer<CaptureStore.CaptureStore, InvalidRunDirectory | StoreUnavailable>
+export type StoreLayer = Layer.Layer<
+  CaptureStore.CaptureStore,
+  InvalidRunDirectory | StoreUnavailable | RunExists | StorePackageMissing
+>
 
 /** Where `--out` must never point: the run directory (none for a run in a database). */
 export const runDirectoryOf = (choice: StoreChoice): string | undefined =>
@@ -79,6 +82,6 @@ export const existingRun = (choice: StoreChoice): Effect.Effect<StoreLayer> =>
 export const initialise = (url: Redacted.Redacted) =>
   Effect.flatMap(postgres, (Postgres) =>
     Postgres.migrate.pipe(
-      Effect.mapError((error) => Postgres.storeUnavailable("", error)),
+      Effect.mapError((error) => error._tag === "StorePackageMissing" ? error : Postgres.storeUnavailable("", error)),
       Effect.provide(Postgres.layerClient({ url }))
     ))

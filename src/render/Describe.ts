@@ -20,6 +20,8 @@ import type {
   InvalidMigrationMap,
   InvalidRunDirectory,
   ServiceError,
+  RunExists,
+  StorePackageMissing,
   StoreUnavailable,
   StreamError,
   UncitedSentence,
@@ -282,7 +284,7 @@ const captureErrorUnbounded = (error: CaptureError): Description =>
   })
 
 export const configError = (
-  error: InvalidConfig | InvalidMigrationMap | InvalidRunDirectory | StoreUnavailable
+  error: InvalidConfig | InvalidMigrationMap | InvalidRunDirectory | StoreUnavailable | RunExists | StorePackageMissing
 ): Description =>
   Match.valueTags(error, {
     InvalidMigrationMap: (e): Description => ({
@@ -309,7 +311,17 @@ export const configError = (
     StoreUnavailable: (e): Description => ({
       title: "Capture store unavailable",
       fields: [["run", e.run], ["detail", e.detail]],
-      fix: "Check the database URL and credentials, run the store's migration, and name with --run-dir a run written by `run-pipeline capture --store …` (a new name for capture)."
+      fix: "Check the database URL and credentials, run the store's migration, and name with --run-dir a run written by `run-pipeline capture --store …`."
+    }),
+    RunExists: (e): Description => ({
+      title: "Run already exists",
+      fields: [["run", e.run]],
+      fix: "Captures go into a new run: name one that does not exist yet with --run-dir. The existing run was left untouched."
+    }),
+    StorePackageMissing: (e): Description => ({
+      title: "PostgreSQL store packages not installed",
+      fields: [["missing", e.missing], ["install", e.install.join(" ")]],
+      fix: `Install the store's optional peer dependencies: npm install ${e.install.join(" ")}`
     })
   })
 
@@ -566,5 +578,10 @@ const auditErrorUnbounded = (error: AuditError): Description =>
       title: "Verification timed out",
       fields: [["deadline ms", String(e.timeoutMs)]],
       fix: "The old citations could not be re-verified in time. Audit fewer citations, or raise verify.timeoutMs if the captures are legitimately this large."
+    }),
+    AuditTimeout: (e): Description => ({
+      title: "Audit timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing was audited. Audit fewer citations, or raise audit.timeoutMs if the captures are legitimately this large."
     })
   })

@@ -12,14 +12,15 @@
  *
  * `@effect/sql-pg` (with `@effect/sql` and the `pg` driver) is an optional peer
  * dependency of citegate: only applications that import `citegate/PostgresStore`
- * install it.
+ * install it. Without it the module still loads, and using the store fails with
+ * `StorePackageMissing`, naming the packages to install (src/store/PostgresPeers.ts).
  *
  * @since 0.1.0
  */
-import * as Migrator from "@effect/sql/Migrator"
-import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Migrator from "@effect/sql/Migrator"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
+import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -40,10 +41,13 @@ import {
   CaptureWriteFailed,
   type CorruptCapture,
   MissingCapture,
+  RunExists,
+  type StorePackageMissing,
   StoreUnavailable
 } from "../Errors.js"
 import { checkBody, checkWrittenBody, corrupt, decodeRecordText } from "../internal/recordDecode.js"
 import { migrations, migrationsTable } from "./PostgresMigrations.js"
+import { peers } from "./PostgresPeers.js"
 
 export { captureRole, migrationsTable, verifierRole } from "./PostgresMigrations.js"
 
@@ -116,7 +120,8 @@ interface BodyRow {
  * @category constructors
  */
 export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresOptions) {
-  const sql = yield* SqlClient.SqlClient
+  const loaded = yield* peers
+  const sql = yield* loaded.SqlClient.SqlClient
   const run = options.run
   const maxRecordBytes = options.maxRecordBytes ?? defaultMaxRecordBytes
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes
@@ -126,12 +131,7 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
   if (options.create === true) {
     yield* sql`INSERT INTO citegate_runs (run) VALUES (${run})`.pipe(
       Effect.mapError((error) =>
-        sqlState(error) === "23505"
-          ? new StoreUnavailable({
-            run,
-            detail: "the run already exists; captures go into a new run so evidence is never mixed"
-          })
-          : unavailable(run)(error)
+        sqlState(error) === "23505" ? new RunExists({ run }) : unavailable(run)(error)
       )
     )
   } else {
@@ -254,7 +254,9 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: PostgresOptions): Layer.Layer<CaptureStore, StoreUnavailable, SqlClient.SqlClient> =>
+export const layer = (
+  options: PostgresOptions
+): Layer.Layer<CaptureStore, StoreUnavailable | RunExists | StorePackageMissing, SqlClient.SqlClient> =>
   Layer.effect(CaptureStore, make(options))
 
 /**
@@ -277,12 +279,13 @@ export interface ConnectionOptions {
  */
 export const layerClient = (
   options: ConnectionOptions & { readonly run?: string }
-): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, StoreUnavailable> =>
-  PgClient.layer({
-    url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
-    maxConnections: options.maxConnections,
-    applicationName: "citegate"
-  }).pipe(Layer.mapError((error) => new StoreUnavailable({ run: options.run ?? "", detail: sqlDetail(error) })))
+): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, StoreUnavailable | StorePackageMissing> =>
+  Layer.unwrapEffect(Effect.map(peers, ({ PgClient }) =>
+    PgClient.layer({
+      url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
+      maxConnections: options.maxConnections,
+      applicationName: "citegate"
+    }).pipe(Layer.mapError((error) => new StoreUnavailable({ run: options.run ?? "", detail: sqlDetail(error) })))))
 
 /**
  * The store on one run with its own client, for applications that have no
@@ -291,7 +294,9 @@ export const layerClient = (
  * @since 0.1.0
  * @category layers
  */
-export const layerUrl = (options: PostgresOptions & ConnectionOptions): Layer.Layer<CaptureStore, StoreUnavailable> =>
+export const layerUrl = (
+  options: PostgresOptions & ConnectionOptions
+): Layer.Layer<CaptureStore, StoreUnavailable | RunExists | StorePackageMissing> =>
   layer(options).pipe(Layer.provide(layerClient(options)))
 
 /**
@@ -304,12 +309,13 @@ export const layerUrl = (options: PostgresOptions & ConnectionOptions): Layer.La
  */
 export const migrate: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
-  Migrator.MigrationError | SqlError,
+  Migrator.MigrationError | SqlError | StorePackageMissing,
   SqlClient.SqlClient
-> = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable }).pipe(
-  // The migrator turns a failed migration into a defect; it is an expected failure here (no right to create roles, say).
-  Effect.catchAllDefect((defect) => defect instanceof Migrator.MigrationError ? Effect.fail(defect) : Effect.die(defect))
-)
+> = Effect.flatMap(peers, ({ Migrator }) =>
+  Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable }).pipe(
+    // The migrator turns a failed migration into a defect; it is an expected failure here (no right to create roles, say).
+    Effect.catchAllDefect((defect) => defect instanceof Migrator.MigrationError ? Effect.fail(defect) : Effect.die(defect))
+  ))
 
 /**
  * A failure of the database as `StoreUnavailable` for `run` (empty: no run),

@@ -16,8 +16,8 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { peers } from "./PostgresPeers.js"
 
 /** The role capture workers log in as (through membership): INSERT only. */
 export const captureRole = "citegate_capture"
@@ -101,7 +101,8 @@ const initial: ReadonlyArray<string> = [
 ]
 
 const statements = (list: ReadonlyArray<string>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (statement) => sql.unsafe(statement), { discard: true }))
+  Effect.flatMap(peers, ({ SqlClient }) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (statement) => sql.unsafe(statement), { discard: true })))
 
 /** The migrations, by `<id>_<name>` (the key format `Migrator.fromRecord` reads). */
 export const migrations = {
