@@ -26,6 +26,10 @@ import { type CaptureRecord, Label, recordBody, Rfc3339Utc, sha256Of, Sha256Hex,
 import { CorruptCapture, DigestMismatch, LegacyCapture, MissingCapture } from "./Errors.js"
 import { terminal } from "./render/Escape.js"
 
+/** What the drafter copies from: the extracted text, whose notation differs from a rendered page's. */
+export const copyFromText = " Copy from the source text you were given, not from the page as a browser shows it: there a superscript is " +
+  "written with ^ (10^6), a subscript with _ (H_2O), a table row is one line with a tab between cells, and a no-break space is a plain space."
+
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 export const manifestFormat = "citegate.manifest/1" as const
@@ -241,7 +245,7 @@ export const toPrompt = (manifest: Manifest): string => {
     "Copy both character for character; never construct, shorten or change a URL or digest.",
     "2. The snippet must occur verbatim in that source's text: the same characters, case, spacing, punctuation, " +
     "digits and line breaks. No paraphrase, no ellipsis, no added quotes. Escape nothing yourself beyond what a JSON " +
-    "string requires (\\\" and \\\\, and \\n for a line break).",
+    "string requires (\\\" and \\\\, and \\n for a line break)." + copyFromText,
     "3. When the sources do not state a fact, write an unavailable entry with a reason and nothing else: no source, " +
     "snippet, digest or value. Do not guess.",
     "4. A citation only proves that the snippet is in the source; choose a snippet that states the labelled fact itself.",

@@ -473,8 +473,7 @@ const sources = Command.make(
     })
 ).pipe(Command.withDescription(describe(
   "sources",
-  "List the run's sources (number, URL, capture digest) for the drafting model, as text, JSON or a prompt block, " +
-    "or hand the model their texts in manifest order (documents, anthropic, bedrock, evi1); read-only.",
+  "List the run's sources for the drafting model, or hand it their texts (documents, anthropic, bedrock, evi1); read-only.",
   {
     success: "every approved source has a usable capture in the run",
     failure: "an approved source has no usable capture (listed as missing), or the texts pass the hand-off limit"
