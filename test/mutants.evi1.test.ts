@@ -335,7 +335,7 @@ describe("toAnswer", () => {
           "",
           "1. Write the answer as prose. End every sentence that states a fact from the sources with the numbers of the sources that state it, then a claim id: `…older adults.[1]{c1}` or `…density.[2][3]{c2}`. Number claims c1, c2, c3, … and use each claim id once. A sentence with a number, date or amount always needs a citation, also in a heading.",
           "2. After the answer, write an appendix: a line `EVI1`, then one line per claim and source, `cX|n|\"quote\"`, then a line `END_EVI1`. Nothing after it, and no other EVI1 or END_EVI1 line anywhere.",
-          "3. The quote is copied verbatim from source n: the same characters, case, spacing, punctuation and digits. No paraphrase, no ellipsis. Inside the quote write \\\" for a double quote, \\\\ for a backslash and \\n for a line break." +
+          "3. The quote is copied verbatim from source n: the same characters, case, spacing, punctuation and digits. No paraphrase, no ellipsis. Inside the quote write \\\" for a double quote, \\\\ for a backslash and \\n for a line break; write a tab as a tab character (there is no escape for it)." +
             " Copy from the source text you were given, not from the page as a browser shows it: there a superscript is written with ^ (10^6), a subscript with _ (H_2O), a table row is one line with a tab between cells, and a no-break space is a plain space.",
           "4. Every [n] of a claim needs its evidence line, and every evidence line needs its [n] in that claim.",
           "5. Cite only the numbered sources above that are available. When the sources do not state something, say so without a citation; do not guess.",

@@ -586,7 +586,8 @@ export const prompt = (manifest: Manifest): string => {
     "2. After the answer, write an appendix: a line `EVI1`, then one line per claim and source, `cX|n|\"quote\"`, " +
     "then a line `END_EVI1`. Nothing after it, and no other EVI1 or END_EVI1 line anywhere.",
     "3. The quote is copied verbatim from source n: the same characters, case, spacing, punctuation and digits. " +
-    "No paraphrase, no ellipsis. Inside the quote write \\\" for a double quote, \\\\ for a backslash and \\n for a line break." +
+    "No paraphrase, no ellipsis. Inside the quote write \\\" for a double quote, \\\\ for a backslash and \\n for a line break; " +
+    "write a tab as a tab character (there is no escape for it)." +
     copyFromText,
     "4. Every [n] of a claim needs its evidence line, and every evidence line needs its [n] in that claim.",
     "5. Cite only the numbered sources above that are available. When the sources do not state something, say so " +
