@@ -302,6 +302,10 @@ export class SnippetAbsent extends Schema.TaggedError<SnippetAbsent>()("SnippetA
  * the fact names (`reason: "outside"`), or the capture has no such anchor
  * (`reason: "no-such-anchor"`).
  */
+/** `page 2`, or `pages 2–3` for an excerpt across a page break. */
+export const pagesLabel = (first: number, last: number | undefined): string =>
+  last === undefined || last === first ? `page ${first}` : `pages ${first}–${last}`
+
 export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("AnchorMismatch", {
   source: Schema.String,
   captureSha256: Schema.String,
@@ -311,6 +315,8 @@ export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("Anchor
   reason: Schema.Literal("outside", "no-such-anchor"),
   /** Where the excerpt's first occurrence is: its page and innermost heading path (v2 captures that have them). */
   foundPage: Schema.optional(Schema.Int),
+  /** The page the excerpt ends on, when it runs past `foundPage` (a quote across a page break). */
+  foundLastPage: Schema.optional(Schema.Int),
   foundHeading: Schema.optional(Schema.Array(Schema.String)),
   /** How many pages the capture has (v2 captures with pages). */
   pages: Schema.optional(Schema.NonNegativeInt),
@@ -321,7 +327,7 @@ export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("Anchor
 }) {
   override get message() {
     const where = [
-      ...(this.foundPage === undefined ? [] : [`page ${this.foundPage}`]),
+      ...(this.foundPage === undefined ? [] : [pagesLabel(this.foundPage, this.foundLastPage)]),
       ...(this.foundHeading === undefined ? [] : [`heading ${this.foundHeading.join(" > ")}`])
     ]
     const found = where.length === 0 ? "" : ` (it is on ${where.join(", ")})`

@@ -77,9 +77,30 @@ describe("AnchorMismatch: where the excerpt is, and the capture's anchors", () =
       assert.notStrictEqual(error.foundPage, 2)
       assert.isAtLeast(error.pages!, error.foundPage!)
       assert.include(text, `excerpt is on: page ${error.foundPage}`)
-      assert.include(text, `pages in the capture: ${error.pages}`)
+      assert.include(text, `the capture's page count: ${error.pages}`)
       const far = yield* mismatch(directory, ref, inventory, { page: 9 })
       assert.deepStrictEqual([far.error.reason, far.error.foundPage, far.error.pages], ["no-such-anchor", error.foundPage, error.pages])
+    }))
+
+  it.scopedLive("a quote across a page break: the hint names both pages, and the fix the range that verifies", () =>
+    Effect.gen(function*() {
+      const { directory, ref } = yield* captured(fs.readFileSync(fixturePath("extraction", "report.pdf")), "application/pdf")
+      const record = JSON.parse(fs.readFileSync(`${directory}/${CaptureStore.recordFileName(ref.source)}`, "utf8"))
+      const text: string = record.text
+      const pages: Array<{ number: number; start: number; end: number }> = record.pages
+      const brk = text.indexOf("\f")
+      assert.isAbove(brk, 12)
+      const across = text.slice(brk - 12, brk + 13)
+      const first = pages.find((p) => p.start <= brk - 12 && brk - 12 < p.end)!.number
+      const result = yield* mismatch(directory, ref, across, { page: first })
+      assert.deepStrictEqual([result.error.reason, result.error.foundPage, result.error.foundLastPage], ["outside", first, first + 1])
+      assert.include(result.error.message, `(it is on pages ${first}–${first + 1})`)
+      assert.include(result.text, `excerpt is on: pages ${first}–${first + 1}`)
+      assert.include(result.text, `"page": {"start": ${first}, "end": ${first + 2}}`)
+      // A quote on one page names one page, and no last page.
+      const inside = yield* mismatch(directory, ref, text.slice(brk + 1, brk + 20), { page: first })
+      assert.strictEqual(inside.error.foundLastPage, undefined)
+      assert.strictEqual(inside.error.foundPage, first + 1)
     }))
 
   it.scopedLive("the heading list is bounded: at most maxListedHeadings paths, the rest counted", () =>

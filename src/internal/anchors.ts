@@ -91,6 +91,8 @@ export const maxListedHeadings = 50
 export const anchorHints = (record: CaptureRecord, found: Span | undefined) => {
   if (record.format !== "citegate.capture/2") return {}
   const where = found === undefined ? {} : locate(record, found)
+  // A quote across a page break: the page its last character is on, so the hint names the whole range.
+  const last = found === undefined || found.end <= found.start ? undefined : locate(record, { start: found.end - 1, end: found.end }).page
   const seen = new Set<string>()
   const headings: Array<ReadonlyArray<string>> = []
   let omitted = 0
@@ -103,6 +105,7 @@ export const anchorHints = (record: CaptureRecord, found: Span | undefined) => {
   }
   return {
     ...(where.page === undefined ? {} : { foundPage: where.page }),
+    ...(where.page === undefined || last === undefined || last === where.page ? {} : { foundLastPage: last }),
     ...(where.heading === undefined ? {} : { foundHeading: where.heading }),
     ...(record.pages === undefined ? {} : { pages: record.pages.length }),
     ...(headings.length === 0 ? {} : { headings }),

@@ -27,7 +27,7 @@ import type {
   UncitedSentence,
   VerificationTimeout
 } from "../Errors.js"
-import { formatPath } from "../Errors.js"
+import { formatPath, pagesLabel } from "../Errors.js"
 import { cut } from "../internal/bounded.js"
 
 export interface Description {
@@ -57,11 +57,11 @@ const anchorHintFields = (e: AnchorMismatch): ReadonlyArray<readonly [string, st
     : [[
       "excerpt is on",
       [
-        ...(e.foundPage === undefined ? [] : [`page ${e.foundPage}`]),
+        ...(e.foundPage === undefined ? [] : [pagesLabel(e.foundPage, e.foundLastPage)]),
         ...(e.foundHeading === undefined ? [] : [`heading ${e.foundHeading.join(" > ")}`])
       ].join(", ")
     ] as const]),
-  ...(e.pages === undefined ? [] : [["pages in the capture", String(e.pages)] as const]),
+  ...(e.pages === undefined ? [] : [["the capture's page count", String(e.pages)] as const]),
   ...(e.headings === undefined
     ? []
     : [[
@@ -158,7 +158,10 @@ const factErrorUnbounded = (error: FactError): Description =>
         ["snippet", e.snippet],
         ...anchorHintFields(e)
       ],
-      fix: "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out."
+      fix: e.foundLastPage !== undefined && e.foundPage !== undefined && e.foundLastPage !== e.foundPage
+        ? `The excerpt runs across a page break: name the page range it spans (pages ${e.foundPage}–${e.foundLastPage}; ` +
+          `in an answer \`"page": {"start": ${e.foundPage}, "end": ${e.foundLastPage + 1}}\`, end exclusive), or leave the anchor out.`
+        : "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out."
     }),
     AmbiguousSnippet: (e): Description => ({
       title: e.prefix === undefined && e.suffix === undefined
