@@ -18,7 +18,7 @@ const normalized =
   "matched under normalized/1 (opt-in), NOT verbatim: the quote equals the capture's text only after normalisation (case, spacing, quotes, dashes, compatibility forms)"
 const absentFix = "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or drop the claim."
 const anchorFix = "Captures carry PDF pages and heading paths but no content blocks: cite the quote with its page or heading, or without an anchor."
-const spanFix = "The quote exists elsewhere in the capture only: the citation's indices point at other text."
+const spanFix = "The quote is elsewhere in the capture: cite code points 10–21 (end exclusive; the first occurrence), or give the quote without indices."
 const staleFix = "Draft against this run's manifest and name its digest (MANIFEST line or --manifest-digest); numbers are never re-bound."
 const orphanFix = "Put the sources directly before the claim id: [n]{cX}."
 // The EVI1 fix as Describe gives it: `… escape only \", \\ and \n.`
@@ -544,7 +544,7 @@ describe("HTML", () => {
           "Claim <code class=\"value\">c&lt;1&gt;</code>, citation 2: ",
           "Quote is not at the cited position",
           [["source", A], ["capture", "a1a1a1a1a1a1…"], ["claimed code points", "3–14"], ["first found at code point", "10"], ["quote", "4,210\\u{000a}units"]],
-          "The quote exists elsewhere in the capture only: the citation&#39;s indices point at other text."
+          "The quote is elsewhere in the capture: cite code points 10–21 (end exclusive; the first occurrence), or give the quote without indices."
         ),
         failure(
           "SnippetAbsent",

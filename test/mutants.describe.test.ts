@@ -159,7 +159,7 @@ describe("Describe: every error tag, exactly", () => {
       d(
         "Quote is not at the cited position",
         [["source", "https://q.test/"], ["capture", P1], ["claimed code points", "5–7"], ["first found at code point", "11"], ["quote", "qq"]],
-        "The quote exists elsewhere in the capture only: the citation's indices point at other text."
+        "The quote is elsewhere in the capture: cite code points 11–13 (end exclusive; the first occurrence), or give the quote without indices."
       )
     )
     check(

@@ -311,7 +311,7 @@ describe("repair instructions, exactly", () => {
         "",
         ...fenced("qq"),
         "",
-        "Do: The quote exists elsewhere in the capture only: the citation's indices point at other text. If you cannot, say unavailable.",
+        "Do: The quote is elsewhere in the capture: cite code points 11–13 (end exclusive; the first occurrence), or give the quote without indices. If you cannot, say unavailable.",
         "",
         "## Citation 2 of 2: citation 1 of a claim",
         "",

@@ -365,7 +365,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
         ["first found at code point", String(e.foundStart)],
         ["quote", e.quote]
       ],
-      fix: "The quote exists elsewhere in the capture only: the citation's indices point at other text."
+      fix: `The quote is elsewhere in the capture: cite code points ${e.foundStart}–${e.foundStart + [...e.quote].length} ` +
+        "(end exclusive; the first occurrence), or give the quote without indices."
     }),
     AnchorUnsupported: (e): Description => ({
       title: "Anchor cannot be checked",
