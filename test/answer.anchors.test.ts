@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import * as Answer from "../src/answer/Answer.js"
 import * as Anthropic from "../src/answer/Anthropic.js"
+import * as AnswerRender from "../src/answer/Render.js"
 import { CaptureStore } from "../src/CaptureStore.js"
 import type { PipelineConfig } from "../src/Config.js"
 import { type CaptureRecord, sha256Of, type SourceUrl } from "../src/Domain.js"
@@ -110,6 +111,13 @@ describe("answers: page ranges and heading paths are checked like a report's", (
       assert.deepStrictEqual(answer.removed, [])
       assert.deepStrictEqual(answer.claims.map((c) => c.citations[0]!.evidence.page ?? null), [2, 3, null, null])
       assert.deepStrictEqual(answer.claims.map((c) => c.citations[0]!.evidence.heading ?? null).slice(2), [["Guide", "Returns"], ["Guide", "Shipping"]])
+      // Every rendering says where each excerpt lies, as a report's renderings do.
+      const rendering = AnswerRender.AnswerRendering.Verified({ answer, captures: new Map() })
+      const text = AnswerRender.render("text", rendering)
+      assert.include(text, "\n    anchor    page 2\n")
+      assert.include(text, "    anchor    section Guide › Returns\n")
+      assert.include(AnswerRender.render("markdown", rendering), ", section Guide › Shipping\n")
+      assert.include(AnswerRender.render("html", rendering), " · page 3")
     }).pipe(Effect.provide(layer)))
 
   it.effect("a quote outside the named pages or section: AnchorMismatch outside; no such page or heading: no-such-anchor", () =>

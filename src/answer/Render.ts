@@ -21,6 +21,7 @@ import type { Format } from "../render/Render.js"
 import { sourceText } from "../render/HtmlPage.js"
 import {
   ambiguityNote,
+  anchorText,
   captureReads,
   digestPrefix,
   isNormalized,
@@ -121,6 +122,7 @@ const text = (rendering: AnswerRendering): string =>
           `[${f.n}] VERIFIED QUOTE ${quoted(citation.quote)}`,
           `    source  ${terminal(citation.source)}`,
           `    capture sha256 ${digestPrefix(citation.captureSha256)}…  accessed ${evidence.accessedAt}  span ${evidence.span.start}–${evidence.span.end}`,
+          ...(anchorText(evidence) === undefined ? [] : [`    anchor    ${terminal(anchorText(evidence)!)}`]),
           ...taggedNotes(evidence).map((note) => `    ${note}`),
           // A normalised match is not the capture's text: show what the capture says, as reports do.
           ...(isNormalized(evidence) && captureReads(evidence) !== undefined ? [`    capture reads  ${quoted(captureReads(evidence)!)}`] : [])
@@ -190,7 +192,8 @@ const markdown = (rendering: AnswerRendering): string =>
           "",
           ...(reads === undefined ? [] : ["The capture's own text at this span:", "", markdownBlock(reads), ""]),
           `Source: ${markdownUrl(citation.source)}  `,
-          `Capture: sha256 \`${digestPrefix(citation.captureSha256)}\`…, accessed ${md(evidence.accessedAt)}, characters ${evidence.span.start}–${evidence.span.end}`,
+          `Capture: sha256 \`${digestPrefix(citation.captureSha256)}\`…, accessed ${md(evidence.accessedAt)}, characters ${evidence.span.start}–${evidence.span.end}` +
+            (anchorText(evidence) === undefined ? "" : `, ${md(anchorText(evidence)!)}`),
           "",
           ...matchNotes(evidence).flatMap((note) => [`**${md(note)}.**`, ""])
         )
@@ -279,7 +282,9 @@ const html = (rendering: AnswerRendering): string =>
           const reads = isNormalized(evidence) ? captureReads(evidence) : undefined
           const captureNumber = sources.indexOf(citation.source) + 1
           parts.push(`<li id="fn-${f.n}"><blockquote class="quote">${h(citation.quote)}</blockquote>
-Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix(citation.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}${matchNotes(evidence).map((note) => ` · <strong>${h(note)}</strong>`).join("")}${
+Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix(citation.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}${
+            anchorText(evidence) === undefined ? "" : ` · ${h(anchorText(evidence)!)}`
+          }${matchNotes(evidence).map((note) => ` · <strong>${h(note)}</strong>`).join("")}${
             // Only where the capture's text is on the page: a link never points at nothing.
             captures.has(citation.source)
               ? ` · <a href="#fn-${f.n}-excerpt">open in the captured text</a><sup><a href="#capture-${captureNumber}">[${captureNumber}]</a></sup>`
