@@ -33,55 +33,41 @@ if (process.argv[2] === "--make-code-cache" || process.argv[2] === "--check-code
   const { cacheUsed } = runBundle({ produceCache: make })
   if (!make) process.once("exit", () => process.stderr.write(`code cache used: ${cacheUsed}\n`))
 } else {
-  // The extraction process's entry point, bundled the same way: it starts in a fraction of the time the
-  // compiled modules take (extract/Runner.ts starts one per concurrent capture).
-  const child = await build({
-    entryPoints: [path.join(root, "dist", "extract", "Child.js")],
-    outfile: path.join(root, "dist", "bundle", "extract-child.cjs"),
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: "none",
-    logLevel: "silent",
-    define: { "import.meta.url": "__citegateModuleUrl" },
-    banner: { js: "const __citegateModuleUrl = require(\"node:url\").pathToFileURL(__filename).href;" }
-  })
-  if (child.warnings.length > 0 || child.errors.length > 0) {
-    for (const message of [...child.errors, ...child.warnings]) {
-      process.stderr.write(`${message.location?.file ?? ""}:${message.location?.line ?? ""} ${message.text}\n`)
+  /**
+   * One script of `entry` with what it imports, tree-shaken. A classic script, not a module: V8 can
+   * cache its compiled code (vm.Script), which Node 20 offers for no ES module. Whitespace and syntax
+   * only are minified: identifiers keep their names, so error reports read the same. The bundles sit
+   * two levels below the package root, like dist/cli/*.js, so URLs relative to a module (the demo's
+   * fixtures) resolve the same. Any warning (another use of import.meta, say) could be a broken
+   * bundle: the build fails instead.
+   */
+  const bundle = async (entry, outfile) => {
+    const result = await build({
+      entryPoints: [path.join(root, "dist", ...entry)],
+      outfile,
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      target: "node20",
+      minifyWhitespace: true,
+      minifySyntax: true,
+      legalComments: "none",
+      logLevel: "silent",
+      define: { "import.meta.url": "__citegateModuleUrl" },
+      banner: { js: "const __citegateModuleUrl = require(\"node:url\").pathToFileURL(__filename).href;" }
+    })
+    if (result.warnings.length > 0 || result.errors.length > 0) {
+      for (const message of [...result.errors, ...result.warnings]) {
+        process.stderr.write(`${message.location?.file ?? ""}:${message.location?.line ?? ""} ${message.text}\n`)
+      }
+      process.exit(1)
     }
-    process.exit(1)
   }
+  // The extraction process's entry point: it starts in a fraction of the time the compiled modules
+  // take (extract/Runner.ts starts one per concurrent capture).
+  await bundle(["extract", "Child.js"], path.join(root, "dist", "bundle", "extract-child.cjs"))
   const outfile = path.join(root, "dist", "bundle", "run-pipeline.cjs")
-  const result = await build({
-    entryPoints: [path.join(root, "dist", "cli", "main.js")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    // A classic script, not a module: V8 can cache its compiled code (vm.Script), which Node 20
-    // offers for no ES module.
-    format: "cjs",
-    target: "node20",
-    // Whitespace and syntax only: identifiers keep their names, so error reports read the same.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: "none",
-    logLevel: "silent",
-    // The bundle sits two levels below the package root, like dist/cli/*.js, so URLs relative to a
-    // module (the demo's fixtures) resolve the same.
-    define: { "import.meta.url": "__citegateModuleUrl" },
-    banner: { js: "const __citegateModuleUrl = require(\"node:url\").pathToFileURL(__filename).href;" }
-  })
-  // Any warning (another use of import.meta, say) could be a broken CLI: fail the build instead.
-  if (result.warnings.length > 0 || result.errors.length > 0) {
-    for (const message of [...result.errors, ...result.warnings]) {
-      process.stderr.write(`${message.location?.file ?? ""}:${message.location?.line ?? ""} ${message.text}\n`)
-    }
-    process.exit(1)
-  }
+  await bundle(["cli", "main.js"], outfile)
   // The first line names the bundle's digest: the loader matches it against the cache's header.
   const code = fs.readFileSync(outfile, "utf8")
   fs.writeFileSync(outfile, `// citegate bundle ${createHash("sha256").update(code).digest("hex")}\n${code}`)
