@@ -17,8 +17,8 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
-import * as Capture from "../src/Capture.js"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as Capture from "../src/capture/Capture.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import { recordBody, sha256Of, type SourceUrl } from "../src/Domain.js"
 
 const MiB = 1024 * 1024

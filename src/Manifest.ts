@@ -20,7 +20,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { CaptureStore } from "./CaptureStore.js"
+import { CaptureStore } from "./store/CaptureStore.js"
 import type { PipelineConfig } from "./Config.js"
 import { type CaptureRecord, Label, recordBody, Rfc3339Utc, sha256Of, Sha256Hex, SourceUrl } from "./Domain.js"
 import { CorruptCapture, DigestMismatch, LegacyCapture, MissingCapture } from "./Errors.js"

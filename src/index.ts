@@ -9,18 +9,18 @@
  */
 
 /** Trusted side: fetches approved sources and writes capture records. */
-export * as Capture from "./Capture.js"
-export * as CaptureStore from "./CaptureStore.js"
+export * as Capture from "./capture/Capture.js"
+export * as CaptureStore from "./store/CaptureStore.js"
 /** An in-memory CaptureStore (tests, services that hold captures elsewhere). */
 export * as MemoryStore from "./store/Memory.js"
 // The PostgreSQL store is only a subpath entry, `citegate/PostgresStore`: it loads `@effect/sql-pg`
 // and the `pg` driver (optional peers), which an application without a database never installs.
-export * as Migrate from "./Migrate.js"
+export * as Migrate from "./store/Migrate.js"
 
 /** Read-only side: checks reports against captures. */
-export * as Verifier from "./Verifier.js"
-export * as Gate from "./Gate.js"
-export * as Policy from "./Policy.js"
+export * as Verifier from "./verify/Verifier.js"
+export * as Gate from "./verify/Gate.js"
+export * as Policy from "./verify/Policy.js"
 /** What a drafting model is handed: the run's numbered sources and digests, and a prompt block. */
 export * as Manifest from "./Manifest.js"
 
@@ -30,7 +30,7 @@ export * as Domain from "./Domain.js"
 export * as Errors from "./Errors.js"
 export * from "./Errors.js"
 export * from "./Domain.js"
-export { VerifiedReport } from "./VerifiedReport.js"
+export { VerifiedReport } from "./verify/VerifiedReport.js"
 
 /** Output: text, Markdown, HTML and JSON renderers. */
 export * as Render from "./render/Render.js"

@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Fiber, Layer } from "effect"
 import * as fsp from "node:fs/promises"
 import * as zlib from "node:zlib"
-import * as Capture from "../src/Capture.js"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as Capture from "../src/capture/Capture.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import type * as Dispatcher from "../src/capture/Dispatcher.js"
 import { sha256Of, type SourceUrl } from "../src/Domain.js"
 import {
@@ -22,7 +22,7 @@ import {
   UnsupportedContentEncoding,
   UnsupportedContentType
 } from "../src/Errors.js"
-import * as Gate from "../src/Gate.js"
+import * as Gate from "../src/verify/Gate.js"
 import { version } from "../src/version.js"
 import { plainText, type ServerState, testServer, waitUntil } from "./httpServer.js"
 import { fixtureText, recordPath, snapshotDirectory, tempDirectory } from "./support.js"

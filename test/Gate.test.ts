@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as Config from "../src/Config.js"
 import { InvalidConfig, NotApproved, ReportRejected, SnippetAbsent } from "../src/Errors.js"
-import * as Gate from "../src/Gate.js"
+import * as Gate from "../src/verify/Gate.js"
 import { cited, gateFor, inventoryRecord, pipelineConfig, runDirectoryWith, salesRecord, unavailable, withMode } from "./support.js"
 
 describe("Gate", () => {

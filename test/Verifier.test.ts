@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fsp from "node:fs/promises"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import { makeCaptureRecord, sha256Of, type SourceUrl } from "../src/Domain.js"
 import {
   CorruptCapture,
@@ -16,8 +16,8 @@ import {
   SnippetAbsent,
   UnknownLabel
 } from "../src/Errors.js"
-import * as Policy from "../src/Policy.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Policy from "../src/verify/Policy.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import {
   accessedAt,
   cited,

@@ -5,10 +5,10 @@ import * as AnswerRender from "../src/answer/Render.js"
 import * as Config from "../src/Config.js"
 import { decodeOptions } from "../src/Domain.js"
 import { AmbiguousSnippet, InvalidConfig, SnippetAbsent } from "../src/Errors.js"
-import * as Policy from "../src/Policy.js"
+import * as Policy from "../src/verify/Policy.js"
 import * as Render from "../src/render/Render.js"
 import * as MemoryStore from "../src/store/Memory.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { check, configWith, fact, onlyCitation, onlyFailure, recordOf, SOURCE } from "./anchorSupport.js"
 
 // Typographic capture text: curly quotes, an en dash, a soft hyphen, a no-break space, a ligature, CRLF, astral neighbours.

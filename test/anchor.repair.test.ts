@@ -8,10 +8,10 @@ import { DigestMismatch, ReportRejected, SnippetAbsent } from "../src/Errors.js"
 import * as Render from "../src/render/Render.js"
 import { Rendering } from "../src/render/Rendering.js"
 import * as Repair from "../src/render/Repair.js"
-import { toVerifiedReport } from "../src/Verifier.js"
+import { toVerifiedReport } from "../src/verify/Verifier.js"
 import { cli } from "./cliProcess.js"
 import { config as answerConfig, configJson, emojiRecord } from "./answerSupport.js"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as Manifest from "../src/Manifest.js"
 import {
   accessedAt,

@@ -10,9 +10,9 @@ import { readdirSync, readFileSync } from "node:fs"
 import { normalizeText } from "../src/anchor/Normalize.js"
 import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
 import type { SnippetAbsent } from "../src/Errors.js"
-import * as Policy from "../src/Policy.js"
+import * as Policy from "../src/verify/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { accessedAt, fixturePath } from "./support.js"
 
 export const classes = [

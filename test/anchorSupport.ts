@@ -3,7 +3,7 @@ import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeCaptureRecord, type SourceUrl, type VerifiedCitation } from "../src/Domain.js"
 import { ReportRejected } from "../src/Errors.js"
-import type { VerifiedReport } from "../src/VerifiedReport.js"
+import type { VerifiedReport } from "../src/verify/VerifiedReport.js"
 import { accessedAt, gateFor, runDirectoryWith } from "./support.js"
 
 export const SOURCE = "https://docs.anchor.test/notes.txt" as SourceUrl

@@ -6,11 +6,11 @@ import * as AnswerRender from "../src/answer/Render.js"
 import type { PipelineConfig } from "../src/Config.js"
 import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
 import * as Manifest from "../src/Manifest.js"
-import * as Policy from "../src/Policy.js"
+import * as Policy from "../src/verify/Policy.js"
 import { terminal } from "../src/render/Escape.js"
 import { provenanceNote } from "../src/render/Rendering.js"
 import * as MemoryStore from "../src/store/Memory.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { accessedAt } from "./support.js"
 
 const SOURCE = "https://reports.northwind.test/q3-sales.txt" as SourceUrl

@@ -21,9 +21,9 @@ import {
   VerificationTimeout
 } from "../src/Errors.js"
 import * as Manifest from "../src/Manifest.js"
-import * as Policy from "../src/Policy.js"
+import * as Policy from "../src/verify/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { config, emojiRecord } from "./answerSupport.js"
 import { accessedAt, INVENTORY, inventoryRecord, SALES, salesRecord } from "./support.js"
 

@@ -10,10 +10,10 @@ import { insideToken } from "../src/audit/Boundaries.js"
 import { AuditResult, type Finding } from "../src/audit/Records.js"
 import type { PipelineConfig } from "../src/Config.js"
 import { decodeOptions, makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
-import * as Gate from "../src/Gate.js"
-import * as Policy from "../src/Policy.js"
+import * as Gate from "../src/verify/Gate.js"
+import * as Policy from "../src/verify/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { accessedAt } from "./support.js"
 
 const source = "https://reports.northwind.test/q3.txt" as SourceUrl

@@ -41,7 +41,7 @@ describe("error output is bounded", () => {
 
 describe("HTML shows what it holds", () => {
   it("bidi overrides and controls in labels, reasons, issues, excerpts and capture text are shown as escapes", async () => {
-    const { VerifiedReport } = await import("../src/VerifiedReport.js")
+    const { VerifiedReport } = await import("../src/verify/VerifiedReport.js")
     const { makeCaptureRecord } = await import("../src/Domain.js")
     const rlo = "\u202e"
     const text = `Net sales ${rlo}stinu 012,4\n were up.`

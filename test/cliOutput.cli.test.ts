@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
 import { fixturePath, tempDirectory } from "./support.js"
 

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Config from "../src/Config.js"
 import { InvalidConfig, InvalidMigrationMap } from "../src/Errors.js"
-import * as Migrate from "../src/Migrate.js"
+import * as Migrate from "../src/store/Migrate.js"
 
 const base = { sources: ["https://reports.example.com/a.txt"], labels: ["a"] }
 

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import {
   INVENTORY,
   inventoryRecord,

@@ -8,8 +8,8 @@ import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import * as Capture from "../src/Capture.js"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as Capture from "../src/capture/Capture.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import type { ContentType } from "../src/Config.js"
 import { type CaptureRef, sha256Of, type SourceUrl } from "../src/Domain.js"
 import {
@@ -21,7 +21,7 @@ import {
   UnsupportedContentType,
   UnsupportedEncoding
 } from "../src/Errors.js"
-import * as Gate from "../src/Gate.js"
+import * as Gate from "../src/verify/Gate.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import { testServer } from "./httpServer.js"
 import { makePdf } from "./pdfWriter.js"

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import type { CaptureRecord } from "../src/Domain.js"
 import {
   CaptureExists,
@@ -12,7 +12,7 @@ import {
   MissingCapture,
   ReportRejected
 } from "../src/Errors.js"
-import * as Gate from "../src/Gate.js"
+import * as Gate from "../src/verify/Gate.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import { cited, INVENTORY, inventoryRecord, pipelineConfig, SALES, salesRecord, tempDirectory } from "./support.js"
 

@@ -21,9 +21,9 @@ import {
   UncitedSentence
 } from "../src/Errors.js"
 import * as Manifest from "../src/Manifest.js"
-import * as Policy from "../src/Policy.js"
+import * as Policy from "../src/verify/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { failureOf, left, right, spanNames } from "./mutants.support.js"
 import { accessedAt } from "./support.js"
 

@@ -10,14 +10,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Stream } from "effect"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import type { PipelineConfig } from "../src/Config.js"
 import { captureFormatV2, type CaptureRecordV2, sha256Of, type SourceUrl } from "../src/Domain.js"
 import * as Manifest from "../src/Manifest.js"
-import * as Policy from "../src/Policy.js"
+import * as Policy from "../src/verify/Policy.js"
 import * as AnswerStream from "../src/server/AnswerStream.js"
 import * as MemoryStore from "../src/store/Memory.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { manifest, streamLayer, type VerifierCalls } from "./streamSupport.js"
 import { accessedAt } from "./support.js"
 

@@ -11,7 +11,7 @@ import * as Answer from "../src/answer/Answer.js"
 import { nearestIn, prepare } from "../src/anchor/Nearest.js"
 import * as Audit from "../src/audit/Audit.js"
 import { type Finding, limits } from "../src/audit/Records.js"
-import { CaptureStore, type CaptureStoreShape } from "../src/CaptureStore.js"
+import { CaptureStore, type CaptureStoreShape } from "../src/store/CaptureStore.js"
 import type { PipelineConfig } from "../src/Config.js"
 import {
   type CaptureRecord,
@@ -24,11 +24,11 @@ import {
   type SourceUrl
 } from "../src/Domain.js"
 import { AuditBaselineRejected, DigestMismatch } from "../src/Errors.js"
-import * as Gate from "../src/Gate.js"
-import * as Policy from "../src/Policy.js"
+import * as Gate from "../src/verify/Gate.js"
+import * as Policy from "../src/verify/Policy.js"
 import * as MemoryStore from "../src/store/Memory.js"
-import * as Verifier from "../src/Verifier.js"
-import type { VerifiedReport } from "../src/VerifiedReport.js"
+import * as Verifier from "../src/verify/Verifier.js"
+import type { VerifiedReport } from "../src/verify/VerifiedReport.js"
 import { failureOf, spanNames } from "./mutants.support.js"
 import { accessedAt } from "./support.js"
 

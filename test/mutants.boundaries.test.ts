@@ -6,8 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer } from "effect"
-import * as Capture from "../src/Capture.js"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as Capture from "../src/capture/Capture.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import { InvalidReport, TooLarge } from "../src/Errors.js"
 import { testServer } from "./httpServer.js"
 import { failureOf } from "./mutants.support.js"

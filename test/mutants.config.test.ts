@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, ParseResult, Schema } from "effect"
-import * as Capture from "../src/Capture.js"
+import * as Capture from "../src/capture/Capture.js"
 import * as Config from "../src/Config.js"
 import { InvalidBudget, InvalidConfig } from "../src/Errors.js"
 import { failureOf } from "./mutants.support.js"

@@ -4,9 +4,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import { InvalidConfig, ReportRejected } from "../src/Errors.js"
-import * as Gate from "../src/Gate.js"
+import * as Gate from "../src/verify/Gate.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import { failureOf, spanNames } from "./mutants.support.js"
 import { cited, inventoryRecord, pipelineConfig, salesRecord, withMode } from "./support.js"

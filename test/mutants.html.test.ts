@@ -13,7 +13,7 @@ import * as Html from "../src/render/Html.js"
 import * as HtmlPage from "../src/render/HtmlPage.js"
 import * as R from "../src/render/Rendering.js"
 import { Rendering } from "../src/render/Rendering.js"
-import { VerifiedReport } from "../src/VerifiedReport.js"
+import { VerifiedReport } from "../src/verify/VerifiedReport.js"
 
 const at = "2026-10-01T09:30:00.000Z" as Rfc3339Utc
 const later = "2026-10-02T00:00:00.000Z" as Rfc3339Utc

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { InvalidReport, ReportRejected, SnippetAbsent, UnknownLabel, VerificationTimeout } from "../src/Errors.js"
 import * as Markdown from "../src/render/Markdown.js"
 import { Rendering } from "../src/render/Rendering.js"
-import { VerifiedReport } from "../src/VerifiedReport.js"
+import { VerifiedReport } from "../src/verify/VerifiedReport.js"
 import { cited, gateFor, runDirectoryWith, salesRecord, unavailable, withMode } from "./support.js"
 
 // The whole Markdown rendering, line by line: headings and numbering, counts and plurals, which values are

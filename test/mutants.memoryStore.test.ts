@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import { type CaptureRecord, captureFormatV2, type CaptureRecordV2, makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
 import { CaptureExists, CaptureWriteFailed, MissingCapture } from "../src/Errors.js"
 import * as MemoryStore from "../src/store/Memory.js"

@@ -22,7 +22,7 @@ import {
 } from "../src/Errors.js"
 import { Rendering } from "../src/render/Rendering.js"
 import * as Repair from "../src/render/Repair.js"
-import { VerifiedReport } from "../src/VerifiedReport.js"
+import { VerifiedReport } from "../src/verify/VerifiedReport.js"
 
 const D1 = "0123456789abcdef".repeat(4)
 const D2 = "fedcba9876543210".repeat(4)

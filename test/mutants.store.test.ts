@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fsp from "node:fs/promises"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
 import { expectedRecordName } from "./mutants.support.js"
 import { accessedAt, tempDirectory } from "./support.js"

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { InvalidReport, ReportRejected, SnippetAbsent, UnknownLabel, VerificationTimeout } from "../src/Errors.js"
 import { Rendering } from "../src/render/Rendering.js"
 import * as Text from "../src/render/Text.js"
-import { VerifiedReport } from "../src/VerifiedReport.js"
+import { VerifiedReport } from "../src/verify/VerifiedReport.js"
 import { cited, gateFor, runDirectoryWith, salesRecord, unavailable, withMode } from "./support.js"
 
 // The whole text rendering, line by line: headline counts and plurals, fact numbers from 1, which values are

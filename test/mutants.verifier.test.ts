@@ -10,13 +10,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import { makeCaptureRecord, type SourceUrl } from "../src/Domain.js"
 import { DigestMismatch, type NotApproved, ReportRejected, SnippetAbsent } from "../src/Errors.js"
 import * as Render from "../src/render/Render.js"
 import { Rendering } from "../src/render/Rendering.js"
-import * as Policy from "../src/Policy.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Policy from "../src/verify/Policy.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { failureOf } from "./mutants.support.js"
 import { accessedAt, fixtureText, gateFor, runDirectoryWith } from "./support.js"
 

@@ -10,7 +10,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { once } from "node:events"
-import { CaptureStore } from "../src/CaptureStore.js"
+import { CaptureStore } from "../src/store/CaptureStore.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import { childRecord } from "./support/postgresRecords.js"
 

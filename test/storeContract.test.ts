@@ -13,7 +13,7 @@ import { Context, Effect, Either, Layer, type Scope } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import {
   type CaptureRecord,
   captureFormatV2,
@@ -23,7 +23,7 @@ import {
   type SourceUrl
 } from "../src/Domain.js"
 import { CaptureExists, CaptureWriteFailed, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected } from "../src/Errors.js"
-import * as Gate from "../src/Gate.js"
+import * as Gate from "../src/verify/Gate.js"
 import * as Manifest from "../src/Manifest.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as PostgresStore from "../src/store/Postgres.js"

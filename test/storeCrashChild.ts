@@ -3,7 +3,7 @@
  * it is killed. Says `ready` once the store is open. Spawned by storeCrash.test.ts.
  */
 import { Effect } from "effect"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import { crashRecord } from "./storeCrashRecords.js"
 
 const directory = process.argv[2]!

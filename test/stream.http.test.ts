@@ -9,7 +9,7 @@ import { RunNotFound } from "../src/Errors.js"
 import * as AnswerStream from "../src/server/AnswerStream.js"
 import { Access, Auth, tokenDigest } from "../src/server/Auth.js"
 import * as StreamRoute from "../src/server/StreamRoute.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { waitUntil } from "./httpServer.js"
 import { evidence, manifest, sample, sampleBody, sampleStreamed, verifierLayer } from "./streamSupport.js"
 

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { RunNotFound } from "../src/Errors.js"
 import { Access, Auth, tokenDigest } from "../src/server/Auth.js"
 import * as StreamRoute from "../src/server/StreamRoute.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { manifest, verifierLayer } from "./streamSupport.js"
 
 const READER = "reader-token"

@@ -1,10 +1,10 @@
 import { Effect, Layer } from "effect"
 import * as Answer from "../src/answer/Answer.js"
 import * as Manifest from "../src/Manifest.js"
-import * as Policy from "../src/Policy.js"
+import * as Policy from "../src/verify/Policy.js"
 import * as AnswerStream from "../src/server/AnswerStream.js"
 import * as MemoryStore from "../src/store/Memory.js"
-import * as Verifier from "../src/Verifier.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { config, emojiRecord } from "./answerSupport.js"
 import { inventoryRecord, salesRecord } from "./support.js"
 

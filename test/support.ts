@@ -3,9 +3,9 @@ import { readFileSync } from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as CaptureStore from "../src/CaptureStore.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
 import { type CaptureRecord, makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
-import * as Gate from "../src/Gate.js"
+import * as Gate from "../src/verify/Gate.js"
 
 export const fixturePath = (...parts: Array<string>) =>
   path.join(path.dirname(new URL(import.meta.url).pathname), "..", "fixtures", ...parts)

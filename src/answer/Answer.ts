@@ -43,7 +43,7 @@ import {
 } from "../Errors.js"
 import { decodeJson } from "../internal/decode.js"
 import type { Manifest } from "../Manifest.js"
-import * as Verifier from "../Verifier.js"
+import * as Verifier from "../verify/Verifier.js"
 import { boundedFindings, needsCitation } from "./Sentences.js"
 import {
   Answer,

@@ -10,7 +10,7 @@
  * and address policy, into a new directory only.
  */
 import * as Effect from "effect/Effect"
-import * as CaptureStore from "../CaptureStore.js"
+import * as CaptureStore from "../store/CaptureStore.js"
 import type { PipelineConfig } from "../Config.js"
 import type { SourceUrl } from "../Domain.js"
 import * as Manifest from "../Manifest.js"

@@ -1,7 +1,7 @@
 /** How the command line reports progress, capture results and usage errors (always text, on stderr unless noted). */
 import * as Either from "effect/Either"
 import * as Match from "effect/Match"
-import type { CaptureEvent, CaptureResult } from "../Capture.js"
+import type { CaptureEvent, CaptureResult } from "../capture/Capture.js"
 import type {
   InvalidBudget,
   InvalidCaFile,

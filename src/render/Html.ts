@@ -11,7 +11,7 @@ import { type CaptureRecord, captureFormat, type Evidence, recordBody } from "..
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
-import type { VerifiedReport } from "../VerifiedReport.js"
+import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { html as h } from "./Escape.js"
 import {

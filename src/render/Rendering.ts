@@ -9,7 +9,7 @@ import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
 import type { CaptureRecord } from "../Domain.js"
 import { VerifyError } from "../Errors.js"
-import { VerifiedReport } from "../VerifiedReport.js"
+import { VerifiedReport } from "../verify/VerifiedReport.js"
 import { html as escapeHtml, markdown as escapeMarkdown } from "./Escape.js"
 
 export type Rendering = Data.TaggedEnum<{

@@ -3,7 +3,7 @@ import * as Match from "effect/Match"
 import type { FactRejection, VerifyError } from "../Errors.js"
 import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
-import type { VerifiedReport } from "../VerifiedReport.js"
+import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import * as Describe from "./Describe.js"
 import { quoted, terminal, terminalField } from "./Escape.js"
 import {

@@ -56,7 +56,7 @@ import {
 import { MatchMethod } from "../Domain.js"
 import { decodeJson } from "../internal/decode.js"
 import type { Manifest } from "../Manifest.js"
-import * as Verifier from "../Verifier.js"
+import * as Verifier from "../verify/Verifier.js"
 
 // ---------------------------------------------------------------------------
 // Limits

@@ -9,7 +9,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import * as Documents from "../answer/Documents.js"
-import * as CaptureStore from "../CaptureStore.js"
+import * as CaptureStore from "../store/CaptureStore.js"
 import { RunNotFound } from "../Errors.js"
 import { CitegateApi } from "./Api.js"
 import { Access, Auth } from "./Auth.js"

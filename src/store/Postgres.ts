@@ -32,7 +32,7 @@ import {
   defaultMaxBodyBytes,
   defaultMaxRecordBytes,
   encodeRecordChunks
-} from "../CaptureStore.js"
+} from "./CaptureStore.js"
 import { type CaptureRecord, captureFormat, type CaptureRecordV2, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,

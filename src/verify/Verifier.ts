@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Arr from "effect/Array"
-import { CaptureStore } from "./CaptureStore.js"
+import { CaptureStore } from "../store/CaptureStore.js"
 import {
   type CaptureRecord,
   type CitedFact,
@@ -28,7 +28,7 @@ import {
   urlProblem,
   type VerifiedEntry,
   verifiedFormat
-} from "./Domain.js"
+} from "../Domain.js"
 import {
   AmbiguousSnippet,
   AnchorMismatch,
@@ -44,15 +44,15 @@ import {
   SnippetAbsent,
   UnknownLabel,
   VerificationTimeout
-} from "./Errors.js"
-import * as Diagnostic from "./anchor/Diagnostic.js"
-import { decodeJson, decodeUnknown } from "./internal/decode.js"
-import { anchorHints, locate, namedAnchors } from "./internal/anchors.js"
-import * as MultiSearch from "./internal/multiSearch.js"
-import { spanOffsets } from "./anchor/Offsets.js"
-import { meaningChange, type MeaningChange } from "./anchor/MeaningGuard.js"
-import * as Normalized from "./anchor/Normalize.js"
-import { selectors } from "./anchor/Selectors.js"
+} from "../Errors.js"
+import * as Diagnostic from "../anchor/Diagnostic.js"
+import { decodeJson, decodeUnknown } from "../internal/decode.js"
+import { anchorHints, locate, namedAnchors } from "../internal/anchors.js"
+import * as MultiSearch from "../internal/multiSearch.js"
+import { spanOffsets } from "../anchor/Offsets.js"
+import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
+import * as Normalized from "../anchor/Normalize.js"
+import { selectors } from "../anchor/Selectors.js"
 import { Policy, type PolicyShape } from "./Policy.js"
 import { VerifiedReport } from "./VerifiedReport.js"
 

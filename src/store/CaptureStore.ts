@@ -14,7 +14,7 @@ import { createHash, randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { type CaptureRecord, captureFormat, type CaptureRecordV2, sha256Of, type Sha256Hex, type SourceUrl } from "./Domain.js"
+import { type CaptureRecord, captureFormat, type CaptureRecordV2, sha256Of, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
   type CaptureReadError,
@@ -23,9 +23,9 @@ import {
   type CorruptReason,
   InvalidRunDirectory,
   MissingCapture
-} from "./Errors.js"
-import { checkBody, checkWrittenBody, corrupt, decodeRecordBytes } from "./internal/recordDecode.js"
-import { errorCode, errorText, readRegularFile } from "./internal/safeRead.js"
+} from "../Errors.js"
+import { checkBody, checkWrittenBody, corrupt, decodeRecordBytes } from "../internal/recordDecode.js"
+import { errorCode, errorText, readRegularFile } from "../internal/safeRead.js"
 
 /**
  * @since 0.1.0
@@ -64,7 +64,7 @@ export interface CaptureStoreShape {
 export class CaptureStore extends Context.Tag("citegate/CaptureStore")<CaptureStore, CaptureStoreShape>() {}
 
 /** The shared strict decoder's parts, for stores kept elsewhere (src/internal/recordDecode.ts). */
-export { checkBody, checkRecord, decodeRecord } from "./internal/recordDecode.js"
+export { checkBody, checkRecord, decodeRecord } from "../internal/recordDecode.js"
 
 /** The file name of a source's record: the SHA-256 hex of the exact source URL string. */
 export const recordFileName = (source: string): string =>

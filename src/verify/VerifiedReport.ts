@@ -13,8 +13,8 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { Mode, Outcome, VerifiedEntry, verifiedFormat } from "./Domain.js"
-import { FactRejection } from "./Errors.js"
+import { Mode, Outcome, VerifiedEntry, verifiedFormat } from "../Domain.js"
+import { FactRejection } from "../Errors.js"
 
 export class VerifiedReport extends Schema.Class<VerifiedReport>("VerifiedReport")(
   {

@@ -16,17 +16,17 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as CaptureStore from "./CaptureStore.js"
-import * as Config from "./Config.js"
+import * as CaptureStore from "../store/CaptureStore.js"
+import * as Config from "../Config.js"
 import type {
   InvalidConfig,
   InvalidReport,
   InvalidRunDirectory,
   ReportRejected,
   VerificationTimeout
-} from "./Errors.js"
+} from "../Errors.js"
 import * as Policy from "./Policy.js"
-import type { CaptureRecord } from "./Domain.js"
+import type { CaptureRecord } from "../Domain.js"
 import type { VerifiedReport } from "./VerifiedReport.js"
 import * as Verifier from "./Verifier.js"
 

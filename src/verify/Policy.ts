@@ -7,9 +7,9 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Config from "./Config.js"
-import type { Label, Mode, SourceUrl } from "./Domain.js"
-import type { InvalidConfig } from "./Errors.js"
+import * as Config from "../Config.js"
+import type { Label, Mode, SourceUrl } from "../Domain.js"
+import type { InvalidConfig } from "../Errors.js"
 
 /**
  * @since 0.1.0

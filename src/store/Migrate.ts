@@ -14,10 +14,10 @@ import * as Schema from "effect/Schema"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { CaptureStore, defaultMaxRecordBytes } from "./CaptureStore.js"
-import { makeCaptureRecord, NonBlankString, Rfc3339Utc, Sha256Hex, sha256Of, SourceUrl } from "./Domain.js"
-import { InvalidMigrationMap, MigrationRejected } from "./Errors.js"
-import { decodeJson, decodeUnknown } from "./internal/decode.js"
-import { readRegularFile } from "./internal/safeRead.js"
+import { makeCaptureRecord, NonBlankString, Rfc3339Utc, Sha256Hex, sha256Of, SourceUrl } from "../Domain.js"
+import { InvalidMigrationMap, MigrationRejected } from "../Errors.js"
+import { decodeJson, decodeUnknown } from "../internal/decode.js"
+import { readRegularFile } from "../internal/safeRead.js"
 
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 

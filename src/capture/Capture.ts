@@ -33,14 +33,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { CaptureStore } from "./CaptureStore.js"
-import { readBody } from "./capture/Body.js"
-import * as Dispatcher from "./capture/Dispatcher.js"
-import { checkResponse } from "./capture/Response.js"
-import { transportError } from "./capture/Transport.js"
-import * as Trust from "./capture/Trust.js"
-import * as UrlPolicy from "./capture/UrlPolicy.js"
-import { type ContentType, captureLimits, defaultContentTypes, extractionLimits } from "./Config.js"
+import { CaptureStore } from "../store/CaptureStore.js"
+import { readBody } from "./Body.js"
+import * as Dispatcher from "./Dispatcher.js"
+import { checkResponse } from "./Response.js"
+import { transportError } from "./Transport.js"
+import * as Trust from "./Trust.js"
+import * as UrlPolicy from "./UrlPolicy.js"
+import { type ContentType, captureLimits, defaultContentTypes, extractionLimits } from "../Config.js"
 import {
   type CaptureRecord,
   type CaptureRecordV2,
@@ -50,11 +50,11 @@ import {
   type Rfc3339Utc,
   sha256Of,
   type SourceUrl
-} from "./Domain.js"
-import { type CaptureError, InvalidBudget, type InvalidCaFile, Timeout } from "./Errors.js"
-import type { ExtractionLimits } from "./extract/Extraction.js"
-import * as Runner from "./extract/Runner.js"
-import { version } from "./version.js"
+} from "../Domain.js"
+import { type CaptureError, InvalidBudget, type InvalidCaFile, Timeout } from "../Errors.js"
+import type { ExtractionLimits } from "../extract/Extraction.js"
+import * as Runner from "../extract/Runner.js"
+import { version } from "../version.js"
 
 /**
  * @since 0.1.0
@@ -158,7 +158,7 @@ export const validateCaps = (options: Partial<Record<keyof ExtractionLimits, num
   }).pipe(Effect.map((entries) => Object.fromEntries(entries) as unknown as ExtractionLimits))
 
 /** `text/plain`, with no parameter but an optional `charset=utf-8` (case-insensitive, quoted allowed). */
-export { isPlainTextUtf8 } from "./capture/Response.js"
+export { isPlainTextUtf8 } from "./Response.js"
 
 /**
  * @since 0.1.0
