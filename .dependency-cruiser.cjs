@@ -39,6 +39,14 @@ module.exports = {
       to: { path: capture }
     },
     {
+      name: "read-side-not-capture",
+      severity: "error",
+      comment:
+        "What is built on Verify (answers, audits) and what Verify reads (Manifest.ts, Config.ts) never imports Capture either: an audit recaptures through the edge, never by itself.",
+      from: { path: "^src/(answer|audit)/|^src/(Manifest|Config)\\.ts$" },
+      to: { path: capture }
+    },
+    {
       name: "verify-store-contract-only",
       severity: "error",
       comment:

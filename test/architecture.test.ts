@@ -56,6 +56,10 @@ const broken: ReadonlyArray<{ readonly rule: string; readonly files: Record<stri
     files: { "src/anchor/Probe.ts": imports("../extract/Html2.js"), "src/extract/Html2.ts": leaf }
   },
   {
+    rule: "read-side-not-capture",
+    files: { "src/Manifest.ts": imports("./extract/Runner.js"), "src/extract/Runner.ts": leaf }
+  },
+  {
     rule: "verify-store-contract-only",
     files: { "src/verify/Probe.ts": imports("../store/Format.js"), "src/store/Format.ts": leaf }
   },
