@@ -50,10 +50,10 @@ const ambiguous = (record: CaptureRecord, citation: CitationInput, occurrences: 
 /** Exact: every snippet (and needle) of this capture in one search. */
 export const matchExact = (
   { citations, failures, indices, policy, record, search }: CaptureSearch
-): Effect.Effect<{ readonly matched: ReadonlyArray<Matched>; readonly absent: ReadonlyArray<number> }> =>
-  Effect.gen(function*() {
-    const exact = keysOf(indices.map((i) => [citations[i]!.prefix, citations[i]!.snippet, citations[i]!.suffix]))
-    const found = yield* search(record.text, exact.keys)
+): Effect.Effect<{ readonly matched: ReadonlyArray<Matched>; readonly absent: ReadonlyArray<number> }> => {
+  const exact = keysOf(indices.map((i) => [citations[i]!.prefix, citations[i]!.snippet, citations[i]!.suffix]))
+  // Effect.map, not a generator: this runs once per capture, and a verification may name thousands.
+  return Effect.map(search(record.text, exact.keys), (found) => {
     const matched: Array<Matched> = []
     const absent: Array<number> = []
     indices.forEach((i, k) => {
@@ -77,6 +77,7 @@ export const matchExact = (
     })
     return { matched, absent }
   })
+}
 
 /**
  * Opt-in (`verify.matching: "normalized/2"`): what the exact search missed, in the normalised
@@ -91,16 +92,17 @@ export const matchNormalized = (
   readonly stillAbsent: ReadonlyArray<number>
   readonly changedBy: ReadonlyMap<number, MeaningChange>
 }> =>
-  Effect.gen(function*() {
+{
+  // Nothing to do (the common case): no generator, no normalisation.
+  if (policy.matching === "exact" || absent.length === 0) return Effect.succeed({ matched: [], stillAbsent: absent, changedBy: new Map() })
+  return Effect.gen(function*() {
     const matched: Array<Matched> = []
     const changedBy = new Map<number, MeaningChange>()
     // `normalized/1` in a policy is a deprecated alias: every normalised match is a `normalized/2` one.
-    const normal = policy.matching !== "exact" && absent.length > 0
-      ? Normalized.normalizeCapture(record.text, Normalized.normalizedVersion2)
-      : undefined
+    const normal = Normalized.normalizeCapture(record.text, Normalized.normalizedVersion2)
     // A capture whose normalised form passes the expansion cap gets exact matching only: a search in
     // its truncated form could miss a second occurrence and call an ambiguous snippet unique.
-    if (normal === undefined || normal.truncated) return { matched, stillAbsent: absent, changedBy }
+    if (normal.truncated) return { matched, stillAbsent: absent, changedBy }
     const stillAbsent: Array<number> = []
     const parts = absent.map((i) => {
       const { prefix, snippet, suffix } = citations[i]!
@@ -136,3 +138,4 @@ export const matchNormalized = (
     })
     return { matched, stillAbsent, changedBy }
   })
+}

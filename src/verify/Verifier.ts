@@ -134,7 +134,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         const exact = yield* Match.matchExact(capture)
         const normal = yield* Match.matchNormalized(capture, exact.absent)
         Evidence.absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
-        Evidence.verified(record, [...exact.matched, ...normal.matched], results)
+        Evidence.verified(record, normal.matched.length === 0 ? exact.matched : [...exact.matched, ...normal.matched], results)
       }
       failures.forEach((list, i) => {
         if (list.length > 0) results[i] = Either.left(list)
