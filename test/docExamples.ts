@@ -1,6 +1,7 @@
 /**
- * The TypeScript examples of README.md and docs/: every ```ts block, found and type-checked as a
- * module of its own against the package (`import … from "citegate"` resolves to the sources).
+ * The TypeScript examples of README.md, docs/ and the doc comments under src/ (the API reference's
+ * `@example` blocks): every ```ts block, found and type-checked as a module of its own against the
+ * package (`import … from "citegate"` resolves to the sources).
  *
  * A block that is a fragment names what it takes for granted in an HTML comment right before its
  * fence, invisible in the rendered page:
@@ -14,7 +15,7 @@
  * its tokens must then occur in that file, in order, so the copy in the text cannot drift from the
  * example the suite runs.
  */
-import { readdirSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import ts from "typescript"
 
@@ -72,6 +73,40 @@ export const examplesOf = (file: string, text: string): ReadonlyArray<Example> =
     i = end
   }
   return examples
+}
+
+/** Every TypeScript file under `directory` (relative to the repository). */
+const typeScriptUnder = (directory: string): Array<string> =>
+  readdirSync(path.join(root, directory), { withFileTypes: true }).flatMap((entry) => {
+    const relative = `${directory}/${entry.name}`
+    return entry.isDirectory() ? typeScriptUnder(relative) : entry.name.endsWith(".ts") ? [relative] : []
+  })
+
+/**
+ * What a doc comment's example under src/ may take for granted: Effect's modules, every namespace
+ * of the package root (`Gate`, `Verifier`, …), and the values its file names here.
+ */
+const sourceContext = (rootText: string, file: string): string => {
+  const namespaces = [...rootText.matchAll(/^export \* as (\w+) from/gm)].map((m) => m[1]!)
+  const given: Record<string, string> = {
+    "src/verify/Gate.ts": "declare const pipelineJsonText: string\ndeclare const draft: string\n"
+  }
+  return `import { Effect, Layer, Option, Schema } from "effect"\nimport { ${namespaces.join(", ")} } from "citegate"\n` +
+    (given[file] ?? "")
+}
+
+/** The ```ts blocks of the doc comments under src/ (their ` * ` prefixes taken off). */
+export const sourceExamples = (): ReadonlyArray<Example> => {
+  const rootText = readFileSync(path.join(root, "src", "index.ts"), "utf8")
+  return typeScriptUnder("src").flatMap((file) => {
+    const text = readFileSync(path.join(root, file), "utf8")
+    if (!text.includes("```ts")) return []
+    const unprefixed = text.split("\n").map((line) => line.replace(/^\s*\* ?/, "")).join("\n")
+    return examplesOf(file, unprefixed).map((example) => ({
+      ...example,
+      context: sourceContext(rootText, file) + example.context
+    }))
+  })
 }
 
 /** The tokens of a TypeScript text, comments and white space aside (so line wrapping does not count). */

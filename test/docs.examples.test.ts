@@ -1,16 +1,18 @@
 /**
- * The documentation's TypeScript compiles: every ```ts block of README.md and docs/ is type-checked
- * against the package (see docExamples.ts for the `example-context` and `example-source` comments a
- * fragment or a copy carries). docs/examples/*.ts are compiled by `tsc` and run by example.test.ts.
+ * The documentation's TypeScript compiles: every ```ts block of README.md, docs/ and the doc
+ * comments under src/ (the API reference's examples) is type-checked against the package (see
+ * docExamples.ts for the `example-context` and `example-source` comments a fragment or a copy
+ * carries). docs/examples/*.ts are compiled by `tsc` and run by example.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
-import { documentationFiles, driftFrom, type Example, examplesOf, root, typeCheck } from "./docExamples.js"
+import { documentationFiles, driftFrom, type Example, examplesOf, root, sourceExamples, typeCheck } from "./docExamples.js"
 
-const examples: ReadonlyArray<Example> = documentationFiles().flatMap((file) =>
-  examplesOf(file, readFileSync(path.join(root, file), "utf8"))
-)
+const examples: ReadonlyArray<Example> = [
+  ...documentationFiles().flatMap((file) => examplesOf(file, readFileSync(path.join(root, file), "utf8"))),
+  ...sourceExamples()
+]
 
 /** A block that must fail: an export that does not exist, and a type error. */
 const [wrong] = examplesOf("wrong.md", [
@@ -32,6 +34,7 @@ describe("documentation examples", () => {
     assert.isAtLeast(examples.length, 7)
     assert.isTrue(examples.some((e) => e.at.startsWith("README.md:")))
     assert.isTrue(examples.some((e) => e.at.startsWith("docs/")))
+    assert.isTrue(examples.some((e) => e.at.startsWith("src/")))
   })
 
   it("every ```ts block type-checks against the package", () => {

@@ -1,0 +1,99 @@
+/**
+ * Descriptions of a report's failures: per fact (`FactError`) and of the whole report (`VerificationTimeout`).
+ */
+import * as Match from "effect/Match"
+import type { FactError, VerificationTimeout } from "../../Errors.js"
+import { absentFix, anchorHintFields, changedFields, changedFix, type Description, nearestFields, prefix, shown } from "./Shared.js"
+
+export const factError = (error: FactError): Description => shown(factErrorUnbounded(error))
+
+export const factErrorUnbounded = (error: FactError): Description =>
+  Match.valueTags(error, {
+    NotApproved: (e): Description => ({
+      title: "Source not approved",
+      fields: [["source", e.source], ["reason", e.detail]],
+      fix: "Cite one of the approved sources, spelled exactly as approved."
+    }),
+    UnknownLabel: (e): Description => ({
+      title: "Unknown label",
+      fields: [["label", e.label]],
+      fix: "Use one of the approved labels."
+    }),
+    DuplicateLabel: (e): Description => ({
+      title: "Duplicate label",
+      // Renderings number facts from 1.
+      fields: [["label", e.label], ["first used by fact", String(e.firstIndex + 1)]],
+      fix: "Report each label once."
+    }),
+    MissingCapture: (e): Description => ({
+      title: "No capture of this source in this run",
+      fields: [["source", e.source]],
+      fix: "Capture the source in this run, or mark the fact unavailable. No other capture is consulted."
+    }),
+    CorruptCapture: (e): Description => ({
+      title: "Capture is corrupt",
+      fields: [["source", e.source], ["reason", e.reason], ["detail", e.detail]],
+      fix: "Do not trust this run's capture of the source; capture it again into a new run."
+    }),
+    LegacyCapture: (e): Description => ({
+      title: "Capture is in a legacy format",
+      fields: [["source", e.source], ["detail", e.detail]],
+      fix: "Migrate it explicitly with `run-pipeline migrate` into a new run directory."
+    }),
+    DigestMismatch: (e): Description =>
+      e.kind === "report"
+        ? {
+          title: "Report names a different capture",
+          // In full: the drafter copies this digest into the report.
+          fields: [["source", e.source], ["report names", prefix(e.reported)], ["this run has", e.stored]],
+          fix: "Cite the digest of this run's capture, and quote from that capture."
+        }
+        : {
+          title: "Capture was altered after capture",
+          fields: [["source", e.source], ["recorded digest", prefix(e.stored)], ["text now hashes to", prefix(e.computed)]],
+          fix: "Treat the run as tampered with; capture the source again into a new run."
+        },
+    SnippetAbsent: (e): Description => ({
+      title: "Snippet not found verbatim",
+      fields: [["source", e.source], ["capture", prefix(e.captureSha256)], ["snippet", e.snippet], ...nearestFields(e.nearest), ...changedFields(e)],
+      fix: e.changed !== undefined ? changedFix : absentFix(e.nearest, "Quote the capture exactly (no paraphrase, case, spacing or punctuation changes), or mark the fact unavailable.")
+    }),
+    AnchorMismatch: (e): Description => ({
+      title: e.reason === "outside" ? "Snippet not inside the named page or section" : "No such page or section",
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["anchor", e.anchor],
+        ["snippet", e.snippet],
+        ...anchorHintFields(e)
+      ],
+      fix: e.foundLastPage !== undefined && e.foundPage !== undefined && e.foundLastPage !== e.foundPage
+        ? `The excerpt runs across a page break: name the page range it spans (pages ${e.foundPage}–${e.foundLastPage}; ` +
+          `in an answer \`"page": {"start": ${e.foundPage}, "end": ${e.foundLastPage + 1}}\`, end exclusive), or leave the anchor out.`
+        : "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out."
+    }),
+    AmbiguousSnippet: (e): Description => ({
+      title: e.prefix === undefined && e.suffix === undefined
+        ? "Snippet occurs more than once"
+        : "Snippet occurs more than once with the given prefix/suffix",
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["occurrences", String(e.occurrences)],
+        ...(e.prefix === undefined ? [] : [["prefix", e.prefix] as const]),
+        ...(e.suffix === undefined ? [] : [["suffix", e.suffix] as const]),
+        ["snippet", e.snippet]
+      ],
+      fix: "Add a prefix and/or suffix (the capture's text right before or after the excerpt) that only one occurrence has, or quote a longer, unique excerpt."
+    })
+  })
+
+/** A whole-report failure that is neither a schema issue nor a fact failure. */
+export const verifyError = (error: VerificationTimeout): Description =>
+  Match.valueTags(error, {
+    VerificationTimeout: (e): Description => ({
+      title: "Verification timed out",
+      fields: [["deadline ms", String(e.timeoutMs)]],
+      fix: "Nothing in this report is accepted. Cite fewer or smaller excerpts, or raise verify.timeoutMs if the captures are legitimately this large."
+    })
+  })
