@@ -9,7 +9,7 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import type { BodyRun, ExtractionId, HeadingAnchor, PageAnchor } from "../Domain.js"
+import type { BodyRun, ExtractionId, HeadingAnchor, HiddenRun, PageAnchor } from "../Domain.js"
 import { type ExtractionFailed, type ExtractionTooLarge, InvalidEncoding, UnsupportedEncoding } from "../Errors.js"
 import * as Html2 from "./Html2.js"
 import * as Markdown2 from "./Markdown2.js"
@@ -42,6 +42,8 @@ export interface Extracted {
   readonly pages?: ReadonlyArray<PageAnchor>
   readonly headings?: ReadonlyArray<HeadingAnchor>
   readonly bodyMap?: ReadonlyArray<BodyRun>
+  /** The stretches of the text no reader sees as text (`pdf/2`). */
+  readonly hidden?: ReadonlyArray<HiddenRun>
 }
 
 export type ExtractionError = ExtractionFailed | ExtractionTooLarge | UnsupportedEncoding | InvalidEncoding
