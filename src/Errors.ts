@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { HiddenEvidence } from "./errors/Visibility.js"
 
 const short = (digest: string) => digest.slice(0, 12)
 
@@ -369,7 +370,8 @@ export const FactError = Schema.Union(
   DigestMismatch,
   SnippetAbsent,
   AnchorMismatch,
-  AmbiguousSnippet
+  AmbiguousSnippet,
+  HiddenEvidence
 )
 export type FactError = typeof FactError.Type
 
@@ -418,7 +420,8 @@ export const factErrorTags = [
   "DigestMismatch",
   "SnippetAbsent",
   "AnchorMismatch",
-  "AmbiguousSnippet"
+  "AmbiguousSnippet",
+  "HiddenEvidence"
 ] as const satisfies ReadonlyArray<FactError["_tag"]>
 // A FactError tag missing from the list above is a type error here.
 const _everyFactErrorTagListed: Exclude<FactError["_tag"], typeof factErrorTags[number]> extends never ? true : never = true
@@ -823,7 +826,9 @@ export const CitationError = Schema.Union(
   // From the shared matching path: produced only for citations that name a page or heading.
   AnchorMismatch,
   // From the shared matching path: several occurrences and nothing picks one.
-  AmbiguousSnippet
+  AmbiguousSnippet,
+  // From the shared matching path: text no reader sees, under verify.hidden: "reject".
+  HiddenEvidence
 )
 export type CitationError = typeof CitationError.Type
 
@@ -1245,3 +1250,4 @@ export class AuditTimeout extends Schema.TaggedError<AuditTimeout>()("AuditTimeo
 /** Why a drift audit produced no result. */
 export const AuditError = Schema.Union(AuditBaselineRejected, VerificationTimeout, AuditTimeout)
 export type AuditError = typeof AuditError.Type
+export * from "./errors/Visibility.js"

@@ -27,7 +27,7 @@ import type {
   UncitedSentence,
   VerificationTimeout
 } from "../Errors.js"
-import { formatPath, pagesLabel } from "../Errors.js"
+import { formatPath, hiddenLabel, pagesLabel } from "../Errors.js"
 import { cut } from "../internal/bounded.js"
 
 export interface Description {
@@ -176,6 +176,18 @@ const factErrorUnbounded = (error: FactError): Description =>
         ["snippet", e.snippet]
       ],
       fix: "Add a prefix and/or suffix (the capture's text right before or after the excerpt) that only one occurrence has, or quote a longer, unique excerpt."
+    }),
+    HiddenEvidence: (e): Description => ({
+      title: "Snippet is text no reader sees",
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["characters", `${e.span.start}–${e.span.end}`],
+        ...(e.page === undefined ? [] : [["page", String(e.page)] as const]),
+        ["hidden as", hiddenLabel(e.hiddenBy)],
+        ["snippet", e.snippet]
+      ],
+      fix: "Quote text the page shows (the policy is verify.hidden: \"reject\"), or mark the fact unavailable."
     })
   })
 
@@ -374,7 +386,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
       fix: "Captures carry PDF pages and heading paths but no content blocks: cite the quote with its page or heading, or without an anchor."
     }),
     AnchorMismatch: (e) => factErrorUnbounded(e),
-    AmbiguousSnippet: (e) => factErrorUnbounded(e)
+    AmbiguousSnippet: (e) => factErrorUnbounded(e),
+    HiddenEvidence: (e) => factErrorUnbounded(e)
   })
 
 /** One issue of an EVI1 text, with its line. */

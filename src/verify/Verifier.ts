@@ -36,6 +36,7 @@ import {
   DigestMismatch,
   DuplicateLabel,
   type FactError,
+  HiddenEvidence,
   type FactRejection,
   InvalidReport,
   type NearestPassage,
@@ -55,6 +56,7 @@ import * as Normalized from "../anchor/Normalize.js"
 import { selectors } from "../anchor/Selectors.js"
 import { Policy, type PolicyShape } from "./Policy.js"
 import { VerifiedReport } from "./VerifiedReport.js"
+import * as Visibility from "./Visibility.js"
 
 /**
  * Every fact's result: the entries that passed (report order) and the facts
@@ -529,15 +531,20 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         const offsets = spanOffsets(record.text, matched.map((m) => m.span))
         matched.forEach((m, k) => {
           const units = offsets[k]!
+          const located = locate(record, m.span)
+          // Text no reader sees: marked on the evidence, or refused under verify.hidden: "reject" (Visibility.ts).
+          const visibility = Visibility.check(policy.hidden, record, citations[m.i]!, m.span, located.page)
+          if (visibility instanceof HiddenEvidence) return failures[m.i]!.push(visibility)
           results[m.i] = Either.right({
             span: m.span,
             occurrences: m.occurrences,
             accessedAt: record.accessedAt,
-            ...locate(record, m.span),
+            ...located,
             method: m.method,
             ambiguous: m.ambiguous,
             offsets: units,
-            selector: selectors(record.text, m.span, units.codePoints)
+            selector: selectors(record.text, m.span, units.codePoints),
+            ...visibility
           })
         })
       }
