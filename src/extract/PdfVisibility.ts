@@ -173,8 +173,14 @@ const pageSegments = async (pdfjs, page) => {
 }
 `
 
-/** ASCII and Unicode white space, as the page text separates words with it. */
-const isSpace = (c: string) => /\s/u.test(c)
+/** ASCII and Unicode white space, as the page text separates words with it (ASCII decided without a regex). */
+const isSpace = (c: string) => {
+  const code = c.charCodeAt(0)
+  return code < 128 ? code === 32 || (code >= 9 && code <= 13) : /\s/u.test(c)
+}
+
+/** NFKC of one character; ASCII is its own. */
+const nfkc = (c: string) => (/^[\x00-\x7f]*$/.test(c) ? c : c.normalize("NFKC"))
 
 /** How far ahead in the glyphs a page character is looked for before it is left unmatched. */
 const lookAhead = 256
@@ -191,7 +197,7 @@ export const alignPage = (text: string, segments: ReadonlyArray<Segment>): Int8A
   const glyphs: Array<string> = []
   const kinds: Array<number> = []
   for (const [segmentText, kind] of segments) {
-    for (const c of segmentText.normalize("NFKC")) {
+    for (const c of nfkc(segmentText)) {
       if (isSpace(c)) continue
       glyphs.push(c)
       kinds.push(kind)
@@ -207,7 +213,7 @@ export const alignPage = (text: string, segments: ReadonlyArray<Segment>): Int8A
       at += width
       continue
     }
-    const wanted = c.normalize("NFKC")
+    const wanted = nfkc(c)
     let found = -1
     for (let k = g; k < Math.min(glyphs.length, g + lookAhead); k++) {
       if (glyphs[k] === wanted || glyphs[k] === c) {
