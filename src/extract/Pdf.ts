@@ -17,7 +17,7 @@
 import * as Effect from "effect/Effect"
 import type { HiddenRun, PageAnchor } from "../Domain.js"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
-import type { Extracted, ExtractionLimits } from "./Extraction.js"
+import type { Extracted, ExtractionLimits } from "./Records.js"
 import { decodedLimit, withinDecodedLimit } from "./PdfStreams.js"
 import { alignPage, appendRuns, pageRuns } from "./PdfVisibility.js"
 import { pdfPages } from "./Worker.js"

@@ -13,6 +13,8 @@
  */
 import type { CaptureRecord, HiddenKind, HiddenRun, Span, Visibility } from "../Domain.js"
 import { HiddenEvidence } from "../Errors.js"
+import { locate } from "../internal/anchors.js"
+import type { Failures } from "./Records.js"
 
 /** The fixed order `hiddenBy` lists kinds in. */
 const order: ReadonlyArray<HiddenKind> = ["invisible", "background", "tiny", "offpage", "ocr"]
@@ -55,23 +57,32 @@ export const mark = (record: CaptureRecord, span: Span): Marked => {
 }
 
 /**
- * The Verifier's hook: the fields to add to the evidence, or (policy `reject`, hidden text) the failure.
+ * The Verifier's hook, before evidence is made: under `reject`, each match overlapping hidden text
+ * (OCR aside) gets `HiddenEvidence` in its failures and is left out; the others are returned (their
+ * evidence is marked by `mark`). Under `mark` (or absent) every match is returned.
  */
-export const check = (
+export const screen = <M extends { readonly i: number; readonly span: Span }>(
   policy: "mark" | "reject" | undefined,
   record: CaptureRecord,
-  fact: { readonly snippet: string },
-  span: Span,
-  page: number | undefined
-): Marked | HiddenEvidence => {
-  const marked = mark(record, span)
-  if (policy !== "reject" || marked.visibility !== "hidden") return marked
-  return new HiddenEvidence({
-    source: record.source,
-    captureSha256: record.sha256,
-    snippet: fact.snippet,
-    span: { start: span.start, end: span.end },
-    ...(page === undefined ? {} : { page }),
-    hiddenBy: marked.hiddenBy!
+  citations: ReadonlyArray<{ readonly snippet: string }>,
+  matched: ReadonlyArray<M>,
+  failures: Failures
+): ReadonlyArray<M> => {
+  if (policy !== "reject" || record.format !== "citegate.capture/2" || record.hidden === undefined) return matched
+  return matched.filter((m) => {
+    const marked = mark(record, m.span)
+    if (marked.visibility !== "hidden") return true
+    const page = locate(record, m.span).page
+    failures[m.i]!.push(
+      new HiddenEvidence({
+        source: record.source,
+        captureSha256: record.sha256,
+        snippet: citations[m.i]!.snippet,
+        span: { start: m.span.start, end: m.span.end },
+        ...(page === undefined ? {} : { page }),
+        hiddenBy: marked.hiddenBy!
+      })
+    )
+    return false
   })
 }
