@@ -903,7 +903,7 @@ const benchExtract = async (): Promise<Array<ExtractRow>> => {
   const limits = { maxPages: 2_000, maxCharacters: 64 * MiB, maxDepth: 512 }
   const cases = [
     { name: `html/1, ${(html.byteLength / MiB).toFixed(1)} MiB page`, contentType: "text/html; charset=utf-8", body: html },
-    { name: `pdf/1, ${pageCount} pages`, contentType: "application/pdf", body: pdf }
+    { name: `pdf/2, ${pageCount} pages`, contentType: "application/pdf", body: pdf }
   ]
   const rows: Array<ExtractRow> = []
   for (const c of cases) {

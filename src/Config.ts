@@ -100,7 +100,12 @@ export const VerifyOptions = Schema.Struct({
    */
   matching: Schema.optional(Schema.Literal("exact", "normalized/1", "normalized/2")),
   /** A snippet found more than once: `accept` (default, flagged `ambiguous`) or `reject` unless a prefix/suffix picks one. */
-  ambiguous: Schema.optional(Schema.Literal("accept", "reject"))
+  ambiguous: Schema.optional(Schema.Literal("accept", "reject")),
+  /**
+   * An excerpt from text no reader sees (invisible, background-coloured, tiny or off-page PDF text):
+   * `mark` (default, accepted with `visibility: "hidden"` on its evidence) or `reject` (`HiddenEvidence`).
+   */
+  hidden: Schema.optional(Schema.Literal("mark", "reject"))
 }).annotations({ ...strict, identifier: "VerifyOptions" })
 export type VerifyOptions = typeof VerifyOptions.Type
 
@@ -282,3 +287,4 @@ export const resolvedMatching = (config: PipelineConfig): MatchingPolicy =>
 /** The matching policies a verification applies. */
 export type MatchingPolicy = "exact" | "normalized/2"
 export const resolvedAmbiguous = (config: PipelineConfig): "accept" | "reject" => config.verify?.ambiguous ?? "accept"
+export const resolvedHidden = (config: PipelineConfig): "mark" | "reject" => config.verify?.hidden ?? "mark"

@@ -237,7 +237,7 @@ export type CaptureRecordV1 = typeof CaptureRecordV1.Type
  * The extraction algorithms. An id names one algorithm forever: changing what
  * it produces from the same bytes means a new id (docs/design.md#extraction).
  */
-export const ExtractionId = Schema.Literal("text/1", "markdown/1", "html/1", "pdf/1", "markdown/2", "html/2")
+export const ExtractionId = Schema.Literal("text/1", "markdown/1", "html/1", "pdf/1", "markdown/2", "html/2", "pdf/2")
 export type ExtractionId = typeof ExtractionId.Type
 
 /** The body as the server sent it, stored beside the record under its digest. */
@@ -281,6 +281,28 @@ export const BodyRun = Schema.Tuple(Schema.NonNegativeInt, Schema.NonNegativeInt
 export type BodyRun = typeof BodyRun.Type
 
 /**
+ * Why a stretch of a capture's text is not text a reader sees on the page
+ * (`pdf/2`): `ocr` drawn invisibly (render mode 3 or 7, or a fill alpha of 0)
+ * over an image, the recognised text of a scanned page, whose content is the
+ * image a reader sees; `invisible` drawn invisibly over no image; `background`
+ * drawn in the colour of what lies beneath it (white on the white page);
+ * `tiny` drawn smaller than 1 pt; `offpage` drawn outside the page's visible
+ * area. docs/design.md (extraction, `pdf/2`) gives the rule.
+ */
+export const HiddenKind = Schema.Literal("ocr", "invisible", "background", "tiny", "offpage")
+export type HiddenKind = typeof HiddenKind.Type
+
+/**
+ * A stretch of the text a reader does not see as text: `[start, end, kind]`,
+ * UTF-16 code units, end exclusive. Runs are in text order and do not overlap.
+ */
+export const HiddenRun = Schema.Tuple(Schema.NonNegativeInt, Schema.NonNegativeInt, HiddenKind)
+export type HiddenRun = typeof HiddenRun.Type
+
+/** Most hidden runs one record carries; past it the last run is extended (over-marking, never under). */
+export const maxHiddenRuns = 10_000
+
+/**
  * A v2 capture: the body kept as sent (`body`, a file beside the record), the
  * text extracted from it by `extraction`, and the anchors found on the way.
  * `sha256` is the digest of the UTF-8 bytes of `text` (what reports cite as
@@ -296,6 +318,8 @@ export const CaptureRecordV2 = Schema.Struct({
   pages: Schema.optional(Schema.Array(PageAnchor)),
   headings: Schema.optional(Schema.Array(HeadingAnchor)),
   bodyMap: Schema.optional(Schema.Array(BodyRun)),
+  /** The stretches of `text` no reader sees as text (`pdf/2`; absent when there are none). */
+  hidden: Schema.optional(Schema.Array(HiddenRun).pipe(Schema.maxItems(maxHiddenRuns))),
   text: WellFormedString
 }).annotations({ ...strict, identifier: "CaptureRecordV2" })
 export type CaptureRecordV2 = typeof CaptureRecordV2.Type
@@ -390,6 +414,10 @@ export type TextPositionSelector = typeof TextPositionSelector.Type
 export const MatchMethod = Schema.Literal("exact", "normalized/1", "normalized/2")
 export type MatchMethod = typeof MatchMethod.Type
 
+/** How an excerpt reads on the page: see `Evidence.visibility`. */
+export const Visibility = Schema.Literal("visible", "ocr", "hidden")
+export type Visibility = typeof Visibility.Type
+
 // The fields after `heading` are optional so that results written before they existed still decode;
 // the Verifier always sets them.
 export const Evidence = Schema.Struct({
@@ -407,7 +435,15 @@ export const Evidence = Schema.Struct({
   /** The span in every unit. */
   offsets: Schema.optional(SpanOffsets),
   /** W3C Web Annotation selectors of the span (the `selector` of a SpecificResource whose source is the fact's). */
-  selector: Schema.optional(Schema.Tuple(TextQuoteSelector, TextPositionSelector))
+  selector: Schema.optional(Schema.Tuple(TextQuoteSelector, TextPositionSelector)),
+  /**
+   * Whether a reader sees the excerpt as text on the page; absent means visible. `hidden`: the span
+   * overlaps text no reader sees (`hiddenBy` says why); `ocr`: it overlaps only the recognised text
+   * of a scanned page (the reader sees the image). Set from the capture's `hidden` runs.
+   */
+  visibility: Schema.optional(Visibility),
+  /** Why the span is not visible: the kinds of the hidden runs it overlaps, in a fixed order. */
+  hiddenBy: Schema.optional(Schema.NonEmptyArray(HiddenKind))
 }).annotations({ ...strict, identifier: "Evidence" })
 export type Evidence = typeof Evidence.Type
 

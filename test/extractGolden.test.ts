@@ -13,6 +13,7 @@ import * as CaptureStore from "../src/store/CaptureStore.js"
 import { type CaptureRecord, recordBody, recordExtraction, sha256Of, type SourceUrl } from "../src/Domain.js"
 import * as Html from "../src/extract/Html.js"
 import * as Markdown from "../src/extract/Markdown.js"
+import * as Pdf from "../src/extract/Pdf.js"
 import { testServer } from "./httpServer.js"
 import { fixturePath, tempDirectory } from "./support.js"
 
@@ -23,7 +24,7 @@ const fixtures = [
   { file: "report.html", contentType: "text/html; charset=utf-8", extraction: "html/2", expected: "report.html.html-2" },
   { file: "drafting.md", contentType: "text/markdown; charset=utf-8", extraction: "markdown/2", expected: "drafting.md.markdown-2" },
   { file: "drafting.html", contentType: "text/html; charset=utf-8", extraction: "html/2", expected: "drafting.html.html-2" },
-  { file: "report.pdf", contentType: "application/pdf", extraction: "pdf/1", expected: "report.pdf" }
+  { file: "report.pdf", contentType: "application/pdf", extraction: "pdf/2", expected: "report.pdf.pdf-2" }
 ] as const
 
 /**
@@ -32,10 +33,13 @@ const fixtures = [
  */
 const retired = [
   { file: "report.md", contentType: "text/markdown", extraction: "markdown/1", expected: "report.md" },
-  { file: "report.html", contentType: "text/html", extraction: "html/1", expected: "report.html" }
+  { file: "report.html", contentType: "text/html", extraction: "html/1", expected: "report.html" },
+  { file: "report.pdf", contentType: "application/pdf", extraction: "pdf/1", expected: "report.pdf" }
 ] as const
 
 const extractionLimits = { maxPages: 2_000, maxCharacters: 16 * 1024 * 1024, maxDepth: 512 }
+
+const decodeUtf8 = (bytes: Uint8Array, ignoreBOM: boolean) => new TextDecoder("utf-8", { fatal: true, ignoreBOM }).decode(bytes)
 
 const allTypes = ["text/plain", "text/markdown", "text/html", "application/xhtml+xml", "application/pdf"] as const
 
@@ -47,6 +51,7 @@ const pinned = (record: CaptureRecord) => ({
   pages: record.format === "citegate.capture/2" ? record.pages ?? null : null,
   headings: record.format === "citegate.capture/2" ? record.headings ?? null : null,
   ...(record.format === "citegate.capture/2" && record.bodyMap !== undefined ? { bodyMap: record.bodyMap } : {}),
+  ...(record.format === "citegate.capture/2" && record.hidden !== undefined ? { hidden: record.hidden } : {}),
   text: record.text
 })
 
@@ -95,15 +100,20 @@ describe("golden fixtures of the ids no new capture gets", () => {
     it.effect(`${fixture.extraction}: ${fixture.file}`, () =>
       Effect.gen(function*() {
         const bytes = fs.readFileSync(fixturePath("extraction", fixture.file))
-        const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: fixture.extraction === "markdown/1" }).decode(bytes)
-        const extracted = fixture.extraction === "markdown/1"
-          ? yield* Markdown.extract("https://example.test/", text, extractionLimits)
-          : yield* Html.extract("https://example.test/", text, extractionLimits, "utf-8")
+        const extracted = fixture.extraction === "pdf/1"
+          ? yield* Pdf.extract("https://example.test/", bytes, extractionLimits, "pdf/1")
+          : fixture.extraction === "markdown/1"
+          ? yield* Markdown.extract("https://example.test/", decodeUtf8(bytes, true), extractionLimits)
+          : yield* Html.extract("https://example.test/", decodeUtf8(bytes, false), extractionLimits, "utf-8")
         const actual = {
           extraction: extracted.extraction,
           sha256: sha256Of(extracted.text),
-          body: { sha256: sha256Of(bytes), byteLength: bytes.byteLength, contentType: `${fixture.contentType}; charset=utf-8` },
-          pages: null,
+          body: {
+            sha256: sha256Of(bytes),
+            byteLength: bytes.byteLength,
+            contentType: fixture.extraction === "pdf/1" ? fixture.contentType : `${fixture.contentType}; charset=utf-8`
+          },
+          pages: extracted.pages ?? null,
           headings: extracted.headings ?? null,
           text: extracted.text
         }

@@ -234,7 +234,7 @@ describe("the records written", () => {
       assert.deepStrictEqual(ref, { source, sha256: sha256Hex(text), accessedAt: ref.accessedAt, byteLength: pdf.length })
       const record = yield* readJson(path.join(directory, expectedRecordName(source)))
       assert.deepStrictEqual(Object.keys(record).sort(), ["accessedAt", "body", "extraction", "format", "pages", "sha256", "source", "text"])
-      assert.strictEqual(record.extraction, "pdf/1")
+      assert.strictEqual(record.extraction, "pdf/2")
       assert.strictEqual(record.text, text)
       assert.deepStrictEqual(record.pages, [{ number: 1, start: 0, end: 11 }, { number: 2, start: 12, end: 24 }])
       assert.deepStrictEqual(record.body, { sha256: sha256Hex(pdf), byteLength: pdf.length, contentType: "application/pdf" })

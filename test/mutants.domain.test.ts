@@ -445,13 +445,13 @@ describe("Domain: capture records", () => {
     refused(D.CaptureRecordV1, v1({ contentType: 1 }), "Expected string, actual 1", ["contentType"])
   })
 
-  it("v2: the six extractions, the body, page and heading anchors", () => {
-    for (const extraction of ["text/1", "markdown/1", "html/1", "pdf/1", "markdown/2", "html/2"]) {
+  it("v2: the seven extractions, the body, page and heading anchors", () => {
+    for (const extraction of ["text/1", "markdown/1", "html/1", "pdf/1", "markdown/2", "html/2", "pdf/2"]) {
       assert.deepStrictEqual<unknown>(accepted(D.CaptureRecordV2, v2({ extraction })), v2({ extraction }))
     }
     assert.deepStrictEqual(
       issuesOf(D.CaptureRecordV2, v2({ extraction: "text/2" })),
-      ["text/1", "markdown/1", "html/1", "pdf/1", "markdown/2", "html/2"].map((id) => ({ path: ["extraction"], message: `Expected "${id}", actual "text/2"` }))
+      ["text/1", "markdown/1", "html/1", "pdf/1", "markdown/2", "html/2", "pdf/2"].map((id) => ({ path: ["extraction"], message: `Expected "${id}", actual "text/2"` }))
     )
     const anchored = v2({
       pages: [{ number: 1, start: 0, end: 1 }, { number: 2, start: 1, end: 3 }],

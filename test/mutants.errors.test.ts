@@ -137,6 +137,12 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
     `The snippet occurs 5 times with the given prefix/suffix in capture ${P3} of ${S}; exactly one occurrence must be named`
   ],
   [
+    E.HiddenEvidence,
+    { _tag: "HiddenEvidence", source: S, captureSha256: D1, snippet: "white", span: { start: 3, end: 8 }, page: 2, hiddenBy: ["background", "tiny"] },
+    `The snippet occurs in capture ${P1} of ${S} on page 2 (characters 3–8), but as text no reader sees ` +
+    `(text in the colour of what lies beneath it; text smaller than 1 pt); the policy is verify.hidden: "reject": quote the text the page shows`
+  ],
+  [
     E.InvalidReport,
     { _tag: "InvalidReport", issues: [{ path: ["facts", 2, "source"], message: "is missing" }] },
     "The report is invalid: facts[2].source: is missing"
@@ -399,14 +405,14 @@ const everyClass = [
   "ExtractionTooLarge", "MigrationRejected", "SpanMismatch", "AnchorUnsupported", "UncitedSentence", "InvalidAnswer",
   "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "StreamLineInvalid", "StreamLimitExceeded",
   "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull", "Unauthorized", "Forbidden", "PayloadTooLarge", "LengthRequired",
-  "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected"
+  "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected", "HiddenEvidence"
 ]
 
 const jsonOf = (tag: string): Json => cases.find(([, json]) => json._tag === tag)![1]
 
 describe("every error: tag, exact message, JSON round trip", () => {
-  it("the cases cover all 60 classes", () => {
-    assert.strictEqual(everyClass.length, 60)
+  it("the cases cover all 61 classes", () => {
+    assert.strictEqual(everyClass.length, 61)
     assert.deepStrictEqual([...new Set(cases.map(([, json]) => json._tag))].sort(), [...everyClass].sort())
     for (const name of everyClass) assert.strictEqual((E as Record<string, any>)[name].name, name)
   })
@@ -552,7 +558,7 @@ describe("the families decode every member and nothing else", () => {
     ["CaptureWriteError", E.CaptureWriteError, ["CaptureExists", "CaptureWriteFailed"]],
     ["FactError", E.FactError, [
       "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
-      "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet"
+      "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence"
     ]],
     ["VerifyError", E.VerifyError, ["InvalidReport", "ReportRejected", "VerificationTimeout"]],
     ["CaptureError", E.CaptureError, [
@@ -563,7 +569,7 @@ describe("the families decode every member and nothing else", () => {
     ]],
     ["CitationError", E.CitationError, [
       "NotApproved", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch", "SnippetAbsent", "SpanMismatch",
-      "AnchorUnsupported", "AnchorMismatch", "AmbiguousSnippet"
+      "AnchorUnsupported", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence"
     ]],
     ["AnswerError", E.AnswerError, ["InvalidAnswer", "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "VerificationTimeout"]],
     ["StreamError", E.StreamError, ["StreamLineInvalid", "StreamLimitExceeded", "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull"]],
@@ -618,7 +624,7 @@ describe("the families decode every member and nothing else", () => {
 describe("groupFailures", () => {
   const order = [
     "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
-    "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet"
+    "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence"
   ]
 
   it("factErrorTags lists the FactError tags in their fixed order", () => {

@@ -1,5 +1,5 @@
 /**
- * `pdf/1` on the extractor itself: the header and end-marker windows to the
+ * `pdf/1` and `pdf/2` (the same text and pages) on the extractor itself: the header and end-marker windows to the
  * byte, page anchors and form feeds counted by hand, the page and character
  * caps at their exact values, and every refusal's fields. The PDFs are written
  * by test/pdfWriter.ts; pdf.js runs in the extraction worker.
@@ -15,6 +15,8 @@ import { makePdf } from "./pdfWriter.js"
 const source = "https://example.com/report.pdf"
 const limits: ExtractionLimits = { maxPages: 10, maxCharacters: 10_000, maxDepth: 64 }
 const extract = (body: Uint8Array, options: Partial<ExtractionLimits> = {}) => Pdf.extract(source, body, { ...limits, ...options })
+/** `pdf/1`, kept for the records written under it: the same text and pages as `pdf/2`, no hidden runs. */
+const extract1 = (body: Uint8Array) => Pdf.extract(source, body, limits, "pdf/1")
 
 const failed = (body: Uint8Array, reason: ExtractionFailed["reason"], detail: string) =>
   Effect.gen(function*() {
@@ -26,13 +28,15 @@ const failed = (body: Uint8Array, reason: ExtractionFailed["reason"], detail: st
 const noHeader = "no %PDF- header in the first 1024 bytes"
 const noEnd = "no %%EOF marker in the last 1024 bytes"
 
-describe("pdf/1: text and page anchors", () => {
+describe("pdf/1 and pdf/2: text and page anchors", () => {
   it.live("pages joined by one form feed; a form feed inside a page is a space; each page an anchor", () =>
     Effect.gen(function*() {
       // Page 1: "a b" + LF + "second" = 10 units at 0..10; the page break at 10; page 2 "page two" at 11..19.
-      const extracted = yield* extract(makePdf([["a\fb", "second"], ["page two"]]))
+      const pdf = makePdf([["a\fb", "second"], ["page two"]])
+      const extracted = yield* extract(pdf)
+      assert.deepStrictEqual(yield* extract1(pdf), { ...extracted, extraction: "pdf/1" })
       assert.deepStrictEqual(extracted, {
-        extraction: "pdf/1",
+        extraction: "pdf/2",
         text: "a b\nsecond\fpage two",
         pages: [{ number: 1, start: 0, end: 10 }, { number: 2, start: 11, end: 19 }]
       })
@@ -42,7 +46,7 @@ describe("pdf/1: text and page anchors", () => {
     Effect.gen(function*() {
       const extracted = yield* extract(makePdf([[], ["y"], ["zz"]]))
       assert.deepStrictEqual(extracted, {
-        extraction: "pdf/1",
+        extraction: "pdf/2",
         text: "\fy\fzz",
         pages: [{ number: 1, start: 0, end: 0 }, { number: 2, start: 1, end: 2 }, { number: 3, start: 3, end: 5 }]
       })

@@ -24,6 +24,7 @@ import {
   digestPrefix,
   isNormalized,
   normalizedNote,
+  visibilityNote,
   plural,
   provenanceNote,
   withMatching
@@ -36,15 +37,16 @@ import {
   VerifiedAnswer as VerifiedAnswerSchema
 } from "./Records.js"
 
-/** The ambiguity flag and the normalised-match label of a verified citation, when they apply (as for reports). */
-const matchNotes = (evidence: { readonly ambiguous?: boolean | undefined; readonly occurrences: number; readonly method?: string | undefined }) =>
-  [ambiguityNote(evidence), normalizedNote(evidence)].filter((note): note is string => note !== undefined)
+/** The ambiguity flag, the normalised-match label and the visibility mark of a verified citation, when they apply (as for reports). */
+const matchNotes = (evidence: Parameters<typeof ambiguityNote>[0] & Parameters<typeof normalizedNote>[0] & Parameters<typeof visibilityNote>[0]) =>
+  [ambiguityNote(evidence), normalizedNote(evidence), visibilityNote(evidence)].filter((note): note is string => note !== undefined)
 
 /** The same notes tagged for the text rendering: `AMBIGUOUS …`, `MATCH …`. */
 const taggedNotes = (evidence: Parameters<typeof matchNotes>[0]) =>
   [
     ...(ambiguityNote(evidence) === undefined ? [] : [`AMBIGUOUS ${ambiguityNote(evidence)}`]),
-    ...(normalizedNote(evidence) === undefined ? [] : [`MATCH     ${normalizedNote(evidence)}`])
+    ...(normalizedNote(evidence) === undefined ? [] : [`MATCH     ${normalizedNote(evidence)}`]),
+    ...(visibilityNote(evidence) === undefined ? [] : [`VISIBILITY ${visibilityNote(evidence)}`])
   ]
 
 /** What an answer rendering shows (answer/Records.ts, where `render/Repair.ts` reads it too). */

@@ -252,6 +252,7 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
       ...(extracted.pages === undefined ? {} : { pages: extracted.pages }),
       ...(extracted.headings === undefined ? {} : { headings: extracted.headings }),
       ...(extracted.bodyMap === undefined ? {} : { bodyMap: extracted.bodyMap }),
+      ...(extracted.hidden === undefined || extracted.hidden.length === 0 ? {} : { hidden: extracted.hidden }),
       text: extracted.text
     }
     yield* store.write(record, body)

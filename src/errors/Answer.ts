@@ -7,6 +7,7 @@ import * as Schema from "effect/Schema"
 import { formatIssues, Issue, Omitted, short } from "./Shared.js"
 import { CorruptCapture, LegacyCapture, MissingCapture } from "./Store.js"
 import { AmbiguousSnippet, AnchorMismatch, DigestMismatch, NotApproved, SnippetAbsent, VerificationTimeout } from "./Verify.js"
+import { HiddenEvidence } from "./Visibility.js"
 
 // ---------------------------------------------------------------------------
 // Answers: prose with inline citations (citegate.answer/1, EVI1, Anthropic)
@@ -61,7 +62,9 @@ export const CitationError = Schema.Union(
   // From the shared matching path: produced only for citations that name a page or heading.
   AnchorMismatch,
   // From the shared matching path: several occurrences and nothing picks one.
-  AmbiguousSnippet
+  AmbiguousSnippet,
+  // From the shared matching path: text no reader sees, under verify.hidden: "reject".
+  HiddenEvidence
 )
 export type CitationError = typeof CitationError.Type
 

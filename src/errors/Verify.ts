@@ -6,6 +6,7 @@
 import * as Schema from "effect/Schema"
 import { formatIssues, Issue, Omitted, short } from "./Shared.js"
 import { CorruptCapture, LegacyCapture, MissingCapture } from "./Store.js"
+import { HiddenEvidence } from "./Visibility.js"
 
 // ---------------------------------------------------------------------------
 // Verification: per-fact failures
@@ -205,7 +206,8 @@ export const FactError = Schema.Union(
   DigestMismatch,
   SnippetAbsent,
   AnchorMismatch,
-  AmbiguousSnippet
+  AmbiguousSnippet,
+  HiddenEvidence
 )
 export type FactError = typeof FactError.Type
 
@@ -254,7 +256,8 @@ export const factErrorTags = [
   "DigestMismatch",
   "SnippetAbsent",
   "AnchorMismatch",
-  "AmbiguousSnippet"
+  "AmbiguousSnippet",
+  "HiddenEvidence"
 ] as const satisfies ReadonlyArray<FactError["_tag"]>
 // A FactError tag missing from the list above is a type error here.
 const _everyFactErrorTagListed: Exclude<FactError["_tag"], typeof factErrorTags[number]> extends never ? true : never = true

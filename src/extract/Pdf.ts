@@ -9,12 +9,17 @@
  * an `%%EOF` marker in the last KiB (pdf.js would silently repair a truncated
  * file; a capture does not). Encrypted files are refused, even those that open
  * with an empty password: their text is not the bytes the server sent.
+ *
+ * `pdf/2` (current): `pdf/1`'s text and pages, exactly, and `hidden`: the
+ * stretches a reader does not see as text (PdfVisibility.ts has the rule).
+ * `pdf/1` stays here for records written under it (pinned by its golden file).
  */
 import * as Effect from "effect/Effect"
-import type { PageAnchor } from "../Domain.js"
+import type { HiddenRun, PageAnchor } from "../Domain.js"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
 import type { Extracted, ExtractionLimits } from "./Records.js"
 import { decodedLimit, withinDecodedLimit } from "./PdfStreams.js"
+import { alignPage, appendRuns, pageRuns } from "./PdfVisibility.js"
 import { pdfPages } from "./Worker.js"
 
 const window = 1024
@@ -25,7 +30,8 @@ const includes = (bytes: Uint8Array, from: number, to: number, marker: string) =
 export const extract = (
   source: string,
   body: Uint8Array,
-  limits: ExtractionLimits
+  limits: ExtractionLimits,
+  version: "pdf/1" | "pdf/2" = "pdf/2"
 ): Effect.Effect<Extracted, ExtractionFailed | ExtractionTooLarge> =>
   Effect.gen(function*() {
     const fail = (reason: ExtractionFailed["reason"], detail: string) =>
@@ -41,7 +47,7 @@ export const extract = (
     if (!(yield* Effect.promise(() => withinDecodedLimit(body, decoded)))) {
       return yield* new ExtractionTooLarge({ source, format: "pdf", cap: "decodedBytes", limit: decoded })
     }
-    const outcome = yield* pdfPages(body, limits).pipe(Effect.mapError((failure) => fail("worker-failed", failure.detail)))
+    const outcome = yield* pdfPages(body, limits, version === "pdf/2").pipe(Effect.mapError((failure) => fail("worker-failed", failure.detail)))
     switch (outcome._tag) {
       case "encrypted":
         return yield* fail("encrypted", outcome.detail)
@@ -54,6 +60,7 @@ export const extract = (
     }
     const pages: Array<PageAnchor> = []
     const parts: Array<string> = []
+    const hidden: Array<HiddenRun> = []
     let at = 0
     outcome.pages.forEach((raw, i) => {
       // Well-formed text only (a lone surrogate from a broken font map becomes U+FFFD), no form feed but between pages.
@@ -63,8 +70,12 @@ export const extract = (
         at += 1
       }
       pages.push({ number: i + 1, start: at, end: at + text.length })
+      // Same length as the raw text (a lone surrogate and a form feed are one code unit each): offsets agree.
+      const segments = outcome.segments?.[i]
+      if (segments !== undefined) appendRuns(hidden, pageRuns(alignPage(raw, segments), at))
       parts.push(text)
       at += text.length
     })
-    return { extraction: "pdf/1", text: parts.join(""), pages } satisfies Extracted
+    if (version === "pdf/1") return { extraction: "pdf/1", text: parts.join(""), pages } satisfies Extracted
+    return { extraction: "pdf/2", text: parts.join(""), pages, ...(hidden.length === 0 ? {} : { hidden }) } satisfies Extracted
   })

@@ -6,7 +6,7 @@
  *
  * @since 0.3.0
  */
-import type { BodyRun, ExtractionId, HeadingAnchor, PageAnchor } from "../Domain.js"
+import type { BodyRun, ExtractionId, HeadingAnchor, HiddenRun, PageAnchor } from "../Domain.js"
 import type { ExtractionFailed, ExtractionTooLarge, InvalidEncoding, UnsupportedEncoding } from "../Errors.js"
 
 /**
@@ -36,6 +36,8 @@ export interface Extracted {
   readonly pages?: ReadonlyArray<PageAnchor>
   readonly headings?: ReadonlyArray<HeadingAnchor>
   readonly bodyMap?: ReadonlyArray<BodyRun>
+  /** The stretches of the text no reader sees as text (`pdf/2`). */
+  readonly hidden?: ReadonlyArray<HiddenRun>
 }
 
 export type ExtractionError = ExtractionFailed | ExtractionTooLarge | UnsupportedEncoding | InvalidEncoding

@@ -17,6 +17,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
+import { type Segment, walkScript } from "./PdfVisibility.js"
 
 /** Heap limits of one extraction worker: a hostile file fails there, not in the capturing process. */
 export const workerResourceLimits = {
@@ -26,6 +27,13 @@ export const workerResourceLimits = {
 } as const
 
 const require = createRequire(import.meta.url)
+
+/**
+ * Largest image pdf.js decodes for the operator list (`pdf/2`), in pixels: 40 Mi (a page scanned
+ * at 600 dpi is about 35 Mi). A larger one is left out (pdf.js warns), so invisible text over it
+ * counts as `invisible`, not `ocr`: marked more, never less.
+ */
+export const maxImagePixels = 40 * 1024 * 1024
 
 /** The parsers' entry points as file URLs, resolved once. */
 const modules = () => {
@@ -40,7 +48,12 @@ const modules = () => {
 
 /** What a PDF job returns: each page's text, in page order, or why there is none. */
 export type PdfOutcome =
-  | { readonly _tag: "pages"; readonly pages: ReadonlyArray<string> }
+  | {
+    readonly _tag: "pages"
+    readonly pages: ReadonlyArray<string>
+    /** Per page, its text-showing operators with their kinds (`pdf/2` jobs only: PdfVisibility.ts). */
+    readonly segments?: ReadonlyArray<ReadonlyArray<Segment>>
+  }
   | { readonly _tag: "encrypted"; readonly detail: string }
   | { readonly _tag: "malformed"; readonly detail: string }
   | { readonly _tag: "tooManyPages"; readonly pages: number }
@@ -69,6 +82,7 @@ export type MarkdownOutcome =
  */
 const script = `
 const { parentPort, workerData } = require("node:worker_threads")
+${walkScript}
 const run = async () => {
   const job = workerData
   if (job.kind === "markdown") {
@@ -103,6 +117,8 @@ const run = async () => {
       disableFontFace: true,
       useSystemFonts: false,
       enableXfa: false,
+      // Read by the operator list (pdf/2): a larger image is left out of it, so text over it is not taken for OCR.
+      maxImageSize: ${maxImagePixels},
       standardFontDataUrl: job.modules.standardFonts,
       verbosity: 0
     }).promise
@@ -118,6 +134,7 @@ const run = async () => {
     }
     if (document.numPages > job.maxPages) return { _tag: "tooManyPages", pages: document.numPages }
     const pages = []
+    const segments = job.visibility ? [] : undefined
     let characters = 0
     for (let number = 1; number <= document.numPages; number++) {
       const page = await document.getPage(number)
@@ -128,13 +145,14 @@ const run = async () => {
         text += item.str
         if (item.hasEOL) text += "\\n"
       }
+      if (segments !== undefined) segments.push(await pageSegments(pdfjs, page))
       page.cleanup()
       // The text is the pages joined by one form feed: a break before every page but the first.
       characters += text.length + (number > 1 ? 1 : 0)
       if (characters > job.maxCharacters) return { _tag: "tooManyCharacters" }
       pages.push(text)
     }
-    return { _tag: "pages", pages }
+    return segments === undefined ? { _tag: "pages", pages } : { _tag: "pages", pages, segments }
   } catch (error) {
     return { _tag: "malformed", detail: String(error && error.name) + ": " + String(error && error.message) }
   } finally {
@@ -189,11 +207,18 @@ export const runJob = <A>(job: Record<string, unknown>, transfer: ReadonlyArray<
     return Effect.promise(() => worker.terminate())
   })
 
-/** Text per page of a PDF, in a worker. The bytes are copied: the caller's body stays intact. */
-export const pdfPages = (bytes: Uint8Array, limits: { readonly maxPages: number; readonly maxCharacters: number }) => {
+/**
+ * Text per page of a PDF, in a worker. The bytes are copied: the caller's body stays intact. With
+ * `visibility` (`pdf/2`) each page's operators and their kinds come too.
+ */
+export const pdfPages = (
+  bytes: Uint8Array,
+  limits: { readonly maxPages: number; readonly maxCharacters: number },
+  visibility = false
+) => {
   const copy = new Uint8Array(bytes)
   return runJob<PdfOutcome>(
-    { kind: "pdf", bytes: copy, maxPages: limits.maxPages, maxCharacters: limits.maxCharacters },
+    { kind: "pdf", bytes: copy, maxPages: limits.maxPages, maxCharacters: limits.maxCharacters, visibility },
     [copy.buffer]
   )
 }

@@ -84,6 +84,14 @@ export const checkRecord = (
     textEnd = textStart + runLength
     bodyEnd = bodyStart + runLength
   }
+  // Hidden runs in text order, not empty, not overlapping, inside the text: the Verifier searches them by bisection.
+  let hiddenEnd = 0
+  for (const [i, [start, end]] of (record.hidden ?? []).entries()) {
+    if (start < hiddenEnd || end <= start || end > length) {
+      return Either.left(corrupt(source, "invalid-anchor", `hidden[${i}] is out of order, empty or outside the text`))
+    }
+    hiddenEnd = end
+  }
   return Either.right(record)
 }
 

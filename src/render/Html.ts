@@ -22,6 +22,7 @@ import {
   digestPrefix,
   factNumber,
   normalizedNote,
+  visibilityNote,
   plural,
   provenanceNote,
   type Rendering,
@@ -46,6 +47,7 @@ blockquote.excerpt { margin: .5rem 0; padding: .5rem 1rem; background: #f3f6fb; 
 .explanation { background: #fff8e1; padding: .25rem .5rem; white-space: pre-wrap; }
 .citation { font-size: .85rem; color: #444; }
 .ambiguous, .match.normalized { font-size: .85rem; font-weight: 600; color: #8a6d00; }
+.visibility { font-size: .85rem; font-weight: 600; color: #a40000; }
 .capture pre { white-space: pre-wrap; word-break: break-word; background: #fafafa; border: 1px solid #ddd; padding: 1rem; max-height: 30rem; overflow: auto; }
 mark { background: #ffe066; }
 .ctl { color: #c92a2a; font-size: 0.85em; }
@@ -125,6 +127,8 @@ const matchNotes = (evidence: Evidence): string => {
   const notes: Array<string> = []
   const ambiguity = ambiguityNote(evidence)
   if (ambiguity !== undefined) notes.push(`\n<div class="ambiguous">${h(ambiguity)}</div>`)
+  const visibility = visibilityNote(evidence)
+  if (visibility !== undefined) notes.push(`\n<div class="visibility ${evidence.visibility === "ocr" ? "ocr" : "hidden"}">${h(visibility)}</div>`)
   const normalized = normalizedNote(evidence)
   if (normalized !== undefined) {
     notes.push(`\n<div class="match normalized">${h(normalized)}</div>`)

@@ -22,6 +22,7 @@ import {
   digestPrefix,
   factNumber,
   normalizedNote,
+  visibilityNote,
   plural,
   provenanceNote,
   isNormalized,
@@ -80,6 +81,8 @@ const verified = (report: VerifiedReport): string => {
       )
       const ambiguity = ambiguityNote(evidence)
       if (ambiguity !== undefined) out.push(`**Ambiguous:** ${md(ambiguity)}.`, "")
+      const visibility = visibilityNote(evidence)
+      if (visibility !== undefined) out.push(`**Visibility: ${md(visibility)}.**`, "")
       const normalized = normalizedNote(evidence)
       if (normalized !== undefined) {
         out.push(`**Match: ${md(normalized)}.**`, "")

@@ -7,8 +7,8 @@ import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
-import type { CaptureRecord } from "../Domain.js"
-import { VerifyError } from "../Errors.js"
+import type { CaptureRecord, HiddenKind } from "../Domain.js"
+import { hiddenLabel, VerifyError } from "../Errors.js"
 import { VerifiedReport } from "../verify/VerifiedReport.js"
 import { html as escapeHtml, markdown as escapeMarkdown } from "./Escape.js"
 
@@ -134,6 +134,21 @@ export const withMatching = (format: "text" | "markdown" | "html", page: string,
 /** The capture's own text at a span, from the evidence's TextQuoteSelector (absent on older results). */
 export const captureReads = (evidence: { readonly selector?: readonly [{ readonly exact: string }, unknown] | undefined }) =>
   evidence.selector?.[0].exact
+
+/**
+ * The mark of an excerpt drawn from text a reader does not see as text (`Evidence.visibility`), in
+ * every rendering: `hidden` (invisible, background-coloured, tiny or off-page text) or `ocr` (the
+ * recognised text of a scanned page). Visible excerpts carry none.
+ */
+export const visibilityNote = (evidence: {
+  readonly visibility?: string | undefined
+  readonly hiddenBy?: ReadonlyArray<HiddenKind> | undefined
+}): string | undefined =>
+  evidence.visibility === "hidden"
+    ? `HIDDEN TEXT: the excerpt is text no reader sees on the page (${hiddenLabel(evidence.hiddenBy ?? [])}); it occurs in the capture, but the page does not show it`
+    : evidence.visibility === "ocr"
+    ? "OCR: the excerpt is the recognised text of a scanned page (drawn invisibly over the page image); the reader sees the image, check the quote against it"
+    : undefined
 
 /** The flag of an excerpt that occurs more than once with nothing naming one occurrence. */
 export const ambiguityNote = (evidence: { readonly ambiguous?: boolean | undefined; readonly occurrences: number }) =>

@@ -14,6 +14,7 @@ import {
   digestPrefix,
   factNumber,
   normalizedNote,
+  visibilityNote,
   plural,
   provenanceNote,
   type Rendering,
@@ -58,6 +59,8 @@ const verified = (report: VerifiedReport): string => {
       if (anchor !== undefined) lines.push(`    anchor    ${terminal(anchor)}`)
       const ambiguity = ambiguityNote(evidence)
       if (ambiguity !== undefined) lines.push(`    AMBIGUOUS ${ambiguity}`)
+      const visibility = visibilityNote(evidence)
+      if (visibility !== undefined) lines.push(`    VISIBILITY ${visibility}`)
       const normalized = normalizedNote(evidence)
       if (normalized !== undefined) {
         lines.push(`    MATCH     ${normalized}`)

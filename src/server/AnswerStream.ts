@@ -53,7 +53,7 @@ import {
   UncitedSentence,
   VerificationTimeout
 } from "../Errors.js"
-import { MatchMethod } from "../Domain.js"
+import { HiddenKind, MatchMethod, Visibility } from "../Domain.js"
 import { decodeJson } from "../internal/decode.js"
 import type { Manifest } from "../Manifest.js"
 import * as Verifier from "../verify/Verifier.js"
@@ -135,7 +135,11 @@ export const CitationEvent = Schema.Struct({
   /** How the quote was matched (`exact`, or `normalized/2` under that policy: NOT verbatim). Always sent. */
   method: Schema.optional(MatchMethod),
   /** The capture's own text at `span`, sent when `method` is not `exact` (the quote is not that text). */
-  captureText: Schema.optional(Schema.String)
+  captureText: Schema.optional(Schema.String),
+  /** Whether a reader sees the quote on the page: `ocr` or `hidden` as the evidence says; absent means visible. */
+  visibility: Schema.optional(Visibility),
+  /** Why the quote is not visible (sent with `ocr` and `hidden`). */
+  hiddenBy: Schema.optional(Schema.NonEmptyArray(HiddenKind))
 }).annotations({ identifier: "CitationEvent" })
 
 export const RetractionEvent = Schema.Struct({
@@ -693,7 +697,10 @@ class Machine {
             method: evidence.method ?? "exact",
             ...(evidence.method === undefined || evidence.method === "exact" || evidence.selector === undefined
               ? {}
-              : { captureText: evidence.selector[0].exact })
+              : { captureText: evidence.selector[0].exact }),
+            // Absent means visible, as on the evidence.
+            ...(evidence.visibility === undefined ? {} : { visibility: evidence.visibility }),
+            ...(evidence.hiddenBy === undefined ? {} : { hiddenBy: evidence.hiddenBy })
           }
         }
         claim.retracted++

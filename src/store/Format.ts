@@ -29,7 +29,8 @@ const v2Head = (record: CaptureRecordV2) => ({
   ...(record.headings === undefined ? {} : {
     headings: record.headings.map((h) => ({ level: h.level, text: h.text, path: h.path, start: h.start, end: h.end }))
   }),
-  ...(record.bodyMap === undefined ? {} : { bodyMap: record.bodyMap.map(([t, b, n]) => [t, b, n]) })
+  ...(record.bodyMap === undefined ? {} : { bodyMap: record.bodyMap.map(([t, b, n]) => [t, b, n]) }),
+  ...(record.hidden === undefined ? {} : { hidden: record.hidden.map(([start, end, kind]) => [start, end, kind]) })
 })
 
 /** The fields of a record before its text, in their fixed serialisation order. */

@@ -16,6 +16,7 @@ import { locate } from "../internal/anchors.js"
 import type { Matched } from "./Match.js"
 import type { CitationInput, CitationResult, Failures } from "./Records.js"
 import { hasContext } from "./Search.js"
+import { mark } from "./Visibility.js"
 
 /**
  * Under any policy: when the nearest passage is the same text up to `normalized/1` (a diagnostic), the
@@ -57,7 +58,9 @@ export const verified = (record: CaptureRecord, matched: ReadonlyArray<Matched>,
       method: m.method,
       ambiguous: m.ambiguous,
       offsets: units,
-      selector: selectors(record.text, m.span, units.codePoints)
+      selector: selectors(record.text, m.span, units.codePoints),
+      // Absent for visible text; `visibility` and `hiddenBy` where the span overlaps hidden runs.
+      ...mark(record, m.span)
     })
   })
 }

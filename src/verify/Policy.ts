@@ -29,6 +29,11 @@ export interface PolicyShape {
   readonly matching: "exact" | "normalized/1" | "normalized/2"
   /** Whether a snippet occurring more than once, with nothing picking one occurrence, is accepted (flagged) or rejected. */
   readonly ambiguous: "accept" | "reject"
+  /**
+   * An excerpt overlapping text no reader sees (a capture's `hidden` runs, OCR aside): `mark` (absent
+   * means mark) accepts it with `visibility: "hidden"` on its evidence; `reject` refuses it (`HiddenEvidence`).
+   */
+  readonly hidden?: "mark" | "reject"
 }
 
 /**
@@ -46,7 +51,8 @@ export const fromConfig = (config: Config.PipelineConfig): PolicyShape =>
     mode: Config.resolvedMode(config),
     timeoutMs: Config.resolvedVerifyTimeoutMs(config),
     matching: Config.resolvedMatching(config),
-    ambiguous: Config.resolvedAmbiguous(config)
+    ambiguous: Config.resolvedAmbiguous(config),
+    hidden: Config.resolvedHidden(config)
   })
 
 /** A policy layer from an already-decoded configuration. */

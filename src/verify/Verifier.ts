@@ -38,6 +38,7 @@ import type {
 import * as ReportCheck from "./Report.js"
 import * as Search from "./Search.js"
 import { VerifiedReport } from "./VerifiedReport.js"
+import * as Visibility from "./Visibility.js"
 
 export type { CitationFailure, CitationInput, CitationResult, CitationsChecked, Verification } from "./Records.js"
 
@@ -134,7 +135,10 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         const exact = yield* Match.matchExact(capture)
         const normal = yield* Match.matchNormalized(capture, exact.absent)
         Evidence.absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
-        Evidence.verified(record, normal.matched.length === 0 ? exact.matched : [...exact.matched, ...normal.matched], results)
+        // Text no reader sees: refused here under verify.hidden: "reject", else marked on the evidence (Visibility.ts).
+        const matched = normal.matched.length === 0 ? exact.matched : [...exact.matched, ...normal.matched]
+        const shown = Visibility.screen(policy.hidden, record, citations, matched, failures)
+        Evidence.verified(record, shown, results)
       }
       failures.forEach((list, i) => {
         if (list.length > 0) results[i] = Either.left(list)

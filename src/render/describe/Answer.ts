@@ -41,7 +41,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
       fix: "Captures carry PDF pages and heading paths but no content blocks: cite the quote with its page or heading, or without an anchor."
     }),
     AnchorMismatch: (e) => factErrorUnbounded(e),
-    AmbiguousSnippet: (e) => factErrorUnbounded(e)
+    AmbiguousSnippet: (e) => factErrorUnbounded(e),
+    HiddenEvidence: (e) => factErrorUnbounded(e)
   })
 
 /** One issue of an EVI1 text, with its line. */

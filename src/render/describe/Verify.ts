@@ -3,6 +3,7 @@
  */
 import * as Match from "effect/Match"
 import type { FactError, VerificationTimeout } from "../../Errors.js"
+import { hiddenLabel } from "../../Errors.js"
 import { absentFix, anchorHintFields, changedFields, changedFix, type Description, nearestFields, prefix, shown } from "./Shared.js"
 
 export const factError = (error: FactError): Description => shown(factErrorUnbounded(error))
@@ -85,6 +86,18 @@ export const factErrorUnbounded = (error: FactError): Description =>
         ["snippet", e.snippet]
       ],
       fix: "Add a prefix and/or suffix (the capture's text right before or after the excerpt) that only one occurrence has, or quote a longer, unique excerpt."
+    }),
+    HiddenEvidence: (e): Description => ({
+      title: "Snippet is text no reader sees",
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["characters", `${e.span.start}–${e.span.end}`],
+        ...(e.page === undefined ? [] : [["page", String(e.page)] as const]),
+        ["hidden as", hiddenLabel(e.hiddenBy)],
+        ["snippet", e.snippet]
+      ],
+      fix: "Quote text the page shows (the policy is verify.hidden: \"reject\"), or mark the fact unavailable."
     })
   })
 
