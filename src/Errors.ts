@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { SemanticMismatch } from "./errors/Review.js"
 
 const short = (digest: string) => digest.slice(0, 12)
 
@@ -369,7 +370,8 @@ export const FactError = Schema.Union(
   DigestMismatch,
   SnippetAbsent,
   AnchorMismatch,
-  AmbiguousSnippet
+  AmbiguousSnippet,
+  SemanticMismatch
 )
 export type FactError = typeof FactError.Type
 
@@ -418,7 +420,8 @@ export const factErrorTags = [
   "DigestMismatch",
   "SnippetAbsent",
   "AnchorMismatch",
-  "AmbiguousSnippet"
+  "AmbiguousSnippet",
+  "SemanticMismatch"
 ] as const satisfies ReadonlyArray<FactError["_tag"]>
 // A FactError tag missing from the list above is a type error here.
 const _everyFactErrorTagListed: Exclude<FactError["_tag"], typeof factErrorTags[number]> extends never ? true : never = true
@@ -1245,3 +1248,4 @@ export class AuditTimeout extends Schema.TaggedError<AuditTimeout>()("AuditTimeo
 /** Why a drift audit produced no result. */
 export const AuditError = Schema.Union(AuditBaselineRejected, VerificationTimeout, AuditTimeout)
 export type AuditError = typeof AuditError.Type
+export * from "./errors/Review.js"

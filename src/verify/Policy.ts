@@ -10,6 +10,8 @@ import * as Layer from "effect/Layer"
 import * as Config from "../Config.js"
 import type { Label, Mode, SourceUrl } from "../Domain.js"
 import type { InvalidConfig } from "../Errors.js"
+import { type Catalogue, compile } from "../review/Catalogue.js"
+import type { NumbersPolicy } from "../review/Records.js"
 
 /**
  * @since 0.1.0
@@ -29,6 +31,8 @@ export interface PolicyShape {
   readonly matching: "exact" | "normalized/1" | "normalized/2"
   /** Whether a snippet occurring more than once, with nothing picking one occurrence, is accepted (flagged) or rejected. */
   readonly ambiguous: "accept" | "reject"
+  /** Semantic review by the number adapter (`review.numbers`, default off) and its compiled catalogue. */
+  readonly review?: { readonly numbers: NumbersPolicy; readonly catalogue: Catalogue } | undefined
 }
 
 /**
@@ -46,7 +50,8 @@ export const fromConfig = (config: Config.PipelineConfig): PolicyShape =>
     mode: Config.resolvedMode(config),
     timeoutMs: Config.resolvedVerifyTimeoutMs(config),
     matching: Config.resolvedMatching(config),
-    ambiguous: Config.resolvedAmbiguous(config)
+    ambiguous: Config.resolvedAmbiguous(config),
+    review: { numbers: Config.resolvedNumbers(config), catalogue: compile(config.review?.catalogue ?? []) }
   })
 
 /** A policy layer from an already-decoded configuration. */

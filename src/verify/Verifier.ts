@@ -41,6 +41,7 @@ import {
   type NearestPassage,
   NotApproved,
   ReportRejected,
+  type SemanticMismatch,
   SnippetAbsent,
   UnknownLabel,
   VerificationTimeout
@@ -94,7 +95,7 @@ export interface CitationInput {
 }
 
 /** Why a bare citation fails: the fact errors that do not concern labels. */
-export type CitationFailure = Exclude<FactError, UnknownLabel | DuplicateLabel>
+export type CitationFailure = Exclude<FactError, UnknownLabel | DuplicateLabel | SemanticMismatch>
 
 /** Where the snippet was found, or every reason the citation failed (never empty). */
 export type CitationResult = Either.Either<Evidence, ReadonlyArray<CitationFailure>>
