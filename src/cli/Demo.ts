@@ -225,7 +225,8 @@ export const run = (outputRoot: string) =>
       sources: [salesUrl, inventoryUrl, q4Url, pageUrl, pdfUrl, revenueUrl],
       labels,
       review: { numbers: "report", catalogue },
-      capture: { timeoutMs: 5_000, contentTypes: ["text/plain", "text/html", "application/pdf"] }
+      // The PDF is extracted in a bounded child process: a loaded machine needs more than a few seconds.
+      capture: { timeoutMs: 30_000, contentTypes: ["text/plain", "text/html", "application/pdf"] }
     }
     const config = yield* Config.decode(configValue)
     yield* Io.writeOutput(path.join(directory, "pipeline.json"), JSON.stringify(configValue, null, 2) + "\n")
