@@ -28,6 +28,7 @@ import * as Config from "../Config.js"
 import type { BoundAnswer } from "../answer/Records.js"
 import { type AnswerError, CaptureError } from "../Errors.js"
 import * as Gate from "../verify/Gate.js"
+import * as Review from "../render/Review.js"
 import * as Manifest from "../Manifest.js"
 import * as Migrate from "../store/Migrate.js"
 import * as Policy from "../verify/Policy.js"
@@ -251,8 +252,8 @@ const verifyAndRender = (options: {
       onLeft: (error) => `verify: REJECTED (${error._tag})`,
       onRight: ({ report }) =>
         report.outcome === "grounded"
-          ? `verify: GROUNDED (${report.mode} mode, ${report.retractions.length} retracted)`
-          : `verify: NO EVIDENCE (${report.mode} mode): no cited fact was verified`
+          ? `verify: GROUNDED (${report.mode} mode, ${report.retractions.length} retracted)${Review.summary(report)}`
+          : `verify: NO EVIDENCE (${report.mode} mode): no cited fact was verified${Review.summary(report)}`
     })
     const written = Option.match(options.out, { onNone: () => "", onSome: (file) => `; written to ${terminal(file)}` })
     yield* Io.stderr(`${summary}${written}\n`)

@@ -18,8 +18,8 @@ import * as CaptureStore from "../store/CaptureStore.js"
 import * as Config from "../Config.js"
 import type { CaptureRef } from "../Domain.js"
 import * as Gate from "../verify/Gate.js"
-import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import * as Render from "../render/Render.js"
+import * as Review from "../render/Review.js"
 import { fromOutcome, plural } from "../render/Rendering.js"
 import { WriteFailed } from "./CliError.js"
 import * as Io from "./Io.js"
@@ -187,16 +187,6 @@ const samples = (
   ]
 }
 
-/** `; semantic review: mismatch: metric` — the number adapter's outcomes, apart from the provenance verdict. */
-const reviewSummary = (report: VerifiedReport): string => {
-  const facts = report.numberReview?.facts ?? []
-  if (facts.length === 0) return ""
-  const parts = facts.map((f) =>
-    f.outcome === "mismatch" ? `mismatch: ${f.mismatches.map((m) => m.aspect).join(", ")}` : f.outcome.replace("_", " ")
-  )
-  return `; semantic review: ${[...new Set(parts)].join("; ")}`
-}
-
 const stamp = (millis: number) => new Date(millis).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 
 export const run = (outputRoot: string) =>
@@ -283,7 +273,7 @@ export const run = (outputRoot: string) =>
         onRight: ({ report }) =>
           (report.outcome === "grounded"
             ? `GROUNDED (${plural(report.facts.length, "fact")} kept, ${report.retractions.length} retracted)`
-            : `NO EVIDENCE (${report.retractions.length} retracted)`) + reviewSummary(report)
+            : `NO EVIDENCE (${report.retractions.length} retracted)`) + Review.summary(report)
       })
       lines.push(
         `  ${sample.name.padEnd(12)} ${sample.mode.padEnd(7)} ${verdict}`,

@@ -44,3 +44,13 @@ export const factLines = (fact: FactReview): { readonly headline: string; readon
       return { headline: `${head}: needs review`, details: [...fact.reasons.map((r) => `why: ${r}`), read] }
   }
 }
+
+/** `; semantic review: mismatch: metric` — the adapter's outcomes in one phrase, for status lines (empty when off). */
+export const summary = (report: { readonly numberReview?: NumberReview | undefined }): string => {
+  const facts = report.numberReview?.facts ?? []
+  if (facts.length === 0) return ""
+  const parts = facts.map((f) =>
+    f.outcome === "mismatch" ? `mismatch: ${f.mismatches.map((m) => m.aspect).join(", ")}` : f.outcome.replace("_", " ")
+  )
+  return `; semantic review: ${[...new Set(parts)].join("; ")}`
+}
