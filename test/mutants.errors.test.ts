@@ -137,6 +137,29 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
     `The snippet occurs 5 times with the given prefix/suffix in capture ${P3} of ${S}; exactly one occurrence must be named`
   ],
   [
+    E.SemanticMismatch,
+    {
+      _tag: "SemanticMismatch",
+      source: S,
+      captureSha256: D1,
+      mismatches: [{ aspect: "period", expected: ["Q2 2026"], found: ["Q3 2026"] }]
+    },
+    `The excerpt (verified in ${P1} of ${S}) states another period than the label: expected Q2 2026, found "Q3 2026"`
+  ],
+  [
+    E.SemanticMismatch,
+    {
+      _tag: "SemanticMismatch",
+      source: S,
+      captureSha256: D1,
+      mismatches: [
+        { aspect: "value-kind", expected: ["currency-amount"], found: ["n/a"], missing: true },
+        { aspect: "unit", expected: ["USD", "CAD"], found: [] }
+      ]
+    },
+    `The excerpt (verified in ${P1} of ${S}) states another value-kind than the label: expected currency-amount, found "n/a" (and unit)`
+  ],
+  [
     E.InvalidReport,
     { _tag: "InvalidReport", issues: [{ path: ["facts", 2, "source"], message: "is missing" }] },
     "The report is invalid: facts[2].source: is missing"
@@ -399,14 +422,14 @@ const everyClass = [
   "ExtractionTooLarge", "MigrationRejected", "SpanMismatch", "AnchorUnsupported", "UncitedSentence", "InvalidAnswer",
   "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "StreamLineInvalid", "StreamLimitExceeded",
   "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull", "Unauthorized", "Forbidden", "PayloadTooLarge", "LengthRequired",
-  "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected"
+  "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected", "SemanticMismatch"
 ]
 
 const jsonOf = (tag: string): Json => cases.find(([, json]) => json._tag === tag)![1]
 
 describe("every error: tag, exact message, JSON round trip", () => {
-  it("the cases cover all 60 classes", () => {
-    assert.strictEqual(everyClass.length, 60)
+  it("the cases cover all 61 classes", () => {
+    assert.strictEqual(everyClass.length, 61)
     assert.deepStrictEqual([...new Set(cases.map(([, json]) => json._tag))].sort(), [...everyClass].sort())
     for (const name of everyClass) assert.strictEqual((E as Record<string, any>)[name].name, name)
   })
@@ -552,8 +575,9 @@ describe("the families decode every member and nothing else", () => {
     ["CaptureWriteError", E.CaptureWriteError, ["CaptureExists", "CaptureWriteFailed"]],
     ["FactError", E.FactError, [
       "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
-      "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet"
+      "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "SemanticMismatch"
     ]],
+    ["ReviewError", E.ReviewError, ["SemanticMismatch"]],
     ["VerifyError", E.VerifyError, ["InvalidReport", "ReportRejected", "VerificationTimeout"]],
     ["CaptureError", E.CaptureError, [
       "NotApproved", "AddressRejected", "RedirectRejected", "UnexpectedStatus", "UnsupportedContentType",
@@ -618,7 +642,7 @@ describe("the families decode every member and nothing else", () => {
 describe("groupFailures", () => {
   const order = [
     "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
-    "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet"
+    "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "SemanticMismatch"
   ]
 
   it("factErrorTags lists the FactError tags in their fixed order", () => {
