@@ -577,7 +577,6 @@ describe("the families decode every member and nothing else", () => {
       "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
       "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "SemanticMismatch"
     ]],
-    ["ReviewError", E.ReviewError, ["SemanticMismatch"]],
     ["VerifyError", E.VerifyError, ["InvalidReport", "ReportRejected", "VerificationTimeout"]],
     ["CaptureError", E.CaptureError, [
       "NotApproved", "AddressRejected", "RedirectRejected", "UnexpectedStatus", "UnsupportedContentType",

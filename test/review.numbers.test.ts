@@ -5,6 +5,9 @@ import { decodeOptions } from "../src/Domain.js"
 import { InvalidConfig, ReportRejected, SemanticMismatch } from "../src/Errors.js"
 import * as Render from "../src/render/Render.js"
 import { fromOutcome, RenderedResult } from "../src/render/Rendering.js"
+import { compile } from "../src/review/Catalogue.js"
+import { maxExcerpt, reviewFact, sentenceWindow, windowLimit } from "../src/review/Numbers.js"
+import type { LabelSpec } from "../src/review/Records.js"
 import { REVENUE, revenueRecord, reviewConfig } from "./reviewSupport.js"
 import { cited, gateFor, inventoryRecord, runDirectoryWith, salesRecord, unavailable } from "./support.js"
 
@@ -198,3 +201,37 @@ describe("semantic review: the catalogue in the configuration", () => {
     }))
 })
 
+
+describe("semantic review: hostile captures stay bounded", () => {
+  const specs = Array.from({ length: 1_000 }, (_, i) => ({
+    label: `l${i}`,
+    metric: { terms: Array.from({ length: 16 }, (_, j) => `term${i} word${j} a b c d`) },
+    valueKind: "integer",
+    units: ["units"],
+    period: "Q3 2026"
+  })) as unknown as ReadonlyArray<LabelSpec>
+  const catalogue = compile(specs)
+
+  it("the window is the excerpt and at most windowLimit code units each side, however long the sentence", () => {
+    const text = "1,1,".repeat(250_000)
+    const window = sentenceWindow(text, { start: 500_000, end: 500_010 })
+    assert.strictEqual(window.text.length, 10 + 2 * windowLimit)
+    assert.strictEqual(window.text.slice(window.from, window.to), text.slice(500_000, 500_010))
+    const long = reviewFact(catalogue, { index: 0, label: "l1" }, text, { start: 0, end: maxExcerpt + 1 })
+    assert.deepStrictEqual(long.outcome === "needs_review" ? long.reasons : [], [`the excerpt is longer than ${maxExcerpt} characters`])
+  })
+
+  it("100 facts on megabyte captures of hostile shapes (numbers, dates, quarters, terms) finish in seconds", () => {
+    const shapes = ["1,1,".repeat(250_000), "September 30 ".repeat(80_000), "Q3 2026 ".repeat(125_000), "term1 word1 a b c ".repeat(55_000)]
+    for (const text of shapes) {
+      const started = performance.now()
+      for (let i = 0; i < 100; i++) {
+        const start = i * 9_973
+        reviewFact(catalogue, { index: i, label: "l1" }, text, { start, end: start + maxExcerpt })
+      }
+      // About 3 s for the worst shape on a 2-core machine under a load average of 28; quadratic in the
+      // capture would be hours.
+      assert.isBelow(performance.now() - started, 20_000, text.slice(0, 12))
+    }
+  })
+})

@@ -15,6 +15,7 @@
 import type { CaptureRecord, VerifiedEntry } from "../Domain.js"
 import { isVerifiedCitation } from "../Domain.js"
 import { type Catalogue, type CompiledLabel, fold, maxTermWords, termKey, wordPattern } from "./Catalogue.js"
+import { placedTokens } from "../audit/Material.js"
 import * as Period from "./Period.js"
 import { fitsKind, type Quantity, quantitiesIn } from "./Quantity.js"
 import {
@@ -29,7 +30,7 @@ import {
 /** Code units read around an excerpt to find its sentence, on each side. */
 export const windowLimit = 320
 /** Longest excerpt the adapter reads (code units); a longer one is `needs_review`. */
-export const maxExcerpt = 4_000
+export const maxExcerpt = 1_000
 
 interface Window {
   readonly text: string
@@ -172,8 +173,10 @@ export const reviewFact = (
   }
   const window = sentenceWindow(text, span)
   const excerpt = window.text.slice(window.from, window.to)
-  const periods = Period.periodsIn(window.text)
-  const values = quantitiesIn(window.text, periods).filter((q) => q.start < window.to && q.end > window.from)
+  // One scan of the window by the audit's tokeniser, shared by periods and values.
+  const scanned = placedTokens(window.text)
+  const periods = Period.periodsIn(window.text, scanned)
+  const values = quantitiesIn(window.text, periods, scanned).filter((q) => q.start < window.to && q.end > window.from)
   const mismatches: Array<Mismatch> = []
   const reasons: Array<string> = []
   const value = chooseValue(label, catalogue, values)

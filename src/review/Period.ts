@@ -7,7 +7,7 @@
  *
  * @since 0.3.0
  */
-import { placedTokens } from "../audit/Material.js"
+import { type PlacedToken, placedTokens } from "../audit/Material.js"
 
 /**
  * A stretch of one year: `from`..`to` inclusive, as month * 32 + day (a month is day 0..31).
@@ -96,7 +96,7 @@ const fromGroups = (g: Record<string, string | undefined>): Period | undefined =
 }
 
 /** Every period `text` states, in order: quarters, halves and years found here, and the audit's dates. */
-export const periodsIn = (text: string): ReadonlyArray<FoundPeriod> => {
+export const periodsIn = (text: string, scanned: ReadonlyArray<PlacedToken> = placedTokens(text)): ReadonlyArray<FoundPeriod> => {
   const found: Array<FoundPeriod> = []
   const isComparison = (start: number) => comparisonBefore.test(text.slice(Math.max(0, start - 24), start))
   for (const match of text.matchAll(periodPattern)) {
@@ -107,7 +107,7 @@ export const periodsIn = (text: string): ReadonlyArray<FoundPeriod> => {
     const start = match.index + offset
     found.push({ ...period, text: match[0].slice(offset), start, end: match.index + match[0].length, comparison: isComparison(start) })
   }
-  for (const token of placedTokens(text)) {
+  for (const token of scanned) {
     if (token.kind !== "dates") continue
     const period = dateToken(token.text)
     if (period === undefined) continue

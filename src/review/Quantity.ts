@@ -7,7 +7,7 @@
  *
  * @since 0.3.0
  */
-import { placedTokens } from "../audit/Material.js"
+import { type PlacedToken, placedTokens } from "../audit/Material.js"
 import type { Currency, ValueKind } from "./Records.js"
 
 export interface Quantity {
@@ -63,13 +63,17 @@ const readAfter = (text: string, end: number) => {
 /** The values `text` states, in order. Numbers inside `skip` ranges (periods and dates) are not values. */
 export const quantitiesIn = (
   text: string,
-  skip: ReadonlyArray<{ readonly start: number; readonly end: number }>
+  skip: ReadonlyArray<{ readonly start: number; readonly end: number }>,
+  scanned: ReadonlyArray<PlacedToken> = placedTokens(text)
 ): ReadonlyArray<Quantity> => {
   const out: Array<Quantity> = []
-  for (const token of placedTokens(text)) {
+  // `skip` is in text order (periods are): one pointer walks it beside the tokens, so the check is linear.
+  let next = 0
+  for (const token of scanned) {
     if (token.kind !== "numbers") continue
     const end0 = token.at + token.text.length
-    if (skip.some((s) => token.at < s.end && end0 > s.start)) continue
+    while (next < skip.length && skip[next]!.end <= token.at) next++
+    if (skip.slice(next, next + 2).some((s) => token.at < s.end && end0 > s.start)) continue
     let written = token.text
     const negative = /^[-\u2212]/u.test(written)
     const symbol = /[$€£¥₹]/u.exec(written)?.[0]
