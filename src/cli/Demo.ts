@@ -1,7 +1,8 @@
 /**
  * `run-pipeline demo`: the whole pipeline, offline. A synthetic source server
  * on 127.0.0.1 serves the fixture texts; the capture stage (in loopback test
- * mode) captures them into a new run; four sample drafts are verified and
+ * mode) captures them into a new run; six sample drafts are verified (semantic review on,
+ * in `report`: shown beside provenance, failing nothing) and
  * rendered in every format.
  */
 import * as Context from "effect/Context"
