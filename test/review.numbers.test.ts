@@ -8,6 +8,8 @@ import { fromOutcome, RenderedResult } from "../src/render/Rendering.js"
 import { compile } from "../src/review/Catalogue.js"
 import { maxExcerpt, reviewFact, sentenceWindow, windowLimit } from "../src/review/Numbers.js"
 import type { LabelSpec } from "../src/review/Records.js"
+import { periodsIn } from "../src/review/Period.js"
+import { kindOf, quantitiesIn } from "../src/review/Quantity.js"
 import { REVENUE, revenueRecord, reviewConfig } from "./reviewSupport.js"
 import { cited, gateFor, inventoryRecord, runDirectoryWith, salesRecord, unavailable } from "./support.js"
 
@@ -233,5 +235,41 @@ describe("semantic review: hostile captures stay bounded", () => {
       // capture would be hours.
       assert.isBelow(performance.now() - started, 20_000, text.slice(0, 12))
     }
+  })
+})
+
+describe("semantic review: values and periods as reports write them", () => {
+  it("numbers with separators, signs, percent, currency and scale words; kinds decided on the digits", () => {
+    const read = (text: string) => {
+      const q = quantitiesIn(text, [])[0]!
+      return [q.text, q.value, kindOf(q), q.currencies.join("/"), q.after ?? ""]
+    }
+    // 1.1 × 10^6 is 1100000.0000000002 in floating point: still a whole count.
+    assert.deepStrictEqual(read("Sales of 1.1 million units"), ["1.1 million", 1_100_000, "integer", "", "units"])
+    assert.deepStrictEqual(read("was -2.5% lower"), ["-2.5%", -2.5, "percent", "", "lower"])
+    assert.deepStrictEqual(read("was 3.4 per cent"), ["3.4 per cent", 3.4, "percent", "", ""])
+    assert.deepStrictEqual(read("was EUR 182,400"), ["EUR 182,400", 182_400, "currency-amount", "EUR", ""])
+    assert.deepStrictEqual(read("was US$1.2bn"), ["US$1.2bn", 1_200_000_000, "currency-amount", "USD", ""])
+    assert.deepStrictEqual(read("was $4.2 m"), ["$4.2 m", 4_200_000, "currency-amount", "USD/CAD/AUD", ""])
+    assert.deepStrictEqual(read("was 12.6 million euros"), ["12.6 million euros", 12_600_000, "currency-amount", "EUR", ""])
+    // A bare letter after a space is a unit, not a scale.
+    assert.deepStrictEqual(read("a wall 12 m long"), ["12", 12, "integer", "", "m"])
+  })
+
+  it("quarters, halves, fiscal years and the audit's dates; comparison bases marked", () => {
+    const read = (text: string) => periodsIn(text).map((p) => [p.text, p.year, p.comparison])
+    assert.deepStrictEqual(read("Net sales for Q3 2026 were 4,210 units, up 12% on Q2 2026."), [
+      ["Q3 2026", 2026, false],
+      ["Q2 2026", 2026, true]
+    ])
+    assert.deepStrictEqual(read("in 3Q26, the third quarter of 2026, H1 2026, FY2026, at 30 September 2026"), [
+      ["3Q26", 2026, false],
+      ["third quarter of 2026", 2026, false],
+      ["H1 2026", 2026, false],
+      ["FY2026", 2026, false],
+      ["30 September 2026", 2026, false]
+    ])
+    // A numeric date names no month a reader can rely on (03/04 is March or April).
+    assert.deepStrictEqual(read("on 03/04/2026"), [])
   })
 })

@@ -17,6 +17,8 @@ export interface Quantity {
   readonly end: number
   /** The number with its sign and scale applied (`$4.2 million` is 4200000). */
   readonly value: number
+  /** Whether the value is a whole number once scaled (`1.1 million` is; `3.4` is not), decided on the digits. */
+  readonly integral: boolean
   readonly percent: boolean
   /** The currencies the writing is consistent with (`$` alone: any dollar); empty when none is stated. */
   readonly currencies: ReadonlyArray<Currency>
@@ -99,12 +101,19 @@ export const quantitiesIn = (
       }
     }
     let end = end0
-    const scale = after["scale"]?.trim().toLowerCase()
-    if (scale !== undefined) {
-      // A bare `m`/`b`/`k` counts as a scale only when attached or after a currency (`$4.2m`, `4.2bn`).
+    let unit = after["unit"]?.toLowerCase()
+    const scaleWritten = after["scale"]
+    const scale = scaleWritten?.trim().toLowerCase()
+    const decimals = /\.(\d+)/u.exec(written)?.[1]?.length ?? 0
+    let integral = decimals === 0
+    // A bare `m`/`b`/`k` is a scale only when attached or after a currency (`4.2m`, `$4.2 m`); else a unit (`12 m`).
+    const bare = scale !== undefined && scale.length === 1 && scaleWritten!.startsWith(" ") && currencies.length === 0
+    if (scale !== undefined && !bare) {
       value *= scales[scale]!
-      end += after["scale"]!.length
-    }
+      end += scaleWritten!.length
+      // Whole once scaled when the scale has at least as many zeros as there are decimals (exact, no float rounding).
+      integral = decimals <= Math.log10(scales[scale]!)
+    } else if (bare) unit = scale
     const percent = percentSign || after["pct"] !== undefined
     if (after["pct"] !== undefined) end += after["pct"].length
     if (after["cur"] !== undefined && currencies.length === 0) {
@@ -112,16 +121,15 @@ export const quantitiesIn = (
       currencies = words[after["cur"].toLowerCase()]!
       end += after["cur"].length + 1
     }
-    const unit = after["unit"]?.toLowerCase()
     written = text.slice(start, end)
-    out.push({ text: written, start, end, value, percent, currencies, currencyText, after: unit })
+    out.push({ text: written, start, end, value, integral, percent, currencies, currencyText, after: unit })
   }
   return out
 }
 
 /** The value kind a quantity is written as. */
 export const kindOf = (q: Quantity): ValueKind =>
-  q.percent ? "percent" : q.currencies.length > 0 ? "currency-amount" : Number.isInteger(q.value) ? "integer" : "decimal"
+  q.percent ? "percent" : q.currencies.length > 0 ? "currency-amount" : q.integral ? "integer" : "decimal"
 
 /** Whether a quantity is a value of the expected kind: integers are decimals too; a percent or an amount is neither. */
 export const fitsKind = (expected: ValueKind, q: Quantity): boolean => {
