@@ -309,5 +309,5 @@ describe("run-pipeline demo", () => {
       for (const tag of ["UnknownLabel", "SnippetAbsent", "NotApproved", "DigestMismatch", "MissingCapture", "DuplicateLabel"]) {
         assert.isTrue(tags.has(tag), tag)
       }
-    }))
+    }), { timeout: 180_000 }) // a spawned process capturing six sources (a PDF in an extraction process) on a shared machine
 })
