@@ -12,6 +12,8 @@ import { type CitationRule, defaultCitationRule, Exemption } from "./answer/Reco
 import { defaultMaxFacts, Label, Mode, SourceUrl } from "./Domain.js"
 import { InvalidConfig } from "./Errors.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
+import { parseExpected } from "./review/Period.js"
+import { catalogueLimits, LabelSpec, NumbersPolicy } from "./review/Records.js"
 
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
@@ -205,15 +207,66 @@ export const ServerOptions = Schema.Struct({
 }).annotations({ ...strict, identifier: "ServerOptions" })
 export type ServerOptions = typeof ServerOptions.Type
 
-export const PipelineConfig = Schema.Struct({
+/** One catalogue entry, with the checks that need more than one field: a readable period, a currency only for amounts. */
+const CatalogueEntry = LabelSpec.pipe(
+  Schema.filter((spec) =>
+    spec.period !== undefined && parseExpected(spec.period) === undefined
+      ? {
+        path: ["period"],
+        message: "must be a period such as `Q3 2026`, `H1 2026`, `2026`, `FY2026`, `September 2026`, " +
+          "`30 September 2026`, `2026-09-30`, or a pattern `Q3 *` (any year) / `Q* 2026` (any quarter)"
+      }
+      : spec.valueKind === "currency-amount" && spec.currency === undefined
+      ? { path: ["currency"], message: "a currency-amount label must name its currency" }
+      : spec.valueKind !== "currency-amount" && spec.currency !== undefined
+      ? { path: ["currency"], message: "only a currency-amount label has a currency" }
+      : true
+  )
+)
+
+/**
+ * Semantic review (docs/review.md), kept apart from provenance. `numbers`: the structured-number
+ * adapter, `off` (default: reports are exactly as without review), `report` (its outcome is shown
+ * with every rendering) or `require` (a mismatch fails the fact: `SemanticMismatch`).
+ */
+export const ReviewOptions = Schema.Struct({
+  numbers: Schema.optional(NumbersPolicy),
+  catalogue: Schema.optional(
+    Schema.Array(CatalogueEntry).pipe(
+      Schema.filter((c) =>
+        c.length <= catalogueLimits.labels || `must hold at most ${catalogueLimits.labels} labels, got ${c.length}`
+      ),
+      Schema.filter((c) => unique("catalogue labels")(c.map((spec) => spec.label)))
+    )
+  )
+}).annotations({ ...strict, identifier: "ReviewOptions" })
+export type ReviewOptions = typeof ReviewOptions.Type
+
+const PipelineConfigFields = Schema.Struct({
   sources: listOf(SourceUrl, "sources"),
   labels: listOf(Label, "labels"),
   capture: Schema.optional(CaptureBudgets),
   verify: Schema.optional(VerifyOptions),
   answers: Schema.optional(AnswersOptions),
   audit: Schema.optional(AuditConfig),
-  server: Schema.optional(ServerOptions)
+  server: Schema.optional(ServerOptions),
+  review: Schema.optional(ReviewOptions)
 }).annotations({ ...strict, identifier: "PipelineConfig" })
+
+/** Every catalogued label is one of `labels`, and `review.numbers` other than off needs a catalogue. */
+export const PipelineConfig = PipelineConfigFields.pipe(
+  Schema.filter((config) => {
+    const catalogue = config.review?.catalogue ?? []
+    const labels = new Set<string>(config.labels)
+    const unknown = catalogue.findIndex((spec) => !labels.has(spec.label))
+    if (unknown >= 0) {
+      return { path: ["review", "catalogue", unknown, "label"], message: "must be one of `labels`" }
+    }
+    const numbers = config.review?.numbers ?? "off"
+    return numbers === "off" || catalogue.length > 0 ||
+      { path: ["review", "catalogue"], message: `review.numbers "${numbers}" needs a catalogue of at least one label` }
+  })
+)
 export type PipelineConfig = typeof PipelineConfig.Type
 
 /** A configuration value's lists are measured before any element is decoded. */
@@ -286,5 +339,6 @@ export const resolvedMatching = (config: PipelineConfig): MatchingPolicy =>
   config.verify?.matching === undefined ? "exact" : config.verify.matching === "exact" ? "exact" : "normalized/2"
 /** The matching policies a verification applies. */
 export type MatchingPolicy = "exact" | "normalized/2"
+export const resolvedNumbers = (config: PipelineConfig) => config.review?.numbers ?? "off"
 export const resolvedAmbiguous = (config: PipelineConfig): "accept" | "reject" => config.verify?.ambiguous ?? "accept"
 export const resolvedHidden = (config: PipelineConfig): "mark" | "reject" => config.verify?.hidden ?? "mark"

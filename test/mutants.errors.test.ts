@@ -143,6 +143,29 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
     `(text in the colour of what lies beneath it; text smaller than 1 pt); the policy is verify.hidden: "reject": quote the text the page shows`
   ],
   [
+    E.SemanticMismatch,
+    {
+      _tag: "SemanticMismatch",
+      source: S,
+      captureSha256: D1,
+      mismatches: [{ aspect: "period", expected: ["Q2 2026"], found: ["Q3 2026"] }]
+    },
+    `The excerpt (verified in ${P1} of ${S}) states another period than the label: expected Q2 2026, found "Q3 2026"`
+  ],
+  [
+    E.SemanticMismatch,
+    {
+      _tag: "SemanticMismatch",
+      source: S,
+      captureSha256: D1,
+      mismatches: [
+        { aspect: "value-kind", expected: ["currency-amount"], found: ["n/a"], missing: true },
+        { aspect: "unit", expected: ["USD", "CAD"], found: [] }
+      ]
+    },
+    `The excerpt (verified in ${P1} of ${S}) states another value-kind than the label: expected currency-amount, found "n/a" (and unit)`
+  ],
+  [
     E.InvalidReport,
     { _tag: "InvalidReport", issues: [{ path: ["facts", 2, "source"], message: "is missing" }] },
     "The report is invalid: facts[2].source: is missing"
@@ -405,7 +428,7 @@ const everyClass = [
   "ExtractionTooLarge", "MigrationRejected", "SpanMismatch", "AnchorUnsupported", "UncitedSentence", "InvalidAnswer",
   "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "StreamLineInvalid", "StreamLimitExceeded",
   "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull", "Unauthorized", "Forbidden", "PayloadTooLarge", "LengthRequired",
-  "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected", "HiddenEvidence"
+  "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected", "HiddenEvidence", "SemanticMismatch"
 ]
 
 const jsonOf = (tag: string): Json => cases.find(([, json]) => json._tag === tag)![1]
@@ -558,7 +581,7 @@ describe("the families decode every member and nothing else", () => {
     ["CaptureWriteError", E.CaptureWriteError, ["CaptureExists", "CaptureWriteFailed"]],
     ["FactError", E.FactError, [
       "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
-      "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence"
+      "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SemanticMismatch"
     ]],
     ["VerifyError", E.VerifyError, ["InvalidReport", "ReportRejected", "VerificationTimeout"]],
     ["CaptureError", E.CaptureError, [
@@ -624,7 +647,7 @@ describe("the families decode every member and nothing else", () => {
 describe("groupFailures", () => {
   const order = [
     "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
-    "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence"
+    "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SemanticMismatch"
   ]
 
   it("factErrorTags lists the FactError tags in their fixed order", () => {

@@ -55,6 +55,8 @@ export const startService = (options: {
   readonly sources: ReadonlyArray<string>
   readonly server?: Partial<Config.ServerOptions>
   readonly readerRuns?: ReadonlyArray<string> | "*"
+  /** More configuration (labels, review), merged over the defaults. */
+  readonly config?: Record<string, unknown>
 }) =>
   Effect.gen(function*() {
     const work = yield* tempDirectory
@@ -70,7 +72,8 @@ export const startService = (options: {
           { sha256: tokenDigest(tokens.reader), runs: options.readerRuns ?? [], capture: false, name: "reader" }
         ],
         ...options.server
-      }
+      },
+      ...options.config
     }
     const configFile = path.join(work, "pipeline.json")
     yield* Effect.promise(() => fsp.writeFile(configFile, JSON.stringify(configJson, null, 2)))

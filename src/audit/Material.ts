@@ -95,9 +95,21 @@ const numberKey = (s: string) => s.replace(/[,\u202f\u00a0\s]/gu, "").replace(/\
 
 const lower = (s: string) => s.toLowerCase().replace(/’/gu, "'")
 
+/** A token with where it starts in the scanned text (UTF-16 code units): what semantic review (src/review/) reads. */
+export interface PlacedToken extends Token {
+  readonly at: number
+}
+
 /** The numbers, dates, negations and units of `text`, in order. Linear in its length. */
-export const tokens = (text: string): ReadonlyArray<Token> => {
+export const tokens = (text: string): ReadonlyArray<Token> => scan(text, false)
+
+/** `tokens`, each with where it starts. */
+export const placedTokens = (text: string): ReadonlyArray<PlacedToken> => scan(text, true) as ReadonlyArray<PlacedToken>
+
+const scan = (text: string, placed: boolean): ReadonlyArray<Token> => {
   const out: Array<Token> = []
+  // The audit compares tokens as they are; review needs where each starts.
+  const push = (token: Token, at: number) => out.push(placed ? { ...token, at } as PlacedToken : token)
   // The number just seen (and where it ended), to attach a following unit to it.
   let lastNumberEnd = -1
   let qualifier: string | undefined
@@ -105,12 +117,12 @@ export const tokens = (text: string): ReadonlyArray<Token> => {
     const groups = match.groups!
     const at = match.index
     if (groups["date"] !== undefined) {
-      out.push({ kind: "dates", text: groups["date"], key: lower(groups["date"]).replace(/\s+/gu, " ") })
+      push({ kind: "dates", text: groups["date"], key: lower(groups["date"]).replace(/\s+/gu, " ") }, at)
       lastNumberEnd = -1
     } else if (groups["number"] !== undefined) {
       // The pattern starts at a sign or digit and ends at a digit or %: nothing to trim.
       const written = groups["number"]
-      out.push({ kind: "numbers", text: written, key: numberKey(written) })
+      push({ kind: "numbers", text: written, key: numberKey(written) }, at)
       lastNumberEnd = at + groups["number"].length
       qualifier = undefined
     } else {
@@ -124,14 +136,14 @@ export const tokens = (text: string): ReadonlyArray<Token> => {
         lastNumberEnd = at + word.length
       } else if (adjacent && units.has(key)) {
         const unit = qualifier === undefined ? key : `${qualifier} ${key}`
-        out.push({ kind: "units", text: qualifier === undefined ? word : `${qualifier} ${word}`, key: unit })
+        push({ kind: "units", text: qualifier === undefined ? word : `${qualifier} ${word}`, key: unit }, at)
         lastNumberEnd = -1
         qualifier = undefined
       } else {
         lastNumberEnd = -1
         qualifier = undefined
       }
-      if (negations.has(key) || key.endsWith("n't")) out.push({ kind: "negation", text: word, key })
+      if (negations.has(key) || key.endsWith("n't")) push({ kind: "negation", text: word, key }, at)
     }
   }
   return out

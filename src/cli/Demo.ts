@@ -1,7 +1,8 @@
 /**
  * `run-pipeline demo`: the whole pipeline, offline. A synthetic source server
  * on 127.0.0.1 serves the fixture texts; the capture stage (in loopback test
- * mode) captures them into a new run; four sample drafts are verified and
+ * mode) captures them into a new run; six sample drafts are verified (semantic review on,
+ * in `report`: shown beside provenance, failing nothing) and
  * rendered in every format.
  */
 import * as Context from "effect/Context"
@@ -19,12 +20,15 @@ import * as Config from "../Config.js"
 import type { CaptureRef } from "../Domain.js"
 import * as Gate from "../verify/Gate.js"
 import * as Render from "../render/Render.js"
+import * as Review from "../render/Review.js"
 import { fromOutcome, plural } from "../render/Rendering.js"
 import { WriteFailed } from "./CliError.js"
 import * as Io from "./Io.js"
 import * as Report from "./Report.js"
 
 const fixtures = fileURLToPath(new URL("../../fixtures/sources/", import.meta.url))
+/** The semantic-review fixture (a revenue note in EUR) is kept apart from the provenance fixtures. */
+const reviewFixtures = fileURLToPath(new URL("../../fixtures/review/", import.meta.url))
 
 /** Content types of the fixtures the demo serves: texts, an HTML page and a PDF (all made by the project). */
 const servedTypes: Record<string, string> = {
@@ -43,7 +47,7 @@ const sourceServer = Effect.acquireRelease(
         response.writeHead(404, { "content-type": "text/plain" }).end("not found")
         return
       }
-      fsp.readFile(path.join(fixtures, name)).then(
+      fsp.readFile(path.join(name === "q3-revenue.txt" ? reviewFixtures : fixtures, name)).then(
         (body) => response.writeHead(200, { "content-type": servedTypes[extension]! }).end(body),
         () => response.writeHead(404, { "content-type": "text/plain" }).end("not published")
       )
@@ -56,7 +60,39 @@ const sourceServer = Effect.acquireRelease(
   })
 )
 
-const labels = ["q3_net_sales", "q3_online_share", "q3_inventory", "q3_returns", "q4_forecast", "q3_report_inventory", "q3_page_sales"]
+const labels = [
+  "q3_net_sales",
+  "q3_online_share",
+  "q3_inventory",
+  "q3_returns",
+  "q4_forecast",
+  "q3_report_inventory",
+  "q3_page_sales",
+  "q2_net_sales",
+  "q3_revenue"
+]
+
+const units = (label: string, terms: ReadonlyArray<string>, period: string) => ({
+  label,
+  metric: { terms },
+  valueKind: "integer",
+  units: ["units"],
+  period
+})
+
+/** What each demo label means, for semantic review (`review.numbers: "report"`: shown, never failing a fact). */
+const catalogue = [
+  { ...units("q3_net_sales", ["net sales"], "Q3 2026"), metric: { terms: ["net sales"], aliases: ["sales"] } },
+  { label: "q3_online_share", metric: { terms: ["online orders", "online share"] }, valueKind: "percent", period: "Q3 2026" },
+  units("q3_inventory", ["inventory", "inventory on hand"], "Q3 2026"),
+  { label: "q3_returns", metric: { terms: ["returns"] }, valueKind: "percent", period: "Q3 2026" },
+  units("q4_forecast", ["net sales forecast"], "Q4 2026"),
+  units("q3_report_inventory", ["inventory", "inventory on hand"], "Q3 2026"),
+  units("q3_page_sales", ["net sales"], "Q3 2026"),
+  units("q2_net_sales", ["net sales"], "Q2 2026"),
+  // The group reports revenue in US dollars; the revenue note states euros.
+  { label: "q3_revenue", metric: { terms: ["revenue"] }, valueKind: "currency-amount", currency: "USD", period: "Q3 2026" }
+]
 
 interface Sample {
   readonly name: string
@@ -66,10 +102,16 @@ interface Sample {
 }
 
 const samples = (
-  refs: { readonly sales: CaptureRef; readonly inventory: CaptureRef; readonly page: CaptureRef; readonly pdf: CaptureRef },
+  refs: {
+    readonly sales: CaptureRef
+    readonly inventory: CaptureRef
+    readonly page: CaptureRef
+    readonly pdf: CaptureRef
+    readonly revenue: CaptureRef
+  },
   q4Outlook: string
 ): ReadonlyArray<Sample> => {
-  const { inventory, page, pdf, sales } = refs
+  const { inventory, page, pdf, revenue, sales } = refs
   const cite = (label: string, ref: CaptureRef, snippet: string) => ({
     state: "cited",
     label,
@@ -128,8 +170,20 @@ const samples = (
     {
       name: "wrong-label",
       mode: "reject",
-      purpose: "the boundary: an inventory count cited as sales PASSES; provenance is not meaning, semantic review is separate",
+      purpose: "an inventory count cited as sales: provenance PASSES; semantic review, shown apart, finds the metric wrong",
       report: { facts: [cite("q3_net_sales", inventory, "Inventory on hand at 30 September 2026 was 1,180 units")] }
+    },
+    {
+      name: "wrong-unit",
+      mode: "reject",
+      purpose: "a euro figure cited for a US-dollar label: provenance PASSES; semantic review finds the currency wrong",
+      report: { facts: [cite("q3_revenue", revenue, "Revenue for Q3 2026 was EUR 182,400")] }
+    },
+    {
+      name: "wrong-period",
+      mode: "reject",
+      purpose: "a Q3 figure cited for Q2: provenance PASSES; semantic review finds the period wrong",
+      report: { facts: [cite("q2_net_sales", sales, "Net sales for Q3 2026 were 4,210 units")] }
     }
   ]
 }
@@ -146,6 +200,7 @@ export const run = (outputRoot: string) =>
     const q4Url = url("q4-outlook.txt")
     const pageUrl = url("q3-report.html")
     const pdfUrl = url("q3-report.pdf")
+    const revenueUrl = url("q3-revenue.txt")
 
     yield* Effect.tryPromise({
       try: () => fsp.mkdir(outputRoot, { recursive: true }),
@@ -158,9 +213,11 @@ export const run = (outputRoot: string) =>
     for (const sub of ["drafts", "renderings"]) yield* Io.createRunDirectory(path.join(directory, sub))
 
     const configValue = {
-      sources: [salesUrl, inventoryUrl, q4Url, pageUrl, pdfUrl],
+      sources: [salesUrl, inventoryUrl, q4Url, pageUrl, pdfUrl, revenueUrl],
       labels,
-      capture: { timeoutMs: 5_000, contentTypes: ["text/plain", "text/html", "application/pdf"] }
+      review: { numbers: "report", catalogue },
+      // The PDF is extracted in a bounded child process: a loaded machine needs more than a few seconds.
+      capture: { timeoutMs: 30_000, contentTypes: ["text/plain", "text/html", "application/pdf"] }
     }
     const config = yield* Config.decode(configValue)
     yield* Io.writeOutput(path.join(directory, "pipeline.json"), JSON.stringify(configValue, null, 2) + "\n")
@@ -182,7 +239,8 @@ export const run = (outputRoot: string) =>
     const inventory = refOf(inventoryUrl)
     const page = refOf(pageUrl)
     const pdf = refOf(pdfUrl)
-    if (sales === undefined || inventory === undefined || page === undefined || pdf === undefined) {
+    const revenue = refOf(revenueUrl)
+    if (sales === undefined || inventory === undefined || page === undefined || pdf === undefined || revenue === undefined) {
       return yield* new WriteFailed({ path: runDirectory, detail: "the demo sources could not be captured" })
     }
 
@@ -194,7 +252,7 @@ export const run = (outputRoot: string) =>
       "",
       "Verification of the sample drafts:"
     ]
-    for (const sample of samples({ sales, inventory, page, pdf }, q4Url)) {
+    for (const sample of samples({ sales, inventory, page, pdf, revenue }, q4Url)) {
       const draftPath = path.join(directory, "drafts", `${sample.name}.json`)
       const draft = JSON.stringify(sample.report, null, 2) + "\n"
       yield* Io.writeOutput(draftPath, draft)
@@ -214,9 +272,9 @@ export const run = (outputRoot: string) =>
             ? `REJECTED: ${[...new Set(error.failures.map((f) => f.error._tag))].join(", ")}`
             : `REJECTED: ${error._tag}`,
         onRight: ({ report }) =>
-          report.outcome === "grounded"
+          (report.outcome === "grounded"
             ? `GROUNDED (${plural(report.facts.length, "fact")} kept, ${report.retractions.length} retracted)`
-            : `NO EVIDENCE (${report.retractions.length} retracted)`
+            : `NO EVIDENCE (${report.retractions.length} retracted)`) + Review.summary(report)
       })
       lines.push(
         `  ${sample.name.padEnd(12)} ${sample.mode.padEnd(7)} ${verdict}`,
@@ -227,7 +285,8 @@ export const run = (outputRoot: string) =>
     lines.push(
       "",
       `Open ${path.join(directory, "renderings", "grounded.html")} in a browser: each citation opens the captured text at its excerpt.`,
-      "Provenance only: semantic review (right metric, unit, period) is not performed by citegate."
+      "Provenance and semantic review are separate outcomes: GROUNDED is provenance only; the number adapter's review " +
+        "(right metric, unit, period, value kind) is shown beside it and, under review.numbers \"report\", fails nothing."
     )
     yield* Io.stdout(lines.join("\n") + "\n")
   }))

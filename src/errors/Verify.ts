@@ -5,6 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 import { formatIssues, Issue, Omitted, short } from "./Shared.js"
+import { SemanticMismatch } from "./Review.js"
 import { CorruptCapture, LegacyCapture, MissingCapture } from "./Store.js"
 import { HiddenEvidence } from "./Visibility.js"
 
@@ -207,7 +208,8 @@ export const FactError = Schema.Union(
   SnippetAbsent,
   AnchorMismatch,
   AmbiguousSnippet,
-  HiddenEvidence
+  HiddenEvidence,
+  SemanticMismatch
 )
 export type FactError = typeof FactError.Type
 
@@ -257,7 +259,8 @@ export const factErrorTags = [
   "SnippetAbsent",
   "AnchorMismatch",
   "AmbiguousSnippet",
-  "HiddenEvidence"
+  "HiddenEvidence",
+  "SemanticMismatch"
 ] as const satisfies ReadonlyArray<FactError["_tag"]>
 // A FactError tag missing from the list above is a type error here.
 const _everyFactErrorTagListed: Exclude<FactError["_tag"], typeof factErrorTags[number]> extends never ? true : never = true

@@ -13,6 +13,7 @@ import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import * as Describe from "./Describe.js"
+import * as Review from "./Review.js"
 import { html as h } from "./Escape.js"
 import {
   ambiguityNote,
@@ -24,7 +25,6 @@ import {
   normalizedNote,
   visibilityNote,
   plural,
-  provenanceNote,
   type Rendering,
   withMatching,
   unavailableNote
@@ -145,7 +145,7 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
     report.outcome === "grounded"
       ? `<p class="outcome grounded">Outcome: grounded (${h(report.mode)} mode): ${plural(n.cited, "verified citation")}, ${n.unavailable} unavailable.</p>`
       : `<p class="outcome no_evidence">Outcome: no evidence (${h(report.mode)} mode): no cited fact was verified; nothing here is grounded.</p>`,
-    `<p class="note">${h(provenanceNote)}</p>`
+    `<p class="note">${h(Review.provenanceNoteOf(report))}</p>`
   )
   const sources = [...new Set(report.facts.flatMap((e) => (e.fact.state === "cited" ? [e.fact.source] : [])))]
   for (const entry of report.facts) {
@@ -167,6 +167,13 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
     }
   }
   if (n.unavailable > 0) parts.push(`<p class="note">${h(unavailableNote)}</p>`)
+  if (report.numberReview !== undefined) {
+    const items = report.numberReview.facts.map((fact) => {
+      const { details, headline } = Review.factLines(fact)
+      return `<li class="review ${h(fact.outcome)}"><strong>${h(headline)}</strong><ul>${details.map((d) => `<li>${h(d)}</li>`).join("")}</ul></li>`
+    })
+    parts.push(`<section class="semantic-review"><h2>${h(Review.heading(report.numberReview))}</h2>\n<ul>${items.join("\n")}</ul></section>`)
+  }
   if (report.retractions.length > 0) {
     parts.push(`<h2>Retracted facts (drop mode)</h2>`, ...report.retractions.map(rejection))
   }

@@ -13,6 +13,7 @@ import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import * as Describe from "./Describe.js"
+import * as Review from "./Review.js"
 import { markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl } from "./Escape.js"
 import {
   ambiguityNote,
@@ -24,7 +25,6 @@ import {
   normalizedNote,
   visibilityNote,
   plural,
-  provenanceNote,
   isNormalized,
   type Rendering,
   withMatching,
@@ -59,7 +59,7 @@ const verified = (report: VerifiedReport): string => {
       ? `**Outcome: grounded** (${report.mode} mode): ${plural(n.cited, "verified citation")}, ${n.unavailable} unavailable.`
       : `**Outcome: no evidence** (${report.mode} mode): no cited fact was verified; nothing here is grounded.`,
     "",
-    `*${provenanceNote}*`,
+    `*${Review.provenanceNoteOf(report)}*`,
     ""
   ]
   for (const entry of report.facts) {
@@ -97,6 +97,14 @@ const verified = (report: VerifiedReport): string => {
     }
   }
   if (n.unavailable > 0) out.push(`*${unavailableNote}*`, "")
+  if (report.numberReview !== undefined) {
+    out.push(`## ${md(Review.heading(report.numberReview))}`, "")
+    for (const fact of report.numberReview.facts) {
+      const { details, headline } = Review.factLines(fact)
+      out.push(`- **${md(headline)}**`, ...details.map((d) => `  - ${md(d)}`))
+    }
+    out.push("")
+  }
   if (report.retractions.length > 0) {
     out.push(`## Retracted facts (drop mode): ${plural(report.retractions.length, "failure")}`, "", ...report.retractions.map(rejection))
   }

@@ -5,6 +5,7 @@ import { formatPath } from "../Errors.js"
 import { isVerifiedCitation } from "../Domain.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import * as Describe from "./Describe.js"
+import * as Review from "./Review.js"
 import { quoted, terminal, terminalField } from "./Escape.js"
 import {
   ambiguityNote,
@@ -16,7 +17,6 @@ import {
   normalizedNote,
   visibilityNote,
   plural,
-  provenanceNote,
   type Rendering,
   withMatching,
   unavailableNote
@@ -44,7 +44,7 @@ const verified = (report: VerifiedReport): string => {
   const headline = report.outcome === "grounded"
     ? `citegate: GROUNDED (${report.mode} mode): ${plural(n.cited, "verified citation")}, ${n.unavailable} unavailable`
     : `citegate: NO EVIDENCE (${report.mode} mode): no cited fact was verified; nothing here is grounded`
-  const lines = [headline, provenanceNote, ""]
+  const lines = [headline, Review.provenanceNoteOf(report), ""]
   for (const entry of report.facts) {
     if (isVerifiedCitation(entry)) {
       const { fact, evidence } = entry
@@ -76,6 +76,13 @@ const verified = (report: VerifiedReport): string => {
   }
   if (report.facts.length === 0) lines.push("(no facts)")
   if (n.unavailable > 0) lines.push("", unavailableNote)
+  if (report.numberReview !== undefined) {
+    lines.push("", `${Review.heading(report.numberReview)}:`)
+    for (const fact of report.numberReview.facts) {
+      const { details, headline } = Review.factLines(fact)
+      lines.push(`  ${terminal(headline)}`, ...details.map((d) => `      ${terminal(d)}`))
+    }
+  }
   if (report.retractions.length > 0) {
     lines.push("", `Retracted in drop mode (${report.retractions.length}):`)
     for (const failure of report.retractions) lines.push(...indent(rejection(failure), "  "))

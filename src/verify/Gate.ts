@@ -26,6 +26,8 @@ import type {
   VerificationTimeout
 } from "../Errors.js"
 import * as Policy from "./Policy.js"
+import { reviewVerification } from "../review/Step.js"
+import { VerifiedReport as VerifiedReportClass } from "./VerifiedReport.js"
 import type { CaptureRecord } from "../Domain.js"
 import type { VerifiedReport } from "./VerifiedReport.js"
 import * as Verifier from "./Verifier.js"
@@ -78,8 +80,16 @@ export const make: Effect.Effect<GateShape, never, Verifier.Verifier | Policy.Po
   const verifier = yield* Verifier.Verifier
   const policy = yield* Policy.Policy
 
-  const decide = (verification: Verifier.Verification): Effect.Effect<Checked, ReportRejected> => {
-    const checked = (report: VerifiedReport) => Effect.succeed({ report, captures: verification.captures })
+  const decide = (verified: Verifier.Verification): Effect.Effect<Checked, ReportRejected> => {
+    // Semantic review: a separate step on the verification's result (off by default: nothing changes).
+    const { numberReview, verification } = reviewVerification(policy.review, verified)
+    const checked = (report: VerifiedReport) =>
+      Effect.succeed({
+        report: numberReview === undefined
+          ? report
+          : new VerifiedReportClass({ ...report, semanticReview: "performed", numberReview }, { disableValidation: true }),
+        captures: verification.captures
+      })
     if (policy.mode === "drop") {
       return checked(
         Verifier.toVerifiedReport(verification.entries, { mode: "drop", retractions: verification.rejections })

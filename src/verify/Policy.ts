@@ -10,6 +10,8 @@ import * as Layer from "effect/Layer"
 import * as Config from "../Config.js"
 import type { Label, Mode, SourceUrl } from "../Domain.js"
 import type { InvalidConfig } from "../Errors.js"
+import { type Catalogue, compile } from "../review/Catalogue.js"
+import type { NumbersPolicy } from "../review/Records.js"
 
 /**
  * @since 0.1.0
@@ -34,6 +36,8 @@ export interface PolicyShape {
    * means mark) accepts it with `visibility: "hidden"` on its evidence; `reject` refuses it (`HiddenEvidence`).
    */
   readonly hidden?: "mark" | "reject"
+  /** Semantic review by the number adapter (`review.numbers`, default off) and its compiled catalogue. */
+  readonly review?: { readonly numbers: NumbersPolicy; readonly catalogue: Catalogue } | undefined
 }
 
 /**
@@ -52,7 +56,8 @@ export const fromConfig = (config: Config.PipelineConfig): PolicyShape =>
     timeoutMs: Config.resolvedVerifyTimeoutMs(config),
     matching: Config.resolvedMatching(config),
     ambiguous: Config.resolvedAmbiguous(config),
-    hidden: Config.resolvedHidden(config)
+    hidden: Config.resolvedHidden(config),
+    review: { numbers: Config.resolvedNumbers(config), catalogue: compile(config.review?.catalogue ?? []) }
   })
 
 /** A policy layer from an already-decoded configuration. */

@@ -7,7 +7,7 @@
  */
 import type * as Either from "effect/Either"
 import type { CaptureRecord, Evidence, SourceUrl, VerifiedEntry } from "../Domain.js"
-import type { DuplicateLabel, FactError, FactRejection, UnknownLabel } from "../Errors.js"
+import type { DuplicateLabel, FactError, FactRejection, SemanticMismatch, UnknownLabel } from "../Errors.js"
 
 /**
  * Every fact's result: the entries that passed (report order) and the facts
@@ -47,7 +47,7 @@ export interface CitationInput {
 }
 
 /** Why a bare citation fails: the fact errors that do not concern labels. */
-export type CitationFailure = Exclude<FactError, UnknownLabel | DuplicateLabel>
+export type CitationFailure = Exclude<FactError, UnknownLabel | DuplicateLabel | SemanticMismatch>
 
 /** Where the snippet was found, or every reason the citation failed (never empty). */
 export type CitationResult = Either.Either<Evidence, ReadonlyArray<CitationFailure>>

@@ -15,6 +15,7 @@
 import * as Schema from "effect/Schema"
 import { Mode, Outcome, VerifiedEntry, verifiedFormat } from "../Domain.js"
 import { FactRejection } from "../Errors.js"
+import { NumberReview } from "../review/Records.js"
 
 export class VerifiedReport extends Schema.Class<VerifiedReport>("VerifiedReport")(
   {
@@ -27,7 +28,12 @@ export class VerifiedReport extends Schema.Class<VerifiedReport>("VerifiedReport
     retractions: Schema.Array(FactRejection),
     /** What was proved: verbatim provenance of each excerpt, nothing more. */
     proves: Schema.Literal("provenance-only"),
-    /** Provenance checking does not judge whether an excerpt means what its label says. */
-    semanticReview: Schema.Literal("not-performed")
+    /**
+     * Provenance checking does not judge whether an excerpt means what its label says: `not-performed`,
+     * unless the operator turned semantic review on (`review.numbers`), whose outcome is `numberReview`.
+     */
+    semanticReview: Schema.Literal("not-performed", "performed"),
+    /** The structured-number adapter's outcome per verified citation (only under `review.numbers`). */
+    numberReview: Schema.optional(NumberReview)
   }
 ) {}

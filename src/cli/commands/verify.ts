@@ -11,6 +11,7 @@ import { terminal } from "../../render/Escape.js"
 import * as Render from "../../render/Render.js"
 import { fromOutcome } from "../../render/Rendering.js"
 import * as Repair from "../../render/Repair.js"
+import * as Review from "../../render/Review.js"
 import * as Gate from "../../verify/Gate.js"
 import { describe } from "../CommandHelp.js"
 import { checkOut, exitWith, loadConfig, orUsageError } from "../Common.js"
@@ -50,8 +51,8 @@ export const verifyAndRender = (options: {
       onLeft: (error) => `verify: REJECTED (${error._tag})`,
       onRight: ({ report }) =>
         report.outcome === "grounded"
-          ? `verify: GROUNDED (${report.mode} mode, ${report.retractions.length} retracted)`
-          : `verify: NO EVIDENCE (${report.mode} mode): no cited fact was verified`
+          ? `verify: GROUNDED (${report.mode} mode, ${report.retractions.length} retracted)${Review.summary(report)}`
+          : `verify: NO EVIDENCE (${report.mode} mode): no cited fact was verified${Review.summary(report)}`
     })
     const written = Option.match(options.out, { onNone: () => "", onSome: (file) => `; written to ${terminal(file)}` })
     yield* Io.stderr(`${summary}${written}\n`)

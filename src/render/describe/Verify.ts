@@ -73,6 +73,17 @@ export const factErrorUnbounded = (error: FactError): Description =>
           `in an answer \`"page": {"start": ${e.foundPage}, "end": ${e.foundLastPage + 1}}\`, end exclusive), or leave the anchor out.`
         : "Name the page or heading the excerpt is on (as the capture's anchors give it), or leave the anchor out."
     }),
+    SemanticMismatch: (e): Description => ({
+      title: `Semantic review: the excerpt states another ${e.mismatches[0].aspect} than the label`,
+      fields: [
+        ["source", e.source],
+        ...e.mismatches.map((m) =>
+          [m.aspect, `expected ${m.expected.join(" / ")}; found ${m.found.map((t) => JSON.stringify(t)).join(", ") || "none"}${m.missing === true ? " (a missing-value marker: no value)" : ""}`] as const
+        )
+      ],
+      fix: "Cite an excerpt that states this label's metric, period, value kind and unit, use the label the excerpt is about, " +
+        "or mark the fact unavailable. The excerpt's provenance is not in question."
+    }),
     AmbiguousSnippet: (e): Description => ({
       title: e.prefix === undefined && e.suffix === undefined
         ? "Snippet occurs more than once"
