@@ -12,6 +12,7 @@ import { type CitationRule, defaultCitationRule, Exemption } from "./answer/Reco
 import { defaultMaxFacts, Label, Mode, SourceUrl } from "./Domain.js"
 import { InvalidConfig } from "./Errors.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
+import { ReviewOptions } from "./review/JudgeConfig.js"
 
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
@@ -207,7 +208,9 @@ export const PipelineConfig = Schema.Struct({
   verify: Schema.optional(VerifyOptions),
   answers: Schema.optional(AnswersOptions),
   audit: Schema.optional(AuditConfig),
-  server: Schema.optional(ServerOptions)
+  server: Schema.optional(ServerOptions),
+  /** Semantic review (src/review/), reported beside provenance, never merged with it. */
+  review: Schema.optional(ReviewOptions)
 }).annotations({ ...strict, identifier: "PipelineConfig" })
 export type PipelineConfig = typeof PipelineConfig.Type
 
