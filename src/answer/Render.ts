@@ -17,6 +17,8 @@ import { AnswerError, type CitationRejection, type UncitedSentence } from "../Er
 import * as Describe from "../render/Describe.js"
 import { html as h, markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl, quoted, terminal, terminalField } from "../render/Escape.js"
 import * as HtmlPage from "../render/HtmlPage.js"
+import * as JudgeSection from "../render/JudgeSection.js"
+import { type JudgeReview, JudgeReview as JudgeReviewSchema } from "../review/JudgeRecords.js"
 import type { Format } from "../render/Render.js"
 import { sourceText } from "../render/HtmlPage.js"
 import {
@@ -50,6 +52,9 @@ export type AnswerRendering = Data.TaggedEnum<{
     readonly captures: ReadonlyMap<string, CaptureRecord>
     /** The matching policy in force (`verify.matching`): every page header states it when given. */
     readonly matching?: string | undefined
+    // --- semantic review hooks: each outcome its own section, never merged with provenance ---
+    /** The entailment judge's review (`review.judge`), when one ran. */
+    readonly judge?: JudgeReview | undefined
   }
   Rejected: { readonly error: AnswerError; readonly matching?: string | undefined }
 }>
@@ -62,7 +67,9 @@ export const RenderedAnswer = Schema.Union(
   Schema.Struct({
     format: Schema.Literal(answerResultFormat),
     status: Schema.Literal("verified"),
-    answer: VerifiedAnswerSchema
+    answer: VerifiedAnswerSchema,
+    // --- semantic review hooks ---
+    judge: Schema.optional(JudgeReviewSchema)
   }),
   Schema.Struct({
     format: Schema.Literal(answerResultFormat),
@@ -336,13 +343,23 @@ Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix
 
 export const toResult = (rendering: AnswerRendering): RenderedAnswer =>
   Match.valueTags(rendering, {
-    Verified: ({ answer }): RenderedAnswer => ({ format: answerResultFormat, status: "verified", answer }),
+    Verified: ({ answer, judge }): RenderedAnswer => ({
+      format: answerResultFormat,
+      status: "verified",
+      answer,
+      // --- semantic review hooks ---
+      ...(judge === undefined ? {} : { judge })
+    }),
     Rejected: ({ error }): RenderedAnswer => ({ format: answerResultFormat, status: "rejected", error })
   })
 
 const json = (rendering: AnswerRendering): string => JSON.stringify(encode(toResult(rendering)), null, 2) + "\n"
 
 export const render = (format: Format, rendering: AnswerRendering): string =>
+  // --- semantic review hooks: the judge's section after the provenance rendering (render/JudgeSection.ts) ---
+  JudgeSection.withJudge(format, renderProvenance(format, rendering), rendering._tag === "Verified" ? rendering.judge : undefined)
+
+const renderProvenance = (format: Format, rendering: AnswerRendering): string =>
   Match.value(format).pipe(
     Match.when("text", () => withMatching("text", text(rendering), rendering.matching)),
     Match.when("json", () => json(rendering)),

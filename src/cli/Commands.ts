@@ -28,6 +28,8 @@ import * as Config from "../Config.js"
 import type { BoundAnswer } from "../answer/Records.js"
 import { type AnswerError, CaptureError } from "../Errors.js"
 import * as Gate from "../verify/Gate.js"
+import type * as Judge from "../review/Judge.js"
+import * as JudgeReview from "../review/JudgeReview.js"
 import * as Manifest from "../Manifest.js"
 import * as Migrate from "../store/Migrate.js"
 import * as Policy from "../verify/Policy.js"
@@ -40,6 +42,7 @@ import { CliExit, StoreChoiceInvalid, TestModeRequired } from "./CliError.js"
 import * as Demo from "./Demo.js"
 import * as AuditRun from "./AuditRun.js"
 import * as Io from "./Io.js"
+import * as JudgeCli from "./JudgeCli.js"
 import * as Recapture from "./Recapture.js"
 import * as Report from "./Report.js"
 import * as Serve from "./Serve.js"
@@ -231,6 +234,8 @@ const verifyAndRender = (options: {
   readonly format: Render.Format | "repair"
   readonly out: Option.Option<string>
   readonly force: boolean
+  /** The judge layer (`review.judge`), empty when judging is off. */
+  readonly judge: Layer.Layer<never> | Layer.Layer<Judge.Judge>
 }) =>
   Effect.gen(function*() {
     const text = options.reportText
@@ -241,7 +246,12 @@ const verifyAndRender = (options: {
       Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(storeLayer))),
       orUsageError
     )
-    const rendering = fromOutcome(outcome, Config.resolvedMatching(config))
+    // --- semantic review hook: the judge's outcome, beside provenance ---
+    const judge = Either.isRight(outcome)
+      ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures).pipe(Effect.provide(options.judge))
+      : undefined
+    const provenance = fromOutcome(outcome, Config.resolvedMatching(config))
+    const rendering = provenance._tag === "Verified" ? Render.Rendering.Verified({ ...provenance, judge }) : provenance
     const output = options.format === "repair" ? Repair.renderReport(rendering) : Render.render(options.format, rendering)
     yield* Option.match(options.out, {
       onNone: () => Io.stdout(output),
@@ -255,8 +265,8 @@ const verifyAndRender = (options: {
           : `verify: NO EVIDENCE (${report.mode} mode): no cited fact was verified`
     })
     const written = Option.match(options.out, { onNone: () => "", onSome: (file) => `; written to ${terminal(file)}` })
-    yield* Io.stderr(`${summary}${written}\n`)
-    return Either.isRight(outcome) && outcome.right.report.outcome === "grounded" ? 0 : 1
+    yield* Io.stderr(`${summary}${written}\n${JudgeCli.summaryLine("verify", judge)}`)
+    return Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge) ? 0 : 1
   })
 
 const capture = Command.make(
@@ -298,8 +308,9 @@ const verify = Command.make(
       const store = yield* orUsageError(Store.choose(args.runDir, args.store))
       yield* checkOut({ ...args, runDir: Store.runDirectoryOf(store) })
       const config = yield* orUsageError(loadConfig(args.config))
+      const judge = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))
-      const code = yield* verifyAndRender({ ...args, config, reportText, store })
+      const code = yield* verifyAndRender({ ...args, config, reportText, store, judge })
       yield* exitWith(code === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("verify", "Verify a drafted report against a run's captures (read-only) and render it.", {
@@ -325,10 +336,11 @@ const run = Command.make(
       const store = yield* orUsageError(Store.choose(args.runDir, args.store))
       yield* checkOut({ ...args, runDir: Store.runDirectoryOf(store) })
       const config = yield* orUsageError(loadConfig(args.config))
-      // The report must be readable before anything is fetched.
+      // The report must be readable, and the judge startable, before anything is fetched.
+      const judge = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))
       const allCaptured = yield* captureInto(config, args.config, store, args.allowLoopbackHttp, Io.stderr)
-      const code = yield* verifyAndRender({ ...args, config, reportText, store })
+      const code = yield* verifyAndRender({ ...args, config, reportText, store, judge })
       yield* exitWith(allCaptured && code === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("run", "Capture, verify and render in one go.", {
@@ -409,6 +421,8 @@ const serveCommand = Command.make(
       const plainHttp = needsLoopbackFlag(config, args.allowLoopbackHttp)
       if (plainHttp.length > 0) yield* orUsageError(Effect.fail(new TestModeRequired({ sources: plainHttp })))
       yield* orUsageError(Serve.checkListen(args.listen, config, args.behindTlsProxy))
+      // Capability gating before anything listens: a configuration asking for a judge it lacks is exit 2.
+      yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
       const tls = yield* orUsageError(Serve.loadTls(config, args.config))
       yield* Serve.serve({
         config,
@@ -419,7 +433,9 @@ const serveCommand = Command.make(
         tls
       }).pipe(
         Effect.catchTag("ServeError", (error) =>
-          Effect.zipRight(Io.stderr(`serve: cannot listen on ${args.listen.host}:${args.listen.port}: ${String(error.cause)}\n`), Effect.fail(new CliExit({ code: 2 }))))
+          Effect.zipRight(Io.stderr(`serve: cannot listen on ${args.listen.host}:${args.listen.port}: ${String(error.cause)}\n`), Effect.fail(new CliExit({ code: 2 })))),
+        // Checked above; a key file removed since then is refused the same way.
+        Effect.catchTags({ CapabilityError: (e) => orUsageError(Effect.fail(e)), JudgeKeyUnavailable: (e) => orUsageError(Effect.fail(e)) })
       )
     })
 ).pipe(Command.withDescription(describe(
@@ -515,6 +531,7 @@ const verifyAnswer = Command.make(
       // The answer is an input like a report: --out may never replace it (nor a capture or the config).
       yield* checkOut({ ...args, report: args.answer, reportWhat: "answer" })
       const config = yield* orUsageError(loadConfig(args.config))
+      const judgeLayer = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
       const text = yield* orUsageError(Io.readText(args.answer, "answer"))
       const mode = Option.getOrElse(args.mode, () => Config.resolvedMode(config))
       const storeLayer = CaptureStore.layerFileSystem({ directory: args.runDir })
@@ -534,9 +551,13 @@ const verifyAnswer = Command.make(
         const answers = yield* Answer.Answers
         return yield* Effect.either(Effect.flatMap(bound, answers.verify))
       }).pipe(Effect.provide(answersLayer), orUsageError)
+      // --- semantic review hook: the judge's outcome, beside provenance ---
+      const judge = Either.isRight(outcome)
+        ? yield* JudgeReview.ofAnswer(outcome.right.answer, outcome.right.captures).pipe(Effect.provide(judgeLayer))
+        : undefined
       const rendering = Either.match(outcome, {
         onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error, matching: Config.resolvedMatching(config) }),
-        onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures, matching: Config.resolvedMatching(config) })
+        onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures, matching: Config.resolvedMatching(config), judge })
       })
       const output = args.format === "repair" ? Repair.renderAnswer(rendering) : AnswerRender.render(args.format, rendering)
       yield* Option.match(args.out, {
@@ -551,8 +572,8 @@ const verifyAnswer = Command.make(
             : `verify-answer: NO EVIDENCE (${answer.mode} mode): no claim was grounded`
       })
       const written = Option.match(args.out, { onNone: () => "", onSome: (file) => `; written to ${terminal(file)}` })
-      yield* Io.stderr(`${summary}${written}\n`)
-      yield* exitWith(Either.isRight(outcome) && outcome.right.answer.outcome === "grounded" ? 0 : 1)
+      yield* Io.stderr(`${summary}${written}\n${JudgeCli.summaryLine("verify-answer", judge)}`)
+      yield* exitWith(Either.isRight(outcome) && outcome.right.answer.outcome === "grounded" && !JudgeReview.failsRun(judge) ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe(
   "verify-answer",
@@ -757,7 +778,14 @@ const audit = Command.make(
   }
 )))
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serveCommand] as const
+// --- judge-prompt: the entailment judge's versioned prompt ---
+const judgePrompt = JudgeCli.judgePrompt.pipe(Command.withDescription(describe(
+  "judge-prompt",
+  "Print the entailment judge's versioned prompt (judge/1) as review.judge sends it.",
+  { success: "prompt printed" }
+)))
+
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serveCommand, judgePrompt] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [

@@ -14,11 +14,12 @@
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { ratioNormalized } from "../anchor/Similarity.js"
 import type { CaptureRecord, Evidence } from "../Domain.js"
 import type { VerifiedAnswer } from "../answer/Records.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
-import type { JudgeShape } from "./Judge.js"
+import { Judge, type JudgeShape } from "./Judge.js"
 import {
   type CitationJudgement,
   type ClaimJudgement,
@@ -174,3 +175,26 @@ export const reviewReport = Effect.fn("JudgeReview.reviewReport")(function*(
   )
   return yield* review(judge, asked, captures)
 })
+
+/**
+ * The judge's review of a verified answer when a `Judge` is provided, else `undefined` (judging off:
+ * capability gating at start has already refused a configuration that asks for a judge it lacks).
+ *
+ * @since 0.3.0
+ */
+export const ofAnswer = (answer: VerifiedAnswer, captures: ReadonlyMap<string, CaptureRecord>): Effect.Effect<JudgeReview | undefined> =>
+  Effect.flatMap(Effect.serviceOption(Judge), (judge) =>
+    Option.isSome(judge) ? reviewAnswer(judge.value, answer, captures) : Effect.succeed(undefined))
+
+/**
+ * The judge's review of a verified report when a `Judge` is provided, else `undefined`.
+ *
+ * @since 0.3.0
+ */
+export const ofReport = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureRecord>): Effect.Effect<JudgeReview | undefined> =>
+  Effect.flatMap(Effect.serviceOption(Judge), (judge) =>
+    Option.isSome(judge) ? reviewReport(judge.value, report, captures) : Effect.succeed(undefined))
+
+/** Whether a review fails the run: `review.judge.mode: require` and not every claim supported (or any error). */
+export const failsRun = (review: JudgeReview | undefined): boolean =>
+  review !== undefined && review.mode === "require" && !review.summary.supported
