@@ -55,6 +55,8 @@ export const startService = (options: {
   readonly sources: ReadonlyArray<string>
   readonly server?: Partial<Config.ServerOptions>
   readonly readerRuns?: ReadonlyArray<string> | "*"
+  /** `review` in pipeline.json (semantic review: the judge). */
+  readonly review?: unknown
 }) =>
   Effect.gen(function*() {
     const work = yield* tempDirectory
@@ -70,7 +72,8 @@ export const startService = (options: {
           { sha256: tokenDigest(tokens.reader), runs: options.readerRuns ?? [], capture: false, name: "reader" }
         ],
         ...options.server
-      }
+      },
+      ...(options.review === undefined ? {} : { review: options.review })
     }
     const configFile = path.join(work, "pipeline.json")
     yield* Effect.promise(() => fsp.writeFile(configFile, JSON.stringify(configJson, null, 2)))
