@@ -12,7 +12,9 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
 import { JudgeHttpStatus, JudgeReplyInvalid, JudgeTimeout, JudgeTransport } from "../src/Errors.js"
+import { readFileSync } from "node:fs"
 import * as Judge from "../src/review/Judge.js"
+import { decodeCases, evaluate, report } from "../src/review/JudgeEvaluation.js"
 import { anthropicVersion } from "../src/review/JudgeAnthropic.js"
 import type { JudgeProvider } from "../src/review/JudgeConfig.js"
 import { JudgeReview as JudgeReviewSchema } from "../src/review/JudgeRecords.js"
@@ -264,3 +266,34 @@ describe("Judge transport", () => {
 
 
 
+
+describe("the judge's evaluation (fixtures/review/judge-cases.json) against a loopback endpoint", () => {
+  const cases = decodeCases(readFileSync(new URL("../fixtures/review/judge-cases.json", import.meta.url), "utf8")).cases
+  const expected = new Map(cases.map((c) => [c.id, c.expect[0]!]))
+  const mid = (v: string) => ({ entailed: 0.95, partially_entailed: 0.6, overstated: 0.45, insufficient: 0.2, contradicted: 0 })[v]!
+
+  it.scopedLive("a judge answering as labelled agrees on every case", () =>
+    Effect.gen(function*() {
+      const { judge } = yield* judgeWith("anthropic", (r) => ({
+        text: verdicts(r.ids.map((id) => ({ id, class: expected.get(id)!, confidence: mid(expected.get(id)!) })))
+      }))
+      const evaluation = yield* evaluate(judge, cases)
+      assert.deepStrictEqual([evaluation.cases, evaluation.agreed, evaluation.errors], [12, 12, 0])
+    }))
+
+  it.scopedLive("a credulous judge (entailed for everything) misses every case that is not entailed, each listed", () =>
+    Effect.gen(function*() {
+      const { judge } = yield* judgeWith("openai", allEntailed)
+      const evaluation = yield* evaluate(judge, cases)
+      assert.strictEqual(evaluation.agreed, 3)
+      assert.deepStrictEqual(evaluation.misses.map((m) => m.id), cases.filter((c) => !c.expect.includes("entailed")).map((c) => c.id))
+      assert.include(report(evaluation), "MISS wrong-metric: expected insufficient | contradicted, got entailed 0.95")
+    }))
+
+  it.scopedLive("judge errors are misses, never agreement", () =>
+    Effect.gen(function*() {
+      const { judge } = yield* judgeWith("openai", () => ({ status: 503, raw: "{}" }), { maxRetries: 0 })
+      const evaluation = yield* evaluate(judge, cases)
+      assert.deepStrictEqual([evaluation.agreed, evaluation.errors], [0, 12])
+    }))
+})
