@@ -118,6 +118,13 @@ describe.each(["openai", "anthropic"] as const)("Judge over %s", (provider) => {
       assert.deepStrictEqual(error.issues.map((i) => i.message), ['id "9.9" was not asked', 'id "2.1" was asked but not answered'])
     }))
 
+  it.scopedLive("a reply past maxReplyBytes is refused without reading it all", () =>
+    Effect.gen(function*() {
+      const { judge } = yield* judgeWith(provider, () => ({ raw: JSON.stringify({ padding: "x".repeat(4 * 1024 * 1024) }) }), { maxReplyBytes: 2048 })
+      const error = errorOf((yield* judge.judge(items))[0]!) as JudgeReplyInvalid
+      assert.include(error.issues[0]!.message, "longer than maxReplyBytes (2048 bytes)")
+    }))
+
   it.scopedLive("unknown keys in a verdict are refused (strict decoding)", () =>
     Effect.gen(function*() {
       const { judge } = yield* judgeWith(provider, (r) => ({

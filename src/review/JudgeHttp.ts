@@ -55,11 +55,11 @@ class ReadCap {
 
 /** The body, at most `cap` bytes; past it, the read stops (the request is aborted with its scope). */
 const readCapped = (response: HttpClientResponse.HttpClientResponse, cap: number) =>
-  Stream.runFoldEffect(response.stream, [] as Array<Uint8Array>, (chunks, chunk) => {
-    chunks.push(chunk)
-    const total = chunks.reduce((n, c) => n + c.byteLength, 0)
-    return total > cap ? Effect.fail(new ReadCap(total)) : Effect.succeed(chunks)
-  }).pipe(Effect.map((chunks) => Buffer.concat(chunks)))
+  Stream.runFoldEffect(response.stream, { chunks: [] as Array<Uint8Array>, total: 0 }, (read, chunk) => {
+    read.chunks.push(chunk)
+    read.total += chunk.byteLength
+    return read.total > cap ? Effect.fail(new ReadCap(read.total)) : Effect.succeed(read)
+  }).pipe(Effect.map((read) => Buffer.concat(read.chunks, read.total)))
 
 type Attempt =
   | { readonly _tag: "ok"; readonly text: string }
