@@ -12,6 +12,7 @@ import type * as Judge from "../review/Judge.js"
 import { printable } from "../review/JudgePrompt.js"
 import type { JudgeReview } from "../review/JudgeRecords.js"
 import * as JudgeSetup from "../review/JudgeSetup.js"
+import { describe } from "./CommandHelp.js"
 import * as Io from "./Io.js"
 
 /**
@@ -32,4 +33,10 @@ export const summaryLine = (command: string, review: JudgeReview | undefined): s
     `${s.error} judge errors${review.mode === "require" && !s.supported ? "; review.judge.mode is require: exit 1" : ""})\n`
 }
 
-export const judgePrompt = Command.make("judge-prompt", {}, () => Io.stdout(printable() + "\n"))
+export const judgePrompt = Command.make("judge-prompt", {}, () => Io.stdout(printable() + "\n")).pipe(
+  Command.withDescription(describe(
+    "judge-prompt",
+    "Print the entailment judge's versioned prompt (judge/1) as review.judge sends it.",
+    { success: "prompt printed" }
+  ))
+)
