@@ -12,6 +12,7 @@ import { type CitationRule, defaultCitationRule, Exemption } from "./answer/Reco
 import { defaultMaxFacts, Label, Mode, SourceUrl } from "./Domain.js"
 import { InvalidConfig } from "./Errors.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
+import { JudgeConfig } from "./review/JudgeConfig.js"
 import { parseExpected } from "./review/Period.js"
 import { catalogueLimits, LabelSpec, NumbersPolicy } from "./review/Records.js"
 
@@ -231,6 +232,8 @@ const CatalogueEntry = LabelSpec.pipe(
  */
 export const ReviewOptions = Schema.Struct({
   numbers: Schema.optional(NumbersPolicy),
+  /** The entailment judge (review/JudgeConfig.ts). */
+  judge: Schema.optional(JudgeConfig),
   catalogue: Schema.optional(
     Schema.Array(CatalogueEntry).pipe(
       Schema.filter((c) =>
@@ -250,6 +253,7 @@ const PipelineConfigFields = Schema.Struct({
   answers: Schema.optional(AnswersOptions),
   audit: Schema.optional(AuditConfig),
   server: Schema.optional(ServerOptions),
+  /** Semantic review (src/review/), reported beside provenance, never merged with it. */
   review: Schema.optional(ReviewOptions)
 }).annotations({ ...strict, identifier: "PipelineConfig" })
 

@@ -58,3 +58,9 @@ export * as Similarity from "./anchor/Similarity.js"
 /** normalized/2's token check: the numbers, signs and units a quote changes against the capture's text. */
 export * as MeaningGuard from "./anchor/MeaningGuard.js"
 export * as Repair from "./render/Repair.js"
+/** Semantic review: the entailment judge (`review.judge`), its records, its start-up gating and its review of verified results. */
+export * as Judge from "./review/Judge.js"
+export * as JudgeRecords from "./review/JudgeRecords.js"
+export * as ReviewRecords from "./review/Records.js"
+export * as JudgeSetup from "./review/JudgeSetup.js"
+export * as JudgeReview from "./review/JudgeReview.js"

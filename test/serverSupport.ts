@@ -57,6 +57,8 @@ export const startService = (options: {
   readonly readerRuns?: ReadonlyArray<string> | "*"
   /** More configuration (labels, review), merged over the defaults. */
   readonly config?: Record<string, unknown>
+  /** `review` in pipeline.json (semantic review: the judge). */
+  readonly review?: unknown
 }) =>
   Effect.gen(function*() {
     const work = yield* tempDirectory
@@ -73,7 +75,8 @@ export const startService = (options: {
         ],
         ...options.server
       },
-      ...options.config
+      ...options.config,
+      ...(options.review === undefined ? {} : { review: options.review })
     }
     const configFile = path.join(work, "pipeline.json")
     yield* Effect.promise(() => fsp.writeFile(configFile, JSON.stringify(configJson, null, 2)))

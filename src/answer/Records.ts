@@ -11,6 +11,7 @@
  */
 import * as Data from "effect/Data"
 import * as Schema from "effect/Schema"
+import type { JudgeReview } from "../review/JudgeRecords.js"
 import { type CaptureRecord, Evidence, Mode, NonBlankString, Outcome, QuoteContext, Sha256Hex } from "../Domain.js"
 import { type AnswerError, CitationError, UncitedSentence } from "../Errors.js"
 
@@ -246,6 +247,9 @@ export type AnswerRendering = Data.TaggedEnum<{
     readonly captures: ReadonlyMap<string, CaptureRecord>
     /** The matching policy in force (`verify.matching`): every page header states it when given. */
     readonly matching?: string | undefined
+    // --- semantic review hooks: each outcome its own section, never merged with provenance ---
+    /** The entailment judge's review (`review.judge`), when one ran. */
+    readonly judge?: JudgeReview | undefined
   }
   Rejected: { readonly error: AnswerError; readonly matching?: string | undefined }
 }>

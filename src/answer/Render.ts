@@ -15,6 +15,8 @@ import { AnswerError, type CitationRejection, type UncitedSentence } from "../Er
 import * as Describe from "../render/Describe.js"
 import { html as h, markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl, quoted, terminal, terminalField } from "../render/Escape.js"
 import * as HtmlPage from "../render/HtmlPage.js"
+import * as JudgeSection from "../render/JudgeSection.js"
+import { JudgeReview as JudgeReviewSchema } from "../review/JudgeRecords.js"
 import type { Format } from "../render/Render.js"
 import { sourceText } from "../render/HtmlPage.js"
 import {
@@ -59,7 +61,9 @@ export const RenderedAnswer = Schema.Union(
   Schema.Struct({
     format: Schema.Literal(answerResultFormat),
     status: Schema.Literal("verified"),
-    answer: VerifiedAnswerSchema
+    answer: VerifiedAnswerSchema,
+    // --- semantic review hooks ---
+    judge: Schema.optional(JudgeReviewSchema)
   }),
   Schema.Struct({
     format: Schema.Literal(answerResultFormat),
@@ -333,13 +337,23 @@ Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix
 
 export const toResult = (rendering: AnswerRendering): RenderedAnswer =>
   Match.valueTags(rendering, {
-    Verified: ({ answer }): RenderedAnswer => ({ format: answerResultFormat, status: "verified", answer }),
+    Verified: ({ answer, judge }): RenderedAnswer => ({
+      format: answerResultFormat,
+      status: "verified",
+      answer,
+      // --- semantic review hooks ---
+      ...(judge === undefined ? {} : { judge })
+    }),
     Rejected: ({ error }): RenderedAnswer => ({ format: answerResultFormat, status: "rejected", error })
   })
 
 const json = (rendering: AnswerRendering): string => JSON.stringify(encode(toResult(rendering)), null, 2) + "\n"
 
 export const render = (format: Format, rendering: AnswerRendering): string =>
+  // --- semantic review hooks: the judge's section after the provenance rendering (render/JudgeSection.ts) ---
+  JudgeSection.withJudge(format, renderProvenance(format, rendering), rendering._tag === "Verified" ? rendering.judge : undefined)
+
+const renderProvenance = (format: Format, rendering: AnswerRendering): string =>
   Match.value(format).pipe(
     Match.when("text", () => withMatching("text", text(rendering), rendering.matching)),
     Match.when("json", () => json(rendering)),

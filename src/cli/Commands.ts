@@ -20,10 +20,11 @@ import { sources } from "./commands/sources.js"
 import { storeInit } from "./commands/store-init.js"
 import { verifyAnswer } from "./commands/verify-answer.js"
 import { verify } from "./commands/verify.js"
+import { judgePrompt } from "./JudgeCli.js"
 
 export { commandSummaries } from "./CommandHelp.js"
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serve] as const
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serve, judgePrompt] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [

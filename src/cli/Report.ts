@@ -8,6 +8,7 @@ import type {
   InvalidConfig,
   InvalidMigrationMap,
   InvalidRunDirectory,
+  JudgeStartError,
   RunExists,
   StorePackageMissing,
   StoreUnavailable
@@ -43,6 +44,7 @@ export type UsageError =
   | OutputRefused
   | RecaptureRefused
   | InsecureListen
+  | JudgeStartError
 
 export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
@@ -61,7 +63,9 @@ export const usageError = (error: UsageError): string =>
     InvalidCaFile: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     OutputRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     RecaptureRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`,
-    InsecureListen: (e) => `${e._tag}: ${terminal(e.message)}\n`
+    InsecureListen: (e) => `${e._tag}: ${terminal(e.message)}\n`,
+    CapabilityError: (e) => `${e._tag}: ${terminal(e.message)}\n`,
+    JudgeKeyUnavailable: (e) => `${e._tag}: ${terminal(e.message)}\n`
   })
 
 export const progress = (event: CaptureEvent): string =>

@@ -9,6 +9,7 @@ import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
 import type { CaptureRecord, HiddenKind } from "../Domain.js"
 import { hiddenLabel, VerifyError } from "../Errors.js"
+import { type JudgeReview, JudgeReview as JudgeReviewSchema } from "../review/JudgeRecords.js"
 import { VerifiedReport } from "../verify/VerifiedReport.js"
 import { html as escapeHtml, markdown as escapeMarkdown } from "./Escape.js"
 
@@ -18,6 +19,9 @@ export type Rendering = Data.TaggedEnum<{
     readonly captures: ReadonlyMap<string, CaptureRecord>
     /** The matching policy in force (`verify.matching`): every page header states it when given. */
     readonly matching?: string | undefined
+    // --- semantic review hooks: each outcome its own section, never merged with provenance ---
+    /** The entailment judge's review (`review.judge`), when one ran. */
+    readonly judge?: JudgeReview | undefined
   }
   Rejected: { readonly error: VerifyError; readonly matching?: string | undefined }
 }>
@@ -47,7 +51,9 @@ export const RenderedResult = Schema.Union(
   Schema.Struct({
     format: Schema.Literal(resultFormat),
     status: Schema.Literal("verified"),
-    report: VerifiedReport
+    report: VerifiedReport,
+    // --- semantic review hooks ---
+    judge: Schema.optional(JudgeReviewSchema)
   }),
   Schema.Struct({
     format: Schema.Literal(resultFormat),
@@ -59,7 +65,13 @@ export type RenderedResult = typeof RenderedResult.Type
 
 export const toResult = (rendering: Rendering): RenderedResult =>
   Match.valueTags(rendering, {
-    Verified: ({ report }): RenderedResult => ({ format: resultFormat, status: "verified", report }),
+    Verified: ({ judge, report }): RenderedResult => ({
+      format: resultFormat,
+      status: "verified",
+      report,
+      // --- semantic review hooks ---
+      ...(judge === undefined ? {} : { judge })
+    }),
     Rejected: ({ error }): RenderedResult => ({ format: resultFormat, status: "rejected", error })
   })
 

@@ -24,7 +24,8 @@ import * as Gate from "../verify/Gate.js"
 import * as Manifest from "../Manifest.js"
 import * as Policy from "../verify/Policy.js"
 import * as Json from "../render/Json.js"
-import { fromOutcome } from "../render/Rendering.js"
+import { fromOutcome, Rendering } from "../render/Rendering.js"
+import * as JudgeReview from "../review/JudgeReview.js"
 import * as Verifier from "../verify/Verifier.js"
 import { CitegateApi, namedManifest } from "./Api.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
@@ -119,7 +120,10 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
         const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
           Effect.provide(gateLayer)
         )
-        return json(Json.render(fromOutcome(outcome)))
+        // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
+        const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
+        const provenance = fromOutcome(outcome)
+        return json(Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge }) : provenance))
       }))
     .handleRaw("verifyAnswer", ({ request, urlParams }) =>
       Effect.gen(function*() {
@@ -146,9 +150,11 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           const answers = yield* Answer.Answers
           return yield* Effect.either(Effect.flatMap(bound, answers.verify))
         }).pipe(Effect.provide(answersLayer))
+        // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
+        const judge = Either.isRight(outcome) ? yield* JudgeReview.ofAnswer(outcome.right.answer, outcome.right.captures) : undefined
         const rendering = Either.match(outcome, {
           onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error }),
-          onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures })
+          onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures, judge })
         })
         return json(AnswerRender.render("json", rendering))
       }))

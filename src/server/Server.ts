@@ -34,10 +34,12 @@ import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as Http from "node:http"
 import * as Https from "node:https"
+import * as path from "node:path"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { resolvedServer } from "../Config.js"
 import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError, Unauthorized } from "../Errors.js"
 import { NotReady } from "../Errors.js"
+import * as JudgeSetup from "../review/JudgeSetup.js"
 import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
@@ -298,7 +300,11 @@ export const layer = (options: ServeOptions) => {
   const base = Layer.mergeAll(context, lifecycleLayer(server, limits.shutdownGraceMs))
   // One authenticator for the routes and for the middleware, which checks the token before a body is read.
   const auth = Auth.make(limits.tokens)
-  const services = Layer.mergeAll(Layer.succeed(Auth, auth), Runs.layer).pipe(Layer.provideMerge(base))
+  // --- semantic review hook: the judge `review.judge` asks for (resolved, and gated, when the layer is built) ---
+  const judge = Layer.unwrapEffect(
+    Effect.map(JudgeSetup.resolve(options.config, { configDirectory: path.dirname(path.resolve(options.configFile)) }), JudgeSetup.layerOf)
+  )
+  const services = Layer.mergeAll(Layer.succeed(Auth, auth), Runs.layer, judge).pipe(Layer.provideMerge(base))
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive])
   )

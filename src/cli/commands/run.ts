@@ -7,6 +7,7 @@ import { describe, usageCodes } from "../CommandHelp.js"
 import { checkOut, exitWith, loadConfig, orUsageError } from "../Common.js"
 import { configOption, forceOption, formatOption, loopbackOption, modeOption, outOption, reportOption, runDirOption } from "../CommonOptions.js"
 import * as Io from "../Io.js"
+import * as JudgeCli from "../JudgeCli.js"
 import * as Store from "../Store.js"
 import { captureInto } from "./capture.js"
 import { verifyAndRender } from "./verify.js"
@@ -29,10 +30,11 @@ export const run = Command.make(
       const store = yield* orUsageError(Store.choose(args.runDir, args.store))
       yield* checkOut({ ...args, runDir: Store.runDirectoryOf(store) })
       const config = yield* orUsageError(loadConfig(args.config))
-      // The report must be readable before anything is fetched.
+      // The report must be readable, and the judge startable, before anything is fetched.
+      const judge = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))
       const allCaptured = yield* captureInto(config, args.config, store, args.allowLoopbackHttp, Io.stderr)
-      const code = yield* verifyAndRender({ ...args, config, reportText, store })
+      const code = yield* verifyAndRender({ ...args, config, reportText, store, judge })
       yield* exitWith(allCaptured && code === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("run", "Capture, verify and render in one go.", {

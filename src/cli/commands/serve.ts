@@ -13,6 +13,7 @@ import { loadConfig, needsLoopbackFlag, orUsageError } from "../Common.js"
 import { configOption, loopbackOption } from "../CommonOptions.js"
 import * as Io from "../Io.js"
 import * as Serve from "../Serve.js"
+import * as JudgeCli from "../JudgeCli.js"
 
 export const serve = Command.make(
   "serve",
@@ -41,6 +42,8 @@ export const serve = Command.make(
       const plainHttp = needsLoopbackFlag(config, args.allowLoopbackHttp)
       if (plainHttp.length > 0) yield* orUsageError(Effect.fail(new TestModeRequired({ sources: plainHttp })))
       yield* orUsageError(Serve.checkListen(args.listen, config, args.behindTlsProxy))
+      // Capability gating before anything listens: a configuration asking for a judge it lacks is exit 2.
+      yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
       const tls = yield* orUsageError(Serve.loadTls(config, args.config))
       yield* Serve.serve({
         config,
@@ -51,7 +54,9 @@ export const serve = Command.make(
         tls
       }).pipe(
         Effect.catchTag("ServeError", (error) =>
-          Effect.zipRight(Io.stderr(`serve: cannot listen on ${args.listen.host}:${args.listen.port}: ${String(error.cause)}\n`), Effect.fail(new CliExit({ code: 2 }))))
+          Effect.zipRight(Io.stderr(`serve: cannot listen on ${args.listen.host}:${args.listen.port}: ${String(error.cause)}\n`), Effect.fail(new CliExit({ code: 2 })))),
+        // Checked above; a key file removed since then is refused the same way.
+        Effect.catchTags({ CapabilityError: (e) => orUsageError(Effect.fail(e)), JudgeKeyUnavailable: (e) => orUsageError(Effect.fail(e)) })
       )
     })
 ).pipe(Command.withDescription(describe(

@@ -17,6 +17,7 @@ import type { AnswerError } from "../../Errors.js"
 import * as Manifest from "../../Manifest.js"
 import { terminal } from "../../render/Escape.js"
 import * as Repair from "../../render/Repair.js"
+import * as JudgeReview from "../../review/JudgeReview.js"
 import * as CaptureStore from "../../store/CaptureStore.js"
 import * as Policy from "../../verify/Policy.js"
 import * as Verifier from "../../verify/Verifier.js"
@@ -24,6 +25,7 @@ import { describe } from "../CommandHelp.js"
 import { checkOut, exitWith, loadConfig, orUsageError } from "../Common.js"
 import { choiceOption, configOption, forceOption, modeOption, outOption, repairFormatOption, runDirOption } from "../CommonOptions.js"
 import * as Io from "../Io.js"
+import * as JudgeCli from "../JudgeCli.js"
 
 /**
  * Verifies an answer (citegate.answer/1 JSON, EVI1 text or an Anthropic Messages response) against
@@ -58,6 +60,7 @@ export const verifyAnswer = Command.make(
       // The answer is an input like a report: --out may never replace it (nor a capture or the config).
       yield* checkOut({ ...args, report: args.answer, reportWhat: "answer" })
       const config = yield* orUsageError(loadConfig(args.config))
+      const judgeLayer = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
       const text = yield* orUsageError(Io.readText(args.answer, "answer"))
       const mode = Option.getOrElse(args.mode, () => Config.resolvedMode(config))
       const storeLayer = CaptureStore.layerFileSystem({ directory: args.runDir })
@@ -77,9 +80,13 @@ export const verifyAnswer = Command.make(
         const answers = yield* Answer.Answers
         return yield* Effect.either(Effect.flatMap(bound, answers.verify))
       }).pipe(Effect.provide(answersLayer), orUsageError)
+      // --- semantic review hook: the judge's outcome, beside provenance ---
+      const judge = Either.isRight(outcome)
+        ? yield* JudgeReview.ofAnswer(outcome.right.answer, outcome.right.captures).pipe(Effect.provide(judgeLayer))
+        : undefined
       const rendering = Either.match(outcome, {
         onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error, matching: Config.resolvedMatching(config) }),
-        onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures, matching: Config.resolvedMatching(config) })
+        onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures, matching: Config.resolvedMatching(config), judge })
       })
       const output = args.format === "repair" ? Repair.renderAnswer(rendering) : AnswerRender.render(args.format, rendering)
       yield* Option.match(args.out, {
@@ -94,8 +101,8 @@ export const verifyAnswer = Command.make(
             : `verify-answer: NO EVIDENCE (${answer.mode} mode): no claim was grounded`
       })
       const written = Option.match(args.out, { onNone: () => "", onSome: (file) => `; written to ${terminal(file)}` })
-      yield* Io.stderr(`${summary}${written}\n`)
-      yield* exitWith(Either.isRight(outcome) && outcome.right.answer.outcome === "grounded" ? 0 : 1)
+      yield* Io.stderr(`${summary}${written}\n${JudgeCli.summaryLine("verify-answer", judge)}`)
+      yield* exitWith(Either.isRight(outcome) && outcome.right.answer.outcome === "grounded" && !JudgeReview.failsRun(judge) ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe(
   "verify-answer",

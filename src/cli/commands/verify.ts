@@ -13,10 +13,13 @@ import { fromOutcome } from "../../render/Rendering.js"
 import * as Repair from "../../render/Repair.js"
 import * as Review from "../../render/Review.js"
 import * as Gate from "../../verify/Gate.js"
+import type * as Judge from "../../review/Judge.js"
+import * as JudgeReview from "../../review/JudgeReview.js"
 import { describe } from "../CommandHelp.js"
 import { checkOut, exitWith, loadConfig, orUsageError } from "../Common.js"
 import { configOption, forceOption, modeOption, outOption, repairFormatOption, reportOption, runDirOption } from "../CommonOptions.js"
 import * as Io from "../Io.js"
+import * as JudgeCli from "../JudgeCli.js"
 import * as Store from "../Store.js"
 
 /**
@@ -31,6 +34,8 @@ export const verifyAndRender = (options: {
   readonly format: Render.Format | "repair"
   readonly out: Option.Option<string>
   readonly force: boolean
+  /** The judge layer (`review.judge`), empty when judging is off. */
+  readonly judge: Layer.Layer<never> | Layer.Layer<Judge.Judge>
 }) =>
   Effect.gen(function*() {
     const text = options.reportText
@@ -41,7 +46,12 @@ export const verifyAndRender = (options: {
       Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(storeLayer))),
       orUsageError
     )
-    const rendering = fromOutcome(outcome, Config.resolvedMatching(config))
+    // --- semantic review hook: the judge's outcome, beside provenance ---
+    const judge = Either.isRight(outcome)
+      ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures).pipe(Effect.provide(options.judge))
+      : undefined
+    const provenance = fromOutcome(outcome, Config.resolvedMatching(config))
+    const rendering = provenance._tag === "Verified" ? Render.Rendering.Verified({ ...provenance, judge }) : provenance
     const output = options.format === "repair" ? Repair.renderReport(rendering) : Render.render(options.format, rendering)
     yield* Option.match(options.out, {
       onNone: () => Io.stdout(output),
@@ -55,8 +65,8 @@ export const verifyAndRender = (options: {
           : `verify: NO EVIDENCE (${report.mode} mode): no cited fact was verified${Review.summary(report)}`
     })
     const written = Option.match(options.out, { onNone: () => "", onSome: (file) => `; written to ${terminal(file)}` })
-    yield* Io.stderr(`${summary}${written}\n`)
-    return Either.isRight(outcome) && outcome.right.report.outcome === "grounded" ? 0 : 1
+    yield* Io.stderr(`${summary}${written}\n${JudgeCli.summaryLine("verify", judge)}`)
+    return Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge) ? 0 : 1
   })
 
 export const verify = Command.make(
@@ -76,8 +86,9 @@ export const verify = Command.make(
       const store = yield* orUsageError(Store.choose(args.runDir, args.store))
       yield* checkOut({ ...args, runDir: Store.runDirectoryOf(store) })
       const config = yield* orUsageError(loadConfig(args.config))
+      const judge = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
       const reportText = yield* orUsageError(Io.readText(args.report, "report"))
-      const code = yield* verifyAndRender({ ...args, config, reportText, store })
+      const code = yield* verifyAndRender({ ...args, config, reportText, store, judge })
       yield* exitWith(code === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("verify", "Verify a drafted report against a run's captures (read-only) and render it.", {
