@@ -1245,3 +1245,4 @@ export class AuditTimeout extends Schema.TaggedError<AuditTimeout>()("AuditTimeo
 /** Why a drift audit produced no result. */
 export const AuditError = Schema.Union(AuditBaselineRejected, VerificationTimeout, AuditTimeout)
 export type AuditError = typeof AuditError.Type
+export * from "./errors/Evidence.js"

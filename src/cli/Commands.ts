@@ -38,6 +38,7 @@ import { fromOutcome } from "../render/Rendering.js"
 import { terminal } from "../render/Escape.js"
 import { CliExit, StoreChoiceInvalid, TestModeRequired } from "./CliError.js"
 import * as Demo from "./Demo.js"
+import * as Export from "./Export.js"
 import * as AuditRun from "./AuditRun.js"
 import * as Io from "./Io.js"
 import * as Recapture from "./Recapture.js"
@@ -757,7 +758,10 @@ const audit = Command.make(
   }
 )))
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serveCommand] as const
+// `export` lives in its own module (src/cli/Export.ts) and borrows the table's help and error rules.
+const exportCommand = Export.command({ describe, orUsageError, loadConfig })
+
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serveCommand, exportCommand] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [
