@@ -12,6 +12,7 @@ import { audit } from "./commands/audit.js"
 import { capture } from "./commands/capture.js"
 import { demo } from "./commands/demo.js"
 import { doctor } from "./commands/doctor.js"
+import { exportCommand } from "./commands/export.js"
 import { migrate } from "./commands/migrate.js"
 import { recapture } from "./commands/recapture.js"
 import { run } from "./commands/run.js"
@@ -24,7 +25,7 @@ import { judgePrompt } from "./JudgeCli.js"
 
 export { commandSummaries } from "./CommandHelp.js"
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serve, judgePrompt] as const
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serve, judgePrompt, exportCommand] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [
