@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { CoarseCitation, UnresolvableSource } from "./errors/Provider.js"
 
 const short = (digest: string) => digest.slice(0, 12)
 
@@ -823,7 +824,8 @@ export const CitationError = Schema.Union(
   // From the shared matching path: produced only for citations that name a page or heading.
   AnchorMismatch,
   // From the shared matching path: several occurrences and nothing picks one.
-  AmbiguousSnippet
+  AmbiguousSnippet,
+  CoarseCitation, UnresolvableSource
 )
 export type CitationError = typeof CitationError.Type
 
@@ -1245,3 +1247,5 @@ export class AuditTimeout extends Schema.TaggedError<AuditTimeout>()("AuditTimeo
 /** Why a drift audit produced no result. */
 export const AuditError = Schema.Union(AuditBaselineRejected, VerificationTimeout, AuditTimeout)
 export type AuditError = typeof AuditError.Type
+
+export * from "./errors/Provider.js"

@@ -518,7 +518,7 @@ const verifyAnswer = Command.make(
       const text = yield* orUsageError(Io.readText(args.answer, "answer"))
       const mode = Option.getOrElse(args.mode, () => Config.resolvedMode(config))
       const storeLayer = CaptureStore.layerFileSystem({ directory: args.runDir })
-      const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config) }).pipe(
+      const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
         Layer.provide(Verifier.layer),
         Layer.provide(Policy.layer(config)),
         Layer.provideMerge(storeLayer)

@@ -6,6 +6,7 @@
  * Values are returned unescaped, each cut to `maxShownLength`; each renderer
  * escapes them for its format.
  */
+import * as DescribeProvider from "./DescribeProvider.js"
 import * as Match from "effect/Match"
 import type {
   AnchorMismatch,
@@ -347,6 +348,8 @@ export const citationError = (error: CitationError): Description => shown(citati
 const citationErrorUnbounded = (error: CitationError): Description =>
   Match.valueTags(error, {
     NotApproved: (e) => factErrorUnbounded(e),
+    CoarseCitation: (e) => DescribeProvider.coarseCitation(e),
+    UnresolvableSource: (e) => DescribeProvider.unresolvableSource(e),
     MissingCapture: (e) => factErrorUnbounded(e),
     CorruptCapture: (e) => factErrorUnbounded(e),
     LegacyCapture: (e) => factErrorUnbounded(e),

@@ -129,7 +129,7 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
         const text = yield* Effect.orDie(request.text)
         const mode = urlParams.mode ?? Config.resolvedMode(config)
         const format = urlParams.format ?? "json"
-        const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config) }).pipe(
+        const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
           Layer.provide(Verifier.layer),
           Layer.provide(Policy.layer(config)),
           Layer.provideMerge(storeOf(run)),
