@@ -16,9 +16,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import * as Answer from "../answer/Answer.js"
-import * as Anthropic from "../answer/Anthropic.js"
+import { answerFormatHelp, answerFormats } from "../answer/Formats.js"
+import * as AnswerFormats from "../answer/Formats.js"
 import * as Documents from "../answer/Documents.js"
-import * as Evi1 from "../answer/Evi1.js"
 import * as AnswerRender from "../answer/Render.js"
 import * as AuditRender from "../audit/Render.js"
 import * as Capture from "../capture/Capture.js"
@@ -492,9 +492,9 @@ const verifyAnswer = Command.make(
     answer: Options.file("answer").pipe(Options.withDescription("The drafted answer")),
     formatIn: choiceOption(
       "format-in",
-      ["json", "evi1", "anthropic"],
+      answerFormats,
       "json",
-      "The answer's format: json (citegate.answer/1), evi1 (VeriQuote's plain text), anthropic (a Messages API response with citations)"
+      `The answer's format: ${answerFormatHelp}`
     ),
     config: configOption,
     runDir: runDirOption,
@@ -502,7 +502,7 @@ const verifyAnswer = Command.make(
       Options.optional,
       Options.withDescription(
         "The digest of the manifest the answer was drafted against (from `sources --format json`). Required for evi1 " +
-          "without a MANIFEST line and for anthropic; when the answer names one too, both must match"
+          "without a MANIFEST line and for anthropic and the provider formats; when the answer names one too, both must match"
       )
     ),
     mode: modeOption,
@@ -526,11 +526,7 @@ const verifyAnswer = Command.make(
       const outcome = yield* Effect.gen(function*() {
         const manifest = yield* Manifest.make(config)
         const options = { manifestDigest: Option.getOrUndefined(args.manifestDigest) }
-        const bound: Either.Either<BoundAnswer, AnswerError> = args.formatIn === "evi1"
-          ? Evi1.decode(text, manifest, options)
-          : args.formatIn === "anthropic"
-          ? Anthropic.fromJson(text, manifest, options)
-          : Answer.fromJson(text, manifest, options)
+        const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(args.formatIn, text, manifest, options)
         const answers = yield* Answer.Answers
         return yield* Effect.either(Effect.flatMap(bound, answers.verify))
       }).pipe(Effect.provide(answersLayer), orUsageError)
