@@ -314,7 +314,7 @@ Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix
       }
       const captured = capturedSources(answer, captures)
       if (captured.html !== "") parts.push(captured.html)
-      return HtmlPage.page("citegate: verified answer", style + RenderDocuments.htmlStyle + captured.style, parts.join("\n"))
+      return HtmlPage.page("citegate: verified answer", style + (documentLevel === "" ? "" : RenderDocuments.htmlStyle) + captured.style, parts.join("\n"))
     },
     Rejected: ({ error }) => {
       const d = Describe.answerError(error)
