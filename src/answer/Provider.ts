@@ -19,7 +19,6 @@ import { boundMessage, boundSegment } from "../internal/bounded.js"
 import { maxIssues, plainDataIssue } from "../internal/decode.js"
 import * as StrictJson from "../internal/strictJson.js"
 import type { Manifest } from "../Manifest.js"
-import { offsets } from "./Answer.js"
 import { sentences } from "./Sentences.js"
 import {
   type BoundClaim,
@@ -181,9 +180,6 @@ export const utf8Offsets = (text: string) => {
   }
   return { byteLength, toUtf16 }
 }
-
-/** Code-point offsets of `text` to UTF-16 (`undefined` past the end). */
-export const codePointOffsets = (text: string) => offsets(text)
 
 // ---------------------------------------------------------------------------
 // Sentences with positions
