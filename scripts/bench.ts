@@ -36,6 +36,7 @@ import * as PostgresStore from "../src/store/Postgres.js"
 import * as Verifier from "../src/verify/Verifier.js"
 import { createDatabase, missingReason, postgresPresent, startCluster } from "../test/support/postgresCluster.js"
 import { benchBombs, benchRunner, type BombRow, bombLines, type RunnerRow } from "./bench-bombs.js"
+import { benchProviders } from "./bench-providers.js"
 import { benchServer, type ServerRow, serverLines } from "./bench-server.js"
 import type { StreamsResult } from "./bench-streams.js"
 
@@ -1199,6 +1200,7 @@ const main = async () => {
   if (only === undefined || only === "memory") memory = await benchMemory()
   if (only === undefined || only === "verify") for (const shape of shapes) rows.push(await benchVerify(shape))
   if (only === undefined || only === "answers") for (const shape of answerShapes) rows.push(...await benchAnswers(shape))
+  if (only === undefined || only === "answers" || only === "providers") rows.push(...await benchProviders({ smoke, runs, warmups, makeText }))
   if (only === undefined || only === "anchor") {
     // Opt-in normalised matching: every snippet is found only after normalised/1, at 1, 4 and 16 MiB.
     for (const size of smoke ? [4 * KiB] : [MiB, 4 * MiB, 16 * MiB]) {

@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { type CitationRule, defaultCitationRule, Exemption } from "./answer/Records.js"
+import { type CitationRule, CitationsPolicy, defaultCitationRule, Exemption } from "./answer/Records.js"
 import { defaultMaxFacts, Label, Mode, SourceUrl } from "./Domain.js"
 import { InvalidConfig } from "./Errors.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
@@ -130,9 +130,36 @@ export const NeedsCitation = Schema.Struct({
 }).annotations({ ...strict, identifier: "NeedsCitation" })
 export type NeedsCitation = typeof NeedsCitation.Type
 
+/**
+ * A document id a provider may name for an approved source (an OpenAI file id, a Cohere document
+ * id, a Gemini retrieved document): 1 to 256 printable ASCII characters, no spaces.
+ */
+export const DocumentId = Schema.String.pipe(
+  Schema.pattern(/^[\x21-\x7e]{1,256}$/, { message: () => "must be 1 to 256 printable ASCII characters without spaces" })
+)
+
+/** `answers.documentIds[]`: the id under which a provider names one approved source (recorded in the manifest). */
+export const DocumentIdEntry = Schema.Struct({
+  source: SourceUrl,
+  id: DocumentId
+}).annotations({ ...strict, identifier: "DocumentIdEntry" })
+export type DocumentIdEntry = typeof DocumentIdEntry.Type
+
 export const AnswersOptions = Schema.Struct({
   uncited: Schema.optional(Schema.Literal("reject", "report")),
-  needsCitation: Schema.optional(NeedsCitation)
+  needsCitation: Schema.optional(NeedsCitation),
+  /** Provider formats: a document-level citation is a `CoarseCitation` (`quote`, default) or accepted, labelled (`document`). */
+  citations: Schema.optional(CitationsPolicy),
+  /** Provider formats: declared document ids, each for one source of `sources`; ids and sources unique. */
+  documentIds: Schema.optional(
+    Schema.Array(DocumentIdEntry).pipe(
+      Schema.filter((entries) =>
+        entries.length <= configListLimits.sources || `must hold at most ${configListLimits.sources} entries, got ${entries.length}`
+      ),
+      Schema.filter((entries) => unique("document id sources")(entries.map((e) => e.source))),
+      Schema.filter((entries) => unique("document ids")(entries.map((e) => e.id)))
+    )
+  )
 }).annotations({ ...strict, identifier: "AnswersOptions" })
 export type AnswersOptions = typeof AnswersOptions.Type
 
@@ -257,7 +284,10 @@ const PipelineConfigFields = Schema.Struct({
   review: Schema.optional(ReviewOptions)
 }).annotations({ ...strict, identifier: "PipelineConfig" })
 
-/** Every catalogued label is one of `labels`, and `review.numbers` other than off needs a catalogue. */
+/**
+ * Every catalogued label is one of `labels`, and `review.numbers` other than off needs a catalogue;
+ * a declared document id names one configured source, and can never be mistaken for another source's URL.
+ */
 export const PipelineConfig = PipelineConfigFields.pipe(
   Schema.filter((config) => {
     const catalogue = config.review?.catalogue ?? []
@@ -269,7 +299,20 @@ export const PipelineConfig = PipelineConfigFields.pipe(
     const numbers = config.review?.numbers ?? "off"
     return numbers === "off" || catalogue.length > 0 ||
       { path: ["review", "catalogue"], message: `review.numbers "${numbers}" needs a catalogue of at least one label` }
-  })
+  }),
+  Schema.filter((config) => {
+    const sources = new Set<string>(config.sources)
+    for (const [i, entry] of (config.answers?.documentIds ?? []).entries()) {
+      if (!sources.has(entry.source)) {
+        return { path: ["answers", "documentIds", i, "source"], message: "must be one of the configured sources (exactly)" }
+      }
+      if (sources.has(entry.id)) {
+        return { path: ["answers", "documentIds", i, "id"], message: "must not be the URL of a configured source" }
+      }
+    }
+    return true
+  }),
+  Schema.annotations({ identifier: "PipelineConfig" })
 )
 export type PipelineConfig = typeof PipelineConfig.Type
 
@@ -321,6 +364,8 @@ export const resolvedVerifyTimeoutMs = (config: PipelineConfig): number =>
 export const resolvedAuditTimeoutMs = (config: PipelineConfig): number =>
   config.audit?.timeoutMs ?? auditLimits.timeoutMs.default
 export const resolvedUncited = (config: PipelineConfig): "reject" | "report" => config.answers?.uncited ?? "report"
+/** `answers.citations`, default "quote": a document-level citation is never accepted unless the operator says so. */
+export const resolvedCitations = (config: PipelineConfig): CitationsPolicy => config.answers?.citations ?? "quote"
 export const resolvedCitationRule = (config: PipelineConfig): CitationRule => ({
   minLength: config.answers?.needsCitation?.minLength ?? defaultCitationRule.minLength,
   exempt: config.answers?.needsCitation?.exempt ?? defaultCitationRule.exempt

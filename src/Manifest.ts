@@ -21,7 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { CaptureStore } from "./store/CaptureStore.js"
-import type { PipelineConfig } from "./Config.js"
+import { DocumentId, type PipelineConfig } from "./Config.js"
 import { type CaptureRecord, Label, recordBody, Rfc3339Utc, sha256Of, Sha256Hex, SourceUrl } from "./Domain.js"
 import { CorruptCapture, DigestMismatch, LegacyCapture, MissingCapture } from "./Errors.js"
 import { terminal } from "./render/Escape.js"
@@ -42,7 +42,9 @@ export const CapturedSource = Schema.Struct({
   captureSha256: Sha256Hex,
   byteLength: Schema.NonNegativeInt,
   contentType: Schema.String,
-  accessedAt: Rfc3339Utc
+  accessedAt: Rfc3339Utc,
+  /** The document id a provider names this source by (`answers.documentIds`); absent when none is declared. */
+  documentId: Schema.optional(DocumentId)
 }).annotations({ ...strict, identifier: "CapturedSource" })
 export type CapturedSource = typeof CapturedSource.Type
 
@@ -62,7 +64,8 @@ export const MissingSource = Schema.Struct({
   number: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
   source: SourceUrl,
   status: Schema.Literal("missing"),
-  reason: MissingReason
+  reason: MissingReason,
+  documentId: Schema.optional(DocumentId)
 }).annotations({ ...strict, identifier: "MissingSource" })
 export type MissingSource = typeof MissingSource.Type
 
@@ -119,7 +122,7 @@ export type Manifest = typeof Manifest.Type
  * @category constructors
  */
 export const make = Effect.fn("Manifest.make")(function*(
-  config: Pick<PipelineConfig, "sources" | "labels">
+  config: Pick<PipelineConfig, "sources" | "labels" | "answers">
 ) {
   return yield* makeVisiting(config, () => Either.void)
 })
@@ -133,11 +136,12 @@ export const make = Effect.fn("Manifest.make")(function*(
  * @category constructors
  */
 export const makeVisiting = <E>(
-  config: Pick<PipelineConfig, "sources" | "labels">,
+  config: Pick<PipelineConfig, "sources" | "labels" | "answers">,
   visit: (record: CaptureRecord, number: number) => Either.Either<void, E>
 ): Effect.Effect<Manifest, E, CaptureStore> =>
   Effect.gen(function*() {
     const store = yield* CaptureStore
+    const ids = new Map((config.answers?.documentIds ?? []).map((entry) => [entry.source as string, entry.id]))
     // One after the other: each read is small file I/O plus a hash, and the order is the numbering.
     const sources = yield* Effect.forEach(config.sources, (source, i) =>
       Effect.flatMap(Effect.either(store.read(source)), (read): Effect.Effect<ManifestSource, E> => {
@@ -166,7 +170,12 @@ export const makeVisiting = <E>(
           accessedAt: record.accessedAt
         })
       }))
-    const body: ManifestBody = { format: manifestFormat, labels: config.labels, sources }
+    // Declared document ids ride on their entries (and so into the digest); an entry without one is unchanged.
+    const withIds = sources.map((entry) => {
+      const documentId = ids.get(entry.source)
+      return documentId === undefined ? entry : { ...entry, documentId }
+    })
+    const body: ManifestBody = { format: manifestFormat, labels: config.labels, sources: withIds }
     return { ...body, digest: digestOf(body) } satisfies Manifest
   })
 
@@ -195,7 +204,8 @@ const missingSummary = (reason: MissingReason): string => {
 export const toText = (manifest: Manifest): string => {
   const lines = manifest.sources.map((s) =>
     s.status === "captured"
-      ? `[${s.number}] captured  ${terminal(s.source)}\n    captureSha256 ${s.captureSha256}  ${s.byteLength} bytes  ${terminal(s.contentType)}  accessed ${s.accessedAt}`
+      ? `[${s.number}] captured  ${terminal(s.source)}\n    captureSha256 ${s.captureSha256}  ${s.byteLength} bytes  ${terminal(s.contentType)}  accessed ${s.accessedAt}` +
+        (s.documentId === undefined ? "" : `\n    document id ${terminal(s.documentId)}`)
       : `[${s.number}] MISSING   ${terminal(s.source)}\n    ${missingSummary(s.reason)}`
   )
   const captured = manifest.sources.filter((s) => s.status === "captured").length

@@ -40,6 +40,12 @@ export * as Answer from "./answer/Answer.js"
 export * as AnswerRecords from "./answer/Records.js"
 export * as Evi1 from "./answer/Evi1.js"
 export * as Anthropic from "./answer/Anthropic.js"
+/** Provider-native citations: Bedrock Converse, Gemini grounding, OpenAI annotations, Cohere v2; and their capability table. */
+export * as Bedrock from "./answer/Bedrock.js"
+export * as Gemini from "./answer/Gemini.js"
+export * as OpenAI from "./answer/OpenAI.js"
+export * as Cohere from "./answer/Cohere.js"
+export * as AnswerCapabilities from "./answer/Capabilities.js"
 /** The documents hand-off: the run's capture texts for the drafting model (Anthropic, Bedrock, EVI1, JSON). */
 export * as Documents from "./answer/Documents.js"
 export * as AnswerRender from "./answer/Render.js"

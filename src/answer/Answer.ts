@@ -34,6 +34,7 @@ import {
   type AnswerLimitExceeded,
   AnswerRejected,
   type CitationError,
+  CoarseCitation,
   type CitationRejection,
   InvalidAnswer,
   type Issue,
@@ -48,9 +49,14 @@ import { boundedFindings, needsCitation } from "./Sentences.js"
 import {
   Answer,
   type BoundAnswer,
+  type BoundClaim,
   type Citation,
   type CitationRule,
+  type CitationsPolicy,
   defaultCitationRule,
+  type DocumentLevelCitation,
+  type DocumentLevelClaim,
+  documentLevelLabel,
   type DraftCitation,
   type GroundedClaim,
   limits,
@@ -271,6 +277,8 @@ export interface AnswersOptions {
   readonly uncited: UncitedPolicy
   /** Which uncited sentences need a citation (`answers.needsCitation`); the documented default when absent. */
   readonly needsCitation?: CitationRule | undefined
+  /** `answers.citations`: document-level citations fail (`quote`, the default) or are accepted, labelled (`document`). */
+  readonly citations?: CitationsPolicy | undefined
 }
 
 /**
@@ -298,6 +306,29 @@ const anchorFailures = (citation: Citation): Array<CitationError> => {
     )
   }
   return out
+}
+
+/**
+ * A provider claim's document-level and unresolved citations under the policy: unresolved ones are
+ * retracted with their error; document-level ones are accepted (labelled) under "document" and a
+ * `CoarseCitation` under "quote". Nothing here searches the claim's text in a source.
+ */
+const documentOutcomes = (claim: BoundClaim, policy: CitationsPolicy, first: number) => {
+  const accepted: Array<DocumentLevelCitation> = []
+  const retracted: Array<RetractedCitation> = []
+  let index = first
+  for (const citation of claim.documents ?? []) {
+    if (policy === "document") accepted.push({ index: index++, citation, label: documentLevelLabel })
+    else {
+      retracted.push({
+        index: index++,
+        citation,
+        error: new CoarseCitation({ format: citation.format, document: citation.document, source: citation.source })
+      })
+    }
+  }
+  for (const { citation, error } of claim.unresolved ?? []) retracted.push({ index: index++, citation, error })
+  return { accepted, retracted, total: index - first }
 }
 
 /**
@@ -346,6 +377,11 @@ export const make = (options: AnswersOptions): Effect.Effect<AnswersShape, never
       }
 
       const claims: Array<GroundedClaim> = []
+      const documentLevel: Array<DocumentLevelClaim> = []
+      const provider = answer.claims.some((claim) => claim.documents !== undefined || claim.unresolved !== undefined)
+      const policy = options.citations ?? "quote"
+      let citationsDocumentLevel = 0
+      let citationsTotal = flat.length
       const removed: Array<RemovedClaim> = []
       const rejections: Array<CitationRejection> = []
       const usedCaptures = new Map<string, CaptureRecord>()
@@ -368,10 +404,27 @@ export const make = (options: AnswersOptions): Effect.Effect<AnswersShape, never
             rejections.push({ claimIndex, claimId: claim.id, citationIndex: index, error })
           }
         })
+        // Provider formats: document-level and unresolved citations, after the quotes (see `BoundClaim`).
+        const documents = documentOutcomes(claim, policy, claim.citations.length)
+        for (const r of documents.retracted) {
+          retracted.push(r)
+          rejections.push({ claimIndex, claimId: claim.id, citationIndex: r.index, error: r.error })
+        }
+        citationsTotal += documents.total
+        citationsDocumentLevel += documents.accepted.length
         citationsVerified += verified.length
         if (Arr.isNonEmptyArray(verified)) {
-          claims.push({ index: claimIndex, id: claim.id, text: claim.text, citations: verified, retracted })
+          claims.push({
+            index: claimIndex,
+            id: claim.id,
+            text: claim.text,
+            citations: verified,
+            retracted,
+            ...(documents.accepted.length > 0 ? { documents: documents.accepted } : {})
+          })
           for (const v of verified) usedCaptures.set(v.citation.source, checked.captures.get(v.citation.source as SourceUrl)!)
+        } else if (Arr.isNonEmptyArray(documents.accepted)) {
+          documentLevel.push({ index: claimIndex, id: claim.id, text: claim.text, label: documentLevelLabel, documents: documents.accepted, retracted })
         } else if (Arr.isNonEmptyArray(retracted)) {
           removed.push({ index: claimIndex, id: claim.id, text: claim.text, reasons: retracted })
         }
@@ -390,13 +443,15 @@ export const make = (options: AnswersOptions): Effect.Effect<AnswersShape, never
         manifest: answer.manifest,
         claims,
         removed,
+        ...(provider ? { citationsPolicy: policy, documentLevel } : {}),
         uncited,
         summary: {
           claims: answer.claims.length,
           claimsGrounded: claims.length,
           claimsRemoved: removed.length,
-          citations: flat.length,
-          citationsVerified
+          citations: citationsTotal,
+          citationsVerified,
+          ...(provider ? { claimsDocumentLevel: documentLevel.length, citationsDocumentLevel } : {})
         },
         proves: "provenance-only",
         semanticReview: "not-performed"

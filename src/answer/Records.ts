@@ -132,10 +132,24 @@ export interface UncitedText {
   readonly line: number | null
 }
 
+/**
+ * A claim of a bound answer. Provider formats add `documents` (document-level citations resolved to
+ * an approved capture) and `unresolved` (citations that failed before matching, with their typed
+ * error); both are set on every claim of a provider answer. A claim's citation indices count
+ * `citations`, then `documents`, then `unresolved`.
+ */
+export interface BoundClaim {
+  readonly id: string
+  readonly text: string
+  readonly citations: ReadonlyArray<Citation>
+  readonly documents?: ReadonlyArray<DocumentCitation> | undefined
+  readonly unresolved?: ReadonlyArray<{ readonly citation: DocumentCitation | UnresolvedCitation; readonly error: CitationError }> | undefined
+}
+
 /** An answer whose every citation names an exact source and capture: what the Answers service verifies. */
 export interface BoundAnswer {
   readonly manifest: Sha256Hex | null
-  readonly claims: ReadonlyArray<{ readonly id: string; readonly text: string; readonly citations: ReadonlyArray<Citation> }>
+  readonly claims: ReadonlyArray<BoundClaim>
   readonly uncited: ReadonlyArray<UncitedText>
 }
 
@@ -154,10 +168,52 @@ export const VerifiedAnswerCitation = Schema.Struct({
 }).annotations({ ...strict, identifier: "VerifiedAnswerCitation" })
 export type VerifiedAnswerCitation = typeof VerifiedAnswerCitation.Type
 
+// ---------------------------------------------------------------------------
+// Document-level citations (provider formats: docs/answers.md, "Provider formats")
+// ---------------------------------------------------------------------------
+
+/**
+ * `answers.citations`: a citation naming a whole document (no quote) is a `CoarseCitation` failure
+ * (`quote`, the default) or accepted as its own labelled outcome (`document`), never a verified quote.
+ */
+export const CitationsPolicy = Schema.Literal("quote", "document")
+export type CitationsPolicy = typeof CitationsPolicy.Type
+
+/** The label every rendering puts on an accepted document-level citation. */
+export const documentLevelLabel = "document-level: no quote verified" as const
+
+/** A citation naming a whole document, resolved to an approved source (exact URL or declared document id) and its capture. */
+export const DocumentCitation = Schema.Struct({
+  level: Schema.Literal("document"),
+  /** The answer format it came from (`openai`, `cohere`, `gemini`, `bedrock`). */
+  format: Schema.String,
+  /** What the provider named: a URL, a file or document id. */
+  document: Schema.String,
+  source: Schema.String,
+  captureSha256: Sha256Hex
+}).annotations({ ...strict, identifier: "DocumentCitation" })
+export type DocumentCitation = typeof DocumentCitation.Type
+
+/** A provider citation whose document could not be tied to an approved source: what it named. */
+export const UnresolvedCitation = Schema.Struct({
+  level: Schema.Literal("unresolved"),
+  format: Schema.String,
+  document: Schema.String
+}).annotations({ ...strict, identifier: "UnresolvedCitation" })
+export type UnresolvedCitation = typeof UnresolvedCitation.Type
+
+/** An accepted document-level citation (`answers.citations: "document"`), labelled so; `index` is its position in the claim. */
+export const DocumentLevelCitation = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  citation: DocumentCitation,
+  label: Schema.Literal(documentLevelLabel)
+}).annotations({ ...strict, identifier: "DocumentLevelCitation" })
+export type DocumentLevelCitation = typeof DocumentLevelCitation.Type
+
 /** A failed citation (one entry per failure). */
 export const RetractedCitation = Schema.Struct({
   index: Schema.NonNegativeInt,
-  citation: Citation,
+  citation: Schema.Union(Citation, DocumentCitation, UnresolvedCitation),
   error: CitationError
 }).annotations({ identifier: "RetractedCitation" })
 export type RetractedCitation = typeof RetractedCitation.Type
@@ -168,9 +224,25 @@ export const GroundedClaim = Schema.Struct({
   id: Schema.String,
   text: Schema.String,
   citations: Schema.NonEmptyArray(VerifiedAnswerCitation),
-  retracted: Schema.Array(RetractedCitation)
+  retracted: Schema.Array(RetractedCitation),
+  /** Its accepted document-level citations (provider formats under `answers.citations: "document"`): never counted as verified. */
+  documents: Schema.optional(Schema.Array(DocumentLevelCitation))
 }).annotations({ identifier: "GroundedClaim" })
 export type GroundedClaim = typeof GroundedClaim.Type
+
+/**
+ * A claim with no verified quote whose document-level citations were accepted (`answers.citations:
+ * "document"`): kept, but apart from grounded claims and labelled "document-level: no quote verified".
+ */
+export const DocumentLevelClaim = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  id: Schema.String,
+  text: Schema.String,
+  label: Schema.Literal(documentLevelLabel),
+  documents: Schema.NonEmptyArray(DocumentLevelCitation),
+  retracted: Schema.Array(RetractedCitation)
+}).annotations({ identifier: "DocumentLevelClaim" })
+export type DocumentLevelClaim = typeof DocumentLevelClaim.Type
 
 /** A claim that lost every citation: removed from the answer with its text, kept here for the audit. */
 export const RemovedClaim = Schema.Struct({
@@ -186,7 +258,10 @@ export const AnswerSummary = Schema.Struct({
   claimsGrounded: Schema.NonNegativeInt,
   claimsRemoved: Schema.NonNegativeInt,
   citations: Schema.NonNegativeInt,
-  citationsVerified: Schema.NonNegativeInt
+  citationsVerified: Schema.NonNegativeInt,
+  /** Provider formats: claims kept on document-level citations only, and accepted document-level citations (never verified quotes). */
+  claimsDocumentLevel: Schema.optional(Schema.NonNegativeInt),
+  citationsDocumentLevel: Schema.optional(Schema.NonNegativeInt)
 }).annotations({ ...strict, identifier: "AnswerSummary" })
 export type AnswerSummary = typeof AnswerSummary.Type
 
@@ -203,6 +278,9 @@ export const VerifiedAnswer = Schema.Struct({
   manifest: Schema.NullOr(Sha256Hex),
   claims: Schema.Array(GroundedClaim),
   removed: Schema.Array(RemovedClaim),
+  /** Provider formats: the citation policy applied and the claims kept on document-level citations only. */
+  citationsPolicy: Schema.optional(CitationsPolicy),
+  documentLevel: Schema.optional(Schema.Array(DocumentLevelClaim)),
   uncited: Schema.Array(UncitedSentence),
   summary: AnswerSummary,
   proves: Schema.Literal("provenance-only"),

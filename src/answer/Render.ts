@@ -32,6 +32,7 @@ import {
   withMatching
 } from "../render/Rendering.js"
 import { capturedSources, sourcesOf } from "./RenderCaptures.js"
+import * as RenderDocuments from "./RenderDocuments.js"
 import {
   AnswerRendering,
   type RetractedCitation,
@@ -85,8 +86,8 @@ const headline = (answer: VerifiedAnswer) => {
   const s = answer.summary
   return answer.outcome === "grounded"
     ? `GROUNDED (${answer.mode} mode): ${s.claimsGrounded} of ${plural(s.claims, "claim")} grounded, ` +
-      `${s.citationsVerified} of ${plural(s.citations, "citation")} verified, ${s.claimsRemoved} removed`
-    : `NO EVIDENCE (${answer.mode} mode): no claim was grounded; nothing here is grounded`
+      `${s.citationsVerified} of ${plural(s.citations, "citation")} verified, ${s.claimsRemoved} removed` + RenderDocuments.headlineNote(answer)
+    : `NO EVIDENCE (${answer.mode} mode): no claim was grounded; nothing here is grounded` + RenderDocuments.headlineNote(answer)
 }
 
 const reasonLine = (r: RetractedCitation) => `${r.error._tag}: ${Describe.citationError(r.error).title}`
@@ -138,6 +139,7 @@ const text = (rendering: AnswerRendering): string =>
           }
         }
       }
+      lines.push(...RenderDocuments.text(answer))
       if (answer.uncited.length > 0) {
         lines.push("", `Uncited factual-looking sentences (${answer.uncited.length}):`, ...answer.uncited.flatMap(textUncited))
       }
@@ -206,6 +208,7 @@ const markdown = (rendering: AnswerRendering): string =>
           for (const r of claim.reasons) out.push(`### Citation ${r.index + 1}: \`${r.error._tag}\``, "", ...mdDescription(Describe.citationError(r.error)), "")
         }
       }
+      out.push(...RenderDocuments.markdown(answer))
       if (answer.uncited.length > 0) {
         out.push(`## Uncited factual-looking sentences (${answer.uncited.length})`, "")
         for (const u of answer.uncited) out.push(`- ${u.line === null ? "" : `line ${u.line}, `}sentence: ${md(u.sentence)}`)
@@ -303,6 +306,8 @@ Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix
           for (const r of claim.reasons) parts.push(htmlDescription(r.error._tag, Describe.citationError(r.error), `Citation ${r.index + 1}: `))
         }
       }
+      const documentLevel = RenderDocuments.html(answer)
+      if (documentLevel !== "") parts.push(documentLevel)
       if (answer.uncited.length > 0) {
         parts.push(`<h2>Uncited factual-looking sentences (${answer.uncited.length})</h2>`, "<ul>")
         for (const u of answer.uncited) parts.push(`<li>${u.line === null ? "" : `line ${u.line}: `}<code class="value">${h(terminal(u.sentence))}</code></li>`)
@@ -310,7 +315,7 @@ Source <code>${h(citation.source)}</code> · capture sha256 <code>${digestPrefix
       }
       const captured = capturedSources(answer, captures)
       if (captured.html !== "") parts.push(captured.html)
-      return HtmlPage.page("citegate: verified answer", style + captured.style, parts.join("\n"))
+      return HtmlPage.page("citegate: verified answer", style + (documentLevel === "" ? "" : RenderDocuments.htmlStyle) + captured.style, parts.join("\n"))
     },
     Rejected: ({ error }) => {
       const d = Describe.answerError(error)

@@ -103,7 +103,7 @@ export const audit = (options: {
       return yield* audited((a) => a.auditReport(checked.right, auditOptions))
     }
 
-    const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config) }).pipe(
+    const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
       Layer.provide(Verifier.layer),
       Layer.provide(Policy.layer(config)),
       Layer.provideMerge(oldStore)

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { CoarseCitation, UnresolvableSource } from "./Provider.js"
 import { formatIssues, Issue, Omitted, short } from "./Shared.js"
 import { CorruptCapture, LegacyCapture, MissingCapture } from "./Store.js"
 import { AmbiguousSnippet, AnchorMismatch, DigestMismatch, NotApproved, SnippetAbsent, VerificationTimeout } from "./Verify.js"
@@ -64,7 +65,8 @@ export const CitationError = Schema.Union(
   // From the shared matching path: several occurrences and nothing picks one.
   AmbiguousSnippet,
   // From the shared matching path: text no reader sees, under verify.hidden: "reject".
-  HiddenEvidence
+  HiddenEvidence,
+  CoarseCitation, UnresolvableSource
 )
 export type CitationError = typeof CitationError.Type
 

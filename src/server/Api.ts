@@ -5,6 +5,7 @@
  *
  * @since 0.2.0
  */
+import { answerFormats } from "../answer/Formats.js"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -95,7 +96,7 @@ const Digest = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))
  */
 export const AnswerParams = Schema.Struct({
   run: RunId,
-  format: Schema.optional(Schema.Literal("json", "evi1", "anthropic")),
+  format: Schema.optional(Schema.Literal(...answerFormats)),
   manifest: Schema.optional(Digest),
   manifestDigest: Schema.optional(Digest),
   mode: Schema.optional(Schema.Literal("reject", "drop"))

@@ -12,8 +12,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as Answer from "../answer/Answer.js"
-import * as Anthropic from "../answer/Anthropic.js"
-import * as Evi1 from "../answer/Evi1.js"
+import * as AnswerFormats from "../answer/Formats.js"
 import type { BoundAnswer } from "../answer/Records.js"
 import * as AnswerRender from "../answer/Render.js"
 import * as CaptureStore from "../store/CaptureStore.js"
@@ -133,7 +132,7 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
         const text = yield* Effect.orDie(request.text)
         const mode = urlParams.mode ?? Config.resolvedMode(config)
         const format = urlParams.format ?? "json"
-        const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config) }).pipe(
+        const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
           Layer.provide(Verifier.layer),
           Layer.provide(Policy.layer(config)),
           Layer.provideMerge(storeOf(run)),
@@ -142,11 +141,7 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
         const outcome = yield* Effect.gen(function*() {
           const manifest = yield* Manifest.make(config)
           const options = { manifestDigest: namedManifest(urlParams) }
-          const bound: Either.Either<BoundAnswer, AnswerError> = format === "evi1"
-            ? Evi1.decode(text, manifest, options)
-            : format === "anthropic"
-            ? Anthropic.fromJson(text, manifest, options)
-            : Answer.fromJson(text, manifest, options)
+          const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(format, text, manifest, options)
           const answers = yield* Answer.Answers
           return yield* Effect.either(Effect.flatMap(bound, answers.verify))
         }).pipe(Effect.provide(answersLayer))

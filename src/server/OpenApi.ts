@@ -23,6 +23,10 @@ import * as JSONSchema from "effect/JSONSchema"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { Response as AnthropicResponse } from "../answer/Anthropic.js"
+import * as Bedrock from "../answer/Bedrock.js"
+import * as Cohere from "../answer/Cohere.js"
+import * as Gemini from "../answer/Gemini.js"
+import * as OpenAI from "../answer/OpenAI.js"
 import { Answer } from "../answer/Records.js"
 import { RunId } from "../Config.js"
 import { Report } from "../Domain.js"
@@ -112,8 +116,9 @@ export const document = (): OpenApi.OpenAPISpec => {
   setBody(spec, "/v1/verify/report", "post", body(spec, { "application/json": { schema: Report } }))
   setBody(spec, "/v1/verify/answer", "post", body(spec, {
     "application/json": {
-      schema: Schema.Union(Answer, AnthropicResponse),
-      description: "format=json: a citegate.answer/1 answer; format=anthropic: an Anthropic Messages response with citations"
+      schema: Schema.Union(Answer, AnthropicResponse, Bedrock.Response, Gemini.Response, OpenAI.Response, OpenAI.ChatResponse, Cohere.Response),
+      description: "format=json: a citegate.answer/1 answer; format=anthropic: an Anthropic Messages response with citations; " +
+        "format=bedrock|gemini|openai|openai-chat|cohere: that provider's response (docs/answers.md, the capability table)"
     },
     "text/plain": { schema: Schema.String, description: "format=evi1: an EVI1 answer (prose with [n]{cX} markers and an EVI1 appendix)" }
   }))

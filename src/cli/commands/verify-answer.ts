@@ -8,8 +8,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Answer from "../../answer/Answer.js"
-import * as Anthropic from "../../answer/Anthropic.js"
-import * as Evi1 from "../../answer/Evi1.js"
+import { answerFormatHelp, answerFormats } from "../../answer/Formats.js"
+import * as AnswerFormats from "../../answer/Formats.js"
 import type { BoundAnswer } from "../../answer/Records.js"
 import * as AnswerRender from "../../answer/Render.js"
 import * as Config from "../../Config.js"
@@ -37,9 +37,9 @@ export const verifyAnswer = Command.make(
     answer: Options.file("answer").pipe(Options.withDescription("The drafted answer")),
     formatIn: choiceOption(
       "format-in",
-      ["json", "evi1", "anthropic"],
+      answerFormats,
       "json",
-      "The answer's format: json (citegate.answer/1), evi1 (VeriQuote's plain text), anthropic (a Messages API response with citations)"
+      `The answer's format: ${answerFormatHelp}`
     ),
     config: configOption,
     runDir: runDirOption,
@@ -47,7 +47,7 @@ export const verifyAnswer = Command.make(
       Options.optional,
       Options.withDescription(
         "The digest of the manifest the answer was drafted against (from `sources --format json`). Required for evi1 " +
-          "without a MANIFEST line and for anthropic; when the answer names one too, both must match"
+          "without a MANIFEST line and for anthropic and the provider formats; when the answer names one too, both must match"
       )
     ),
     mode: modeOption,
@@ -64,7 +64,7 @@ export const verifyAnswer = Command.make(
       const text = yield* orUsageError(Io.readText(args.answer, "answer"))
       const mode = Option.getOrElse(args.mode, () => Config.resolvedMode(config))
       const storeLayer = CaptureStore.layerFileSystem({ directory: args.runDir })
-      const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config) }).pipe(
+      const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
         Layer.provide(Verifier.layer),
         Layer.provide(Policy.layer(config)),
         Layer.provideMerge(storeLayer)
@@ -72,11 +72,7 @@ export const verifyAnswer = Command.make(
       const outcome = yield* Effect.gen(function*() {
         const manifest = yield* Manifest.make(config)
         const options = { manifestDigest: Option.getOrUndefined(args.manifestDigest) }
-        const bound: Either.Either<BoundAnswer, AnswerError> = args.formatIn === "evi1"
-          ? Evi1.decode(text, manifest, options)
-          : args.formatIn === "anthropic"
-          ? Anthropic.fromJson(text, manifest, options)
-          : Answer.fromJson(text, manifest, options)
+        const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(args.formatIn, text, manifest, options)
         const answers = yield* Answer.Answers
         return yield* Effect.either(Effect.flatMap(bound, answers.verify))
       }).pipe(Effect.provide(answersLayer), orUsageError)

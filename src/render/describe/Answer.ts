@@ -5,6 +5,7 @@ import * as Match from "effect/Match"
 import type { AnswerError, CitationError, Evi1Issue, UncitedSentence } from "../../Errors.js"
 import { formatPath } from "../../Errors.js"
 import { absentFix, changedFields, changedFix, type Description, nearestFields, omittedIssues, prefix, shown } from "./Shared.js"
+import * as DescribeProvider from "./Provider.js"
 import { factErrorUnbounded } from "./Verify.js"
 
 /** Why one citation of an answer failed. The capture and search failures read as for report facts. */
@@ -14,6 +15,8 @@ export const citationError = (error: CitationError): Description => shown(citati
 const citationErrorUnbounded = (error: CitationError): Description =>
   Match.valueTags(error, {
     NotApproved: (e) => factErrorUnbounded(e),
+    CoarseCitation: (e) => DescribeProvider.coarseCitation(e),
+    UnresolvableSource: (e) => DescribeProvider.unresolvableSource(e),
     MissingCapture: (e) => factErrorUnbounded(e),
     CorruptCapture: (e) => factErrorUnbounded(e),
     LegacyCapture: (e) => factErrorUnbounded(e),

@@ -1,0 +1,186 @@
+/**
+ * Evaluation rows for the provider adapters: the same answer (claims, sources, quotes) as a
+ * Bedrock Converse, Gemini, OpenAI Responses and Cohere v2 response, each decoded, bound to the
+ * manifest and verified through the Answers service, against the same answer as citegate.answer/1
+ * JSON. Bedrock carries character spans, so its baseline carries the same `chars`; OpenAI and Cohere
+ * are document-level (policy "document": no matching), measured against the quote path all the same.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as fsp from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Answer from "../src/answer/Answer.js"
+import * as Bedrock from "../src/answer/Bedrock.js"
+import * as Cohere from "../src/answer/Cohere.js"
+import * as Gemini from "../src/answer/Gemini.js"
+import * as OpenAI from "../src/answer/OpenAI.js"
+import type { BoundAnswer } from "../src/answer/Records.js"
+import * as Config from "../src/Config.js"
+import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
+import * as Manifest from "../src/Manifest.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
+import * as Policy from "../src/verify/Policy.js"
+import * as Verifier from "../src/verify/Verifier.js"
+
+export interface ProviderRow {
+  readonly name: string
+  readonly citegateMs: number
+  readonly rawMs: number
+  readonly ratio: number
+  readonly target: number
+}
+
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+export const benchProviders = async (options: {
+  readonly smoke: boolean
+  readonly runs: number
+  readonly warmups: number
+  readonly makeText: (seed: number, bytes: number) => string
+}): Promise<Array<ProviderRow>> => {
+  const shape = options.smoke
+    ? { name: "smoke 10 claims x 2 citations, C=2 S=4KiB", claims: 10, per: 2, captures: 2, size: 4 * 1024 }
+    : { name: "500 claims x 2 citations, C=10 S=256KiB", claims: 500, per: 2, captures: 10, size: 256 * 1024 }
+  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-providers-"))
+  try {
+    const accessedAt = "2026-10-01T09:30:00.000Z" as Rfc3339Utc
+    const sources = Array.from({ length: shape.captures }, (_, i) => `https://bench.example.com/p-${i}.txt` as SourceUrl)
+    const records = sources.map((source, i) => makeCaptureRecord({ source, text: options.makeText(i + 7, shape.size), accessedAt, contentType: "text/plain" }))
+    await Effect.runPromise(Effect.gen(function*() {
+      const store = yield* CaptureStore.makeFileSystem({ directory })
+      for (const record of records) yield* store.write(record)
+    }))
+    let state = 4242
+    const next = () => (state = (state * 1664525 + 1013904223) >>> 0)
+    const claims = Array.from({ length: shape.claims }, (_, c) => ({
+      text: `Claim ${c + 1} states a fact from the sources.`,
+      citations: Array.from({ length: shape.per }, (_, k) => {
+        const n = ((c * shape.per + k) % shape.captures) + 1
+        const text = records[n - 1]!.text
+        const start = next() % (text.length - 60)
+        return { n, start, end: start + 60, quote: text.slice(start, start + 60) }
+      })
+    }))
+    const config = await Effect.runPromise(Config.decode({
+      sources,
+      labels: ["x"],
+      answers: { documentIds: sources.map((source, i) => ({ source, id: `doc-${i + 1}` })) }
+    }))
+    const storeLayer = CaptureStore.layerFileSystem({ directory })
+    const serviceFor = async (citations: "quote" | "document") =>
+      Context.get(
+        await Effect.runPromise(Effect.scoped(Layer.build(
+          Answer.layer({ mode: "drop", uncited: "report", citations }).pipe(
+            Layer.provide(Verifier.layer),
+            Layer.provide(Policy.layer(config)),
+            Layer.provide(storeLayer)
+          )
+        ))),
+        Answer.Answers
+      )
+    const quoteAnswers = await serviceFor("quote")
+    const documentAnswers = await serviceFor("document")
+    const manifest = await Effect.runPromise(Manifest.make(config).pipe(Effect.provide(storeLayer)))
+    const o = { manifestDigest: manifest.digest }
+    const total = shape.claims * shape.per
+
+    const json = (withChars: boolean) =>
+      JSON.stringify({
+        format: "citegate.answer/1",
+        manifest: manifest.digest,
+        claims: claims.map((claim, i) => ({
+          id: `c${i}`,
+          text: claim.text,
+          citations: claim.citations.map((c) => ({ source: c.n, quote: c.quote, ...(withChars ? { chars: { start: c.start, end: c.end } } : {}) }))
+        }))
+      })
+    const bedrock = JSON.stringify({
+      output: { message: { role: "assistant", content: claims.map((claim) => ({
+        citationsContent: {
+          content: [{ text: claim.text }],
+          citations: claim.citations.map((c) => ({
+            sourceContent: [{ text: c.quote }],
+            location: { documentChar: { documentIndex: c.n - 1, start: c.start, end: c.end } }
+          }))
+        }
+      })) } }
+    })
+    const answerText = claims.map((c) => c.text).join(" ")
+    const positions: Array<number> = []
+    claims.reduce((at, claim) => (positions.push(at), at + claim.text.length + 1), 0)
+    const gemini = JSON.stringify({
+      candidates: [{
+        content: { parts: [{ text: answerText }] },
+        groundingMetadata: {
+          groundingChunks: claims.flatMap((claim) => claim.citations.map((c) => ({ retrievedContext: { uri: sources[c.n - 1], text: c.quote } }))),
+          groundingSupports: claims.map((claim, i) => ({
+            segment: { startIndex: Buffer.byteLength(answerText.slice(0, positions[i]!)), endIndex: Buffer.byteLength(answerText.slice(0, positions[i]! + claim.text.length)) },
+            groundingChunkIndices: claim.citations.map((_, k) => i * shape.per + k)
+          }))
+        }
+      }]
+    })
+    const openai = JSON.stringify({
+      output: [{ type: "message", content: [{
+        type: "output_text",
+        text: answerText,
+        annotations: claims.flatMap((claim, i) =>
+          claim.citations.map((c) => ({ type: "url_citation", url: sources[c.n - 1], title: "t", start_index: positions[i]!, end_index: positions[i]! + claim.text.length }))
+        )
+      }] }]
+    })
+    const cohere = JSON.stringify({
+      message: {
+        content: [{ type: "text", text: answerText }],
+        citations: claims.map((claim, i) => ({
+          start: positions[i]!,
+          end: positions[i]! + claim.text.length,
+          text: claim.text,
+          sources: claim.citations.map((c) => ({ type: "document", id: `doc-${c.n}`, document: {} }))
+        }))
+      }
+    })
+
+    const run = (answers: Answer.AnswersShape, bind: () => Either.Either<BoundAnswer, unknown>, counted: "verified" | "document") => async () => {
+      const bound = Either.getOrThrowWith(bind(), (e) => new Error(JSON.stringify(e)))
+      const summary = (await Effect.runPromise(answers.verify(bound))).answer.summary
+      const n = counted === "verified" ? summary.citationsVerified : summary.citationsDocumentLevel
+      if (n !== total) throw new Error(`expected ${total} ${counted} citations, got ${n}`)
+    }
+    const paths = {
+      "json": run(quoteAnswers, () => Answer.fromJson(json(false), manifest), "verified"),
+      "json+chars": run(quoteAnswers, () => Answer.fromJson(json(true), manifest), "verified"),
+      "bedrock": run(quoteAnswers, () => Bedrock.fromJson(bedrock, manifest, o), "verified"),
+      "gemini": run(quoteAnswers, () => Gemini.fromJson(gemini, manifest, o), "verified"),
+      "openai": run(documentAnswers, () => OpenAI.fromJson(openai, manifest, o), "document"),
+      "cohere": run(documentAnswers, () => Cohere.fromJson(cohere, manifest, o), "document")
+    }
+    const names = Object.keys(paths) as Array<keyof typeof paths>
+    for (let i = 0; i < options.warmups; i++) for (const name of names) await paths[name]()
+    const times = Object.fromEntries(names.map((n) => [n, [] as Array<number>])) as Record<keyof typeof paths, Array<number>>
+    for (let i = 0; i < options.runs; i++) {
+      for (const name of names) {
+        const start = performance.now()
+        await paths[name]()
+        times[name].push(performance.now() - start)
+      }
+    }
+    const baseline = { bedrock: "json+chars", gemini: "json", openai: "json", cohere: "json" } as const
+    return (["bedrock", "gemini", "openai", "cohere"] as const).map((name) => {
+      const ms = median(times[name])
+      const base = median(times[baseline[name]])
+      return {
+        name: `answer (${name}) ${shape.name} vs citegate.answer/1 (${baseline[name]})`,
+        citegateMs: ms,
+        rawMs: base,
+        ratio: ms / base,
+        target: 1.2
+      }
+    })
+  } finally {
+    await fsp.rm(directory, { recursive: true, force: true })
+  }
+}

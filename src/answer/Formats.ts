@@ -1,0 +1,54 @@
+/**
+ * Every answer format citegate reads, by its `--format-in` / `?format=` name, bound to the run's
+ * manifest: one dispatcher for the CLI, the service and the audit.
+ *
+ * @since 0.4.0
+ */
+import type * as Either from "effect/Either"
+import type { AnswerError } from "../Errors.js"
+import type { Manifest } from "../Manifest.js"
+import * as Answer from "./Answer.js"
+import * as Anthropic from "./Anthropic.js"
+import * as Bedrock from "./Bedrock.js"
+import * as Cohere from "./Cohere.js"
+import * as Evi1 from "./Evi1.js"
+import * as Gemini from "./Gemini.js"
+import * as OpenAI from "./OpenAI.js"
+import type { BoundAnswer } from "./Records.js"
+
+export const answerFormats = ["json", "evi1", "anthropic", "bedrock", "gemini", "openai", "openai-chat", "cohere"] as const
+export type AnswerFormat = (typeof answerFormats)[number]
+
+/** One line per format, for `--format-in` help. */
+export const answerFormatHelp =
+  "json (citegate.answer/1), evi1 (VeriQuote's plain text), anthropic (a Messages API response with citations), " +
+  "bedrock (a Converse response with citationsContent), gemini (a generateContent response with groundingMetadata), " +
+  "openai (a Responses API response with annotations), openai-chat (a Chat Completions response with annotations), " +
+  "cohere (a v2 Chat response with citations); openai, openai-chat and cohere cite whole documents only (answers.citations)"
+
+/** Decode `text` in `format` and bind it to the manifest. */
+export const bind = (
+  format: AnswerFormat,
+  text: string,
+  manifest: Manifest,
+  options: { readonly manifestDigest?: string | undefined }
+): Either.Either<BoundAnswer, AnswerError> => {
+  switch (format) {
+    case "json":
+      return Answer.fromJson(text, manifest, options)
+    case "evi1":
+      return Evi1.decode(text, manifest, options)
+    case "anthropic":
+      return Anthropic.fromJson(text, manifest, options)
+    case "bedrock":
+      return Bedrock.fromJson(text, manifest, options)
+    case "gemini":
+      return Gemini.fromJson(text, manifest, options)
+    case "openai":
+      return OpenAI.fromJson(text, manifest, options)
+    case "openai-chat":
+      return OpenAI.chatFromJson(text, manifest, options)
+    case "cohere":
+      return Cohere.fromJson(text, manifest, options)
+  }
+}
