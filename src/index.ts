@@ -66,7 +66,6 @@ export * as MeaningGuard from "./anchor/MeaningGuard.js"
 export * as Repair from "./render/Repair.js"
 /** Semantic review: the entailment judge (`review.judge`), its records, its start-up gating and its review of verified results. */
 export * as Judge from "./review/Judge.js"
-export * as JudgeRecords from "./review/JudgeRecords.js"
 export * as ReviewRecords from "./review/Records.js"
 export * as JudgeSetup from "./review/JudgeSetup.js"
 export * as JudgeReview from "./review/JudgeReview.js"

@@ -12,7 +12,7 @@ import * as path from "node:path"
 import * as Config from "../src/Config.js"
 import { CapabilityError, InvalidConfig, JudgeKeyUnavailable } from "../src/Errors.js"
 import { decodeVerdicts, fenceFor, printable, sanitize, systemPrompt, userPrompt } from "../src/review/JudgePrompt.js"
-import { promptVersion } from "../src/review/JudgeRecords.js"
+import { promptVersion } from "../src/review/Records.js"
 import * as JudgeSetup from "../src/review/JudgeSetup.js"
 
 describe("judge/1 prompt", () => {

@@ -11,7 +11,7 @@
  */
 import * as Data from "effect/Data"
 import * as Schema from "effect/Schema"
-import type { JudgeReview } from "../review/JudgeRecords.js"
+import type { JudgeReview } from "../review/Records.js"
 import { type CaptureRecord, Evidence, Mode, NonBlankString, Outcome, QuoteContext, Sha256Hex } from "../Domain.js"
 import { type AnswerError, CitationError, UncitedSentence } from "../Errors.js"
 

@@ -16,7 +16,7 @@ import * as Describe from "../render/Describe.js"
 import { html as h, markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl, quoted, terminal, terminalField } from "../render/Escape.js"
 import * as HtmlPage from "../render/HtmlPage.js"
 import * as JudgeSection from "../render/JudgeSection.js"
-import { JudgeReview as JudgeReviewSchema } from "../review/JudgeRecords.js"
+import { JudgeReview as JudgeReviewSchema } from "../review/Records.js"
 import type { Format } from "../render/Render.js"
 import { sourceText } from "../render/HtmlPage.js"
 import {

@@ -6,7 +6,7 @@
  *
  * @since 0.3.0
  */
-import type { CitationJudgement, JudgeReview } from "../review/JudgeRecords.js"
+import type { CitationJudgement, JudgeReview } from "../review/Records.js"
 import { html as h, markdown as md, quoted, terminal } from "./Escape.js"
 
 const title = "Judge (semantic review)"

@@ -9,7 +9,7 @@ import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
 import type { CaptureRecord, HiddenKind } from "../Domain.js"
 import { hiddenLabel, VerifyError } from "../Errors.js"
-import { type JudgeReview, JudgeReview as JudgeReviewSchema } from "../review/JudgeRecords.js"
+import { type JudgeReview, JudgeReview as JudgeReviewSchema } from "../review/Records.js"
 import { VerifiedReport } from "../verify/VerifiedReport.js"
 import { html as escapeHtml, markdown as escapeMarkdown } from "./Escape.js"
 

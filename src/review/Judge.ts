@@ -24,7 +24,7 @@ import type { JudgeSettings } from "./JudgeConfig.js"
 import { type Protocol, send } from "./JudgeHttp.js"
 import * as JudgeOpenAi from "./JudgeOpenAi.js"
 import { decodeVerdicts, sanitize, systemPrompt, userPrompt } from "./JudgePrompt.js"
-import type { JudgeItem, JudgeResult } from "./JudgeRecords.js"
+import type { JudgeItem, JudgeResult } from "./Records.js"
 
 /** A judged item, with whether its claim or quote was cut to the limits before it was sent. */
 export type Judged = JudgeResult & { readonly cut: boolean }

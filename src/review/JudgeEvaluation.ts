@@ -10,7 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { JudgeShape } from "./Judge.js"
-import { Verdict } from "./JudgeRecords.js"
+import { Verdict } from "./Records.js"
 
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 

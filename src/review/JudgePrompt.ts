@@ -15,7 +15,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { JudgeReplyInvalid, type JudgeReplyIssue } from "../errors/Judge.js"
-import { bands, type JudgeItem, promptVersion, Verdict } from "./JudgeRecords.js"
+import { bands, type JudgeItem, promptVersion, Verdict } from "./Records.js"
 
 // C0 controls but tab and newline, DEL, C1 controls, bidi embeddings, overrides and isolates, and the
 // line/paragraph separators (rendered as line breaks by some readers).

@@ -28,7 +28,7 @@ import {
   type JudgeSummary,
   promptVersion,
   supporting
-} from "./JudgeRecords.js"
+} from "./Records.js"
 
 /** What the judge is asked about one verified citation, and where it sits. */
 interface Asked {
