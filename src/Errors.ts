@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { ProviderEventInvalid, ProviderStreamError, ProviderStreamIncomplete } from "./errors/ProviderStream.js"
 
 const short = (digest: string) => digest.slice(0, 12)
 
@@ -1011,7 +1012,8 @@ export const AnswerError = Schema.Union(
   AnswerTooLarge,
   AnswerLimitExceeded,
   AnswerRejected,
-  VerificationTimeout
+  VerificationTimeout,
+  ProviderEventInvalid, ProviderStreamError, ProviderStreamIncomplete
 )
 export type AnswerError = typeof AnswerError.Type
 
@@ -1245,3 +1247,4 @@ export class AuditTimeout extends Schema.TaggedError<AuditTimeout>()("AuditTimeo
 /** Why a drift audit produced no result. */
 export const AuditError = Schema.Union(AuditBaselineRejected, VerificationTimeout, AuditTimeout)
 export type AuditError = typeof AuditError.Type
+export * from "./errors/ProviderStream.js"

@@ -17,6 +17,7 @@ import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import * as Answer from "../answer/Answer.js"
 import * as Anthropic from "../answer/Anthropic.js"
+import * as AnthropicSse from "../answer/AnthropicSse.js"
 import * as Documents from "../answer/Documents.js"
 import * as Evi1 from "../answer/Evi1.js"
 import * as AnswerRender from "../answer/Render.js"
@@ -492,9 +493,10 @@ const verifyAnswer = Command.make(
     answer: Options.file("answer").pipe(Options.withDescription("The drafted answer")),
     formatIn: choiceOption(
       "format-in",
-      ["json", "evi1", "anthropic"],
+      ["json", "evi1", "anthropic", "anthropic-sse"],
       "json",
-      "The answer's format: json (citegate.answer/1), evi1 (VeriQuote's plain text), anthropic (a Messages API response with citations)"
+      "The answer's format: json (citegate.answer/1), evi1 (VeriQuote's plain text), anthropic (a Messages API response with citations), " +
+        "anthropic-sse (a Messages API event stream, as streamed)"
     ),
     config: configOption,
     runDir: runDirOption,
@@ -502,7 +504,7 @@ const verifyAnswer = Command.make(
       Options.optional,
       Options.withDescription(
         "The digest of the manifest the answer was drafted against (from `sources --format json`). Required for evi1 " +
-          "without a MANIFEST line and for anthropic; when the answer names one too, both must match"
+          "without a MANIFEST line and for anthropic and anthropic-sse; when the answer names one too, both must match"
       )
     ),
     mode: modeOption,
@@ -530,6 +532,8 @@ const verifyAnswer = Command.make(
           ? Evi1.decode(text, manifest, options)
           : args.formatIn === "anthropic"
           ? Anthropic.fromJson(text, manifest, options)
+          : args.formatIn === "anthropic-sse"
+          ? AnthropicSse.fromSse(text, manifest, options)
           : Answer.fromJson(text, manifest, options)
         const answers = yield* Answer.Answers
         return yield* Effect.either(Effect.flatMap(bound, answers.verify))
@@ -556,7 +560,7 @@ const verifyAnswer = Command.make(
     })
 ).pipe(Command.withDescription(describe(
   "verify-answer",
-  "Verify an answer with inline citations (json, evi1 or anthropic) against a run's manifest and captures (read-only) and render it.",
+  "Verify an answer with inline citations (json, evi1, anthropic or anthropic-sse) against a run's manifest and captures (read-only) and render it.",
   {
     success: "answer verified and grounded",
     failure: "answer rejected, or a no_evidence outcome"

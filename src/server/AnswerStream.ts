@@ -40,6 +40,7 @@ import { limits as answerLimits } from "../answer/Records.js"
 import type { StreamLimitExceeded, StreamLineInvalid } from "../Errors.js"
 import * as Verifier from "../verify/Verifier.js"
 import { defaultLimits, type StreamEvent, type StreamLimits, type StreamOptions } from "./stream/Events.js"
+import { anthropicEvents, checkAnswers } from "./stream/AnthropicReader.js"
 import { evi1Lines } from "./stream/Evi1Reader.js"
 import * as Machine from "./stream/Machine.js"
 import { checkQuotes } from "./stream/Verification.js"
@@ -82,6 +83,18 @@ export interface AnswerStreamShape {
     lines: Stream.Stream<string, StreamLineInvalid | StreamLimitExceeded>,
     options: StreamOptions
   ) => Stream.Stream<StreamEvent>
+  /**
+   * The same events for an Anthropic Messages stream: `lines` are its SSE lines (`ndjsonLines`
+   * of the body: LF-split and bounded), read by `AnthropicSse.Accumulator`; each text block with
+   * citations becomes a claim when it stops (see `stream/AnthropicReader.ts`). The caller must name
+   * the manifest (`manifestDigest`).
+   *
+   * @since 0.2.0
+   */
+  readonly streamAnthropicSse: (
+    lines: Stream.Stream<string, StreamLineInvalid | StreamLimitExceeded>,
+    options: StreamOptions
+  ) => Stream.Stream<StreamEvent>
 }
 
 /**
@@ -109,7 +122,13 @@ export const make = (limits: Partial<StreamLimits> = {}): Effect.Effect<AnswerSt
       options: StreamOptions
     ): Stream.Stream<StreamEvent> => Machine.run(lines, options, resolved, checkQuotes(verifier), evi1Lines(options, resolved))
 
-    return AnswerStream.of({ limits: resolved, stream })
+    const anthropicCheck = yield* checkAnswers(verifier)
+    const streamAnthropicSse = (
+      lines: Stream.Stream<string, StreamLineInvalid | StreamLimitExceeded>,
+      options: StreamOptions
+    ): Stream.Stream<StreamEvent> => Machine.run(lines, options, resolved, anthropicCheck, anthropicEvents(options, resolved))
+
+    return AnswerStream.of({ limits: resolved, stream, streamAnthropicSse })
   })
 
 /**

@@ -1,14 +1,16 @@
 /**
  * `POST /v1/stream/answer`: streaming verification over HTTP.
  *
- * The request body is NDJSON (`{"type":"delta","text":"…"}` lines, read as it
- * arrives, never buffered whole); the response is NDJSON, or Server-Sent
+ * The request body is NDJSON (`{"type":"delta","text":"…"}` lines), or with
+ * `format=anthropic-sse` an Anthropic Messages event stream (SSE), read as it
+ * arrives, never buffered whole; the response is NDJSON, or Server-Sent
  * Events when the client sends `Accept: text/event-stream`. The events are
  * `AnswerStream`'s (ids 1, 2, 3, …; one `done` last).
  *
  * Query: `run` (required, the run whose captures and manifest are cited),
  * `manifest` (the digest the answer was drafted against, unless the appendix
- * names it; `manifestDigest` is its alias), `mode` (`drop`, default, or `reject`).
+ * names it; `manifestDigest` is its alias), `mode` (`drop`, default, or `reject`),
+ * `format` (`evi1-ndjson`, default, or `anthropic-sse`).
  *
  * Resuming: every response carries `citegate-stream-id`. The events of a
  * stream are retained (bounded: the newest `maxEvents` events and `maxBytes`
@@ -147,10 +149,20 @@ const eventIdPattern = /^(0|[1-9][0-9]{0,9})$/
 
 const invalid = (parameter: string, detail: string) => new StreamRequestInvalid({ parameter, detail })
 
+/**
+ * The request body's format: `evi1-ndjson` (default: `{"type":"delta","text":"…"}` lines of an EVI1
+ * answer) or `anthropic-sse` (an Anthropic Messages event stream as the API sends it).
+ *
+ * @since 0.2.0
+ */
+export const inputFormats = ["evi1-ndjson", "anthropic-sse"] as const
+export type InputFormat = typeof inputFormats[number]
+
 interface PostQuery {
   readonly run: string
   readonly manifest: string | undefined
   readonly mode: "drop" | "reject" | undefined
+  readonly format: InputFormat
 }
 
 const postQuery = (url: URL): Effect.Effect<PostQuery, StreamRequestInvalid> => {
@@ -165,7 +177,16 @@ const postQuery = (url: URL): Effect.Effect<PostQuery, StreamRequestInvalid> => 
   if (mode.length > 1 || (mode.length === 1 && mode[0] !== "drop" && mode[0] !== "reject")) {
     return Effect.fail(invalid("mode", "must be drop or reject"))
   }
-  return Effect.succeed({ run: run[0]!, manifest: manifest[0], mode: mode[0] as "drop" | "reject" | undefined })
+  const format = url.searchParams.getAll("format")
+  if (format.length > 1 || (format.length === 1 && !inputFormats.includes(format[0] as InputFormat))) {
+    return Effect.fail(invalid("format", `must be one of ${inputFormats.join(", ")}`))
+  }
+  return Effect.succeed({
+    run: run[0]!,
+    manifest: manifest[0],
+    mode: mode[0] as "drop" | "reject" | undefined,
+    format: (format[0] ?? "evi1-ndjson") as InputFormat
+  })
 }
 
 /** `Last-Event-ID` (header first, then `lastEventId` in the query): 0 when absent. */
@@ -222,7 +243,7 @@ export const make = (options: StreamRouteOptions) => {
       service.limits.maxLineBytes,
       service.limits.maxInputBytes
     )
-    const events = service.stream(lines, {
+    const events = (query.format === "anthropic-sse" ? service.streamAnthropicSse : service.stream)(lines, {
       manifest,
       manifestDigest: query.manifest,
       mode: query.mode ?? options.mode ?? "drop",

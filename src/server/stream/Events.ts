@@ -13,6 +13,10 @@ import {
   AnswerTooLarge,
   CitationError,
   Evi1Invalid,
+  InvalidAnswer,
+  ProviderEventInvalid,
+  ProviderStreamError,
+  ProviderStreamIncomplete,
   StaleManifest,
   StreamDeadline,
   StreamLimitExceeded,
@@ -144,7 +148,12 @@ export const StreamFailure = Schema.Union(
   AnswerTooLarge,
   AnswerLimitExceeded,
   AnswerRejected,
-  VerificationTimeout
+  VerificationTimeout,
+  // Provider streams (`format=anthropic-sse`): a citation the mapping refuses, the event stream itself.
+  InvalidAnswer,
+  ProviderEventInvalid,
+  ProviderStreamError,
+  ProviderStreamIncomplete
 )
 export type StreamFailure = typeof StreamFailure.Type
 
