@@ -12,7 +12,7 @@
 import * as Schema from "effect/Schema"
 
 /** The provider event-stream formats citegate reads. */
-export const ProviderStreamFormat = Schema.Literal("anthropic-sse")
+export const ProviderStreamFormat = Schema.Literal("anthropic-sse", "bedrock-converse-stream")
 export type ProviderStreamFormat = typeof ProviderStreamFormat.Type
 
 /**
