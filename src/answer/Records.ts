@@ -9,9 +9,10 @@
  *
  * @since 0.1.0
  */
+import * as Data from "effect/Data"
 import * as Schema from "effect/Schema"
-import { Evidence, Mode, NonBlankString, Outcome, QuoteContext, Sha256Hex } from "../Domain.js"
-import { CitationError, UncitedSentence } from "../Errors.js"
+import { type CaptureRecord, Evidence, Mode, NonBlankString, Outcome, QuoteContext, Sha256Hex } from "../Domain.js"
+import { type AnswerError, CitationError, UncitedSentence } from "../Errors.js"
 
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
@@ -232,3 +233,20 @@ export const defaultCitationRule: CitationRule = {
 /** `answers.uncited` in pipeline.json: whether an uncited factual-looking sentence rejects the answer. */
 export const UncitedPolicy = Schema.Literal("reject", "report")
 export type UncitedPolicy = typeof UncitedPolicy.Type
+
+/**
+ * What an answer rendering shows: a verified answer with the captures it was
+ * verified against, or why it was rejected. A record, so that the answer
+ * renderers (answer/Render.ts) and the repair instructions (render/Repair.ts)
+ * share it without one importing the other.
+ */
+export type AnswerRendering = Data.TaggedEnum<{
+  Verified: {
+    readonly answer: VerifiedAnswer
+    readonly captures: ReadonlyMap<string, CaptureRecord>
+    /** The matching policy in force (`verify.matching`): every page header states it when given. */
+    readonly matching?: string | undefined
+  }
+  Rejected: { readonly error: AnswerError; readonly matching?: string | undefined }
+}>
+export const AnswerRendering = Data.taggedEnum<AnswerRendering>()

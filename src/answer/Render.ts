@@ -9,10 +9,8 @@
  *
  * @since 0.1.0
  */
-import * as Data from "effect/Data"
 import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
-import type { CaptureRecord } from "../Domain.js"
 import { AnswerError, type CitationRejection, type UncitedSentence } from "../Errors.js"
 import * as Describe from "../render/Describe.js"
 import { html as h, markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl, quoted, terminal, terminalField } from "../render/Escape.js"
@@ -31,7 +29,12 @@ import {
   withMatching
 } from "../render/Rendering.js"
 import { capturedSources, sourcesOf } from "./RenderCaptures.js"
-import { type RetractedCitation, type VerifiedAnswer, VerifiedAnswer as VerifiedAnswerSchema } from "./Records.js"
+import {
+  AnswerRendering,
+  type RetractedCitation,
+  type VerifiedAnswer,
+  VerifiedAnswer as VerifiedAnswerSchema
+} from "./Records.js"
 
 /** The ambiguity flag and the normalised-match label of a verified citation, when they apply (as for reports). */
 const matchNotes = (evidence: { readonly ambiguous?: boolean | undefined; readonly occurrences: number; readonly method?: string | undefined }) =>
@@ -44,16 +47,8 @@ const taggedNotes = (evidence: Parameters<typeof matchNotes>[0]) =>
     ...(normalizedNote(evidence) === undefined ? [] : [`MATCH     ${normalizedNote(evidence)}`])
   ]
 
-export type AnswerRendering = Data.TaggedEnum<{
-  Verified: {
-    readonly answer: VerifiedAnswer
-    readonly captures: ReadonlyMap<string, CaptureRecord>
-    /** The matching policy in force (`verify.matching`): every page header states it when given. */
-    readonly matching?: string | undefined
-  }
-  Rejected: { readonly error: AnswerError; readonly matching?: string | undefined }
-}>
-export const AnswerRendering = Data.taggedEnum<AnswerRendering>()
+/** What an answer rendering shows (answer/Records.ts, where `render/Repair.ts` reads it too). */
+export { AnswerRendering }
 
 export const answerResultFormat = "citegate.answer-result/1" as const
 

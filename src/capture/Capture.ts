@@ -52,7 +52,7 @@ import {
   type SourceUrl
 } from "../Domain.js"
 import { type CaptureError, InvalidBudget, type InvalidCaFile, Timeout } from "../Errors.js"
-import type { ExtractionLimits } from "../extract/Extraction.js"
+import type { ExtractionLimits } from "../extract/Records.js"
 import * as Runner from "../extract/Runner.js"
 import { version } from "../version.js"
 

@@ -9,59 +9,15 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import type { BodyRun, ExtractionId, HeadingAnchor, PageAnchor } from "../Domain.js"
-import { type ExtractionFailed, type ExtractionTooLarge, InvalidEncoding, UnsupportedEncoding } from "../Errors.js"
+import { InvalidEncoding, UnsupportedEncoding } from "../Errors.js"
+import { isUtf8Label, parseContentType } from "./ContentType.js"
 import * as Html2 from "./Html2.js"
 import * as Markdown2 from "./Markdown2.js"
 import * as Pdf from "./Pdf.js"
+import type { Extracted, ExtractionError, ExtractionLimits } from "./Records.js"
 
-/**
- * The content types capture can accept, by media type. `text/plain` keeps the
- * v1 record (its text is the body, extraction `text/1`); the others are
- * extracted into v2 records.
- *
- * @since 0.2.0
- */
-export const mediaTypes = ["text/plain", "text/markdown", "text/html", "application/xhtml+xml", "application/pdf"] as const
-export type MediaType = typeof mediaTypes[number]
-
-/** @since 0.2.0 */
-export interface ExtractionLimits {
-  /** Most pages of a PDF. */
-  readonly maxPages: number
-  /** Most UTF-16 code units of extracted text. */
-  readonly maxCharacters: number
-  /** Deepest element nesting in HTML. */
-  readonly maxDepth: number
-}
-
-/** What an extraction produces: the text and its anchors. */
-export interface Extracted {
-  readonly extraction: ExtractionId
-  readonly text: string
-  readonly pages?: ReadonlyArray<PageAnchor>
-  readonly headings?: ReadonlyArray<HeadingAnchor>
-  readonly bodyMap?: ReadonlyArray<BodyRun>
-}
-
-export type ExtractionError = ExtractionFailed | ExtractionTooLarge | UnsupportedEncoding | InvalidEncoding
-
-/** The WHATWG labels of UTF-8. */
-export const isUtf8Label = (label: string): boolean =>
-  ["utf-8", "utf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"].includes(
-    label.trim().toLowerCase()
-  )
-
-/** A Content-Type split into its media type (lower case) and charset parameter (unquoted), if any. */
-export const parseContentType = (contentType: string): { readonly mediaType: string; readonly charset: string | undefined } => {
-  const [mediaType = "", ...parameters] = contentType.split(";")
-  let charset: string | undefined
-  for (const parameter of parameters) {
-    const match = /^\s*charset\s*=\s*(?:"([^"]*)"|([^\s;]*))\s*$/i.exec(parameter)
-    if (match !== null) charset = match[1] ?? match[2]
-  }
-  return { mediaType: mediaType.trim().toLowerCase(), charset }
-}
+export { type Extracted, type ExtractionError, type ExtractionLimits, type MediaType, mediaTypes } from "./Records.js"
+export { isUtf8Label, parseContentType } from "./ContentType.js"
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const utf8WithoutBom = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })

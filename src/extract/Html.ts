@@ -25,8 +25,8 @@
 import * as Effect from "effect/Effect"
 import { type DefaultTreeAdapterTypes, parse } from "parse5"
 import { ExtractionTooLarge, UnsupportedEncoding } from "../Errors.js"
-import type { Extracted, ExtractionLimits } from "./Extraction.js"
-import { isUtf8Label } from "./Extraction.js"
+import { isUtf8Label } from "./ContentType.js"
+import type { Extracted, ExtractionLimits } from "./Records.js"
 import { sections } from "./Markdown.js"
 
 type Node = DefaultTreeAdapterTypes.ChildNode | DefaultTreeAdapterTypes.Document

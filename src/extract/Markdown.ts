@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import type { HeadingAnchor } from "../Domain.js"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
-import type { Extracted, ExtractionLimits } from "./Extraction.js"
+import type { Extracted, ExtractionLimits } from "./Records.js"
 import { markdownHeadings } from "./Worker.js"
 
 /**

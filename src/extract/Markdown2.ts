@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"
 import { pathToFileURL } from "node:url"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
-import type { Extracted, ExtractionLimits } from "./Extraction.js"
+import type { Extracted, ExtractionLimits } from "./Records.js"
 import { type MarkdownEvent, render, RenderTooLong } from "./MarkdownRender.js"
 import { runJob, WorkerFailed } from "./Worker.js"
 

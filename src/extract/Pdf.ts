@@ -13,7 +13,7 @@
 import * as Effect from "effect/Effect"
 import type { PageAnchor } from "../Domain.js"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
-import type { Extracted, ExtractionLimits } from "./Extraction.js"
+import type { Extracted, ExtractionLimits } from "./Records.js"
 import { decodedLimit, withinDecodedLimit } from "./PdfStreams.js"
 import { pdfPages } from "./Worker.js"
 

@@ -6,7 +6,7 @@
  */
 import * as Schema from "effect/Schema"
 import { ExtractionFailed, ExtractionTooLarge, InvalidEncoding, UnsupportedEncoding } from "../Errors.js"
-import type { Extracted, ExtractionLimits } from "./Extraction.js"
+import type { Extracted, ExtractionLimits } from "./Records.js"
 
 /** The typed failures of `Extraction.extract`, as one Schema (encoded in the child, decoded by the runner). */
 export const ExtractionErrorSchema = Schema.Union(ExtractionFailed, ExtractionTooLarge, UnsupportedEncoding, InvalidEncoding)

@@ -31,7 +31,7 @@ import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
 import * as Extraction from "./Extraction.js"
-import type { Extracted, ExtractionError, ExtractionLimits } from "./Extraction.js"
+import type { Extracted, ExtractionError, ExtractionLimits } from "./Records.js"
 import { ExtractionErrorSchema, type Job, type Reply } from "./Protocol.js"
 
 const MiB = 1024 * 1024

@@ -14,8 +14,7 @@
  * @since 0.2.0
  */
 import * as Match from "effect/Match"
-import type { AnswerRendering } from "../answer/Render.js"
-import type { RetractedCitation } from "../answer/Records.js"
+import type { AnswerRendering, RetractedCitation } from "../answer/Records.js"
 import type { CitationError, CitationRejection, FactError, FactRejection, NearestPassage, UncitedSentence } from "../Errors.js"
 import { formatPath } from "../Errors.js"
 import { cut } from "../internal/bounded.js"

@@ -15,7 +15,8 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { CaptureStore, type CaptureStoreShape, encodeRecord } from "./CaptureStore.js"
+import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
+import { encodeRecord } from "./Format.js"
 import { type CaptureRecord, captureFormat, captureFormatV2, sha256Of, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,

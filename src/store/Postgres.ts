@@ -26,13 +26,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
-import {
-  CaptureStore,
-  type CaptureStoreShape,
-  defaultMaxBodyBytes,
-  defaultMaxRecordBytes,
-  encodeRecordChunks
-} from "./CaptureStore.js"
+import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
+import { defaultMaxBodyBytes, defaultMaxRecordBytes, encodeRecordChunks } from "./Format.js"
 import { type CaptureRecord, captureFormat, type CaptureRecordV2, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,

@@ -1,0 +1,61 @@
+/**
+ * `serve`: the HTTP service (src/server/) until SIGINT/SIGTERM.
+ */
+import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { CliExit, TestModeRequired } from "../CliError.js"
+import { describe, usageCodes } from "../CommandHelp.js"
+import { loadConfig, needsLoopbackFlag, orUsageError } from "../Common.js"
+import { configOption, loopbackOption } from "../CommonOptions.js"
+import * as Io from "../Io.js"
+import * as Serve from "../Serve.js"
+
+export const serve = Command.make(
+  "serve",
+  {
+    config: configOption,
+    listen: Options.text("listen").pipe(
+      Options.withDefault("127.0.0.1:8787"),
+      Options.mapEffect((value) => {
+        const parsed = Serve.parseListen(value)
+        return typeof parsed === "string" ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(parsed))) : Effect.succeed(parsed)
+      }),
+      Options.withDescription("HOST:PORT to listen on, an IP address (default 127.0.0.1:8787)")
+    ),
+    runRoot: Options.directory("run-root", { exists: "either" }).pipe(
+      Options.optional,
+      Options.withDescription("Where runs live, one directory each (default: runs/ beside the config)")
+    ),
+    allowLoopbackHttp: loopbackOption,
+    behindTlsProxy: Options.boolean("behind-tls-proxy").pipe(
+      Options.withDescription("A TLS-terminating proxy is the only way in: allow plain HTTP on a non-loopback --listen address")
+    )
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const config = yield* orUsageError(loadConfig(args.config))
+      const plainHttp = needsLoopbackFlag(config, args.allowLoopbackHttp)
+      if (plainHttp.length > 0) yield* orUsageError(Effect.fail(new TestModeRequired({ sources: plainHttp })))
+      yield* orUsageError(Serve.checkListen(args.listen, config, args.behindTlsProxy))
+      const tls = yield* orUsageError(Serve.loadTls(config, args.config))
+      yield* Serve.serve({
+        config,
+        configFile: args.config,
+        ...args.listen,
+        runRoot: Option.getOrUndefined(args.runRoot),
+        allowLoopbackHttp: args.allowLoopbackHttp,
+        tls
+      }).pipe(
+        Effect.catchTag("ServeError", (error) =>
+          Effect.zipRight(Io.stderr(`serve: cannot listen on ${args.listen.host}:${args.listen.port}: ${String(error.cause)}\n`), Effect.fail(new CliExit({ code: 2 }))))
+      )
+    })
+).pipe(Command.withDescription(describe(
+  "serve",
+  "Serve the verification API over HTTP (runs, verify report/answer, SSE run events; OpenAPI at /openapi.json) until SIGINT/SIGTERM.",
+  { success: "never: the service runs until SIGINT (130) or SIGTERM (143), then drains", usage: `${usageCodes}, or the address cannot be listened on` }
+)))

@@ -1,0 +1,287 @@
+/**
+ * The embedded capture store: one run directory on the local filesystem.
+ * Records are written crash-safely and exclusively (a temporary file, fsync,
+ * then a hard link under the final name) and read strictly, through the shared
+ * decoder. The public names are re-exported by `store/CaptureStore.ts`.
+ *
+ * @since 0.3.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { randomUUID } from "node:crypto"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import { type CaptureRecord, captureFormat, sha256Of, type Sha256Hex, type SourceUrl } from "../Domain.js"
+import {
+  CaptureExists,
+  type CaptureReadError,
+  type CaptureWriteError,
+  CaptureWriteFailed,
+  InvalidRunDirectory,
+  MissingCapture
+} from "../Errors.js"
+import { checkBody, checkWrittenBody, corrupt, decodeRecordBytes } from "../internal/recordDecode.js"
+import { errorCode, errorText, readRegularFile } from "../internal/safeRead.js"
+import {
+  bodyFileName,
+  defaultMaxBodyBytes,
+  defaultMaxRecordBytes,
+  encodeRecordChunks,
+  partialPrefix,
+  recordFileName
+} from "./Format.js"
+
+/**
+ * The filesystem calls the store's `write` makes, one per step, so that a test
+ * can inject a fault (or stop) between any two of them. The default uses plain
+ * file descriptors and callbacks, which cost far less per record than FileHandles.
+ */
+export interface FileIo {
+  /** Create `file` exclusively (failing if the name exists, a symlink included) for writing, with `mode`. */
+  readonly create: (file: string, mode: number) => Promise<number>
+  /** Write all of `bytes` at the descriptor's current position (`bytes` may be reused once this settles). */
+  readonly write: (fd: number, bytes: Uint8Array) => Promise<void>
+  readonly fsync: (fd: number) => Promise<void>
+  readonly close: (fd: number) => Promise<void>
+  readonly link: (existing: string, name: string) => Promise<void>
+  readonly unlink: (file: string) => Promise<void>
+}
+
+const createFlags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW
+
+const settle = <A>(resolve: (a: A) => void, reject: (e: unknown) => void) => (error: Error | null, value: A) =>
+  error === null ? resolve(value) : reject(error)
+
+const writeAll = (fd: number, bytes: Uint8Array) =>
+  new Promise<void>((resolve, reject) => {
+    const from = (offset: number): void => {
+      if (offset >= bytes.byteLength) return resolve()
+      fs.write(fd, bytes, offset, bytes.byteLength - offset, null, (error, written) => {
+        if (error !== null) return reject(error)
+        from(offset + written)
+      })
+    }
+    from(0)
+  })
+
+export const nodeIo: FileIo = {
+  create: (file, mode) => new Promise((resolve, reject) => fs.open(file, createFlags, mode, settle(resolve, reject))),
+  write: writeAll,
+  fsync: (fd) => new Promise((resolve, reject) => fs.fsync(fd, (error) => settle(resolve, reject)(error, undefined))),
+  close: (fd) => new Promise((resolve, reject) => fs.close(fd, (error) => settle(resolve, reject)(error, undefined))),
+  link: fsp.link,
+  unlink: fsp.unlink
+}
+
+/** Bytes gathered before one write(2): few system calls, one small buffer reused for the whole record. */
+const stagingBytes = 1024 * 1024
+
+/** The write was stopped between two chunks (the writing fiber was interrupted). */
+class WriteAborted extends Error {}
+
+/**
+ * Writes `chunks` into a new temporary file and links it under `finalPath`.
+ *
+ * Every crash point leaves a safe state (the steps, in order):
+ * 1. create `.partial-<uuid>` exclusively, read-only;  2. write the chunks;
+ * 3. fsync;  4. close;  5. link to the final name;  6. unlink the temporary name.
+ * Before 5 the final name does not exist: there is no record, only a leftover.
+ * 5 is atomic and exclusive (link fails if anything, a symlink included, holds
+ * the name) and comes after the fsync, so the final name only ever names the
+ * complete, durable bytes. Between 5 and 6 the record is complete and has a
+ * second link, the leftover temporary name; reading accepts a hard-linked
+ * record, so it verifies. Leftovers only have names starting `.partial-`,
+ * which no read ever opens; `inspect` reports them and `sweep` removes them.
+ *
+ * rename(2) would be one step fewer, but it replaces whatever holds the final
+ * name (a record, or a planted symlink), and Node has no RENAME_NOREPLACE; a
+ * check before the rename races with a concurrent writer of the same source.
+ */
+const writeRecordFile = async (
+  io: FileIo,
+  tempPath: string,
+  finalPath: string,
+  buffers: Iterable<Uint8Array>,
+  signal: AbortSignal
+): Promise<"written" | "exists"> => {
+  const fd = await io.create(tempPath, 0o444)
+  try {
+    let open = true
+    try {
+      for (const bytes of buffers) {
+        if (signal.aborted) throw new WriteAborted("interrupted")
+        await io.write(fd, bytes)
+      }
+      await io.fsync(fd)
+      open = false
+      await io.close(fd)
+    } finally {
+      if (open) await io.close(fd).catch(() => undefined)
+    }
+    if (signal.aborted) throw new WriteAborted("interrupted")
+    try {
+      await io.link(tempPath, finalPath)
+    } catch (error) {
+      if (errorCode(error) === "EEXIST") return "exists"
+      throw error
+    }
+    return "written"
+  } finally {
+    await io.unlink(tempPath).catch(() => undefined)
+  }
+}
+
+/**
+ * UTF-8 bytes of `pieces`, gathered into one reused staging buffer and handed
+ * out a buffer-full at a time; each slice is valid until the next is asked
+ * for. A record of one piece (most records) is encoded directly, without the
+ * staging buffer.
+ */
+function* staged(pieces: Iterable<string>): Generator<Uint8Array, void, undefined> {
+  const iterator = pieces[Symbol.iterator]()
+  let current = iterator.next()
+  let staging: Buffer | undefined
+  let used = 0
+  while (current.done !== true) {
+    const piece = current.value
+    current = iterator.next()
+    if (staging === undefined && current.done === true) return yield Buffer.from(piece, "utf8")
+    staging ??= Buffer.allocUnsafe(stagingBytes)
+    const length = Buffer.byteLength(piece, "utf8")
+    if (used + length > staging.length && used > 0) {
+      yield staging.subarray(0, used)
+      used = 0
+    }
+    if (length > staging.length) yield Buffer.from(piece, "utf8")
+    else used += staging.write(piece, used, "utf8")
+  }
+  if (used > 0) yield staging!.subarray(0, used)
+}
+
+export interface FileSystemOptions {
+  /** The run directory; it must exist. */
+  readonly directory: string
+  /** Largest record file `read` accepts, in bytes (default 400 MiB). */
+  readonly maxRecordBytes?: number
+  /** Largest body file `read` and `readBody` accept, in bytes (default 64 MiB, the largest capture budget). */
+  readonly maxBodyBytes?: number
+  readonly io?: FileIo
+}
+
+/**
+ * A store over one run directory on the local filesystem: the implementation
+ * `CaptureStore.makeFileSystem` and `CaptureStore.layerFileSystem` bind to the
+ * `CaptureStore` tag (this module does not import the tag, so the contract
+ * module can re-export it without an import circle).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: FileSystemOptions) {
+  const io = options.io ?? nodeIo
+  const directory = yield* runDirectory(options.directory)
+  const maxRecordBytes = options.maxRecordBytes ?? defaultMaxRecordBytes
+
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes
+
+  const readBodyFile = (sha256: string) =>
+    readRegularFile(path.join(directory, bodyFileName(sha256)), maxBodyBytes)
+
+  /** A v2 record's body must be stored beside it and be the body it describes. */
+  const withBody = (source: SourceUrl, record: CaptureRecord): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    record.format === captureFormat ? Effect.succeed(record) : readBodyFile(record.body.sha256).pipe(
+      Effect.mapError((failure) =>
+        corrupt(
+          source,
+          failure.reason === "missing" ? "body-missing" : failure.reason,
+          `the body file ${bodyFileName(record.body.sha256)}: ${failure.detail}`
+        )
+      ),
+      Effect.flatMap((body) => checkBody(source, record, body))
+    )
+
+  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    readRegularFile(path.join(directory, recordFileName(source)), maxRecordBytes).pipe(
+      Effect.mapError((failure) =>
+        failure.reason === "missing"
+          ? new MissingCapture({ source })
+          : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
+      ),
+      Effect.flatMap((bytes) => decodeRecordBytes(source, source, bytes)),
+      Effect.flatMap((record) => withBody(source, record))
+    )
+
+  const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {
+    const name = `body ${sha256}`
+    return readBodyFile(sha256).pipe(
+      Effect.mapError((failure) =>
+        failure.reason === "missing"
+          ? new MissingCapture({ source: name })
+          : corrupt(name, failure.reason, `the body file: ${failure.detail}`)
+      ),
+      Effect.flatMap((body) => {
+        const actual = sha256Of(body)
+        return actual === sha256
+          ? Effect.succeed(body)
+          : Effect.fail(corrupt(name, "body-mismatch", `the stored body hashes to ${actual}`))
+      })
+    )
+  }
+
+  /** One file, written crash-safely (writeRecordFile); interruption stops it at the next buffer. */
+  const writeFile = (
+    source: string,
+    finalPath: string,
+    buffers: Iterable<Uint8Array>
+  ): Effect.Effect<"written" | "exists", CaptureWriteFailed> =>
+    Effect.async<"written" | "exists", CaptureWriteFailed>((resume) => {
+      const tempPath = path.join(directory, `${partialPrefix}${randomUUID()}`)
+      const controller = new AbortController()
+      const done = writeRecordFile(io, tempPath, finalPath, buffers, controller.signal).then(
+        (outcome) => resume(Effect.succeed(outcome)),
+        (error) => resume(Effect.fail(new CaptureWriteFailed({ source, detail: errorText(error) })))
+      )
+      // Interruption stops the write at the next chunk and waits for the temporary file to be removed.
+      return Effect.promise(() => {
+        controller.abort()
+        return done
+      })
+    })
+
+  const writeRecord = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
+    writeFile(record.source, path.join(directory, recordFileName(record.source)), staged(encodeRecordChunks(record)))
+      .pipe(
+        Effect.flatMap((outcome) =>
+          outcome === "written" ? Effect.void : Effect.fail(new CaptureExists({ source: record.source }))
+        )
+      )
+
+  const write = (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> => {
+    if (record.format === captureFormat) return writeRecord(record)
+    const checked = checkWrittenBody(record, body)
+    if (Either.isLeft(checked)) return Effect.fail(checked.left)
+    // Body first: a record never names a body that is not stored. A body already stored under its
+    // digest (another source sent the same bytes) is kept; read checks it against the digest anyway.
+    return writeFile(record.source, path.join(directory, bodyFileName(record.body.sha256)), [checked.right]).pipe(
+      Effect.zipRight(writeRecord(record))
+    )
+  }
+
+  return { read, write, readBody }
+})
+
+/** The run directory, resolved; it must exist and be a directory. */
+export const runDirectory = (directory: string) =>
+  Effect.gen(function*() {
+    const resolved = path.resolve(directory)
+    const stats = yield* Effect.tryPromise({
+      try: () => fsp.stat(resolved),
+      catch: (error) => new InvalidRunDirectory({ path: resolved, detail: errorText(error) })
+    })
+    if (!stats.isDirectory()) {
+      return yield* new InvalidRunDirectory({ path: resolved, detail: "not a directory" })
+    }
+    return resolved
+  })
+

@@ -1,0 +1,115 @@
+/**
+ * The stored form of a capture record, shared by every store: the canonical
+ * serialisation (fixed key order, streamed in bounded pieces), the file names
+ * of records and bodies, the names of temporary files, and the size limits a
+ * read accepts. Pure: no filesystem access here.
+ *
+ * @since 0.3.0
+ */
+import type * as fs from "node:fs"
+import { createHash } from "node:crypto"
+import { type CaptureRecord, captureFormat, type CaptureRecordV2 } from "../Domain.js"
+
+/** The file name of a source's record: the SHA-256 hex of the exact source URL string. */
+export const recordFileName = (source: string): string =>
+  `${createHash("sha256").update(source, "utf8").digest("hex")}.json`
+
+/** The file name of a stored body: its SHA-256 hex and `.body`. */
+export const bodyFileName = (sha256: string): string => `${sha256}.body`
+
+/** The fields of a v2 record before its text, in their fixed serialisation order. */
+const v2Head = (record: CaptureRecordV2) => ({
+  format: record.format,
+  source: record.source,
+  sha256: record.sha256,
+  accessedAt: record.accessedAt,
+  extraction: record.extraction,
+  body: { sha256: record.body.sha256, byteLength: record.body.byteLength, contentType: record.body.contentType },
+  ...(record.pages === undefined ? {} : { pages: record.pages.map((p) => ({ number: p.number, start: p.start, end: p.end })) }),
+  ...(record.headings === undefined ? {} : {
+    headings: record.headings.map((h) => ({ level: h.level, text: h.text, path: h.path, start: h.start, end: h.end }))
+  }),
+  ...(record.bodyMap === undefined ? {} : { bodyMap: record.bodyMap.map(([t, b, n]) => [t, b, n]) })
+})
+
+/** The fields of a record before its text, in their fixed serialisation order. */
+const recordHead = (record: CaptureRecord): string =>
+  JSON.stringify(
+    record.format === captureFormat
+      ? {
+        format: record.format,
+        source: record.source,
+        sha256: record.sha256,
+        accessedAt: record.accessedAt,
+        contentType: record.contentType,
+        byteLength: record.byteLength
+      }
+      : v2Head(record)
+  ).slice(0, -1) + ',"text":"'
+
+const recordTail = "\"}\n"
+
+/**
+ * Code units of text escaped at once while writing a record: at most 96 KiB of
+ * JSON per piece, small enough for the young generation (a larger string goes
+ * to V8's large-object space, which only a full collection frees, and a 64 MiB
+ * body then leaves hundreds of MiB of dead pieces behind).
+ */
+export const encodeChunkCodeUnits = 16 * 1024
+
+/**
+ * The canonical serialisation of a record in pieces (fixed key order, one
+ * trailing newline). The pieces joined are byte-for-byte `JSON.stringify` of
+ * the record: the text is escaped a slice at a time, and a slice never ends
+ * between the two halves of a surrogate pair (which `JSON.stringify` would
+ * escape as two lone surrogates). No piece holds more than the escape of
+ * `chunkCodeUnits` code units, so writing a record never builds its whole JSON
+ * (up to 6 times the text: every control character but `\b\f\n\r\t`
+ * becomes a six-character `\u00XX` escape).
+ */
+export function* encodeRecordChunks(
+  record: CaptureRecord,
+  chunkCodeUnits: number = encodeChunkCodeUnits
+): Generator<string, void, undefined> {
+  const text = record.text
+  const size = Math.max(2, chunkCodeUnits)
+  let pending = recordHead(record)
+  let from = 0
+  while (text.length - from > size) {
+    let to = from + size
+    const last = text.charCodeAt(to - 1)
+    if (last >= 0xd800 && last <= 0xdbff) to--
+    yield pending + JSON.stringify(text.slice(from, to)).slice(1, -1)
+    pending = ""
+    from = to
+  }
+  yield pending + JSON.stringify(text.slice(from)).slice(1, -1) + recordTail
+}
+
+/** The canonical serialisation of a record as one string (small records and tests; `write` streams it). */
+export const encodeRecord = (record: CaptureRecord): string => Array.from(encodeRecordChunks(record)).join("")
+
+/** Temporary files of interrupted writes start with this; no record name does, so reads never see them. */
+export const partialPrefix = ".partial-"
+
+/** The whole name of citegate's temporary files: the prefix and a random UUID (`randomUUID`, lowercase). */
+export const leftoverNamePattern = /^\.partial-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * Whether an entry is citegate's own leftover: its exact name pattern, a regular file, and created
+ * read-only (mode 0444 less the umask: no write bit). A user's `.partial-thesis-draft.docx`, or a
+ * writable file under a UUID name, is not one, and `sweep` leaves it alone.
+ */
+export const isLeftover = (name: string, stats: fs.Stats) =>
+  leftoverNamePattern.test(name) && stats.isFile() && (stats.mode & 0o222) === 0
+
+/** A record's file name: 64 lowercase hex digits and `.json`. */
+export const recordNamePattern = /^[0-9a-f]{64}\.json$/
+
+/** A body's file name: 64 lowercase hex digits and `.body`. */
+export const bodyNamePattern = /^[0-9a-f]{64}\.body$/
+
+// A 64 MiB body (the largest capture budget) escapes to at most 6x its size in JSON.
+export const defaultMaxRecordBytes = 400 * 1024 * 1024
+export const defaultMaxBodyBytes = 64 * 1024 * 1024
+

@@ -1,0 +1,63 @@
+/**
+ * Verification step 5, evidence: each matched citation's evidence (span in
+ * code units, code points and UTF-8 bytes, page or section, selectors), and
+ * each absent one's `SnippetAbsent` with its repair diagnostic.
+ *
+ * @since 0.3.0
+ */
+import * as Either from "effect/Either"
+import type { CaptureRecord } from "../Domain.js"
+import { type NearestPassage, SnippetAbsent } from "../Errors.js"
+import type * as Diagnostic from "../anchor/Diagnostic.js"
+import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
+import { spanOffsets } from "../anchor/Offsets.js"
+import { selectors } from "../anchor/Selectors.js"
+import { locate } from "../internal/anchors.js"
+import type { Matched } from "./Match.js"
+import type { CitationInput, CitationResult, Failures } from "./Records.js"
+import { hasContext } from "./Search.js"
+
+/**
+ * Under any policy: when the nearest passage is the same text up to `normalized/1` (a diagnostic), the
+ * number, sign or unit the quote changed in it, so that a repair does not call a meaning change typography.
+ */
+const changeAt = (text: string, snippet: string, nearest: NearestPassage | undefined): MeaningChange | undefined =>
+  nearest?.method === "normalized/1" ? meaningChange(snippet, text.slice(nearest.span.start, nearest.span.end)) : undefined
+
+/** `SnippetAbsent` for each citation found in neither search, with its nearest passage when diagnosed. */
+export const absent = (
+  record: CaptureRecord,
+  citations: ReadonlyArray<CitationInput>,
+  indices: ReadonlyArray<number>,
+  changedBy: ReadonlyMap<number, MeaningChange>,
+  diagnose: Diagnostic.Diagnose,
+  failures: Failures
+): void => {
+  for (const i of indices) {
+    const snippet = citations[i]!.snippet
+    // The repair diagnostic (nearest passage) only for a bare snippet: with a prefix or suffix the snippet may occur, out of context.
+    const nearest: ReturnType<Diagnostic.Diagnose> = hasContext(citations[i]!) ? {} : diagnose(record, snippet)
+    const changed = changedBy.get(i) ?? changeAt(record.text, snippet, nearest.nearest)
+    failures[i]!.push(
+      new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet, ...nearest, ...(changed === undefined ? {} : { changed }) })
+    )
+  }
+}
+
+/** Every verified span of this capture in code points and UTF-8 bytes (one pass over the text), as evidence. */
+export const verified = (record: CaptureRecord, matched: ReadonlyArray<Matched>, results: Array<CitationResult>): void => {
+  const offsets = spanOffsets(record.text, matched.map((m) => m.span))
+  matched.forEach((m, k) => {
+    const units = offsets[k]!
+    results[m.i] = Either.right({
+      span: m.span,
+      occurrences: m.occurrences,
+      accessedAt: record.accessedAt,
+      ...locate(record, m.span),
+      method: m.method,
+      ambiguous: m.ambiguous,
+      offsets: units,
+      selector: selectors(record.text, m.span, units.codePoints)
+    })
+  })
+}

@@ -1,0 +1,64 @@
+/**
+ * Verification step 1, load: which citations name an approved source, and
+ * each distinct approved capture read and rehashed once, however many
+ * citations name it. Reads only through `CaptureStore.read`.
+ *
+ * @since 0.3.0
+ */
+import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import { type CaptureRecord, sha256Of, type SourceUrl, urlProblem } from "../Domain.js"
+import { type CaptureReadError, NotApproved } from "../Errors.js"
+import type { CaptureStoreShape } from "../store/CaptureStore.js"
+import type { PolicyShape } from "./Policy.js"
+import type { CitationInput, Failures } from "./Records.js"
+
+/** A capture as read once for this verification, with its text rehashed once. */
+export interface LoadedCapture {
+  readonly record: CaptureRecord
+  readonly textSha256: string
+}
+
+/** A capture as loaded, or why it could not be read. */
+export type Loaded = Either.Either<LoadedCapture, CaptureReadError>
+
+const notApproved = (source: string): NotApproved => {
+  const problem = urlProblem(source)
+  return problem === undefined
+    ? new NotApproved({ source, reason: "not-in-approved-set", detail: "not in the approved source set" })
+    : new NotApproved({ source, reason: problem.reason, detail: `URL ${problem.detail}` })
+}
+
+/** The distinct approved sources the citations name; every other citation fails `NotApproved`. */
+export const approve = (
+  policy: PolicyShape,
+  citations: ReadonlyArray<CitationInput>,
+  failures: Failures
+): ReadonlySet<SourceUrl> => {
+  const approved = new Set<SourceUrl>()
+  citations.forEach((citation, i) => {
+    if (policy.sources.has(citation.source as SourceUrl)) approved.add(citation.source as SourceUrl)
+    else failures[i]!.push(notApproved(citation.source))
+  })
+  return approved
+}
+
+const loadCapture = (store: CaptureStoreShape, source: SourceUrl): Effect.Effect<Loaded> =>
+  store.read(source).pipe(
+    Effect.map((record) => ({ record, textSha256: sha256Of(record.text) })),
+    Effect.either
+  )
+
+/**
+ * Each distinct capture read and rehashed once. One after the other: the work is CPU-bound
+ * (decode, hash), small reads are synchronous, and a fiber per capture costs more than it saves
+ * (measured: docs/performance.md).
+ */
+export const loadCaptures = (
+  store: CaptureStoreShape,
+  sources: ReadonlySet<SourceUrl>
+): Effect.Effect<ReadonlyMap<SourceUrl, Loaded>> =>
+  Effect.map(
+    Effect.forEach(sources, (source) => Effect.map(loadCapture(store, source), (capture) => [source, capture] as const)),
+    (entries) => new Map(entries)
+  )

@@ -1,0 +1,138 @@
+/**
+ * Verification steps 3 and 4 for one capture: every quote searched exactly,
+ * then (only when the policy opts in) what the exact search missed, in the
+ * capture normalised once; each occurrence picked by the ambiguity rule and
+ * checked against the page or heading the citation names.
+ *
+ * @since 0.3.0
+ */
+import * as Effect from "effect/Effect"
+import type { CaptureRecord, MatchMethod, Span } from "../Domain.js"
+import { AmbiguousSnippet } from "../Errors.js"
+import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
+import * as Normalized from "../anchor/Normalize.js"
+import { checkAnchors } from "./Anchors.js"
+import type { PolicyShape } from "./Policy.js"
+import type { CitationInput, Failures } from "./Records.js"
+import { hasContext, keysOf, needleOf, pick, type SlicedSearch } from "./Search.js"
+
+/** A citation matched in the capture: where, how often, and how. */
+export interface Matched {
+  readonly i: number
+  readonly span: Span
+  readonly occurrences: number
+  readonly ambiguous: boolean
+  readonly method: MatchMethod
+}
+
+/** One capture and the citations (by index) to look for in it. */
+export interface CaptureSearch {
+  readonly policy: PolicyShape
+  readonly search: SlicedSearch
+  readonly record: CaptureRecord
+  readonly citations: ReadonlyArray<CitationInput>
+  readonly indices: ReadonlyArray<number>
+  readonly failures: Failures
+}
+
+const ambiguous = (record: CaptureRecord, citation: CitationInput, occurrences: number) => {
+  const { prefix, snippet, suffix } = citation
+  return new AmbiguousSnippet({
+    source: record.source,
+    captureSha256: record.sha256,
+    snippet,
+    occurrences,
+    ...(prefix === undefined ? {} : { prefix }),
+    ...(suffix === undefined ? {} : { suffix })
+  })
+}
+
+/** Exact: every snippet (and needle) of this capture in one search. */
+export const matchExact = (
+  { citations, failures, indices, policy, record, search }: CaptureSearch
+): Effect.Effect<{ readonly matched: ReadonlyArray<Matched>; readonly absent: ReadonlyArray<number> }> =>
+  Effect.gen(function*() {
+    const exact = keysOf(indices.map((i) => [citations[i]!.prefix, citations[i]!.snippet, citations[i]!.suffix]))
+    const found = yield* search(record.text, exact.keys)
+    const matched: Array<Matched> = []
+    const absent: Array<number> = []
+    indices.forEach((i, k) => {
+      const citation = citations[i]!
+      const withContext = hasContext(citation)
+      const at = exact.at[k]!
+      const picked = pick(policy, withContext, found[at], withContext ? found[at + 1] : undefined, citation.prefix?.length ?? 0)
+      if (picked._tag === "Absent") return absent.push(i)
+      if (picked._tag === "Ambiguous") return failures[i]!.push(ambiguous(record, citation, picked.occurrences))
+      const needle = needleOf(citation.prefix ?? "", citation.snippet, citation.suffix ?? "")
+      const span = { start: picked.start, end: picked.start + citation.snippet.length }
+      const anchored = checkAnchors(record, citation, span, needle)
+      if (typeof anchored !== "number") return failures[i]!.push(anchored)
+      matched.push({
+        i,
+        span: { start: anchored, end: anchored + citation.snippet.length },
+        occurrences: picked.occurrences,
+        ambiguous: picked.ambiguous,
+        method: "exact"
+      })
+    })
+    return { matched, absent }
+  })
+
+/**
+ * Opt-in (`verify.matching: "normalized/2"`): what the exact search missed, in the normalised
+ * capture (normalised once, only when needed). A normalised hit that would change a number, sign
+ * or unit is refused and stays absent, with the change recorded for its `SnippetAbsent`.
+ */
+export const matchNormalized = (
+  { citations, failures, policy, record, search }: CaptureSearch,
+  absent: ReadonlyArray<number>
+): Effect.Effect<{
+  readonly matched: ReadonlyArray<Matched>
+  readonly stillAbsent: ReadonlyArray<number>
+  readonly changedBy: ReadonlyMap<number, MeaningChange>
+}> =>
+  Effect.gen(function*() {
+    const matched: Array<Matched> = []
+    const changedBy = new Map<number, MeaningChange>()
+    // `normalized/1` in a policy is a deprecated alias: every normalised match is a `normalized/2` one.
+    const normal = policy.matching !== "exact" && absent.length > 0
+      ? Normalized.normalizeCapture(record.text, Normalized.normalizedVersion2)
+      : undefined
+    // A capture whose normalised form passes the expansion cap gets exact matching only: a search in
+    // its truncated form could miss a second occurrence and call an ambiguous snippet unique.
+    if (normal === undefined || normal.truncated) return { matched, stillAbsent: absent, changedBy }
+    const stillAbsent: Array<number> = []
+    const parts = absent.map((i) => {
+      const { prefix, snippet, suffix } = citations[i]!
+      return [
+        prefix === undefined ? undefined : Normalized.normalizeText(prefix, Normalized.normalizedVersion2),
+        Normalized.normalizeText(snippet, Normalized.normalizedVersion2),
+        suffix === undefined ? undefined : Normalized.normalizeText(suffix, Normalized.normalizedVersion2)
+      ] as const
+    })
+    const normalKeys = keysOf(parts)
+    const normalFound = yield* search(normal.text, normalKeys.keys)
+    absent.forEach((i, k) => {
+      const citation = citations[i]!
+      const withContext = hasContext(citation)
+      const [prefix, snippet] = parts[k]!
+      const at = normalKeys.at[k]!
+      // A snippet that normalises to nothing (only dropped characters) matches nothing.
+      const picked = snippet.length === 0 || !/\S/u.test(snippet)
+        ? { _tag: "Absent" as const }
+        : pick(policy, withContext, normalFound[at], withContext ? normalFound[at + 1] : undefined, prefix?.length ?? 0)
+      if (picked._tag === "Absent") return stillAbsent.push(i)
+      if (picked._tag === "Ambiguous") return failures[i]!.push(ambiguous(record, citation, picked.occurrences))
+      const span = normal.toRaw(picked.start, picked.start + snippet.length)
+      const changed = meaningChange(citation.snippet, record.text.slice(span.start, span.end))
+      if (changed !== undefined) {
+        changedBy.set(i, changed)
+        return stillAbsent.push(i)
+      }
+      // No search inside pages or sections here: the occurrence found must lie in them.
+      const anchored = checkAnchors(record, citation, span, undefined)
+      if (typeof anchored !== "number") return failures[i]!.push(anchored)
+      matched.push({ i, span, occurrences: picked.occurrences, ambiguous: picked.ambiguous, method: Normalized.normalizedVersion2 })
+    })
+    return { matched, stillAbsent, changedBy }
+  })

@@ -1,0 +1,71 @@
+/**
+ * A decoded report checked on the one matching path: labels (approved, not
+ * repeated) per fact, every cited fact's citation through the Verifier's
+ * `checkCited`, and the passes and failures side by side in report order.
+ *
+ * @since 0.3.0
+ */
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type { CaptureRecord, CitedFact, Evidence, Report, SourceUrl, VerifiedEntry } from "../Domain.js"
+import { DuplicateLabel, type FactError, type FactRejection, UnknownLabel, type VerificationTimeout } from "../Errors.js"
+import type { PolicyShape } from "./Policy.js"
+import type { CitationInput, CitationResult, Verification } from "./Records.js"
+
+/** The matching path: one result per citation, and the captures it loaded. */
+export type CheckCited = (
+  citations: ReadonlyArray<CitationInput>
+) => Effect.Effect<
+  { readonly results: ReadonlyArray<CitationResult>; readonly loaded: ReadonlyMap<SourceUrl, CaptureRecord> },
+  VerificationTimeout
+>
+
+/** Each fact's label failures, and the indices of the cited facts. */
+const checkLabels = (policy: PolicyShape, report: Report) => {
+  const failuresByIndex: Array<Array<FactError>> = report.facts.map(() => [])
+  const firstIndexOfLabel = new Map<string, number>()
+  const citedIndices: Array<number> = []
+  report.facts.forEach((fact, index) => {
+    const failures = failuresByIndex[index]!
+    if (!policy.labels.has(fact.label)) failures.push(new UnknownLabel({ label: fact.label }))
+    const firstIndex = firstIndexOfLabel.get(fact.label)
+    if (firstIndex === undefined) firstIndexOfLabel.set(fact.label, index)
+    else failures.push(new DuplicateLabel({ label: fact.label, firstIndex }))
+    if (fact.state === "cited") citedIndices.push(index)
+  })
+  return { failuresByIndex, citedIndices }
+}
+
+export const checkReport = (
+  policy: PolicyShape,
+  checkCited: CheckCited
+) =>
+(report: Report): Effect.Effect<Verification, VerificationTimeout> =>
+  Effect.gen(function*() {
+    const { citedIndices, failuresByIndex } = checkLabels(policy, report)
+    const { loaded, results } = yield* checkCited(citedIndices.map((index) => report.facts[index] as CitedFact))
+    const evidenceByIndex = new Map<number, Evidence>()
+    citedIndices.forEach((index, k) => {
+      const result = results[k]!
+      if (Either.isLeft(result)) failuresByIndex[index]!.push(...result.left)
+      else evidenceByIndex.set(index, result.right)
+    })
+
+    const verifiedCaptures = new Map<SourceUrl, CaptureRecord>()
+    const entries: Array<VerifiedEntry> = []
+    const rejections: Array<FactRejection> = []
+    report.facts.forEach((fact, index) => {
+      const failures = failuresByIndex[index]!
+      if (Arr.isNonEmptyArray(failures)) {
+        for (const error of failures) rejections.push({ index, label: fact.label, error })
+      } else if (fact.state === "cited") {
+        entries.push({ index, fact, evidence: evidenceByIndex.get(index)! })
+        const record = loaded.get(fact.source as SourceUrl)
+        if (record !== undefined) verifiedCaptures.set(fact.source as SourceUrl, record)
+      } else {
+        entries.push({ index, fact })
+      }
+    })
+    return { entries, rejections, captures: verifiedCaptures }
+  })
