@@ -9,6 +9,7 @@ import type { AnswerError } from "../Errors.js"
 import type { Manifest } from "../Manifest.js"
 import * as Answer from "./Answer.js"
 import * as Anthropic from "./Anthropic.js"
+import * as AnthropicSse from "./AnthropicSse.js"
 import * as Bedrock from "./Bedrock.js"
 import * as Cohere from "./Cohere.js"
 import * as Evi1 from "./Evi1.js"
@@ -16,12 +17,13 @@ import * as Gemini from "./Gemini.js"
 import * as OpenAI from "./OpenAI.js"
 import type { BoundAnswer } from "./Records.js"
 
-export const answerFormats = ["json", "evi1", "anthropic", "bedrock", "gemini", "openai", "openai-chat", "cohere"] as const
+export const answerFormats = ["json", "evi1", "anthropic", "anthropic-sse", "bedrock", "gemini", "openai", "openai-chat", "cohere"] as const
 export type AnswerFormat = (typeof answerFormats)[number]
 
 /** One line per format, for `--format-in` help. */
 export const answerFormatHelp =
   "json (citegate.answer/1), evi1 (VeriQuote's plain text), anthropic (a Messages API response with citations), " +
+  "anthropic-sse (a Messages API event stream, as streamed), " +
   "bedrock (a Converse response with citationsContent), gemini (a generateContent response with groundingMetadata), " +
   "openai (a Responses API response with annotations), openai-chat (a Chat Completions response with annotations), " +
   "cohere (a v2 Chat response with citations); openai, openai-chat and cohere cite whole documents only (answers.citations)"
@@ -40,6 +42,8 @@ export const bind = (
       return Evi1.decode(text, manifest, options)
     case "anthropic":
       return Anthropic.fromJson(text, manifest, options)
+    case "anthropic-sse":
+      return AnthropicSse.fromSse(text, manifest, options)
     case "bedrock":
       return Bedrock.fromJson(text, manifest, options)
     case "gemini":

@@ -5,6 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 import { CoarseCitation, UnresolvableSource } from "./Provider.js"
+import { ProviderEventInvalid, ProviderStreamError, ProviderStreamIncomplete } from "./ProviderStream.js"
 import { formatIssues, Issue, Omitted, short } from "./Shared.js"
 import { CorruptCapture, LegacyCapture, MissingCapture } from "./Store.js"
 import { AmbiguousSnippet, AnchorMismatch, DigestMismatch, NotApproved, SnippetAbsent, VerificationTimeout } from "./Verify.js"
@@ -254,6 +255,7 @@ export const AnswerError = Schema.Union(
   AnswerTooLarge,
   AnswerLimitExceeded,
   AnswerRejected,
-  VerificationTimeout
+  VerificationTimeout,
+  ProviderEventInvalid, ProviderStreamError, ProviderStreamIncomplete
 )
 export type AnswerError = typeof AnswerError.Type

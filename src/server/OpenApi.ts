@@ -44,7 +44,9 @@ const StreamQuery = Schema.Struct({
   run: RunId,
   manifest: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))),
   manifestDigest: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))),
-  mode: Schema.optional(Schema.Literal("drop", "reject"))
+  mode: Schema.optional(Schema.Literal("drop", "reject")),
+  /** The body's format: `evi1-ndjson` (default) or `anthropic-sse` (an Anthropic Messages event stream). */
+  format: Schema.optional(Schema.Literal("evi1-ndjson", "anthropic-sse"))
 })
 
 /** The streaming routes (StreamRoute.ts), declared for the document only. */
@@ -123,7 +125,13 @@ export const document = (): OpenApi.OpenAPISpec => {
     "text/plain": { schema: Schema.String, description: "format=evi1: an EVI1 answer (prose with [n]{cX} markers and an EVI1 appendix)" }
   }))
   setBody(spec, "/v1/stream/answer", "post", body(spec, {
-    "application/x-ndjson": { schema: InputLine, description: "One JSON object per line: the model's output as it arrives" }
+    "application/x-ndjson": { schema: InputLine, description: "format=evi1-ndjson (default): one JSON object per line: the model's output as it arrives" },
+    "text/event-stream": {
+      schema: Schema.String,
+      description: "format=anthropic-sse: an Anthropic Messages stream as the API sends it (message_start, content_block_start, " +
+        "content_block_delta with text_delta or citations_delta, content_block_stop, message_delta, message_stop, ping, error); " +
+        "the manifest query parameter is required"
+    }
   }))
   return spec
 }

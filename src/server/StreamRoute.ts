@@ -1,14 +1,16 @@
 /**
  * `POST /v1/stream/answer`: streaming verification over HTTP.
  *
- * The request body is NDJSON (`{"type":"delta","text":"…"}` lines, read as it
- * arrives, never buffered whole); the response is NDJSON, or Server-Sent
+ * The request body is NDJSON (`{"type":"delta","text":"…"}` lines), or with
+ * `format=anthropic-sse` an Anthropic Messages event stream (SSE), read as it
+ * arrives, never buffered whole; the response is NDJSON, or Server-Sent
  * Events when the client sends `Accept: text/event-stream`. The events are
  * `AnswerStream`'s (ids 1, 2, 3, …; one `done` last).
  *
  * Query: `run` (required, the run whose captures and manifest are cited),
  * `manifest` (the digest the answer was drafted against, unless the appendix
- * names it; `manifestDigest` is its alias), `mode` (`drop`, default, or `reject`).
+ * names it; `manifestDigest` is its alias), `mode` (`drop`, default, or `reject`),
+ * `format` (`evi1-ndjson`, default, or `anthropic-sse`).
  *
  * Resuming: every response carries `citegate-stream-id`. The events of a
  * stream are retained (bounded: the newest `maxEvents` events and `maxBytes`
@@ -37,8 +39,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as SubscriptionRef from "effect/SubscriptionRef"
-import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
 import type { CitationRule } from "../answer/Records.js"
 import * as CaptureStore from "../store/CaptureStore.js"
@@ -62,39 +62,12 @@ import { Auth } from "./Auth.js"
 import { ServerContext } from "./Context.js"
 import { readableRun } from "./Handlers.js"
 import { Runs } from "./Runs.js"
+import { defaultRetention, follow, Registry, type Retention } from "./stream/Retention.js"
 
 /** Headers as Node and @effect/platform hand them over (lowercase names). */
 export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
-/**
- * How long and how much of a stream's events are kept for resuming.
- *
- * @since 0.2.0
- */
-export interface Retention {
-  /** Newest events kept per stream. */
-  readonly maxEvents: number
-  /** Bytes of encoded events kept per stream (oldest dropped first). */
-  readonly maxBytes: number
-  /** Milliseconds a stream's events stay after it ends. */
-  readonly retainMs: number
-  /** Streams retained at once; past it the oldest ended stream is dropped. */
-  readonly maxStreams: number
-  /**
-   * Bytes of encoded events kept, all streams together. Past it the oldest ended streams are dropped,
-   * then the oldest events of live streams; a new stream is refused (`StreamRetentionFull`, 503) while
-   * live streams alone hold it.
-   */
-  readonly maxTotalBytes: number
-}
-
-export const defaultRetention: Retention = {
-  maxEvents: 1_024,
-  maxBytes: 1024 * 1024,
-  retainMs: 60_000,
-  maxStreams: 1_000,
-  maxTotalBytes: 64 * 1024 * 1024
-}
+export { defaultRetention, type Retention } from "./stream/Retention.js"
 
 /** @since 0.2.0 */
 export interface StreamRouteOptions {
@@ -141,147 +114,6 @@ const statusOf = (error: Refusal): number => {
 }
 
 // ---------------------------------------------------------------------------
-// Retained events
-// ---------------------------------------------------------------------------
-
-interface Retained {
-  readonly id: string
-  readonly runId: string
-  /** Encoded events, oldest first; ids are consecutive. */
-  readonly events: Array<{ readonly id: number; readonly type: string; readonly json: string }>
-  bytes: number
-  /** The id of the oldest event kept (1 until the first is dropped). */
-  firstId: number
-  /** The newest id, and whether the stream has ended: followers wait on its changes. */
-  readonly state: SubscriptionRef.SubscriptionRef<{ readonly lastId: number; readonly ended: boolean }>
-  endedAt: number | undefined
-}
-
-class Registry {
-  private readonly streams = new Map<string, Retained>()
-  /** Bytes of all retained events (UTF-8, what is sent): at most `maxTotalBytes`, bar each live stream's newest event. */
-  private total = 0
-  constructor(private readonly retention: Retention) {}
-
-  private drop(id: string): void {
-    const r = this.streams.get(id)
-    if (r === undefined) return
-    this.streams.delete(id)
-    this.total -= r.bytes
-  }
-
-  /**
-   * Ended streams past their time go (their timers normally took them already); then, when a stream
-   * is about to be added (`room`) and the registry is still full (in number or in bytes), the oldest
-   * ended streams until it fits. A lookup never evicts: at capacity it would drop a retained stream
-   * (even the one looked up) for nothing.
-   */
-  private sweep(now: number, room: boolean): void {
-    for (const [id, r] of this.streams) {
-      if (r.endedAt !== undefined && now - r.endedAt > this.retention.retainMs) this.drop(id)
-    }
-    if (room) this.makeRoom(() => this.streams.size >= this.retention.maxStreams || this.total >= this.retention.maxTotalBytes)
-  }
-
-  /** Drops the oldest ended streams while `full()` holds. */
-  private makeRoom(full: () => boolean): void {
-    for (const [id, r] of this.streams) {
-      if (!full()) return
-      if (r.endedAt !== undefined) this.drop(id)
-    }
-  }
-
-  open(runId: string): Effect.Effect<Retained, StreamRetentionFull> {
-    return Effect.flatMap(SubscriptionRef.make({ lastId: 0, ended: false }), (state) => {
-      this.sweep(Date.now(), true)
-      // Live streams alone hold the byte budget: a new one would only push their events out.
-      if (this.total >= this.retention.maxTotalBytes) {
-        return Effect.fail(new StreamRetentionFull({ retainedBytes: this.total, maxBytes: this.retention.maxTotalBytes }))
-      }
-      const retained: Retained = { id: randomUUID(), runId, events: [], bytes: 0, firstId: 1, state, endedAt: undefined }
-      // Live streams are never dropped: their number is bounded by the server's connections.
-      this.streams.set(retained.id, retained)
-      return Effect.succeed(retained)
-    })
-  }
-
-  get(id: string): Retained | undefined {
-    this.sweep(Date.now(), false)
-    return this.streams.get(id)
-  }
-
-  get size(): number {
-    return this.streams.size
-  }
-
-  get bytes(): number {
-    return this.total
-  }
-
-  /** Streams whose producer has not ended yet. */
-  get live(): number {
-    let n = 0
-    for (const r of this.streams.values()) if (r.endedAt === undefined) n++
-    return n
-  }
-
-  /** The oldest events of `r` go while `over()` holds, down to its newest one. */
-  private trim(r: Retained, over: () => boolean): void {
-    while (r.events.length > 1 && over()) {
-      const bytes = Buffer.byteLength(r.events.shift()!.json)
-      r.bytes -= bytes
-      this.total -= bytes
-      r.firstId++
-    }
-  }
-
-  append(r: Retained, event: AnswerStream.StreamEvent, json: string): Effect.Effect<void> {
-    const bytes = Buffer.byteLength(json)
-    r.events.push({ id: event.id, type: event.type, json })
-    // Only a live stream is appended to, and live streams are never dropped: it is counted in `total`.
-    r.bytes += bytes
-    this.total += bytes
-    this.trim(r, () => r.events.length > this.retention.maxEvents || r.bytes > this.retention.maxBytes)
-    if (this.total > this.retention.maxTotalBytes) {
-      this.makeRoom(() => this.total > this.retention.maxTotalBytes)
-      this.trim(r, () => this.total > this.retention.maxTotalBytes)
-    }
-    return SubscriptionRef.set(r.state, { lastId: event.id, ended: false })
-  }
-
-  end(r: Retained): Effect.Effect<void> {
-    return Effect.suspend(() => {
-      r.endedAt = Date.now()
-      // Dropped when its time is up, whether or not another request comes: memory is not held until then.
-      const timer = setTimeout(() => {
-        if (this.streams.get(r.id) === r) this.drop(r.id)
-      }, this.retention.retainMs)
-      timer.unref()
-      const lastId = r.events.at(-1)?.id ?? 0
-      return SubscriptionRef.set(r.state, { lastId: Math.max(lastId, r.firstId - 1), ended: true })
-    })
-  }
-}
-
-/** The retained events after `after`, then live ones until the stream ends; fails when a needed event was dropped. */
-const follow = (r: Retained, after: number): Stream.Stream<Retained["events"][number], StreamGone> =>
-  Stream.suspend(() => {
-    let last = after
-    return r.state.changes.pipe(
-      Stream.mapEffect((state) => {
-        if (last + 1 < r.firstId) {
-          return Effect.fail(new StreamGone({ streamId: r.id, reason: "not-retained", oldestRetained: r.firstId }))
-        }
-        const out = r.events.slice(last + 1 - r.firstId)
-        if (out.length > 0) last = out.at(-1)!.id
-        return Effect.succeed({ out, ended: state.ended && last >= state.lastId })
-      }),
-      Stream.takeUntil((step) => step.ended),
-      Stream.mapConcat((step) => step.out)
-    )
-  })
-
-// ---------------------------------------------------------------------------
 // Wire formats
 // ---------------------------------------------------------------------------
 
@@ -317,10 +149,20 @@ const eventIdPattern = /^(0|[1-9][0-9]{0,9})$/
 
 const invalid = (parameter: string, detail: string) => new StreamRequestInvalid({ parameter, detail })
 
+/**
+ * The request body's format: `evi1-ndjson` (default: `{"type":"delta","text":"…"}` lines of an EVI1
+ * answer) or `anthropic-sse` (an Anthropic Messages event stream as the API sends it).
+ *
+ * @since 0.2.0
+ */
+export const inputFormats = ["evi1-ndjson", "anthropic-sse"] as const
+export type InputFormat = typeof inputFormats[number]
+
 interface PostQuery {
   readonly run: string
   readonly manifest: string | undefined
   readonly mode: "drop" | "reject" | undefined
+  readonly format: InputFormat
 }
 
 const postQuery = (url: URL): Effect.Effect<PostQuery, StreamRequestInvalid> => {
@@ -335,7 +177,16 @@ const postQuery = (url: URL): Effect.Effect<PostQuery, StreamRequestInvalid> => 
   if (mode.length > 1 || (mode.length === 1 && mode[0] !== "drop" && mode[0] !== "reject")) {
     return Effect.fail(invalid("mode", "must be drop or reject"))
   }
-  return Effect.succeed({ run: run[0]!, manifest: manifest[0], mode: mode[0] as "drop" | "reject" | undefined })
+  const format = url.searchParams.getAll("format")
+  if (format.length > 1 || (format.length === 1 && !inputFormats.includes(format[0] as InputFormat))) {
+    return Effect.fail(invalid("format", `must be one of ${inputFormats.join(", ")}`))
+  }
+  return Effect.succeed({
+    run: run[0]!,
+    manifest: manifest[0],
+    mode: mode[0] as "drop" | "reject" | undefined,
+    format: (format[0] ?? "evi1-ndjson") as InputFormat
+  })
 }
 
 /** `Last-Event-ID` (header first, then `lastEventId` in the query): 0 when absent. */
@@ -392,7 +243,7 @@ export const make = (options: StreamRouteOptions) => {
       service.limits.maxLineBytes,
       service.limits.maxInputBytes
     )
-    const events = service.stream(lines, {
+    const events = (query.format === "anthropic-sse" ? service.streamAnthropicSse : service.stream)(lines, {
       manifest,
       manifestDigest: query.manifest,
       mode: query.mode ?? options.mode ?? "drop",

@@ -1,5 +1,5 @@
 /**
- * `verify-answer`: prose with inline citations (json, evi1 or anthropic) against a run's manifest and captures (read-only).
+ * `verify-answer`: prose with inline citations (json, evi1, anthropic or anthropic-sse) against a run's manifest and captures (read-only).
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -47,7 +47,7 @@ export const verifyAnswer = Command.make(
       Options.optional,
       Options.withDescription(
         "The digest of the manifest the answer was drafted against (from `sources --format json`). Required for evi1 " +
-          "without a MANIFEST line and for anthropic and the provider formats; when the answer names one too, both must match"
+          "without a MANIFEST line and for anthropic, anthropic-sse and the provider formats; when the answer names one too, both must match"
       )
     ),
     mode: modeOption,
@@ -102,7 +102,7 @@ export const verifyAnswer = Command.make(
     })
 ).pipe(Command.withDescription(describe(
   "verify-answer",
-  "Verify an answer with inline citations (json, evi1 or anthropic) against a run's manifest and captures (read-only) and render it.",
+  "Verify an answer with inline citations (json, evi1, anthropic or anthropic-sse) against a run's manifest and captures (read-only) and render it.",
   {
     success: "answer verified and grounded",
     failure: "answer rejected, or a no_evidence outcome"

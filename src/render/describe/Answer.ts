@@ -152,5 +152,21 @@ const answerErrorUnbounded = (error: AnswerError): Description =>
       title: "Answer rejected",
       fields: [["failed citations", String(e.citations.length)], ["uncited sentences", String(e.uncited.length)]],
       fix: "Every failure is listed; in drop mode failed citations are retracted instead."
+    }),
+    // --- streamed provider answers (errors/ProviderStream.ts)
+    ProviderEventInvalid: (e): Description => ({
+      title: "Invalid provider stream event",
+      fields: [["format", e.format], ["event", String(e.event)], ["line", String(e.line)], ["detail", e.detail]],
+      fix: "Pass the provider's event stream as it was received (SSE: `event:` and `data:` lines, a blank line after each event)."
+    }),
+    ProviderStreamError: (e): Description => ({
+      title: "Provider stream reported an error",
+      fields: [["format", e.format], ["error type", e.errorType], ["detail", e.detail]],
+      fix: "The answer is incomplete: request it again."
+    }),
+    ProviderStreamIncomplete: (e): Description => ({
+      title: "Provider stream incomplete",
+      fields: [["format", e.format], ["ended", e.at], ["events read", String(e.events)]],
+      fix: "The answer is incomplete (the connection was cut or the file truncated): request it again, or pass the whole stream."
     })
   })

@@ -1,0 +1,197 @@
+/**
+ * An Anthropic Messages stream (`format=anthropic-sse`) through the stream
+ * machine: SSE lines go to `AnthropicSse.Accumulator`; text deltas stream out
+ * as they arrive; when a text block with citations stops, it is mapped by
+ * `Anthropic.toAnswer` exactly as in a whole response (claim `block-<i>`, its
+ * LAST sentence, citations by `document_index` + 1), its placeholders
+ * `[^k]` are streamed after the block's text and its citations are queued for
+ * verification through the Answers path (`char_location` offsets,
+ * `page_location` pages, content blocks unsupported), so a streamed
+ * citation is judged as `verify-answer --format-in anthropic` judges it.
+ * At the end the accumulated blocks go once more through
+ * `Anthropic.decodeResponse` and `toAnswer` for the uncited text.
+ *
+ * @since 0.2.0
+ */
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Answer from "../../answer/Answer.js"
+import * as Anthropic from "../../answer/Anthropic.js"
+import * as AnthropicSse from "../../answer/AnthropicSse.js"
+import type { BoundAnswer, UncitedText } from "../../answer/Records.js"
+import { InvalidAnswer, StreamLimitExceeded } from "../../Errors.js"
+import * as Verifier from "../../verify/Verifier.js"
+import { blankLines } from "./Ndjson.js"
+import type { FootnoteMark, StreamFailure, StreamLimits, StreamOptions } from "./Events.js"
+import type { PendingDelta, StreamReader } from "./Machine.js"
+import { Abort, type Check, type CitationResult, type ClaimState, type Verification } from "./Verification.js"
+
+/** The stream's limits as the accumulator's (the answers' block limit stays the non-streamed route's). */
+const sseLimits = (limits: StreamLimits): AnthropicSse.SseLimits => ({
+  maxEventChars: limits.maxLineBytes,
+  maxTextChars: limits.maxAnswerChars,
+  maxBlocks: AnthropicSse.answerSseLimits.maxBlocks,
+  maxClaims: limits.maxClaims,
+  maxCitations: limits.maxCitations
+})
+
+const failureOf = (failure: AnthropicSse.SseFailure): StreamFailure => {
+  if (!(failure instanceof AnthropicSse.LimitPassed)) return failure
+  switch (failure.limit) {
+    case "event-size":
+      return new StreamLimitExceeded({ limit: "line-length", max: failure.max, received: failure.received })
+    case "blocks":
+      return new InvalidAnswer({ issues: [{ path: ["content"], message: `must hold at most ${failure.max} content blocks` }] })
+    default:
+      return new StreamLimitExceeded({ limit: failure.limit, max: failure.max, received: failure.received })
+  }
+}
+
+/** Runs the accumulator, turning its failures into the stream's. */
+const guarded = <A>(f: () => A): A => {
+  try {
+    return f()
+  } catch (e) {
+    if (e instanceof AnthropicSse.SseAbort) throw new Abort(failureOf(e.failure))
+    throw e
+  }
+}
+
+/**
+ * Pending citations through `Answers.verify` (drop mode, one claim per citation): the span check
+ * of `char_location`, the page range of `page_location` and `AnchorUnsupported` for content
+ * blocks, as for a whole response, in one Verifier call per batch.
+ */
+export const checkAnswers = (verifier: Verifier.VerifierShape): Effect.Effect<Check> =>
+  Effect.map(
+    Answer.make({ mode: "drop", uncited: "report" }).pipe(Effect.provideService(Verifier.Verifier, verifier)),
+    (answers): Check => (batch) => {
+      const bound: BoundAnswer = {
+        manifest: null,
+        claims: batch.map((p, i) => ({ id: String(i), text: p.note.claim.text, citations: [p.citation] })),
+        uncited: []
+      }
+      return answers.verify(bound).pipe(
+        // Drop mode with no uncited text never rejects; a limit cannot be passed by an empty list.
+        Effect.catchTags({ AnswerRejected: Effect.die, AnswerLimitExceeded: Effect.die }),
+        Effect.map(({ answer }) => {
+          const results: Array<CitationResult> = []
+          for (const claim of answer.claims) results[claim.index] = Either.right(claim.citations[0].evidence)
+          for (const claim of answer.removed) results[claim.index] = Either.left(claim.reasons.map((r) => r.error))
+          return results
+        })
+      )
+    }
+  )
+
+/**
+ * The reader of one `anthropic-sse` stream.
+ *
+ * @since 0.2.0
+ */
+export const anthropicEvents = (options: StreamOptions, limits: StreamLimits) => (verification: Verification): StreamReader<string> => {
+  const claims: Array<ClaimState> = []
+  let footnotes = 0
+  let out = 0
+  let delta = ""
+  let held = ""
+  let marks: Array<typeof FootnoteMark.Type> = []
+
+  const emit = (text: string) => {
+    delta += text
+    out += text.length
+  }
+  const text = (_index: number, piece: string) => {
+    const all = held + piece
+    // A high surrogate ending a piece waits for its pair: a delta never splits a character.
+    const last = all.charCodeAt(all.length - 1)
+    held = last >= 0xd800 && last <= 0xdbff ? all.slice(-1) : ""
+    emit(held === "" ? all : all.slice(0, -1))
+  }
+
+  const textBlockStop = (index: number, block: AnthropicSse.TextBlockData) => {
+    if (held !== "") emit(held)
+    held = ""
+    if (block.citations.length === 0) return
+    // Everything of the block's text is out now: it starts its length back.
+    const start = out - block.text.length
+    // The block as a one-block response, through the whole response's mapping (issues re-pathed to the block).
+    const mapped = Either.flatMap(
+      Anthropic.decodeResponse({ content: [block] }),
+      (response) => Anthropic.toAnswer(response, options.manifest, { manifestDigest: options.manifestDigest })
+    )
+    if (Either.isLeft(mapped)) {
+      const error = mapped.left
+      throw new Abort(
+        error._tag === "InvalidAnswer"
+          ? new InvalidAnswer({
+            issues: Arr.map(error.issues, (i) => ({ ...i, path: i.path.map((p, k) => (k === 1 && p === 0 ? index : p)) })),
+            ...(error.omitted === undefined ? {} : { omitted: error.omitted })
+          })
+          : error
+      )
+    }
+    const claim = mapped.right.claims[0]!
+    const id = `block-${index}`
+    const first = footnotes + 1
+    const markers = claim.citations.map((_, k) => `[^${first + k}]`)
+    const state: ClaimState = {
+      index: claims.length,
+      id,
+      text: claim.text,
+      sentence: { start: start + block.text.trimEnd().length - claim.text.length, end: out + markers.join("").length },
+      total: claim.citations.length,
+      verified: 0,
+      retracted: 0
+    }
+    claims.push(state)
+    claim.citations.forEach((citation, citationIndex) => {
+      const footnote = ++footnotes
+      const source = (block.citations[citationIndex] as { readonly document_index: number }).document_index + 1
+      marks.push({ footnote, claimId: id, source, at: out })
+      verification.add({ note: { footnote, claim: state, citationIndex, source, line: index }, citation })
+      emit(markers[citationIndex]!)
+    })
+  }
+
+  const accumulator = new AnthropicSse.Accumulator(sseLimits(limits), { text, textBlockStop })
+  let started = false
+
+  return {
+    read: (line) => {
+      if (!started) {
+        started = true
+        // The response names no manifest: the caller must, before anything is read.
+        const checked = Answer.checkManifest(options.manifest, [options.manifestDigest])
+        if (Either.isLeft(checked)) throw new Abort(checked.left)
+      }
+      const blank = blankLines(line)
+      guarded(() => (blank > 0 ? accumulator.blank(blank) : accumulator.line(line)))
+    },
+    takeDelta: (): PendingDelta | undefined => {
+      if (delta === "") return undefined
+      const pending = { text: delta, footnotes: marks }
+      delta = ""
+      marks = []
+      return pending
+    },
+    endInput: () => {
+      if (!started) {
+        const checked = Answer.checkManifest(options.manifest, [options.manifestDigest])
+        if (Either.isLeft(checked)) throw new Abort(checked.left)
+      }
+      guarded(() => accumulator.end())
+    },
+    final: (): Either.Either<ReadonlyArray<UncitedText>, StreamFailure> =>
+      Either.map(
+        Either.flatMap(
+          Anthropic.decodeResponse(guarded(() => accumulator.end())),
+          (response) => Anthropic.toAnswer(response, options.manifest, { manifestDigest: options.manifestDigest })
+        ),
+        (answer) => answer.uncited
+      ),
+    claims: () => claims,
+    citations: () => footnotes
+  }
+}

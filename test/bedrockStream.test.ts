@@ -1,0 +1,68 @@
+/**
+ * BedrockStream.Accumulator: ConverseStream events (as the AWS SDK yields them, one member each)
+ * to the Converse response's content blocks.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import * as BedrockStream from "../src/answer/BedrockStream.js"
+
+const citation = (text: string, start: number) => ({
+  title: "Source 1",
+  sourceContent: [{ text }],
+  location: { documentChar: { documentIndex: 0, start, end: start + [...text].length } }
+})
+
+const run = (events: ReadonlyArray<unknown>): Either.Either<ReadonlyArray<BedrockStream.ConverseBlock>, BedrockStream.BedrockStreamFailure> => {
+  const accumulator = new BedrockStream.Accumulator()
+  for (const event of events) {
+    const pushed = accumulator.push(event)
+    if (Either.isLeft(pushed)) return Either.left(pushed.left)
+  }
+  return accumulator.end()
+}
+
+const answer = [
+  { messageStart: { role: "assistant" } },
+  { contentBlockDelta: { contentBlockIndex: 0, delta: { text: "Here is a summary. " } } },
+  { contentBlockStop: { contentBlockIndex: 0 } },
+  { contentBlockDelta: { contentBlockIndex: 1, delta: { text: "The 🚲 fleet grew " } } },
+  { contentBlockDelta: { contentBlockIndex: 1, delta: { text: "to 42 bikes." } } },
+  { contentBlockDelta: { contentBlockIndex: 1, delta: { citation: citation("The 🚲 fleet grew to 42 bikes", 18) } } },
+  { contentBlockDelta: { contentBlockIndex: 1, delta: { citation: citation("42 bikes", 39) } } },
+  { contentBlockStop: { contentBlockIndex: 1 } },
+  { contentBlockStart: { contentBlockIndex: 2, start: { toolUse: { toolUseId: "t", name: "lookup" } } } },
+  { contentBlockDelta: { contentBlockIndex: 2, delta: { toolUse: { input: "{}" } } } },
+  { contentBlockStop: { contentBlockIndex: 2 } },
+  { messageStop: { stopReason: "end_turn" } },
+  { metadata: { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, metrics: { latencyMs: 1 } } }
+]
+
+describe("BedrockStream.Accumulator", () => {
+  it("text deltas join; citation deltas make a citationsContent block with every citation; tool use is skipped", () => {
+    const blocks = run(answer)
+    assert.isTrue(Either.isRight(blocks))
+    if (Either.isLeft(blocks)) return
+    assert.deepStrictEqual(blocks.right, [
+      { text: "Here is a summary. " },
+      {
+        citationsContent: {
+          content: [{ text: "The 🚲 fleet grew to 42 bikes." }],
+          citations: [citation("The 🚲 fleet grew to 42 bikes", 18), citation("42 bikes", 39)]
+        }
+      }
+    ])
+  })
+
+  it("typed failures: a stream exception, a cut stream, a delta for a block that is not open, text in a tool-use block", () => {
+    const error = run([answer[0], { throttlingException: { message: "Too many requests" } }])
+    assert.isTrue(Either.isLeft(error) && error.left._tag === "ProviderStreamError" && error.left.errorType === "throttlingException")
+    const cut = run(answer.slice(0, 5))
+    assert.isTrue(Either.isLeft(cut) && cut.left._tag === "ProviderStreamIncomplete" && cut.left.at === "inside-block")
+    const late = run([...answer.slice(0, 3), { contentBlockDelta: { contentBlockIndex: 0, delta: { text: "x" } } }])
+    assert.isTrue(Either.isLeft(late) && late.left._tag === "ProviderEventInvalid")
+    const tool = run([answer[0], answer[8], { contentBlockDelta: { contentBlockIndex: 2, delta: { text: "x" } } }])
+    assert.isTrue(Either.isLeft(tool) && tool.left._tag === "ProviderEventInvalid")
+    const noStop = run(answer.slice(0, 11))
+    assert.isTrue(Either.isLeft(noStop) && noStop.left._tag === "ProviderStreamIncomplete" && noStop.left.at === "before-message-stop")
+  })
+})
