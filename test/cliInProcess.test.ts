@@ -1148,7 +1148,7 @@ describe("serve, demo and the CA file", () => {
       assert.strictEqual(ran.code, 0, ran.stderr)
       const [stamp, ...others] = yield* listing(work)
       assert.deepStrictEqual(others, [])
-      assert.strictEqual((yield* listing(path.join(work, stamp!, "renderings"))).length, 16)
+      assert.strictEqual((yield* listing(path.join(work, stamp!, "renderings"))).length, 24) // six samples (wrong-label, wrong-unit and wrong-period among them), four formats each
     }))
 
   it.scopedLive("serve: plain-http sources without test mode, a bad --listen, a port in use: exit 2", () =>

@@ -89,7 +89,7 @@ describe("the service's OpenAPI document", () => {
       body: ["application/json", "text/plain"],
       params: [
         run,
-        { in: "query", name: "format", required: false, enum: ["json", "evi1", "anthropic"] },
+        { in: "query", name: "format", required: false, enum: ["json", "evi1", "anthropic", "anthropic-sse", "bedrock", "gemini", "openai", "openai-chat", "cohere"] },
         { in: "query", name: "manifest", ...digest },
         { in: "query", name: "manifestDigest", ...digest },
         mode
@@ -102,8 +102,14 @@ describe("the service's OpenAPI document", () => {
     })
     assert.deepStrictEqual(summary(operation("post", "/v1/stream/answer")), {
       responses: { "200": ["application/x-ndjson"], ...refusals, "404": json },
-      body: ["application/x-ndjson"],
-      params: [run, { in: "query", name: "manifest", ...digest }, { in: "query", name: "manifestDigest", ...digest }, { ...mode, enum: ["drop", "reject"] }]
+      body: ["application/x-ndjson", "text/event-stream"],
+      params: [
+        run,
+        { in: "query", name: "manifest", ...digest },
+        { in: "query", name: "manifestDigest", ...digest },
+        { ...mode, enum: ["drop", "reject"] },
+        { in: "query", name: "format", required: false, enum: ["evi1-ndjson", "anthropic-sse"] }
+      ]
     })
     assert.deepStrictEqual(summary(operation("get", "/v1/stream/answer/{id}")), {
       responses: { "200": ["text/event-stream"], ...refusals, "410": json },
