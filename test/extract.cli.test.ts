@@ -46,6 +46,6 @@ describe("run-pipeline demo: HTML and PDF", () => {
       assert.include(html, "page 3")
       const doctor = yield* cli(["doctor", "--run-dir", path.join(root, "captures")], work)
       assert.strictEqual(doctor.code, 0, doctor.stdout)
-      assert.match(doctor.stdout, /4 records verify, 0 leftovers, 0 corrupt records, 2 stored bodies \(0 corrupt\)\n$/)
+      assert.match(doctor.stdout, /5 records verify, 0 leftovers, 0 corrupt records, 2 stored bodies \(0 corrupt\)\n$/)
     }))
 })
