@@ -26,7 +26,6 @@ export default {
   // Types a public signature names but no entry point exports (yet): shown by name, not linked.
   intentionallyNotExported: [
     "src/capture/Dispatcher.ts:Resolver",
-    "src/extract/Extraction.ts:ExtractionLimits",
     "src/internal/decode.ts:Invalid",
     "src/audit/Material.ts:Token",
     "src/anchor/MeaningGuard.ts:Token"

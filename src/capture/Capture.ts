@@ -53,6 +53,9 @@ import {
 } from "../Domain.js"
 import { type CaptureError, InvalidBudget, type InvalidCaFile, Timeout } from "../Errors.js"
 import type { ExtractionLimits } from "../extract/Records.js"
+
+/** The extraction caps `validateCaps` resolves. */
+export type { ExtractionLimits } from "../extract/Records.js"
 import * as Runner from "../extract/Runner.js"
 import { version } from "../version.js"
 

@@ -22,6 +22,10 @@ import { type JudgeFailure, JudgeTimeout } from "../errors/Judge.js"
 import * as JudgeAnthropic from "./JudgeAnthropic.js"
 import type { JudgeSettings } from "./JudgeConfig.js"
 import { type Protocol, send } from "./JudgeHttp.js"
+
+/** The settings and wire protocol a judge runs with, named by its public signatures. */
+export type { JudgeSettings } from "./JudgeConfig.js"
+export type { Protocol } from "./JudgeHttp.js"
 import * as JudgeOpenAi from "./JudgeOpenAi.js"
 import { decodeVerdicts, sanitize, systemPrompt, userPrompt } from "./JudgePrompt.js"
 import type { JudgeItem, JudgeResult } from "./Records.js"

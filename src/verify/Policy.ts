@@ -11,6 +11,10 @@ import * as Config from "../Config.js"
 import type { Label, Mode, SourceUrl } from "../Domain.js"
 import type { InvalidConfig } from "../Errors.js"
 import { type Catalogue, compile } from "../review/Catalogue.js"
+
+/** The compiled label catalogue a policy carries (`review.catalogue`). */
+export type { Catalogue, CompiledLabel } from "../review/Catalogue.js"
+export type { Period } from "../review/Period.js"
 import type { NumbersPolicy } from "../review/Records.js"
 
 /**
