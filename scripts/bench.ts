@@ -5,6 +5,7 @@
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
  *   --only verify|answers|capture|memory|hostile|search|startup|extract|bombs|postgres|audit|server|streams
  *   --results FILE   where to write the JSON results (default bench/results.json)
+ *   --section-deadline MS   a section that runs longer ends the bench with its name (default: none; 180000 with --smoke)
  *
  * Writes a Markdown table to stdout and the results as JSON.
  */
@@ -47,6 +48,29 @@ const runs = smoke ? 1 : 7
 // Untimed runs first, so that both sides are measured with warm JIT and page cache.
 const warmups = smoke ? 1 : 3
 const resultsFile = args.includes("--results") ? args[args.indexOf("--results") + 1]! : path.join("bench", "results.json")
+const sectionDeadlineMs = args.includes("--section-deadline")
+  ? Number(args[args.indexOf("--section-deadline") + 1])
+  : smoke ? 180_000 : undefined
+
+/**
+ * Runs one section, saying on stderr when it starts and how long it took. Past the deadline the
+ * process ends with the section's name: a hang must name itself, not run into a caller's timeout.
+ */
+const section = async <A>(name: string, run: () => Promise<A>): Promise<A> => {
+  const started = performance.now()
+  process.stderr.write(`bench: ${name} ...\n`)
+  const watchdog = sectionDeadlineMs === undefined ? undefined : setTimeout(() => {
+    process.stderr.write(`bench: section ${name} did not finish in ${sectionDeadlineMs} ms\n`)
+    process.exit(3)
+  }, sectionDeadlineMs)
+  watchdog?.unref()
+  try {
+    return await run()
+  } finally {
+    clearTimeout(watchdog)
+    process.stderr.write(`bench: ${name} ${Math.round(performance.now() - started)} ms\n`)
+  }
+}
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -1195,72 +1219,83 @@ const benchAudit = async (name: string, sources: number, size: number, citations
 
 const main = async () => {
   const rows: Array<Row> = []
+  const wanted = (...sections: ReadonlyArray<string>) => only === undefined || sections.includes(only)
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
   // First, so that the baseline is the fresh process's, not what earlier benchmarks left behind.
-  if (only === undefined || only === "memory") memory = await benchMemory()
-  if (only === undefined || only === "verify") for (const shape of shapes) rows.push(await benchVerify(shape))
-  if (only === undefined || only === "answers") for (const shape of answerShapes) rows.push(...await benchAnswers(shape))
-  if (only === undefined || only === "answers" || only === "providers") rows.push(...await benchProviders({ smoke, runs, warmups, makeText }))
-  if (only === undefined || only === "anchor") {
-    // Opt-in normalised matching: every snippet is found only after normalised/1, at 1, 4 and 16 MiB.
-    for (const size of smoke ? [4 * KiB] : [MiB, 4 * MiB, 16 * MiB]) {
-      const tag = size >= MiB ? `${size / MiB}MiB` : `${size / KiB}KiB`
-      rows.push(await benchVerify({ name: `F=10 C=1 S=${tag}, normalized/2 (upper-cased snippets)`, facts: 10, captures: 1, size, failing: false, normalized: true }))
-    }
+  if (wanted("memory")) memory = await section("memory", benchMemory)
+  if (wanted("verify")) await section("verify", async () => { for (const shape of shapes) rows.push(await benchVerify(shape)) })
+  if (wanted("answers")) await section("answers", async () => { for (const shape of answerShapes) rows.push(...await benchAnswers(shape)) })
+  if (wanted("answers", "providers")) rows.push(...await section("providers", () => benchProviders({ smoke, runs, warmups, makeText })))
+  if (wanted("anchor")) {
+    await section("anchor", async () => {
+      // Opt-in normalised matching: every snippet is found only after normalised/1, at 1, 4 and 16 MiB.
+      for (const size of smoke ? [4 * KiB] : [MiB, 4 * MiB, 16 * MiB]) {
+        const tag = size >= MiB ? `${size / MiB}MiB` : `${size / KiB}KiB`
+        rows.push(await benchVerify({ name: `F=10 C=1 S=${tag}, normalized/2 (upper-cased snippets)`, facts: 10, captures: 1, size, failing: false, normalized: true }))
+      }
+    })
   }
   let extracted: Array<ExtractRow> = []
-  if (only === undefined || only === "extract") {
-    extracted = await benchExtract()
-    const size = smoke ? 4 * KiB : MiB
-    const base = { facts: smoke ? 10 : 100, captures: smoke ? 2 : 20, size, failing: false }
-    const tag = `F=${base.facts} C=${base.captures} S=${smoke ? "4KiB" : "1MiB"}`
-    // The same shape as v1 and as v2 in one run, so the machine's load affects all rows alike.
-    rows.push(await benchVerify({ ...base, name: `v1 ${tag} (for comparison)` }))
-    rows.push(await benchVerify({ ...base, name: `v2 ${tag}, raw without the body check`, v2: true }))
-    rows.push(await benchVerify({ ...base, name: `v2 ${tag}, raw reads and hashes the body too`, v2: true, rawReadsBody: true }))
+  if (wanted("extract")) {
+    await section("extract", async () => {
+      extracted = await benchExtract()
+      const size = smoke ? 4 * KiB : MiB
+      const base = { facts: smoke ? 10 : 100, captures: smoke ? 2 : 20, size, failing: false }
+      const tag = `F=${base.facts} C=${base.captures} S=${smoke ? "4KiB" : "1MiB"}`
+      // The same shape as v1 and as v2 in one run, so the machine's load affects all rows alike.
+      rows.push(await benchVerify({ ...base, name: `v1 ${tag} (for comparison)` }))
+      rows.push(await benchVerify({ ...base, name: `v2 ${tag}, raw without the body check`, v2: true }))
+      rows.push(await benchVerify({ ...base, name: `v2 ${tag}, raw reads and hashes the body too`, v2: true, rawReadsBody: true }))
+    })
   }
-  if (only === undefined || only === "capture") {
-    if (smoke) rows.push(...await benchCapture("smoke 4 x 4 KiB, concurrency 2", 4, 4 * KiB, 2))
-    else {
-      rows.push(...await benchCapture("1 x 16 MiB", 1, 16 * MiB, 1))
-      rows.push(...await benchCapture("200 x 16 KiB, concurrency 8", 200, 16 * KiB, 8))
-    }
+  if (wanted("capture")) {
+    await section("capture", async () => {
+      if (smoke) rows.push(...await benchCapture("smoke 4 x 4 KiB, concurrency 2", 4, 4 * KiB, 2))
+      else {
+        rows.push(...await benchCapture("1 x 16 MiB", 1, 16 * MiB, 1))
+        rows.push(...await benchCapture("200 x 16 KiB, concurrency 8", 200, 16 * KiB, 8))
+      }
+    })
   }
 
   let bombs: Array<BombRow> = []
   let runner: Array<RunnerRow> = []
-  if (only === undefined || only === "bombs") {
-    bombs = await benchBombs(smoke)
-    runner = await benchRunner(runs, smoke)
+  if (wanted("bombs")) {
+    bombs = await section("bombs", () => benchBombs(smoke))
+    runner = await section("runner", () => benchRunner(runs, smoke))
   }
-  const hostile = only === undefined || only === "hostile" ? await benchHostile() : []
-  const claimLimit = only === undefined || only === "hostile" ? await benchClaimLimit() : []
+  const hostile = wanted("hostile") ? await section("hostile", benchHostile) : []
+  const claimLimit = wanted("hostile") ? await section("claim limit", benchClaimLimit) : []
   const search: Array<SearchRow> = []
-  if (only === undefined || only === "search") for (const shape of searchShapes) search.push(await benchSearch(shape))
-  const nearest = only === undefined || only === "nearest" ? await benchNearest() : []
+  if (wanted("search")) await section("search", async () => { for (const shape of searchShapes) search.push(await benchSearch(shape)) })
+  const nearest = wanted("nearest") ? await section("nearest", benchNearest) : []
   let startup: Array<StartupRow> | undefined
-  if (only === undefined || only === "startup") startup = await benchStartup()
-  const capPeak = only === undefined || only === "memory" ? await benchCapPeak(smoke ? MiB : 64 * MiB) : undefined
+  if (wanted("startup")) startup = await section("startup", benchStartup)
+  const capPeak = wanted("memory") ? await section("capture peak", () => benchCapPeak(smoke ? MiB : 64 * MiB)) : undefined
   const audits: Array<AuditRow> = []
-  if (only === undefined || only === "audit") {
-    if (smoke) audits.push(await benchAudit("smoke 20 citations, 2 x 16 KiB", 2, 16 * KiB, 20))
-    else {
-      audits.push(await benchAudit("1,000 citations, 20 x 256 KiB", 20, 256 * KiB, 1_000))
-      audits.push(await benchAudit("1,000 citations, 20 x 1 MiB", 20, MiB, 1_000))
-    }
+  if (wanted("audit")) {
+    await section("audit", async () => {
+      if (smoke) audits.push(await benchAudit("smoke 20 citations, 2 x 16 KiB", 2, 16 * KiB, 20))
+      else {
+        audits.push(await benchAudit("1,000 citations, 20 x 256 KiB", 20, 256 * KiB, 1_000))
+        audits.push(await benchAudit("1,000 citations, 20 x 1 MiB", 20, MiB, 1_000))
+      }
+    })
   }
   let postgres: Array<PostgresRow> | undefined
-  const server: Array<ServerRow> = only === undefined || only === "server" ? await benchServer({ smoke, makeText }) : []
-  if (only === undefined || only === "postgres") {
-    if (postgresPresent) postgres = await benchPostgres()
+  const server: Array<ServerRow> = wanted("server") ? await section("server", () => benchServer({ smoke, makeText })) : []
+  if (wanted("postgres")) {
+    if (postgresPresent) postgres = await section("postgres", benchPostgres)
     else process.stderr.write(`bench: PostgreSQL skipped: ${missingReason}\n`)
   }
 
   // Loaded only when run: the whole service's modules take seconds to load.
-  const streamsModule = only === undefined || only === "streams" ? await import("./bench-streams.js") : undefined
-  const streams: StreamsResult | undefined = streamsModule === undefined
-    ? undefined
-    : await streamsModule.benchStreams({ streams: smoke ? 4 : 200, captures: smoke ? 2 : 20, captureBytes: smoke ? 4 * KiB : 64 * KiB, makeText, warmup: !smoke })
+  const streams: StreamsResult | undefined = wanted("streams")
+    ? await section("streams", async () => {
+      const streamsModule = await import("./bench-streams.js")
+      return streamsModule.benchStreams({ streams: smoke ? 4 : 200, captures: smoke ? 2 : 20, captureBytes: smoke ? 4 * KiB : 64 * KiB, makeText, warmup: !smoke })
+    })
+    : undefined
 
   const fmt = (x: number) => x.toFixed(1)
   const lines = [
@@ -1348,7 +1383,7 @@ const main = async () => {
     )
   }
   if (server.length > 0) lines.push("", ...serverLines(server))
-  if (streams !== undefined) lines.push(...streamsModule!.streamsLines(streams))
+  if (streams !== undefined) lines.push(...(await import("./bench-streams.js")).streamsLines(streams))
   process.stdout.write(lines.join("\n") + "\n")
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30) }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true })
