@@ -108,7 +108,13 @@ export const VerifyOptions = Schema.Struct({
    * An excerpt from text no reader sees (invisible, background-coloured, tiny or off-page PDF text):
    * `mark` (default, accepted with `visibility: "hidden"` on its evidence) or `reject` (`HiddenEvidence`).
    */
-  hidden: Schema.optional(Schema.Literal("mark", "reject"))
+  hidden: Schema.optional(Schema.Literal("mark", "reject")),
+  /**
+   * `substring` (default): an excerpt verifies wherever it occurs verbatim, `4,210` inside `4,210,000`
+   * included. `tokens`: only an occurrence that starts and ends at number and word boundaries counts
+   * (`SnippetCutsToken` otherwise).
+   */
+  boundaries: Schema.optional(Schema.Literal("substring", "tokens"))
 }).annotations({ ...strict, identifier: "VerifyOptions" })
 export type VerifyOptions = typeof VerifyOptions.Type
 
@@ -391,3 +397,4 @@ export type MatchingPolicy = "exact" | "normalized/2"
 export const resolvedNumbers = (config: PipelineConfig) => config.review?.numbers ?? "off"
 export const resolvedAmbiguous = (config: PipelineConfig): "accept" | "reject" => config.verify?.ambiguous ?? "accept"
 export const resolvedHidden = (config: PipelineConfig): "mark" | "reject" => config.verify?.hidden ?? "mark"
+export const resolvedBoundaries = (config: PipelineConfig): "substring" | "tokens" => config.verify?.boundaries ?? "substring"

@@ -143,6 +143,12 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
     `(text in the colour of what lies beneath it; text smaller than 1 pt); the policy is verify.hidden: "reject": quote the text the page shows`
   ],
   [
+    E.SnippetCutsToken,
+    { _tag: "SnippetCutsToken", source: S, captureSha256: D1, snippet: "4,210", span: { start: 3, end: 8 }, token: "4,210,000" },
+    `The snippet occurs in capture ${P1} of ${S} only as part of a longer number or word (characters 3–8, within "4,210,000"); ` +
+    `the policy is verify.boundaries: "tokens": quote whole numbers and words`
+  ],
+  [
     E.SemanticMismatch,
     {
       _tag: "SemanticMismatch",
@@ -428,14 +434,14 @@ const everyClass = [
   "ExtractionTooLarge", "MigrationRejected", "SpanMismatch", "AnchorUnsupported", "UncitedSentence", "InvalidAnswer",
   "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "StreamLineInvalid", "StreamLimitExceeded",
   "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull", "Unauthorized", "Forbidden", "PayloadTooLarge", "LengthRequired",
-  "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected", "HiddenEvidence", "SemanticMismatch"
+  "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected", "HiddenEvidence", "SemanticMismatch", "SnippetCutsToken"
 ]
 
 const jsonOf = (tag: string): Json => cases.find(([, json]) => json._tag === tag)![1]
 
 describe("every error: tag, exact message, JSON round trip", () => {
-  it("the cases cover all 62 classes", () => {
-    assert.strictEqual(everyClass.length, 62)
+  it("the cases cover all 63 classes", () => {
+    assert.strictEqual(everyClass.length, 63)
     assert.deepStrictEqual([...new Set(cases.map(([, json]) => json._tag))].sort(), [...everyClass].sort())
     for (const name of everyClass) assert.strictEqual((E as Record<string, any>)[name].name, name)
   })
@@ -581,7 +587,7 @@ describe("the families decode every member and nothing else", () => {
     ["CaptureWriteError", E.CaptureWriteError, ["CaptureExists", "CaptureWriteFailed"]],
     ["FactError", E.FactError, [
       "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
-      "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SemanticMismatch"
+      "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SnippetCutsToken", "SemanticMismatch"
     ]],
     ["VerifyError", E.VerifyError, ["InvalidReport", "ReportRejected", "VerificationTimeout"]],
     ["CaptureError", E.CaptureError, [
@@ -592,7 +598,7 @@ describe("the families decode every member and nothing else", () => {
     ]],
     ["CitationError", E.CitationError, [
       "NotApproved", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch", "SnippetAbsent", "SpanMismatch",
-      "AnchorUnsupported", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence"
+      "AnchorUnsupported", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SnippetCutsToken"
     ]],
     ["AnswerError", E.AnswerError, ["InvalidAnswer", "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "VerificationTimeout"]],
     ["StreamError", E.StreamError, ["StreamLineInvalid", "StreamLimitExceeded", "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull"]],
@@ -647,7 +653,7 @@ describe("the families decode every member and nothing else", () => {
 describe("groupFailures", () => {
   const order = [
     "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
-    "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SemanticMismatch"
+    "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SnippetCutsToken", "SemanticMismatch"
   ]
 
   it("factErrorTags lists the FactError tags in their fixed order", () => {

@@ -9,6 +9,7 @@ import { ProviderEventInvalid, ProviderStreamError, ProviderStreamIncomplete } f
 import { formatIssues, Issue, Omitted, short } from "./Shared.js"
 import { CorruptCapture, LegacyCapture, MissingCapture } from "./Store.js"
 import { AmbiguousSnippet, AnchorMismatch, DigestMismatch, NotApproved, SnippetAbsent, VerificationTimeout } from "./Verify.js"
+import { SnippetCutsToken } from "./Boundaries.js"
 import { HiddenEvidence } from "./Visibility.js"
 
 // ---------------------------------------------------------------------------
@@ -67,6 +68,8 @@ export const CitationError = Schema.Union(
   AmbiguousSnippet,
   // From the shared matching path: text no reader sees, under verify.hidden: "reject".
   HiddenEvidence,
+  // From the shared matching path: only inside a longer number or word, under verify.boundaries: "tokens".
+  SnippetCutsToken,
   CoarseCitation, UnresolvableSource
 )
 export type CitationError = typeof CitationError.Type

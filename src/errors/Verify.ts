@@ -7,6 +7,7 @@ import * as Schema from "effect/Schema"
 import { formatIssues, Issue, Omitted, short } from "./Shared.js"
 import { SemanticMismatch } from "./Review.js"
 import { CorruptCapture, LegacyCapture, MissingCapture } from "./Store.js"
+import { SnippetCutsToken } from "./Boundaries.js"
 import { HiddenEvidence } from "./Visibility.js"
 
 // ---------------------------------------------------------------------------
@@ -209,6 +210,7 @@ export const FactError = Schema.Union(
   AnchorMismatch,
   AmbiguousSnippet,
   HiddenEvidence,
+  SnippetCutsToken,
   SemanticMismatch
 )
 export type FactError = typeof FactError.Type
@@ -260,6 +262,7 @@ export const factErrorTags = [
   "AnchorMismatch",
   "AmbiguousSnippet",
   "HiddenEvidence",
+  "SnippetCutsToken",
   "SemanticMismatch"
 ] as const satisfies ReadonlyArray<FactError["_tag"]>
 // A FactError tag missing from the list above is a type error here.

@@ -40,6 +40,11 @@ export interface PolicyShape {
    * means mark) accepts it with `visibility: "hidden"` on its evidence; `reject` refuses it (`HiddenEvidence`).
    */
   readonly hidden?: "mark" | "reject"
+  /**
+   * `substring` (absent means substring): an excerpt verifies wherever it occurs verbatim; `tokens`:
+   * only at an occurrence that cuts no number or word (`SnippetCutsToken` otherwise).
+   */
+  readonly boundaries?: "substring" | "tokens"
   /** Semantic review by the number adapter (`review.numbers`, default off) and its compiled catalogue. */
   readonly review?: { readonly numbers: NumbersPolicy; readonly catalogue: Catalogue } | undefined
 }
@@ -61,6 +66,7 @@ export const fromConfig = (config: Config.PipelineConfig): PolicyShape =>
     matching: Config.resolvedMatching(config),
     ambiguous: Config.resolvedAmbiguous(config),
     hidden: Config.resolvedHidden(config),
+    boundaries: Config.resolvedBoundaries(config),
     review: { numbers: Config.resolvedNumbers(config), catalogue: compile(config.review?.catalogue ?? []) }
   })
 

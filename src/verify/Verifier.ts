@@ -8,7 +8,8 @@
  *
  * The matching path is a short pipeline of named steps, each its own module:
  * `Load` (approval; each distinct capture read and rehashed once), `Digests`,
- * `Match` (the exact then normalised `Search`, and `Anchors`), `Evidence`;
+ * `Match` (the exact then normalised `Search`, and `Anchors`), `Boundaries` and
+ * `Visibility` (opt-in refusals), `Evidence`;
  * `Report` adds the label checks of a report around it.
  *
  * @since 0.1.0
@@ -23,6 +24,7 @@ import { type FactRejection, InvalidReport, ReportRejected, VerificationTimeout 
 import * as Diagnostic from "../anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "../internal/decode.js"
 import { CaptureStore } from "../store/CaptureStore.js"
+import * as Boundaries from "./Boundaries.js"
 import * as Digests from "./Digests.js"
 import * as Evidence from "./Evidence.js"
 import * as Load from "./Load.js"
@@ -137,7 +139,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         Evidence.absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
         // Text no reader sees: refused here under verify.hidden: "reject", else marked on the evidence (Visibility.ts).
         const matched = normal.matched.length === 0 ? exact.matched : [...exact.matched, ...normal.matched]
-        const shown = Visibility.screen(policy.hidden, record, citations, matched, failures)
+        // Under verify.boundaries: "tokens", only occurrences that cut no number or word (Boundaries.ts).
+        const whole = Boundaries.screen(policy.boundaries, record, citations, matched, failures)
+        const shown = Visibility.screen(policy.hidden, record, citations, whole, failures)
         Evidence.verified(record, shown, results)
       }
       failures.forEach((list, i) => {

@@ -45,7 +45,8 @@ const citationErrorUnbounded = (error: CitationError): Description =>
     }),
     AnchorMismatch: (e) => factErrorUnbounded(e),
     AmbiguousSnippet: (e) => factErrorUnbounded(e),
-    HiddenEvidence: (e) => factErrorUnbounded(e)
+    HiddenEvidence: (e) => factErrorUnbounded(e),
+    SnippetCutsToken: (e) => factErrorUnbounded(e)
   })
 
 /** One issue of an EVI1 text, with its line. */

@@ -109,6 +109,17 @@ export const factErrorUnbounded = (error: FactError): Description =>
         ["snippet", e.snippet]
       ],
       fix: "Quote text the page shows (the policy is verify.hidden: \"reject\"), or mark the fact unavailable."
+    }),
+    SnippetCutsToken: (e): Description => ({
+      title: "Snippet is part of a longer number or word",
+      fields: [
+        ["source", e.source],
+        ["capture", prefix(e.captureSha256)],
+        ["characters", `${e.span.start}–${e.span.end}`],
+        ["within", e.token],
+        ["snippet", e.snippet]
+      ],
+      fix: "Quote the whole number or word as the capture has it (the policy is verify.boundaries: \"tokens\"), or mark the fact unavailable."
     })
   })
 
