@@ -59,7 +59,12 @@ describe("the service's contract", () => {
       assert.strictEqual(documents.json.manifest, run.json.manifest.digest)
       const evi1 = yield* call(service, `/v1/runs/${runId}/documents?format=evi1`, { token: tokens.admin })
       assert.include(evi1.json.prompt, salesText)
-      assert.strictEqual((yield* call(service, `/v1/runs/${runId}/documents?format=pdf`, { token: tokens.admin })).status, 400)
+      // A wrong format is one line naming the parameter and the formats it takes, not the schema's tree.
+      const badFormat = yield* call(service, `/v1/runs/${runId}/documents?format=pdf`, { token: tokens.admin })
+      assert.deepStrictEqual(
+        [badFormat.status, badFormat.json._tag, badFormat.json.message],
+        [400, "HttpApiDecodeError", `format: must be one of documents, anthropic, bedrock, evi1; got "pdf"`]
+      )
       assert.strictEqual((yield* call(service, `/v1/runs/${runId}/documents`)).status, 401)
       const forbidden = yield* call(service, `/v1/runs/${runId}/documents`, { token: tokens.reader })
       assert.deepStrictEqual([forbidden.status, forbidden.json._tag], [403, "Forbidden"])
@@ -86,6 +91,14 @@ describe("the service's contract", () => {
       assert.deepStrictEqual([stale.json.status, stale.json.error._tag], ["rejected", "StaleManifest"])
       const conflicting = yield* verify(`&manifest=${digest}&manifestDigest=${"0".repeat(64)}`)
       assert.strictEqual(conflicting.status, 400)
-      assert.include(conflicting.text, "manifestDigest is an alias of manifest")
+      assert.strictEqual(conflicting.json.message, "manifestDigest: manifestDigest is an alias of manifest: give one, or both equal")
+      // The service decodes query parameters up to the first wrong one.
+      const badQuery = yield* verify(`&format=pdf&manifest=zz`)
+      assert.deepStrictEqual([badQuery.status, badQuery.json.message], [
+        400,
+        "format: must be one of json, evi1, anthropic, anthropic-sse, bedrock, gemini, openai, openai-chat, cohere; got \"pdf\""
+      ])
+      const badDigest = yield* verify(`&manifest=zz`)
+      assert.deepStrictEqual([badDigest.status, badDigest.json.message], [400, "manifest: must be a SHA-256 digest: 64 lowercase hex digits"])
     }).pipe(Effect.scoped))
 })

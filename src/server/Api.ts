@@ -10,6 +10,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { RenderedAnswer } from "../answer/Render.js"
 import { RunId } from "../Config.js"
@@ -65,10 +66,52 @@ export const RunsGroup = HttpApiGroup.make("runs")
       .addError(RunNotFound, { status: 404 })
   )
 
-/** `GET /v1/runs/{id}/documents?format=…`: the run's capture texts for the drafting model (`Documents`). */
-export const DocumentsParams = Schema.Struct({
-  format: Schema.optional(Schema.Literal(...Documents.formats))
+/**
+ * A query parameter taking one of a few words: a wrong value is answered with one line naming the
+ * parameter, the value and the words it takes, not the schema's whole tree.
+ */
+const oneOf = <const Words extends readonly [string, ...Array<string>]>(words: Words) =>
+  Schema.Literal(...words).annotations({
+    message: (issue) => ({
+      message: `must be one of ${words.join(", ")}; got ${JSON.stringify(issue.actual)?.slice(0, 100)}`,
+      override: true
+    })
+  })
+
+/**
+ * Query parameters whose decode failure reads as one line per issue (`format: format must be one
+ * of …`), not the schema's whole tree: HttpApi answers it as a 400 `HttpApiDecodeError` whose
+ * `message` and `issues` a client shows as they are.
+ */
+const readable = <S extends Schema.Schema.Any>(schema: S): S =>
+  schema.annotations({
+    message: (issue) => ({
+      // A predicate's own failure (the filter's message); else the issues below this schema's own
+      // (formatting its own would read this annotation again).
+      message: issue._tag === "Type" ? issue.message ?? "is invalid" : below(issue)
+        .flatMap((inner) => ParseResult.ArrayFormatter.formatIssueSync(inner))
+        .map((i) => `${i.path.length === 0 ? "" : `${i.path.join(".")}: `}${i.message}`)
+        .join("; "),
+      override: true
+    })
+  }) as S
+
+const below = (issue: ParseResult.ParseIssue): ReadonlyArray<ParseResult.ParseIssue> =>
+  issue._tag === "Composite"
+    ? (Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue])
+    : issue._tag === "Refinement"
+    ? [issue.issue]
+    : [issue]
+
+/** A 64-digit lowercase hex digest in a query parameter, with one line past it. */
+const digestParam = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/)).annotations({
+  message: () => ({ message: "must be a SHA-256 digest: 64 lowercase hex digits", override: true })
 })
+
+/** `GET /v1/runs/{id}/documents?format=…`: the run's capture texts for the drafting model (`Documents`). */
+export const DocumentsParams = readable(Schema.Struct({
+  format: Schema.optionalWith(oneOf(Documents.formats), { exact: true })
+}))
 
 export const DocumentsGroup = HttpApiGroup.make("documents")
   .add(
@@ -82,30 +125,28 @@ export const DocumentsGroup = HttpApiGroup.make("documents")
       .addError(DocumentsTooLarge, { status: 422 })
   )
 
-export const ReportParams = Schema.Struct({
+export const ReportParams = readable(Schema.Struct({
   run: RunId,
-  mode: Schema.optional(Schema.Literal("reject", "drop"))
-})
-
-const Digest = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))
+  mode: Schema.optionalWith(oneOf(["reject", "drop"]), { exact: true })
+}))
 
 /**
  * `manifest` names the manifest digest the answer was drafted against (the same name as in
  * `citegate.answer/1` and `POST /v1/stream/answer`); `manifestDigest` is its alias, kept for
  * clients written before. Both given: they must be equal.
  */
-export const AnswerParams = Schema.Struct({
+export const AnswerParams = readable(Schema.Struct({
   run: RunId,
-  format: Schema.optional(Schema.Literal(...answerFormats)),
-  manifest: Schema.optional(Digest),
-  manifestDigest: Schema.optional(Digest),
-  mode: Schema.optional(Schema.Literal("reject", "drop"))
+  format: Schema.optionalWith(oneOf(answerFormats), { exact: true }),
+  manifest: Schema.optionalWith(digestParam, { exact: true }),
+  manifestDigest: Schema.optionalWith(digestParam, { exact: true }),
+  mode: Schema.optionalWith(oneOf(["reject", "drop"]), { exact: true })
 }).pipe(
   Schema.filter((p) =>
     p.manifest === undefined || p.manifestDigest === undefined || p.manifest === p.manifestDigest ||
     { path: ["manifestDigest"], message: "manifestDigest is an alias of manifest: give one, or both equal" }
   )
-)
+))
 
 /** The manifest digest an answer request names (`manifest`, or its alias `manifestDigest`). */
 export const namedManifest = (params: typeof AnswerParams.Type): string | undefined => params.manifest ?? params.manifestDigest
