@@ -153,11 +153,16 @@ describe("EVI1 parsing", () => {
 describe("EVI1 issues (all collected, with line numbers)", () => {
   it("Evi1MalformedLine", () => {
     const issues = issuesOf("a.[1]{c1}\nEVI1\nc1|1|\"bad \\t escape\"\nEND_EVI1\n")
-    // In line order: the citation left without evidence (line 1), then the malformed line (3).
-    assert.deepStrictEqual(issues.map((i) => [i._tag, i.line]), [["Evi1MissingEvidence", 1], ["Evi1MalformedLine", 3]])
-    const first = issues[1]!
+    // The malformed line alone: it meant c1's evidence for source 1, so that citation is not also "missing".
+    assert.deepStrictEqual(issues.map((i) => [i._tag, i.line]), [["Evi1MalformedLine", 3]])
+    const first = issues[0]!
     assert.strictEqual(first._tag, "Evi1MalformedLine")
     if (first._tag === "Evi1MalformedLine") assert.match(first.detail, /unknown escape \\t/)
+  })
+
+  it("Evi1MalformedLine: a line that names no (claim, source) leaves the citation missing too", () => {
+    const issues = issuesOf("a.[1]{c1}\nEVI1\nc1 1 \"quote\"\nEND_EVI1\n")
+    assert.deepStrictEqual(issues.map((i) => [i._tag, i.line]), [["Evi1MissingEvidence", 1], ["Evi1MalformedLine", 3]])
   })
 
   it("Evi1MalformedLine: CRLF line endings are named, not read as a body without appendix", () => {

@@ -340,6 +340,8 @@ export class Parser {
     const lines = this.lines
     const issues = new Issues()
 
+    // (claim, source) pairs whose evidence line is malformed: reported as such, not also as missing.
+    const malformedFor = new Set<string>()
     const startAt = this.appendixAt
     const hasAppendix = startAt !== -1
     let endAt = -1
@@ -383,8 +385,12 @@ export class Parser {
           continue
         }
         const parsed = parseEvidenceLine(line, i + 1)
-        if (Either.isLeft(parsed)) issues.push({ _tag: "Evi1MalformedLine", line: i + 1, detail: parsed.left })
-        else evidence.push(parsed.right)
+        if (Either.isLeft(parsed)) {
+          issues.push({ _tag: "Evi1MalformedLine", line: i + 1, detail: parsed.left })
+          // The line meant evidence for this (claim, source): that one issue is enough, not a missing one too.
+          const meant = /^(c[0-9]{1,9})\|([1-9][0-9]{0,5})\|/.exec(line)
+          if (meant !== null) malformedFor.add(`${meant[1]}|${Number(meant[2])}`)
+        } else evidence.push(parsed.right)
       }
       appendix = { manifest, evidence, trailing: lines.slice(last + 1).map((l) => `\n${l}`).join("") }
     }
@@ -433,7 +439,9 @@ export class Parser {
       if (!cited.has(key)) issues.push({ _tag: "Evi1UnusedEvidence", line: e.line, claimId: e.claimId, source: e.source })
     }
     for (const [key, c] of cited) {
-      if (!given.has(key)) issues.push({ _tag: "Evi1MissingEvidence", line: c.line, claimId: c.claimId, source: c.source })
+      if (!given.has(key) && !malformedFor.has(key)) {
+        issues.push({ _tag: "Evi1MissingEvidence", line: c.line, claimId: c.claimId, source: c.source })
+      }
     }
 
     if (!issues.isEmpty) return Either.left(issues.toError())
