@@ -168,6 +168,8 @@ export interface WarcExportSummary {
   readonly captures: number
   readonly records: number
   readonly bytes: number
+  /** SHA-256 (hex) of the file written, computed while writing (what a signature names). */
+  readonly sha256: string
 }
 
 const writeFailed = (out: string, temp: string) => (error: unknown) =>
@@ -196,11 +198,13 @@ export const exportWarc = Effect.fn("Warc.exportWarc")(function*(options: WarcEx
   const info = warcinfoRecord(date, path.basename(out))
   let bytes = 0
   let records = 1
+  const digest = createHash("sha256")
   const write = (handle: fsp.FileHandle, pieces: ReadonlyArray<Uint8Array>) =>
     Effect.tryPromise({
       try: async () => {
         for (const piece of pieces) {
           await handle.write(piece)
+          digest.update(piece)
           bytes += piece.byteLength
         }
       },
@@ -225,5 +229,5 @@ export const exportWarc = Effect.fn("Warc.exportWarc")(function*(options: WarcEx
     Effect.zipRight(Effect.tryPromise({ try: () => fsp.link(temp, out), catch: failed })),
     Effect.ensuring(Effect.promise(() => fsp.rm(temp, { force: true })))
   )
-  return { captures: names.length, records, bytes } satisfies WarcExportSummary
+  return { captures: names.length, records, bytes, sha256: digest.digest("hex") } satisfies WarcExportSummary
 })
