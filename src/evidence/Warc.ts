@@ -46,7 +46,10 @@ const sha256Label = (...parts: ReadonlyArray<Uint8Array>): string => {
 // A header value is one line of visible characters and spaces: a CR or LF would forge header lines.
 const controlCharacter = /[\u0000-\u001f\u007f]/
 
-type Field = readonly [name: string, value: string]
+/** A WARC header or warc-fields line: its name and value. */
+export type Field = readonly [name: string, value: string]
+
+export type { RunCapturesOptions, StoredCapture } from "./RunCaptures.js"
 
 const checkFields = (source: string, fields: ReadonlyArray<Field>): WarcFieldInvalid | undefined => {
   for (const [name, value] of fields) {
