@@ -151,6 +151,24 @@ describe("verifying an envelope", () => {
       assert.instanceOf(failure(JSON.stringify(anonymous), [other.trusted]), SignatureInvalid)
     }))
 
+  it.scoped("anonymous signatures against many trusted keys: at most maxSignatureChecks Ed25519 checks, then EnvelopeMalformed", () =>
+    Effect.gen(function*() {
+      const { signing, trusted } = yield* newKeys
+      const others = Array.from({ length: 8 }, () => {
+        const pair = generateKeyPairSync("ed25519")
+        return { keyid: Signatures.keyIdOf(pair.publicKey), publicKey: pair.publicKey }
+      })
+      const envelope = envelopeJson(signing)
+      const anonymous = { sig: envelope.signatures[0]!.sig }
+      // 4 × 8 = 32 checks: allowed (all fail); 5 × 8 = 40: refused before the 33rd.
+      assert.instanceOf(failure(JSON.stringify({ ...envelope, signatures: Array(4).fill(anonymous) }), others), SignatureInvalid)
+      const error = failure(JSON.stringify({ ...envelope, signatures: Array(5).fill(anonymous) }), others)
+      assert.instanceOf(error, EnvelopeMalformed)
+      assert.include(error.message, "more than 32 signature checks")
+      // The right key among them still verifies a single anonymous signature.
+      assert.isTrue(Either.isRight(Signatures.verifyEnvelope(JSON.stringify({ ...envelope, signatures: [anonymous] }), [...others, trusted])))
+    }))
+
   it.scoped("malformed envelopes: EnvelopeMalformed before any signature is checked", () =>
     Effect.gen(function*() {
       const { signing, trusted } = yield* newKeys

@@ -43,6 +43,8 @@ export const maxKeyFileBytes = 16 * 1024
 export const maxEnvelopeBytes = 64 * 1024
 /** Most signatures one envelope may carry (each costs one Ed25519 check). */
 export const maxSignatures = 16
+/** Most Ed25519 checks one envelope may cost (signatures without a key id are tried against every trusted key). */
+export const maxSignatureChecks = 32
 /** Longest key id taken from an envelope. */
 export const maxKeyIdLength = 256
 
@@ -197,7 +199,8 @@ export const renderEnvelope = (envelope: Envelope): string => JSON.stringify(env
 const malformed = (detail: string) => new EnvelopeMalformed({ detail })
 
 const decodeEnvelope = (text: string): Either.Either<Envelope, EnvelopeMalformed> => {
-  if (Buffer.byteLength(text, "utf8") > maxEnvelopeBytes) {
+  // A string longer than the limit in UTF-16 units is longer in bytes too: no need to count them.
+  if (text.length > maxEnvelopeBytes || Buffer.byteLength(text, "utf8") > maxEnvelopeBytes) {
     return Either.left(malformed(`more than ${maxEnvelopeBytes} bytes`))
   }
   const parsed = StrictJson.parse(text)
@@ -235,9 +238,13 @@ export const verifyEnvelope = (
     const message = pae(envelope.payloadType, payload)
     let failedKey: string | undefined
     let verifiedKey: string | undefined
+    let checks = 0
     for (const signature of envelope.signatures) {
       const keys = signature.keyid === undefined ? trusted : trusted.filter((k) => k.keyid === signature.keyid)
       for (const key of keys) {
+        if (++checks > maxSignatureChecks) {
+          return yield* Either.left(malformed(`verifying it would take more than ${maxSignatureChecks} signature checks`))
+        }
         if (verify(null, message, key.publicKey, decodeBase64(signature.sig))) verifiedKey = key.keyid
         else failedKey ??= key.keyid
         if (verifiedKey !== undefined) break
