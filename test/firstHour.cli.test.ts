@@ -91,7 +91,7 @@ describe("help", () => {
         assert.isBelow(line.trimEnd().length, 200, line)
         assert.notMatch(line, /--(config|run-dir|report) /, line)
       }
-      assert.include(section, `  - ${"capture".padEnd("verify-answer".length)}  Capture every approved source into a NEW run directory.`)
+      assert.include(section, `  - ${"capture".padEnd("verify-signature".length)}  Capture every approved source into a NEW run directory.`)
     }))
 
   it.effect("option values are described; no option says \"A user-defined piece of text\"", () =>
