@@ -46,7 +46,10 @@ const sha256Label = (...parts: ReadonlyArray<Uint8Array>): string => {
 // A header value is one line of visible characters and spaces: a CR or LF would forge header lines.
 const controlCharacter = /[\u0000-\u001f\u007f]/
 
-type Field = readonly [name: string, value: string]
+/** A WARC header or warc-fields line: its name and value. */
+export type Field = readonly [name: string, value: string]
+
+export type { RunCapturesOptions, StoredCapture } from "./RunCaptures.js"
 
 const checkFields = (source: string, fields: ReadonlyArray<Field>): WarcFieldInvalid | undefined => {
   for (const [name, value] of fields) {
@@ -168,6 +171,8 @@ export interface WarcExportSummary {
   readonly captures: number
   readonly records: number
   readonly bytes: number
+  /** SHA-256 (hex) of the file written, computed while writing (what a signature names). */
+  readonly sha256: string
 }
 
 const writeFailed = (out: string, temp: string) => (error: unknown) =>
@@ -196,11 +201,13 @@ export const exportWarc = Effect.fn("Warc.exportWarc")(function*(options: WarcEx
   const info = warcinfoRecord(date, path.basename(out))
   let bytes = 0
   let records = 1
+  const digest = createHash("sha256")
   const write = (handle: fsp.FileHandle, pieces: ReadonlyArray<Uint8Array>) =>
     Effect.tryPromise({
       try: async () => {
         for (const piece of pieces) {
           await handle.write(piece)
+          digest.update(piece)
           bytes += piece.byteLength
         }
       },
@@ -225,5 +232,5 @@ export const exportWarc = Effect.fn("Warc.exportWarc")(function*(options: WarcEx
     Effect.zipRight(Effect.tryPromise({ try: () => fsp.link(temp, out), catch: failed })),
     Effect.ensuring(Effect.promise(() => fsp.rm(temp, { force: true })))
   )
-  return { captures: names.length, records, bytes } satisfies WarcExportSummary
+  return { captures: names.length, records, bytes, sha256: digest.digest("hex") } satisfies WarcExportSummary
 })

@@ -11,6 +11,8 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import { createHash } from "node:crypto"
+import * as path from "node:path"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -22,6 +24,7 @@ import * as Config from "../../Config.js"
 import type { AnswerError } from "../../Errors.js"
 import * as Annotations from "../../evidence/Annotations.js"
 import * as Warc from "../../evidence/Warc.js"
+import * as Signatures from "../../evidence/Signatures.js"
 import * as Manifest from "../../Manifest.js"
 import { terminal } from "../../render/Escape.js"
 import * as CaptureStore from "../../store/CaptureStore.js"
@@ -87,6 +90,53 @@ const verifiedAnnotations = (args: AnnotationArgs, text: string) =>
     return Annotations.fromAnswer(verified.right.answer)
   })
 
+interface Signing {
+  readonly key: Signatures.SigningKey
+  readonly out: string
+}
+
+/**
+ * The signing key and the envelope's name, checked before anything is exported: a bad key or an
+ * envelope name that exists stops the export with nothing written.
+ */
+const signingSetup = (
+  args: { readonly signKey: Option.Option<string>; readonly signatureOut: Option.Option<string>; readonly out: string; readonly runDir: string },
+  inputs: ReadonlyArray<{ readonly path: string; readonly what: string }>
+) =>
+  Effect.gen(function*() {
+    if (Option.isNone(args.signKey)) {
+      if (Option.isSome(args.signatureOut)) {
+        yield* Io.stderr("export: --signature-out needs --sign-key\n")
+        return yield* Effect.fail(new CliExit({ code: 2 }))
+      }
+      return undefined
+    }
+    const out = Option.getOrElse(args.signatureOut, () => `${args.out}.dsse.json`)
+    if (path.resolve(out) === path.resolve(args.out)) {
+      yield* Io.stderr("export: --signature-out must differ from --out\n")
+      return yield* Effect.fail(new CliExit({ code: 2 }))
+    }
+    const keyInput = { path: args.signKey.value, what: "signing key" }
+    yield* orUsageError(Io.checkOutput({ out, runDirectory: args.runDir, inputs: [...inputs, keyInput], force: false }))
+    // The envelope must not replace the key either; the key is only read, never shown.
+    const key = yield* Signatures.loadSigningKey(args.signKey.value).pipe(Effect.catchAll(usage))
+    return { key, out } satisfies Signing
+  })
+
+/** Signs the export just written: its envelope under a new name (atomic, never replacing a file). */
+const writeSignature = (
+  signing: Signing | undefined,
+  exported: string,
+  subject: { readonly sha256: string; readonly format: Signatures.ExportFormat; readonly items: number }
+) =>
+  Effect.gen(function*() {
+    if (signing === undefined) return
+    const statement = Signatures.statementOf({ name: path.basename(exported), ...subject })
+    const envelope = Signatures.signStatement(statement, signing.key)
+    yield* orUsageError(Io.writeOutput(signing.out, Signatures.renderEnvelope(envelope)))
+    yield* Io.stderr(`export: signed by key ${signing.key.keyid}; envelope written to ${terminal(signing.out)}\n`)
+  })
+
 export const exportCommand = Command.make(
   "export",
   {
@@ -103,7 +153,15 @@ export const exportCommand = Command.make(
       Options.withDescription("The answer's format, as for verify-answer (default json)")
     ),
     manifestDigest: Options.text("manifest-digest").pipe(Options.optional, Options.withDescription("As for verify-answer")),
-    mode: Options.choice("mode", ["reject", "drop"]).pipe(Options.optional, Options.withDescription("As for verify"))
+    mode: Options.choice("mode", ["reject", "drop"]).pipe(Options.optional, Options.withDescription("As for verify")),
+    signKey: Options.file("sign-key").pipe(
+      Options.optional,
+      Options.withDescription("An Ed25519 private key (PKCS#8 PEM): also write a DSSE envelope signing the export")
+    ),
+    signatureOut: Options.file("signature-out").pipe(
+      Options.optional,
+      Options.withDescription("Where the envelope goes (default: --out with .dsse.json appended); a new file")
+    )
   },
   (args) =>
     Effect.gen(function*() {
@@ -111,14 +169,16 @@ export const exportCommand = Command.make(
         Option.isSome(file) ? [{ path: file.value, what: ["configuration", "report", "answer"][i]! }] : []
       )
       yield* orUsageError(Io.checkOutput({ out: args.out, runDirectory: args.runDir, inputs, force: false }))
+      const signing = yield* signingSetup(args, inputs)
       if (args.format === "warc") {
         const summary = yield* Warc.exportWarc({ directory: args.runDir, out: args.out }).pipe(
           Effect.catchTags({ ExportOutputExists: usage, ExportWriteFailed: usage, InvalidRunDirectory: usage }),
           Effect.catchIf((e): e is Exclude<typeof e, CliExit> => !(e instanceof CliExit), failWith)
         )
-        return yield* Io.stderr(
+        yield* Io.stderr(
           `export: ${summary.captures} capture(s) as ${summary.records} WARC record(s), ${summary.bytes} bytes; written to ${terminal(args.out)}\n`
         )
+        return yield* writeSignature(signing, args.out, { sha256: summary.sha256, format: "warc", items: summary.captures })
       }
       const input = Option.orElse(args.report, () => args.answer)
       if (Option.isNone(args.config) || Option.isNone(input) || (Option.isSome(args.report) && Option.isSome(args.answer))) {
@@ -129,8 +189,11 @@ export const exportCommand = Command.make(
       const text = yield* orUsageError(Io.readText(input.value, Option.isSome(args.report) ? "report" : "answer"))
       const annotations = yield* verifiedAnnotations({ ...args, config }, text)
       if (!("first" in annotations)) return yield* failWith(annotations)
-      yield* orUsageError(Io.writeOutput(args.out, Annotations.render(annotations)))
+      const rendered = Annotations.render(annotations)
+      yield* orUsageError(Io.writeOutput(args.out, rendered))
       yield* Io.stderr(`export: ${annotations.total} annotation(s); written to ${terminal(args.out)}\n`)
+      const sha256 = createHash("sha256").update(rendered, "utf8").digest("hex")
+      yield* writeSignature(signing, args.out, { sha256, format: "annotations", items: annotations.total })
     })
 ).pipe(Command.withDescription(describe(
   "export",

@@ -1,0 +1,68 @@
+/**
+ * Errors of signed exports: DSSE envelopes over an in-toto Statement, signed with Ed25519
+ * (`run-pipeline export --sign-key`, `run-pipeline verify-signature`, src/evidence/Signatures.ts).
+ * No message ever holds key material: a key is named by its file and its key id only.
+ *
+ * @since 0.3.0
+ */
+import * as Schema from "effect/Schema"
+
+/** A key file is not what it must be (an Ed25519 key in PEM, within the size limit); its content is never shown. */
+export class SigningKeyInvalid extends Schema.TaggedError<SigningKeyInvalid>()("SigningKeyInvalid", {
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The key file ${this.path} cannot be used: ${this.detail}`
+  }
+}
+
+/** The envelope is not a DSSE envelope citegate checks (size, JSON, base64, payload type, statement). */
+export class EnvelopeMalformed extends Schema.TaggedError<EnvelopeMalformed>()("EnvelopeMalformed", {
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The signature envelope is malformed: ${this.detail}`
+  }
+}
+
+/** No signature of the envelope is by a trusted key (the key ids it names are listed). */
+export class UnknownSigningKey extends Schema.TaggedError<UnknownSigningKey>()("UnknownSigningKey", {
+  keyids: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return this.keyids.length === 0
+      ? "The envelope names no key id and no trusted key verifies it"
+      : `No trusted key has the key id${this.keyids.length === 1 ? "" : "s"} the envelope names: ${this.keyids.join(", ")}`
+  }
+}
+
+/** A trusted key's signature does not verify: the payload or the signature was changed. */
+export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>()("SignatureInvalid", {
+  keyid: Schema.String
+}) {
+  override get message() {
+    return `The signature by key ${this.keyid} does not verify: the signed statement or the signature was altered`
+  }
+}
+
+/** The signature verifies, but the file is not the one the statement names (other bytes, or another export's envelope). */
+export class SubjectMismatch extends Schema.TaggedError<SubjectMismatch>()("SubjectMismatch", {
+  path: Schema.String,
+  signedSha256: Schema.String,
+  fileSha256: Schema.String
+}) {
+  override get message() {
+    return `${this.path} is not the signed file: its SHA-256 is ${this.fileSha256}, the statement names ${this.signedSha256}`
+  }
+}
+
+/** Why a signature could not be made or did not check out. */
+export const SignatureError = Schema.Union(
+  SigningKeyInvalid,
+  EnvelopeMalformed,
+  UnknownSigningKey,
+  SignatureInvalid,
+  SubjectMismatch
+)
+export type SignatureError = typeof SignatureError.Type
