@@ -17,7 +17,7 @@ import * as MemoryStore from "../src/store/Memory.js"
 import * as CaptureCache from "../src/verify/CaptureCache.js"
 import * as Policy from "../src/verify/Policy.js"
 import * as Verifier from "../src/verify/Verifier.js"
-import { call, startService, tokens } from "./serverSupport.js"
+import { call, sources as sourceServer, startService, tokens, waitForRun } from "./serverSupport.js"
 import { tempDirectory } from "./support.js"
 
 const accessedAt = "2026-11-30T00:00:00.000Z" as Rfc3339Utc
@@ -273,5 +273,24 @@ describe("the service keeps verified captures (loopback)", () => {
       yield* verify(service)
       yield* verify(service)
       assert.strictEqual(opened.length, 6)
+    }))
+
+  it.scoped("a run this server captured: its manifest is built once it is finished, then kept (a missing source included)", () =>
+    Effect.gen(function*() {
+      const { server } = yield* sourceServer
+      const service = yield* startService({ sources: [server.url("/q3-sales.txt"), server.url("/not-there.txt")] })
+      const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
+      assert.strictEqual(started.status, 202, started.text)
+      yield* waitForRun(service, started.json.id)
+      const { opened } = yield* countOpens
+      const first = yield* call(service, `/v1/runs/${started.json.id}`, { token: tokens.admin })
+      assert.strictEqual(first.json.status, "completed", first.text)
+      assert.deepStrictEqual(first.json.manifest.sources.map((s: { status: string }) => s.status), ["captured", "missing"])
+      // Built once: the captured record read, the missing one looked for.
+      assert.isAbove(opened.length, 0)
+      const before = opened.length
+      const second = yield* call(service, `/v1/runs/${started.json.id}`, { token: tokens.admin })
+      assert.strictEqual(second.text, first.text)
+      assert.strictEqual(opened.length, before, "the finished run's manifest was built again")
     }))
 })
