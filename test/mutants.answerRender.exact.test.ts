@@ -118,7 +118,7 @@ describe("text", () => {
         "[2] VERIFIED QUOTE \"stock \\\"fell\\\"\"",
         `    source  ${B}`,
         `    capture sha256 b2b2b2b2b2b2…  accessed ${at}  span 0–12`,
-        "    AMBIGUOUS ambiguous: 2 occurrences, the first is shown",
+        "    AMBIGUOUS ambiguous: more than one occurrence, the first is shown",
         `    MATCH     ${normalized}`,
         "[3] VERIFIED QUOTE \"fell\"",
         `    source  ${A}`,
@@ -290,7 +290,7 @@ describe("Markdown", () => {
         `Source: <${B}>  `,
         `Capture: sha256 \`b2b2b2b2b2b2\`…, accessed ${at}, characters 0–12`,
         "",
-        "**ambiguous: 2 occurrences, the first is shown.**",
+        "**ambiguous: more than one occurrence, the first is shown.**",
         "",
         `**${normalized}.**`,
         "",
@@ -478,7 +478,7 @@ describe("HTML", () => {
           ` <a href="#ref-1">↩</a></li>`,
         "<li id=\"fn-2\"><blockquote class=\"quote\">stock &quot;fell&quot;</blockquote>",
         `Source <code>${B}</code> · capture sha256 <code>b2b2b2b2b2b2…</code> · accessed ${at} · characters 0–12` +
-          " · <strong>ambiguous: 2 occurrences, the first is shown</strong>" +
+          " · <strong>ambiguous: more than one occurrence, the first is shown</strong>" +
           ` · <strong>${normalized.replace("'", "&#39;")}</strong>` +
           ` <a href="#ref-2">↩</a></li>`,
         "<li id=\"fn-3\"><blockquote class=\"quote\">fell</blockquote>",

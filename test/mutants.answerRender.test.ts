@@ -33,7 +33,7 @@ describe("answer renderings, exactly", () => {
     assert.include(text, "citegate answer: GROUNDED (drop mode): 2 of 3 claims grounded, 3 of 5 citations verified, 1 removed\n")
     assert.include(text, "\"Stock fell.\"[2][3]  (claim \"c3\")\n")
     assert.include(text, "    RETRACTED citation 2: SnippetAbsent: Quote not found verbatim\n")
-    assert.include(text, "    AMBIGUOUS ambiguous: 2 occurrences, the first is shown\n")
+    assert.include(text, "    AMBIGUOUS ambiguous: more than one occurrence, the first is shown\n")
     assert.include(golden.oneOfOne!.text, "1 of 1 claim grounded, 1 of 1 citation verified, 0 removed")
     assert.include(golden.rejected!.text, "      quote: \"<q>\\u{202e}\"\n")
     assert.include(golden.evi1!.text, "\n  and 7 more issues not listed\n")

@@ -119,22 +119,22 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
   [
     E.AmbiguousSnippet,
     { _tag: "AmbiguousSnippet", source: S, captureSha256: D1, snippet: "twice", occurrences: 2 },
-    `The snippet occurs 2 times in capture ${P1} of ${S}; exactly one occurrence must be named`
+    `The snippet occurs more than once in capture ${P1} of ${S}; exactly one occurrence must be named`
   ],
   [
     E.AmbiguousSnippet,
     { _tag: "AmbiguousSnippet", source: S, captureSha256: D1, snippet: "thrice", occurrences: 3, prefix: "pre" },
-    `The snippet occurs 3 times with the given prefix/suffix in capture ${P1} of ${S}; exactly one occurrence must be named`
+    `The snippet occurs more than once with the given prefix/suffix in capture ${P1} of ${S}; exactly one occurrence must be named`
   ],
   [
     E.AmbiguousSnippet,
     { _tag: "AmbiguousSnippet", source: S, captureSha256: D2, snippet: "four", occurrences: 4, suffix: "suf" },
-    `The snippet occurs 4 times with the given prefix/suffix in capture ${P2} of ${S}; exactly one occurrence must be named`
+    `The snippet occurs more than once with the given prefix/suffix in capture ${P2} of ${S}; exactly one occurrence must be named`
   ],
   [
     E.AmbiguousSnippet,
     { _tag: "AmbiguousSnippet", source: S, captureSha256: D3, snippet: "five", occurrences: 5, prefix: "p", suffix: "s" },
-    `The snippet occurs 5 times with the given prefix/suffix in capture ${P3} of ${S}; exactly one occurrence must be named`
+    `The snippet occurs more than once with the given prefix/suffix in capture ${P3} of ${S}; exactly one occurrence must be named`
   ],
   [
     E.HiddenEvidence,
@@ -306,7 +306,7 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
   [
     E.SpanMismatch,
     { ...spanMismatch, captureSha256: D2, occurrences: 2 },
-    `The quote occurs in capture ${P2} of ${S} at code point 12 (2 occurrences), not at the claimed 5–9`
+    `The quote occurs in capture ${P2} of ${S} at code point 12 (more than one occurrence), not at the claimed 5–9`
   ],
   [E.AnchorUnsupported, anchorUnsupported, `The citation of ${S} names a page (3), but no capture has that kind of anchor (captures carry PDF pages and heading paths, never content blocks): cite the quote with its page or heading, or without an anchor`],
   [E.UncitedSentence, uncited(4), "An uncited sentence on line 4 looks factual: \"Revenue grew by 12 percent in the third quarter.\""],

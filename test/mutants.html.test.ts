@@ -124,8 +124,8 @@ const dropBody = [
 <div class="label">3. q2</div>
 <div class="excerpt-tag">Verified excerpt</div>
 <blockquote class="excerpt" data-fact="2">1 &amp; 2<span class="ctl">\\u{202e}</span>3</blockquote>
-<div class="citation">Source <code>https://a.test/r.txt</code> · capture sha256 <code>0123456789ab…</code> · accessed 2026-10-01T09:30:00.000Z · characters 6–13, 2 occurrences · <a href="#fact-2-excerpt">open in the captured text</a><sup><a href="#capture-1">[1]</a></sup></div>
-<div class="ambiguous">ambiguous: 2 occurrences, the first is shown</div>
+<div class="citation">Source <code>https://a.test/r.txt</code> · capture sha256 <code>0123456789ab…</code> · accessed 2026-10-01T09:30:00.000Z · characters 6–13, more than one occurrence · <a href="#fact-2-excerpt">open in the captured text</a><sup><a href="#capture-1">[1]</a></sup></div>
+<div class="ambiguous">ambiguous: more than one occurrence, the first is shown</div>
 </section>`,
   `<section class="fact cited" id="fact-3">
 <div class="label">4. q3</div>
@@ -145,7 +145,7 @@ const dropBody = [
 <div class="label">6. q5</div>
 <div class="excerpt-tag">Verified excerpt</div>
 <blockquote class="excerpt" data-fact="5">zeta</blockquote>
-<div class="citation">Source <code>https://c.test/missing</code> · capture sha256 <code>aaaaaaaaaaaa…</code> · accessed 2026-10-01T09:30:00.000Z · characters 0–4, 3 occurrences · <a href="#fact-5-excerpt">open in the captured text</a><sup><a href="#capture-3">[3]</a></sup></div>
+<div class="citation">Source <code>https://c.test/missing</code> · capture sha256 <code>aaaaaaaaaaaa…</code> · accessed 2026-10-01T09:30:00.000Z · characters 0–4, more than one occurrence · <a href="#fact-5-excerpt">open in the captured text</a><sup><a href="#capture-3">[3]</a></sup></div>
 <div class="match normalized">matched under normalized/1 (opt-in), NOT verbatim: the quote equals the capture&#39;s text only after normalisation (case, spacing, quotes, dashes, compatibility forms)</div>
 </section>`,
   unavailableNote,
@@ -467,7 +467,7 @@ describe("the rendering value and its shared helpers", () => {
     assert.strictEqual(R.normalizedNote({ method: "exact" }), undefined)
     assert.strictEqual(R.ambiguityNote({ occurrences: 4 }), undefined)
     assert.strictEqual(R.ambiguityNote({ occurrences: 4, ambiguous: false }), undefined)
-    assert.strictEqual(R.ambiguityNote({ occurrences: 4, ambiguous: true }), "ambiguous: 4 occurrences, the first is shown")
+    assert.strictEqual(R.ambiguityNote({ occurrences: 4, ambiguous: true }), "ambiguous: more than one occurrence, the first is shown")
     assert.strictEqual(R.captureReads({}), undefined)
     assert.strictEqual(R.captureReads({ selector: [{ exact: "E" }, null] }), "E")
     assert.strictEqual(R.unavailableNote, "Unavailable: the drafter's reason is an unverified explanation, not evidence.")

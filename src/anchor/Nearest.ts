@@ -238,7 +238,8 @@ export const nearestIn = (prepared: Prepared, snippet: string, options: { readon
   const pattern = normalize(snippet).text
   if (pattern.length === 0) return undefined
   const text = prepared.normalized.text
-  const hit = MultiSearch.searchAll(text, [pattern])[0]
+  // Only the first occurrence is used: the search stops there.
+  const hit = MultiSearch.searchAll(text, [pattern], { countUpTo: 1 })[0]
   if (hit !== undefined) return passage(prepared, normalizedVersion, 1, hit.start, hit.start + pattern.length)
   if (pattern.length < minFuzzyLength || pattern.length > maxFuzzyLength) return undefined
   const found = fuzzy(text, pattern)

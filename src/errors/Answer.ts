@@ -30,7 +30,7 @@ export class SpanMismatch extends Schema.TaggedError<SpanMismatch>()("SpanMismat
 }) {
   override get message() {
     return `The quote occurs in capture ${short(this.captureSha256)}… of ${this.source} at code point ${this.foundStart}` +
-      ` (${this.occurrences} occurrence${this.occurrences === 1 ? "" : "s"}), not at the claimed ${this.claimedStart}–${this.claimedEnd}`
+      ` (${this.occurrences === 1 ? "1 occurrence" : "more than one occurrence"}), not at the claimed ${this.claimedStart}–${this.claimedEnd}`
   }
 }
 

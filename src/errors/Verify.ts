@@ -180,7 +180,8 @@ export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("Anchor
  * What the citation quotes occurs more than once, and nothing picks one
  * occurrence: with a `prefix` and/or `suffix`, `occurrences` (at least 2) of
  * them still match with it; without, the policy is `verify.ambiguous: "reject"`
- * and `occurrences` counts the snippet itself.
+ * and `occurrences` counts the snippet itself. The Verifier stops counting at
+ * the second occurrence, so it reports 2 for "two or more".
  */
 export class AmbiguousSnippet extends Schema.TaggedError<AmbiguousSnippet>()("AmbiguousSnippet", {
   source: Schema.String,
@@ -192,7 +193,7 @@ export class AmbiguousSnippet extends Schema.TaggedError<AmbiguousSnippet>()("Am
 }) {
   override get message() {
     const context = this.prefix === undefined && this.suffix === undefined ? "" : " with the given prefix/suffix"
-    return `The snippet occurs ${this.occurrences} times${context} in capture ${short(this.captureSha256)}… of ${this.source}; ` +
+    return `The snippet occurs more than once${context} in capture ${short(this.captureSha256)}… of ${this.source}; ` +
       "exactly one occurrence must be named"
   }
 }

@@ -1,7 +1,9 @@
 /**
  * Exact search of many snippets in one text: for each snippet, the first
  * occurrence and the number of (possibly overlapping) occurrences, by exact
- * UTF-16 code-unit equality.
+ * UTF-16 code-unit equality. With `countUpTo` the count stops at that many and
+ * a snippet's search ends there: the Verifier needs only "more than one" (2),
+ * anchors and the nearest passage only the first occurrence (1).
  *
  * Worst-case cost is linear: a search does O(text + snippet) work per snippet,
  * whatever the text, because the capture (chosen by a source) and the snippets
@@ -48,6 +50,12 @@ export interface SearchOptions {
   readonly onePass?: boolean
   /** Work allowed to the fast paths, as a multiple of text + snippet length (default 2; 0 means KMP at once). */
   readonly fastPathFactor?: number
+  /**
+   * Stop counting a snippet's occurrences at this many (default: count them all). The Verifier
+   * passes 2: ambiguity needs only "more than one", so a snippet's search ends at its second
+   * occurrence instead of running to the end of the text. `occurrences` is then min(count, limit).
+   */
+  readonly countUpTo?: number
 }
 
 /** Snippets shorter than this are never keyed in the one pass (their prefixes would be too common). */
@@ -94,13 +102,18 @@ class SingleSearch {
   private pattern: Uint16Array | undefined
   private matched = 0
 
-  constructor(private readonly text: string, private readonly snippet: string, factor: number) {
+  constructor(
+    private readonly text: string,
+    private readonly snippet: string,
+    factor: number,
+    private readonly limit: number
+  ) {
     this.probe = snippet.length <= probeLength ? snippet : snippet.slice(0, probeLength)
     this.fastLimit = factor * (text.length + snippet.length + slack)
     if (snippet.length === 0) {
       // Occurs at every position, including the end.
       this.first = 0
-      this.count = text.length + 1
+      this.count = Math.min(text.length + 1, limit)
       this.done = true
     }
   }
@@ -130,7 +143,10 @@ class SingleSearch {
       this.fastWork += cost
       if (hit) {
         if (this.first === -1) this.first = at
-        this.count++
+        if (++this.count >= this.limit) {
+          this.done = true
+          return used
+        }
       }
       this.from = at + 1
     }
@@ -158,14 +174,17 @@ class SingleSearch {
       if (j === m) {
         const at = i - m + 1
         if (this.first === -1) this.first = at
-        this.count++
         j = table[m - 1]!
+        if (++this.count >= this.limit) {
+          i++
+          break
+        }
       }
     }
     used += i - this.from
     this.from = i
     this.matched = j
-    if (i >= n) {
+    if (i >= n || this.count >= this.limit) {
       this.done = true
       // Not needed any more; other snippets of the same capture may still be searched.
       this.table = undefined
@@ -198,6 +217,8 @@ class OnePass {
   private confirmWork = 0
   private pos = 0
   private hash = 0
+  /** Snippets still short of `limit` occurrences: the pass ends when none is left. */
+  private open: number
   readonly first: Int32Array
   readonly counts: Int32Array
 
@@ -205,8 +226,10 @@ class OnePass {
     private readonly text: string,
     private readonly snippets: ReadonlyArray<string>,
     readonly indices: ReadonlyArray<number>,
-    factor: number
+    factor: number,
+    private readonly limit: number
   ) {
+    this.open = indices.length
     let window = maxWindow
     let total = 0
     for (const i of indices) {
@@ -262,12 +285,14 @@ class OnePass {
         work++
         if (table[slot] === h) {
           for (const i of byHash.get(h)!) {
+            // Counted to its limit already: nothing more to learn from this snippet.
+            if (counts[i]! >= this.limit) continue
             const snippet = snippets[i]!
             this.confirmWork += snippet.length + callCost
             work += snippet.length + callCost
             if (text.startsWith(snippet, pos)) {
               if (first[i] === -1) first[i] = pos
-              counts[i]!++
+              if (++counts[i]! >= this.limit) this.open--
             }
           }
           break
@@ -280,7 +305,7 @@ class OnePass {
         this.done = true
         return work
       }
-      if (pos + window >= n) {
+      if (pos + window >= n || this.open === 0) {
         this.done = true
         return work
       }
@@ -303,6 +328,7 @@ const worthOnePass = (text: string, snippets: ReadonlyArray<string>) => snippets
 /** Start searching `text` for every snippet; drive it with `step`. */
 export const start = (text: string, snippets: ReadonlyArray<string>, options: SearchOptions = {}): Search => {
   const factor = options.fastPathFactor ?? 2
+  const limit = options.countUpTo ?? Infinity
   // A snippet cited more than once is searched once.
   const firstOf = new Map<string, number>()
   const sameAs = snippets.length === 1 ? [0] : snippets.map((snippet, i) => {
@@ -317,9 +343,9 @@ export const start = (text: string, snippets: ReadonlyArray<string>, options: Se
   snippets.forEach((snippet, i) => {
     if (sameAs[i] !== i) return
     if (onePass && snippet.length >= minWindow) long.push(i)
-    else singles[i] = new SingleSearch(text, snippet, factor)
+    else singles[i] = new SingleSearch(text, snippet, factor, limit)
   })
-  let pass = long.length === 0 ? undefined : new OnePass(text, snippets, long, factor)
+  let pass = long.length === 0 ? undefined : new OnePass(text, snippets, long, factor, limit)
   let next = 0 // the first single search that may not be done
   let done = false
   return {
@@ -333,7 +359,7 @@ export const start = (text: string, snippets: ReadonlyArray<string>, options: Se
           work += pass.step(budget - work)
           if (pass.abandoned) {
             // A repetitive text: each long snippet on its own, each linear.
-            for (const i of pass.indices) singles[i] = new SingleSearch(text, snippets[i]!, factor)
+            for (const i of pass.indices) singles[i] = new SingleSearch(text, snippets[i]!, factor, limit)
             pass = undefined
             next = 0
           }

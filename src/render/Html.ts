@@ -17,6 +17,7 @@ import * as Review from "./Review.js"
 import { html as h } from "./Escape.js"
 import {
   ambiguityNote,
+  occurrencesText,
   anchorText,
   captureReads,
   counts,
@@ -155,7 +156,7 @@ const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureR
 <div class="label">${factNumber(entry.index)}. ${h(terminal(fact.label))}</div>
 <div class="excerpt-tag">Verified excerpt</div>
 <blockquote class="excerpt" data-fact="${entry.index}">${sourceText(fact.snippet)}</blockquote>
-<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}${anchorText(evidence) === undefined ? "" : ` · <span class="anchor-name">${sourceText(anchorText(evidence)!)}</span>`} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>${matchNotes(evidence)}
+<div class="citation">Source <code>${h(fact.source)}</code> · capture sha256 <code>${digestPrefix(fact.captureSha256)}…</code> · accessed ${h(evidence.accessedAt)} · characters ${evidence.span.start}–${evidence.span.end}, ${occurrencesText(evidence.occurrences)}${anchorText(evidence) === undefined ? "" : ` · <span class="anchor-name">${sourceText(anchorText(evidence)!)}</span>`} · <a href="#fact-${entry.index}-excerpt">open in the captured text</a><sup><a href="#capture-${sources.indexOf(fact.source) + 1}">[${sources.indexOf(fact.source) + 1}]</a></sup></div>${matchNotes(evidence)}
 </section>`)
     } else {
       const fact = entry.fact

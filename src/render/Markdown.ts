@@ -17,6 +17,7 @@ import * as Review from "./Review.js"
 import { markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl } from "./Escape.js"
 import {
   ambiguityNote,
+  occurrencesText,
   anchorText,
   captureReads,
   counts,
@@ -75,7 +76,7 @@ const verified = (report: VerifiedReport): string => {
         "",
         `Source: ${markdownUrl(fact.source)}  `,
         `Capture: sha256 \`${digestPrefix(fact.captureSha256)}\`…, accessed ${md(evidence.accessedAt)}, ` +
-          `characters ${evidence.span.start}–${evidence.span.end}, ${plural(evidence.occurrences, "occurrence")}` +
+          `characters ${evidence.span.start}–${evidence.span.end}, ${occurrencesText(evidence.occurrences)}` +
           (anchorText(evidence) === undefined ? "" : `, ${md(anchorText(evidence)!)}`),
         ""
       )

@@ -162,6 +162,14 @@ export const visibilityNote = (evidence: {
     ? "OCR: the excerpt is the recognised text of a scanned page (drawn invisibly over the page image); the reader sees the image, check the quote against it"
     : undefined
 
+/**
+ * How often an excerpt occurs: `1 occurrence`, or `more than one occurrence`. The Verifier counts up
+ * to two (ambiguity needs only "more than one"), so a count of 2 means two or more; results stored
+ * before that carry exact counts, of which the same words are just as true.
+ */
+export const occurrencesText = (occurrences: number): string =>
+  occurrences >= 2 ? "more than one occurrence" : plural(occurrences, "occurrence")
+
 /** The flag of an excerpt that occurs more than once with nothing naming one occurrence. */
 export const ambiguityNote = (evidence: { readonly ambiguous?: boolean | undefined; readonly occurrences: number }) =>
-  evidence.ambiguous === true ? `ambiguous: ${evidence.occurrences} occurrences, the first is shown` : undefined
+  evidence.ambiguous === true ? `ambiguous: ${occurrencesText(evidence.occurrences)}, the first is shown` : undefined

@@ -9,6 +9,7 @@ import * as Review from "./Review.js"
 import { quoted, terminal, terminalField } from "./Escape.js"
 import {
   ambiguityNote,
+  occurrencesText,
   anchorText,
   captureReads,
   counts,
@@ -53,7 +54,7 @@ const verified = (report: VerifiedReport): string => {
         `    VERIFIED EXCERPT  ${quoted(fact.snippet)}`,
         `    source    ${terminal(fact.source)}`,
         `    capture   sha256 ${digestPrefix(fact.captureSha256)}…  accessed ${evidence.accessedAt}`,
-        `    span      ${evidence.span.start}–${evidence.span.end} (${plural(evidence.occurrences, "occurrence")})`
+        `    span      ${evidence.span.start}–${evidence.span.end} (${occurrencesText(evidence.occurrences)})`
       )
       const anchor = anchorText(evidence)
       if (anchor !== undefined) lines.push(`    anchor    ${terminal(anchor)}`)

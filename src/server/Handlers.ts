@@ -20,12 +20,12 @@ import * as Config from "../Config.js"
 import { type AnswerError, Forbidden, RunNotFound } from "../Errors.js"
 import { NotReady } from "../Errors.js"
 import * as Gate from "../verify/Gate.js"
-import * as Manifest from "../Manifest.js"
 import * as Policy from "../verify/Policy.js"
 import * as Json from "../render/Json.js"
 import { fromOutcome, Rendering } from "../render/Rendering.js"
 import * as JudgeReview from "../review/JudgeReview.js"
 import * as Verifier from "../verify/Verifier.js"
+import * as CaptureCache from "../verify/CaptureCache.js"
 import { CitegateApi, namedManifest } from "./Api.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
@@ -116,8 +116,11 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           Layer.provide(storeOf(run)),
           Layer.orDie
         )
+        // The service's verified-capture cache, for the Verifier's load step.
+        const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
         const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
-          Effect.provide(gateLayer)
+          Effect.provide(gateLayer),
+          CaptureCache.provideOption(cache)
         )
         // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
         const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
@@ -138,13 +141,16 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           Layer.provideMerge(storeOf(run)),
           Layer.orDie
         )
+        const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
+        // The run's manifest, kept once the run is finished (Runs.manifest).
+        const runManifest = (yield* Runs).manifest(run)
         const outcome = yield* Effect.gen(function*() {
-          const manifest = yield* Manifest.make(config)
+          const manifest = yield* Effect.orDie(runManifest)
           const options = { manifestDigest: namedManifest(urlParams) }
           const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(format, text, manifest, options)
           const answers = yield* Answer.Answers
           return yield* Effect.either(Effect.flatMap(bound, answers.verify))
-        }).pipe(Effect.provide(answersLayer))
+        }).pipe(Effect.provide(answersLayer), CaptureCache.provideOption(cache))
         // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
         const judge = Either.isRight(outcome) ? yield* JudgeReview.ofAnswer(outcome.right.answer, outcome.right.captures) : undefined
         const rendering = Either.match(outcome, {

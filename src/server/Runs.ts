@@ -13,6 +13,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
@@ -24,6 +25,7 @@ import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../store/CaptureStore.js"
 import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotReady, RunNotFound } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
+import { CaptureCache } from "../verify/CaptureCache.js"
 import type { RunStatus as RunStatusSchema } from "./Api.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 
@@ -98,6 +100,8 @@ export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
 export const make = Effect.gen(function*() {
   const context = yield* ServerContext
   const lifecycle = yield* Lifecycle
+  // The service's verified-capture cache (Server.layer provides one): finished runs' manifests are kept there.
+  const cache = yield* Effect.serviceOption(CaptureCache)
   const live = new Map<string, RunState>()
   const fibers = yield* FiberSet.make()
   const slots = yield* Effect.makeSemaphore(context.limits.maxActiveRuns)
@@ -201,11 +205,24 @@ export const make = Effect.gen(function*() {
     return { id: runId, status: "stored" as const, owner: null, directory } satisfies RunView
   })
 
+  /**
+   * Built from the run's captures, and kept (`server.cacheBytes`) once it cannot change: a run this
+   * server finished (its status read before the manifest is built), or a stored run with every source
+   * captured (records are never replaced; a stored run with a missing source may still be being
+   * captured by another process, so its manifest is built each time).
+   */
   const manifest = (run: RunView) =>
-    Manifest.make(context.config).pipe(
-      Effect.provide(CaptureStore.layerFileSystem({ directory: run.directory })),
-      Effect.catchTag("InvalidRunDirectory", () => Effect.fail(new RunNotFound({ runId: run.id })))
-    )
+    Effect.suspend(() => {
+      const state = live.get(run.id)
+      const finished = state !== undefined && state.status !== "running"
+      const build = Manifest.make(context.config).pipe(
+        Effect.provide(CaptureStore.layerFileSystem({ directory: run.directory })),
+        Effect.catchTag("InvalidRunDirectory", () => Effect.fail(new RunNotFound({ runId: run.id })))
+      )
+      if (Option.isNone(cache)) return build
+      return cache.value.manifest(run.directory, build, (m) =>
+        state === undefined ? m.sources.every((s) => s.status === "captured") : finished)
+    })
 
   /** A stored run's events: one per source from its manifest, then `done`. */
   const storedEvents = (run: RunView) =>

@@ -40,6 +40,7 @@ import { resolvedServer } from "../Config.js"
 import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError, Unauthorized } from "../Errors.js"
 import { NotReady } from "../Errors.js"
 import * as JudgeSetup from "../review/JudgeSetup.js"
+import * as CaptureCache from "../verify/CaptureCache.js"
 import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
@@ -297,7 +298,8 @@ export const layer = (options: ServeOptions) => {
   })
   // Runs depends on Lifecycle, so it is released first: on shutdown it stops accepting, lets
   // running captures finish within the grace period, and only then Lifecycle waits for open responses.
-  const base = Layer.mergeAll(context, lifecycleLayer(server, limits.shutdownGraceMs))
+  // One verified-capture cache for the whole service (`server.cacheBytes`): verifications and manifests of every run.
+  const base = Layer.mergeAll(context, lifecycleLayer(server, limits.shutdownGraceMs), CaptureCache.layer({ maxBytes: limits.cacheBytes }))
   // One authenticator for the routes and for the middleware, which checks the token before a body is read.
   const auth = Auth.make(limits.tokens)
   // --- semantic review hook: the judge `review.judge` asks for (resolved, and gated, when the layer is built) ---

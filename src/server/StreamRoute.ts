@@ -57,6 +57,7 @@ import {
 import * as Manifest from "../Manifest.js"
 import * as Policy from "../verify/Policy.js"
 import * as Verifier from "../verify/Verifier.js"
+import * as CaptureCache from "../verify/CaptureCache.js"
 import * as AnswerStream from "./AnswerStream.js"
 import { Auth } from "./Auth.js"
 import { ServerContext } from "./Context.js"
@@ -309,6 +310,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const auth = yield* Auth
     const runs = yield* Runs
     const { config, limits } = yield* ServerContext
+    const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
     const route = make({
       limits: { deadlineMs: limits.streamDeadlineMs },
       retention: { retainMs: limits.streamRetainMs, maxTotalBytes: limits.streamRetainedBytes },
@@ -322,7 +324,11 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function*() {
           const run = yield* runs.get(runId)
           const store = CaptureStore.layerFileSystem({ directory: run.directory })
-          return yield* Effect.all({ verifier: Verifier.make, manifest: Manifest.make(config) }).pipe(
+          // The verifier reads through the service's verified-capture cache; the manifest is kept once the run is finished.
+          return yield* Effect.all({
+            verifier: Verifier.make.pipe(CaptureCache.provideOption(cache)),
+            manifest: runs.manifest(run)
+          }).pipe(
             Effect.provide(Layer.merge(store, Policy.layer(config))),
             Effect.catchTag("InvalidRunDirectory", () => Effect.fail(new RunNotFound({ runId })))
           )

@@ -46,6 +46,20 @@ export interface CaptureStoreShape {
    * `MissingCapture` / `CorruptCapture` name the body as `body <sha256>`.
    */
   readonly readBody: (sha256: Sha256Hex) => Effect.Effect<Uint8Array, CaptureReadError>
+  /**
+   * Optional: names the data this store reads (backend, location and run), the same for two store
+   * values over the same data. The verified-capture cache (`verify/CaptureCache.ts`) keys on it; a
+   * store without one is never cached.
+   */
+  readonly identity?: string | undefined
+  /**
+   * Optional: a cheap stamp of what `read(source)` would read now, taken before each use of a
+   * cached capture (the filesystem store: device, inode, size, modification and change times of
+   * the record file). A different stamp means the capture is read and checked again; `undefined`
+   * (nothing there to stamp) means it is read and not cached. A store without `stamp` relies on
+   * captures being immutable, as its contract says.
+   */
+  readonly stamp?: ((source: SourceUrl) => Effect.Effect<string | undefined>) | undefined
 }
 
 /**

@@ -268,7 +268,15 @@ export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: 
     )
   }
 
-  return { read, write, readBody }
+  /** The record file as `lstat` sees it (read refuses links, so a link has nothing to stamp). */
+  const stamp = (source: SourceUrl): Effect.Effect<string | undefined> =>
+    Effect.sync(() => {
+      const stats = fs.lstatSync(path.join(directory, recordFileName(source)), { bigint: true, throwIfNoEntry: false })
+      if (stats === undefined || !stats.isFile()) return undefined
+      return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.mode}:${stats.nlink}`
+    }).pipe(Effect.catchAllDefect(() => Effect.succeed(undefined)))
+
+  return { read, write, readBody, identity: `file:${directory}`, stamp }
 })
 
 /** The run directory, resolved; it must exist and be a directory. */

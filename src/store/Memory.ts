@@ -15,6 +15,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import { randomUUID } from "node:crypto"
 import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
 import { encodeRecord } from "./Format.js"
 import { type CaptureRecord, captureFormat, captureFormatV2, sha256Of, type Sha256Hex, type SourceUrl } from "../Domain.js"
@@ -104,7 +105,8 @@ export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptio
     })
 
   for (const record of options.records ?? []) yield* write(record)
-  return CaptureStore.of({ read, write, readBody }) satisfies CaptureStoreShape
+  // One store is one run, and its records are never replaced: a fresh identity, and no stamp.
+  return CaptureStore.of({ read, write, readBody, identity: `memory:${randomUUID()}` }) satisfies CaptureStoreShape
 })
 
 /**

@@ -44,9 +44,10 @@ export const checkAnchors = (
     if (needle === undefined) return fail("outside")
     let found: number | undefined
     for (const [from, to] of anchor.ranges) {
-      // The context may reach outside the range; the snippet itself must lie inside.
+      // The context may reach outside the range; the snippet itself must lie inside. Only the first
+      // occurrence is used, so the search stops there.
       const sliceFrom = Math.max(0, from - needle.lead)
-      const hit = MultiSearch.searchAll(record.text.slice(sliceFrom, to + needle.trail), [needle.text])[0]
+      const hit = MultiSearch.searchAll(record.text.slice(sliceFrom, to + needle.trail), [needle.text], { countUpTo: 1 })[0]
       const at = hit === undefined ? undefined : sliceFrom + hit.start + needle.lead
       if (at !== undefined && (found === undefined || at < found)) found = at
     }

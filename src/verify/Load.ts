@@ -1,23 +1,24 @@
 /**
  * Verification step 1, load: which citations name an approved source, and
  * each distinct approved capture read and rehashed once, however many
- * citations name it. Reads only through `CaptureStore.read`.
+ * citations name it. Reads only through `CaptureStore.read`; with a
+ * `CaptureCache` (the service's), a capture verified by an earlier
+ * verification of the same store is taken from memory instead.
  *
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { type CaptureRecord, sha256Of, type SourceUrl, urlProblem } from "../Domain.js"
 import { type CaptureReadError, NotApproved } from "../Errors.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
+import type { CaptureCacheShape, VerifiedCapture } from "./CaptureCache.js"
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, Failures } from "./Records.js"
 
 /** A capture as read once for this verification, with its text rehashed once. */
-export interface LoadedCapture {
-  readonly record: CaptureRecord
-  readonly textSha256: string
-}
+export type LoadedCapture = VerifiedCapture
 
 /** A capture as loaded, or why it could not be read. */
 export type Loaded = Either.Either<LoadedCapture, CaptureReadError>
@@ -43,10 +44,12 @@ export const approve = (
   return approved
 }
 
-const loadCapture = (store: CaptureStoreShape, source: SourceUrl): Effect.Effect<Loaded> =>
-  store.read(source).pipe(
-    Effect.map((record) => ({ record, textSha256: sha256Of(record.text) })),
-    Effect.either
+const readCapture = (store: CaptureStoreShape, source: SourceUrl): Effect.Effect<LoadedCapture, CaptureReadError> =>
+  Effect.map(store.read(source), (record: CaptureRecord) => ({ record, textSha256: sha256Of(record.text) }))
+
+const loadCapture = (store: CaptureStoreShape, source: SourceUrl, cache: Option.Option<CaptureCacheShape>): Effect.Effect<Loaded> =>
+  Effect.either(
+    Option.isSome(cache) ? cache.value.load(store, source, readCapture(store, source)) : readCapture(store, source)
   )
 
 /**
@@ -56,9 +59,10 @@ const loadCapture = (store: CaptureStoreShape, source: SourceUrl): Effect.Effect
  */
 export const loadCaptures = (
   store: CaptureStoreShape,
-  sources: ReadonlySet<SourceUrl>
+  sources: ReadonlySet<SourceUrl>,
+  cache: Option.Option<CaptureCacheShape> = Option.none()
 ): Effect.Effect<ReadonlyMap<SourceUrl, Loaded>> =>
   Effect.map(
-    Effect.forEach(sources, (source) => Effect.map(loadCapture(store, source), (capture) => [source, capture] as const)),
+    Effect.forEach(sources, (source) => Effect.map(loadCapture(store, source, cache), (capture) => [source, capture] as const)),
     (entries) => new Map(entries)
   )

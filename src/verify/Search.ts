@@ -27,6 +27,14 @@ const yieldToTimers: Effect.Effect<void> = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
+/**
+ * Occurrences are counted up to this many and no further: whether a quote is ambiguous needs only
+ * "more than one", so each key's search ends at its second occurrence (or at the end of the text,
+ * for a key that occurs at most once). `occurrences` in evidence and in `AmbiguousSnippet` is thus
+ * 1, or 2 meaning "two or more".
+ */
+export const countUpTo = 2
+
 /** Searches `text` for every key at once: one result per key, in order. */
 export type SlicedSearch = (
   text: string,
@@ -41,7 +49,7 @@ export const sliced = (): SlicedSearch => {
   let credit = searchSlice
   return (text, keys) =>
     Effect.gen(function*() {
-      const search = MultiSearch.start(text, keys)
+      const search = MultiSearch.start(text, keys, { countUpTo })
       while (!search.done) {
         credit -= search.step(credit)
         if (credit <= 0) {

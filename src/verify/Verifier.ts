@@ -25,6 +25,7 @@ import * as Diagnostic from "../anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "../internal/decode.js"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as Boundaries from "./Boundaries.js"
+import { CaptureCache } from "./CaptureCache.js"
 import * as Digests from "./Digests.js"
 import * as Evidence from "./Evidence.js"
 import * as Load from "./Load.js"
@@ -110,6 +111,8 @@ export const accept = (verification: Verification): Effect.Effect<VerifiedReport
 export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = Effect.gen(function*() {
   const store = yield* CaptureStore
   const policy = yield* Policy
+  // The service's verified-capture cache, when one is provided (never by default: the CLI reads each time).
+  const cache = yield* Effect.serviceOption(CaptureCache)
   const reportSchema = makeReport(policy.maxFacts)
   // The fact limit is checked before any fact is decoded (Domain.factLimits).
   const decodeReport = decodeUnknown(reportSchema, factLimits(policy.maxFacts))
@@ -124,7 +127,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     Effect.gen(function*() {
       const results: Array<CitationResult> = citations.map(() => Either.left([]))
       const failures: Array<Array<CitationFailure>> = citations.map(() => [])
-      const captures = yield* Load.loadCaptures(store, Load.approve(policy, citations, failures))
+      const captures = yield* Load.loadCaptures(store, Load.approve(policy, citations, failures), cache)
       const toSearch = Digests.groupByCapture(citations, captures, failures)
       const loaded = new Map<SourceUrl, CaptureRecord>()
       // Repair diagnostics on SnippetAbsent (nearest passage), bounded in count and to a quarter of the deadline (at most 500 ms).

@@ -1,0 +1,210 @@
+/**
+ * Verified captures kept in memory between verifications (the service's
+ * `server.cacheBytes`). A capture enters the cache only after its first full
+ * check: read through the store (strict decode, record checks, a v2 body
+ * checked against its digest) and its text rehashed to the digest the record
+ * states. Later verifications of the same (store, run, source) take it from
+ * memory: no read, no hash. A failure is never cached, and neither is a
+ * capture whose text does not hash to its digest. The report's own digest is
+ * still compared with the capture's on every verification (step 2, Digests).
+ *
+ * Keys come from the store contract: `CaptureStoreShape.identity` names the
+ * backend, location and run (a store without one is never cached), and
+ * `CaptureStoreShape.stamp`, when the store has it, is taken before each use
+ * and before each read: a capture whose stamp changed (the filesystem store:
+ * its record file replaced, rewritten, resized or chmodded) is read and
+ * checked again. What this does and does not detect is in
+ * docs/threat-model.md ("Verified-capture cache").
+ *
+ * Bounded by bytes, least recently used first out. A run's manifest can be
+ * kept in the same budget once the run is finished (`manifest`).
+ *
+ * @since 0.3.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { CaptureRecord, SourceUrl } from "../Domain.js"
+import type { CaptureReadError } from "../Errors.js"
+import type { Manifest } from "../Manifest.js"
+import type { CaptureStoreShape } from "../store/CaptureStore.js"
+
+/** A capture as read and rehashed once: its record and the SHA-256 of its text. */
+export interface VerifiedCapture {
+  readonly record: CaptureRecord
+  readonly textSha256: string
+}
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface CaptureCacheStats {
+  readonly maxBytes: number
+  readonly bytes: number
+  readonly entries: number
+  readonly hits: number
+  readonly misses: number
+  readonly evictions: number
+}
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface CaptureCacheShape {
+  /**
+   * The capture of `source` in `store`: from memory when it was verified before and its stamp is
+   * unchanged, else `read` (which reads and rehashes it), kept when it succeeds and its text hashes
+   * to its digest.
+   */
+  readonly load: (
+    store: CaptureStoreShape,
+    source: SourceUrl,
+    read: Effect.Effect<VerifiedCapture, CaptureReadError>
+  ) => Effect.Effect<VerifiedCapture, CaptureReadError>
+  /**
+   * A finished run's manifest under `key`: from memory, else `make`, kept when `keep` says the
+   * manifest is final (the caller knows whether the run can still change).
+   */
+  readonly manifest: <E, R>(
+    key: string,
+    make: Effect.Effect<Manifest, E, R>,
+    keep: (manifest: Manifest) => boolean
+  ) => Effect.Effect<Manifest, E, R>
+  readonly stats: Effect.Effect<CaptureCacheStats>
+}
+
+/**
+ * @since 0.3.0
+ * @category tags
+ */
+export class CaptureCache extends Context.Tag("citegate/CaptureCache")<CaptureCache, CaptureCacheShape>() {}
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface CaptureCacheOptions {
+  /** Bytes of capture text and manifests kept at most (estimated as UTF-16: 2 per code unit); 0 turns the cache off. */
+  readonly maxBytes: number
+}
+
+type Entry =
+  | { readonly _tag: "capture"; readonly bytes: number; readonly stamp: string; readonly value: VerifiedCapture }
+  | { readonly _tag: "manifest"; readonly bytes: number; readonly value: Manifest }
+
+/** What an entry holds in memory, over-estimated: 2 bytes per code unit of text, plus the record's other fields. */
+const captureBytes = (record: CaptureRecord): number =>
+  2 * record.text.length + 2 * JSON.stringify({ ...record, text: "" }).length + 256
+
+const manifestBytes = (manifest: Manifest): number => 2 * JSON.stringify(manifest).length + 256
+
+/**
+ * A cache of `options.maxBytes`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
+  const maxBytes = Math.max(0, options.maxBytes)
+  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
+  const entries = new Map<string, Entry>()
+  let bytes = 0
+  let hits = 0
+  let misses = 0
+  let evictions = 0
+
+  const drop = (key: string) => {
+    const entry = entries.get(key)
+    if (entry === undefined) return
+    entries.delete(key)
+    bytes -= entry.bytes
+  }
+
+  const remember = (key: string, entry: Entry) => {
+    drop(key)
+    // Larger than the whole budget: never kept (it would evict everything and then itself).
+    if (entry.bytes > maxBytes) return
+    entries.set(key, entry)
+    bytes += entry.bytes
+    for (const [oldest] of entries) {
+      if (bytes <= maxBytes) break
+      drop(oldest)
+      evictions++
+    }
+  }
+
+  const touch = (key: string, entry: Entry) => {
+    entries.delete(key)
+    entries.set(key, entry)
+  }
+
+  const load: CaptureCacheShape["load"] = (store, source, read) => {
+    const identity = store.identity
+    if (maxBytes === 0 || identity === undefined) return read
+    const key = `capture\u0000${identity}\u0000${source}`
+    const stamped = store.stamp === undefined ? Effect.succeed<string | undefined>("") : store.stamp(source)
+    return Effect.flatMap(stamped, (stamp) => {
+      // Nothing to stamp (the record is not there, or not a plain file): read, which says why; keep nothing.
+      if (stamp === undefined) {
+        drop(key)
+        return read
+      }
+      const entry = entries.get(key)
+      if (entry !== undefined && entry._tag === "capture" && entry.stamp === stamp) {
+        hits++
+        touch(key, entry)
+        return Effect.succeed(entry.value)
+      }
+      misses++
+      return Effect.tap(read, (capture) =>
+        Effect.sync(() => {
+          // Only a capture whose text hashes to its stated digest (a passing first check).
+          if (capture.textSha256 !== capture.record.sha256) return drop(key)
+          remember(key, { _tag: "capture", bytes: captureBytes(capture.record), stamp, value: capture })
+        }))
+    })
+  }
+
+  const manifest: CaptureCacheShape["manifest"] = (key, makeManifest, keep) =>
+    Effect.suspend(() => {
+      const full = `manifest\u0000${key}`
+      const entry = maxBytes === 0 ? undefined : entries.get(full)
+      if (entry !== undefined && entry._tag === "manifest") {
+        hits++
+        touch(full, entry)
+        return Effect.succeed(entry.value)
+      }
+      if (maxBytes > 0) misses++
+      return Effect.tap(makeManifest, (value) =>
+        Effect.sync(() => {
+          if (maxBytes > 0 && keep(value)) remember(full, { _tag: "manifest", bytes: manifestBytes(value), value })
+        }))
+    })
+
+  return CaptureCache.of({
+    load,
+    manifest,
+    stats: Effect.sync(() => ({ maxBytes, bytes, entries: entries.size, hits, misses, evictions }))
+  })
+}
+
+/**
+ * Runs `effect` with the cache when there is one (`Effect.serviceOption(CaptureCache)`), else as it is.
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const provideOption = (cache: Option.Option<CaptureCacheShape>) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, CaptureCache>> =>
+  Option.isSome(cache)
+    ? Effect.provideService(effect, CaptureCache, cache.value)
+    : effect as Effect.Effect<A, E, Exclude<R, CaptureCache>>
+
+/**
+ * @since 0.3.0
+ * @category layers
+ */
+export const layer = (options: CaptureCacheOptions): Layer.Layer<CaptureCache> => Layer.sync(CaptureCache, () => make(options))
