@@ -139,7 +139,7 @@ describe("Auth: the configured tokens", () => {
       assert.deepStrictEqual(Access.any, { _tag: "Any" })
       assert.deepStrictEqual(Access.capture, { _tag: "Capture" })
       assert.deepStrictEqual(Access.readRun("r"), { _tag: "ReadRun", runId: "r", owner: undefined })
-      const listed: Principal = { name: "n", digest: "d1", runs: new Set(["r1"]), capture: false }
+      const listed: Principal = { name: "n", digest: "d1", runs: new Set(["r1"]), capture: false, metrics: false }
       assert.strictEqual(yield* authorize(listed, Access.readRun("r1")), listed)
       assert.strictEqual(yield* authorize(listed, Access.readRun("r2", "d1")), listed)
       assert.strictEqual(yield* authorize(listed, Access.any), listed)

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import { type CaptureRecord, sha256Of, type SourceUrl, urlProblem } from "../Domain.js"
 import { type CaptureReadError, NotApproved } from "../Errors.js"
+import { spanAttributes, tagFailure } from "../internal/Spans.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, Failures } from "./Records.js"
@@ -46,6 +47,8 @@ export const approve = (
 const loadCapture = (store: CaptureStoreShape, source: SourceUrl): Effect.Effect<Loaded> =>
   store.read(source).pipe(
     Effect.map((record) => ({ record, textSha256: sha256Of(record.text) })),
+    tagFailure,
+    Effect.withSpan("Verifier.read", { attributes: { [spanAttributes.source]: source } }),
     Effect.either
   )
 
