@@ -18,7 +18,9 @@ import { Telemetry } from "./Context.js"
 export const attributes = spanAttributes
 
 export const requests = Metric.counter("citegate.http.requests", {
-  description: "HTTP requests answered, by method, route template and status"
+  description: "HTTP requests answered, by method, route template and status",
+  // Incremental: exported as a monotonic sum (a Prometheus counter, `_total`).
+  incremental: true
 })
 export const requestDuration = Metric.histogram(
   "citegate.http.request.duration",
@@ -26,16 +28,20 @@ export const requestDuration = Metric.histogram(
   "Milliseconds from a request's arrival to its response headers, by route template"
 )
 export const verifications = Metric.counter("citegate.verifications", {
-  description: "Verifications (reports and answers) by kind and outcome"
+  description: "Verifications (reports and answers) by kind and outcome",
+  incremental: true
 })
 export const failures = Metric.counter("citegate.failures", {
-  description: "Typed failures by stage (verify, capture) and error tag"
+  description: "Typed failures by stage (verify, capture) and error tag",
+  incremental: true
 })
 export const captures = Metric.counter("citegate.captures", {
-  description: "Sources captured by service runs, by outcome"
+  description: "Sources captured by service runs, by outcome",
+  incremental: true
 })
 export const captureBytes = Metric.counter("citegate.capture.bytes", {
-  description: "Bytes of response bodies captured by service runs"
+  description: "Bytes of response bodies captured by service runs",
+  incremental: true
 })
 export const runsActive = Metric.gauge("citegate.runs.active", {
   description: "Capture runs in progress on this replica"

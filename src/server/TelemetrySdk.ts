@@ -47,7 +47,8 @@ export const layer = (telemetry: ResolvedTelemetry): Layer.Layer<Telemetry> => {
     metricReader: readers,
     shutdownTimeout: 5_000
   }))
-  const serializer = new PrometheusSerializer()
+  // Without the `otel_scope_name` label on every series (it names the bridge, the same for all).
+  const serializer = new PrometheusSerializer(undefined, undefined, undefined, false, true)
   const scrape = prometheus === undefined ? undefined : Effect.promise(() =>
     prometheus.collect().then(({ resourceMetrics }) => serializer.serialize(resourceMetrics))
   )
