@@ -53,7 +53,7 @@ describe("Auth: the Authorization header", () => {
       const principal = yield* auth.authenticate({ authorization: `Bearer ${longest}` })
       assert.deepStrictEqual(
         { ...principal, runs: [...principal.runs] },
-        { name: `token:${hex(longest).slice(0, 12)}`, digest: hex(longest), runs: ["run-a", "run-b"], capture: false }
+        { name: `token:${hex(longest).slice(0, 12)}`, digest: hex(longest), runs: ["run-a", "run-b"], capture: false, metrics: false }
       )
       assert.deepStrictEqual(yield* reasonOf({ authorization: `Bearer ${longest}L` }), { _tag: "Unauthorized", reason: "malformed" })
       // Just under the limit, an unknown token is unknown (not malformed).
