@@ -8,8 +8,10 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import { Context, Effect, Exit, Layer, Logger, Scope } from "effect"
 import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
+import * as http from "node:http"
 import { createRequire } from "node:module"
 import * as os from "node:os"
+import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
@@ -88,10 +90,69 @@ const serveInProcess = async (configFile: string, runRoot: string) => {
   return { base: `http://127.0.0.1:${port}`, stop: () => Effect.runPromise(Effect.as(Scope.close(scope, Exit.void), 0)) }
 }
 
-export const benchServer = async (options: { readonly smoke: boolean; readonly makeText: (seed: number, bytes: number) => string }) => {
+interface Shape {
+  readonly facts: number
+  readonly captures: number
+  readonly size: number
+  readonly connections: number
+  readonly duration: number
+}
+
+interface BenchOptions {
+  readonly smoke: boolean
+  readonly makeText: (seed: number, bytes: number) => string
+}
+
+export const benchServer = (options: BenchOptions) =>
+  measure(
+    options,
+    options.smoke
+      ? { facts: 10, captures: 2, size: 4 * 1024, connections: 4, duration: 1 }
+      : { facts: 20, captures: 20, size: 1024 * 1024, connections: 64, duration: 15 },
+    false
+  )
+
+/** An OTLP/HTTP collector that accepts and drops everything (the bench measures the exporting side). */
+const otlpSink = () =>
+  new Promise<{ url: string; received: () => number; close: () => void }>((resolve) => {
+    let received = 0
+    const server = http.createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        received++
+        res.writeHead(200, { "content-type": "application/json" }).end("{}")
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as AddressInfo).port
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        received: () => received,
+        close: () => (server.closeAllConnections(), server.close())
+      })
+    })
+  })
+
+/**
+ * Telemetry off against on (OTLP export every second to a loopback sink, plus Prometheus), on a
+ * light request (20 facts × 20 captures of 16 KiB) where a per-request cost would show.
+ */
+export const benchTelemetry = async (options: BenchOptions) => {
   const shape = options.smoke
     ? { facts: 10, captures: 2, size: 4 * 1024, connections: 4, duration: 1 }
-    : { facts: 20, captures: 20, size: 1024 * 1024, connections: 64, duration: 15 }
+    : { facts: 20, captures: 20, size: 16 * 1024, connections: 16, duration: 5 }
+  const off = await measure(options, shape, false)
+  const sink = await otlpSink()
+  try {
+    const on = await measure(options, shape, { otlp: { url: sink.url, exportIntervalMs: 1_000 }, prometheus: true })
+    if (sink.received() === 0) throw new Error("telemetry on exported nothing to the collector")
+    return [...off, ...on]
+  } finally {
+    sink.close()
+  }
+}
+
+const measure = async (options: BenchOptions, shape: Shape, telemetry: false | Record<string, unknown>) => {
   const work = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-server-"))
   try {
     const runRoot = path.join(work, "runs")
@@ -119,7 +180,8 @@ export const benchServer = async (options: { readonly smoke: boolean; readonly m
     await fsp.writeFile(configFile, JSON.stringify({
       sources,
       labels,
-      server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: false }], requestTimeoutMs: 60_000 }
+      server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: false }], requestTimeoutMs: 60_000 },
+      ...(telemetry === false ? {} : { telemetry })
     }))
     // --smoke serves in this process (no CLI start-up to wait for); the real run measures the CLI's own process.
     const server = options.smoke ? await serveInProcess(configFile, runRoot) : await serve(configFile, runRoot)
@@ -137,7 +199,9 @@ export const benchServer = async (options: { readonly smoke: boolean; readonly m
         throw new Error(`${run.non2xx} non-2xx answers, ${run.errors} errors (${run.timeouts} timeouts) under load`)
       }
       const row: ServerRow = {
-        name: `POST /v1/verify/report, ${shape.facts} facts × ${shape.captures} captures of ${shape.size / 1024} KiB`,
+        name: `POST /v1/verify/report, ${shape.facts} facts × ${shape.captures} captures of ${shape.size / 1024} KiB${
+          telemetry === false ? "" : ", telemetry on (OTLP + Prometheus)"
+        }`,
         connections: shape.connections,
         durationS: shape.duration,
         requests: run.requests.total,

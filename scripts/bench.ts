@@ -3,7 +3,7 @@
  * same physical work in plain Node, measured in the same run.
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
- *   --only verify|answers|capture|memory|hostile|search|startup|extract|bombs|postgres|audit|server|streams
+ *   --only verify|answers|capture|memory|hostile|search|startup|extract|bombs|postgres|audit|server|telemetry|streams
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *   --section-deadline MS   a section that runs longer ends the bench with its name (default: none; 180000 with --smoke)
  *
@@ -38,7 +38,7 @@ import * as Verifier from "../src/verify/Verifier.js"
 import { createDatabase, missingReason, postgresPresent, startCluster } from "../test/support/postgresCluster.js"
 import { benchBombs, benchRunner, type BombRow, bombLines, type RunnerRow } from "./bench-bombs.js"
 import { benchProviders } from "./bench-providers.js"
-import { benchServer, type ServerRow, serverLines } from "./bench-server.js"
+import { benchServer, benchTelemetry, type ServerRow, serverLines } from "./bench-server.js"
 import type { StreamsResult } from "./bench-streams.js"
 
 const args = process.argv.slice(2)
@@ -1284,6 +1284,7 @@ const main = async () => {
   }
   let postgres: Array<PostgresRow> | undefined
   const server: Array<ServerRow> = wanted("server") ? await section("server", () => benchServer({ smoke, makeText })) : []
+  if (wanted("server", "telemetry")) server.push(...await section("telemetry", () => benchTelemetry({ smoke, makeText })))
   if (wanted("postgres")) {
     if (postgresPresent) postgres = await section("postgres", benchPostgres)
     else process.stderr.write(`bench: PostgreSQL skipped: ${missingReason}\n`)

@@ -41,8 +41,9 @@ if (process.argv[2] === "--make-code-cache" || process.argv[2] === "--check-code
    * fixtures) resolve the same. Any warning (another use of import.meta, say) could be a broken
    * bundle: the build fails instead.
    */
-  const bundle = async (entry, outfile) => {
+  const bundle = async (entry, outfile, options = {}) => {
     const result = await build({
+      ...options,
       entryPoints: [path.join(root, "dist", ...entry)],
       outfile,
       bundle: true,
@@ -67,7 +68,10 @@ if (process.argv[2] === "--make-code-cache" || process.argv[2] === "--check-code
   // take (extract/Runner.ts starts one per concurrent capture).
   await bundle(["extract", "Child.js"], path.join(root, "dist", "bundle", "extract-child.cjs"))
   const outfile = path.join(root, "dist", "bundle", "run-pipeline.cjs")
-  await bundle(["cli", "main.js"], outfile)
+  // import() of Node's own modules (the OpenTelemetry exporters load `http`/`https` so) becomes a
+  // require: a script compiled from a V8 code cache loses its dynamic-import callback
+  // (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and every other import() is bundled already.
+  await bundle(["cli", "main.js"], outfile, { supported: { "dynamic-import": false } })
   // The first line names the bundle's digest: the loader matches it against the cache's header.
   const code = fs.readFileSync(outfile, "utf8")
   fs.writeFileSync(outfile, `// citegate bundle ${createHash("sha256").update(code).digest("hex")}\n${code}`)

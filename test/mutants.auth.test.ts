@@ -53,7 +53,7 @@ describe("Auth: the Authorization header", () => {
       const principal = yield* auth.authenticate({ authorization: `Bearer ${longest}` })
       assert.deepStrictEqual(
         { ...principal, runs: [...principal.runs] },
-        { name: `token:${hex(longest).slice(0, 12)}`, digest: hex(longest), runs: ["run-a", "run-b"], capture: false }
+        { name: `token:${hex(longest).slice(0, 12)}`, digest: hex(longest), runs: ["run-a", "run-b"], capture: false, metrics: false }
       )
       assert.deepStrictEqual(yield* reasonOf({ authorization: `Bearer ${longest}L` }), { _tag: "Unauthorized", reason: "malformed" })
       // Just under the limit, an unknown token is unknown (not malformed).
@@ -139,7 +139,7 @@ describe("Auth: the configured tokens", () => {
       assert.deepStrictEqual(Access.any, { _tag: "Any" })
       assert.deepStrictEqual(Access.capture, { _tag: "Capture" })
       assert.deepStrictEqual(Access.readRun("r"), { _tag: "ReadRun", runId: "r", owner: undefined })
-      const listed: Principal = { name: "n", digest: "d1", runs: new Set(["r1"]), capture: false }
+      const listed: Principal = { name: "n", digest: "d1", runs: new Set(["r1"]), capture: false, metrics: false }
       assert.strictEqual(yield* authorize(listed, Access.readRun("r1")), listed)
       assert.strictEqual(yield* authorize(listed, Access.readRun("r2", "d1")), listed)
       assert.strictEqual(yield* authorize(listed, Access.any), listed)

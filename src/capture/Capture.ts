@@ -58,6 +58,7 @@ import type { ExtractionLimits } from "../extract/Records.js"
 export type { ExtractionLimits } from "../extract/Records.js"
 import * as Runner from "../extract/Runner.js"
 import { version } from "../version.js"
+import { spanAttributes, tagFailure } from "../internal/Spans.js"
 
 /**
  * @since 0.1.0
@@ -223,6 +224,8 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     )
 
   const capture = Effect.fn("Capture.capture")(function*(input: string) {
+    // The input only when it is an approved source: a span never carries an arbitrary string.
+    if (approved.has(input as SourceUrl)) yield* Effect.annotateCurrentSpan(spanAttributes.source, input)
     const checked = UrlPolicy.check(input, { approved, allowLoopbackHttp })
     if (typeof checked !== "string") return yield* checked
     const source = checked
@@ -261,7 +264,7 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     yield* store.write(record, body)
     const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: body.byteLength }
     return ref
-  })
+  }, tagFailure)
 
   const captureAll: CaptureShape["captureAll"] = (sources, captureOptions) => {
     const emit = captureOptions?.onEvent ?? (() => Effect.void)

@@ -27,7 +27,7 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
 }
 
 /** What a token was refused. */
-export const ForbiddenAction = Schema.Literal("capture", "read-run")
+export const ForbiddenAction = Schema.Literal("capture", "read-run", "metrics")
 export type ForbiddenAction = typeof ForbiddenAction.Type
 
 /** HTTP 403: the token is valid but may not start captures, or may not read this run. */
@@ -39,6 +39,8 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
   override get message() {
     return this.action === "capture"
       ? "This token may not start capture runs"
+      : this.action === "metrics"
+      ? "This token may not read metrics"
       : `This token may not read run ${this.runId ?? "(none)"}`
   }
 }

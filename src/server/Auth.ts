@@ -20,17 +20,21 @@ export interface Principal {
   readonly digest: string
   readonly runs: "*" | ReadonlySet<string>
   readonly capture: boolean
+  /** May scrape `GET /metrics`. */
+  readonly metrics: boolean
 }
 
 /** What a request needs beyond a valid token. */
 export type Access =
   | { readonly _tag: "Any" }
   | { readonly _tag: "Capture" }
+  | { readonly _tag: "Metrics" }
   | { readonly _tag: "ReadRun"; readonly runId: string; readonly owner?: string | undefined }
 
 export const Access = {
   any: { _tag: "Any" } as Access,
   capture: { _tag: "Capture" } as Access,
+  metrics: { _tag: "Metrics" } as Access,
   /** `owner`: the digest of the token that started the run, when the service started it. */
   readRun: (runId: string, owner?: string): Access => ({ _tag: "ReadRun", runId, owner })
 }
@@ -67,6 +71,8 @@ export const authorize = (principal: Principal, access: Access): Effect.Effect<P
       return Effect.succeed(principal)
     case "Capture":
       return principal.capture ? Effect.succeed(principal) : Effect.fail(new Forbidden({ action: "capture", runId: null }))
+    case "Metrics":
+      return principal.metrics ? Effect.succeed(principal) : Effect.fail(new Forbidden({ action: "metrics", runId: null }))
     case "ReadRun":
       return principal.runs === "*" || principal.runs.has(access.runId) || access.owner === principal.digest
         ? Effect.succeed(principal)
@@ -92,7 +98,8 @@ export class Auth extends Context.Tag("citegate/server/Auth")<Auth, {
         name: token.name ?? `token:${token.sha256.slice(0, 12)}`,
         digest: token.sha256,
         runs: token.runs === "*" ? "*" as const : new Set(token.runs),
-        capture: token.capture
+        capture: token.capture,
+        metrics: token.metrics === true
       } satisfies Principal
     }))
     const lookup = (token: string): Principal | undefined => {

@@ -30,3 +30,15 @@ export class Lifecycle extends Context.Tag("citegate/server/Lifecycle")<Lifecycl
   readonly shutdown: Effect.Effect<void>
 }>() {}
 
+
+/**
+ * Telemetry (docs/observability.md): whether it is on, and the Prometheus scrape when
+ * `telemetry.prometheus` is. Off, nothing is recorded and no OpenTelemetry module is loaded.
+ */
+export class Telemetry extends Context.Tag("citegate/server/Telemetry")<Telemetry, {
+  readonly enabled: boolean
+  /** Every metric as Prometheus text (version 0.0.4); `undefined` unless `telemetry.prometheus` is on. */
+  readonly scrape: Effect.Effect<string> | undefined
+}>() {
+  static readonly off: Context.Tag.Service<Telemetry> = { enabled: false, scrape: undefined }
+}

@@ -17,7 +17,7 @@ import type { BoundAnswer } from "../answer/Records.js"
 import * as AnswerRender from "../answer/Render.js"
 import * as CaptureStore from "../store/CaptureStore.js"
 import * as Config from "../Config.js"
-import { type AnswerError, Forbidden, RunNotFound } from "../Errors.js"
+import { type AnswerError, Forbidden, type ReportRejected, RunNotFound } from "../Errors.js"
 import { NotReady } from "../Errors.js"
 import * as Gate from "../verify/Gate.js"
 import * as Policy from "../verify/Policy.js"
@@ -29,7 +29,30 @@ import * as CaptureCache from "../verify/CaptureCache.js"
 import { CitegateApi, namedManifest } from "./Api.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
+import * as Metrics from "./Metrics.js"
 import { eventJson, type RunView, Runs } from "./Runs.js"
+
+/**
+ * Spans of one verification request: every span below carries the run id; the request's own span
+ * gets the outcome (`verified` or the error's tag) and, on failure, the error tag.
+ */
+const verificationSpan = (runId: string, outcome: string) =>
+  Effect.annotateCurrentSpan({
+    [Metrics.attributes.runId]: runId,
+    [Metrics.attributes.outcome]: outcome,
+    ...(outcome === "verified" ? {} : { [Metrics.attributes.errorTag]: outcome })
+  })
+
+/** The error tags of a report's failed facts (rejected) or retracted facts (drop mode). */
+const factTags = (outcome: Either.Either<Gate.Checked, { readonly _tag: string }>): ReadonlyArray<string> =>
+  Either.isRight(outcome)
+    ? outcome.right.report.retractions.map((r) => r.error._tag)
+    : outcome.left._tag === "ReportRejected"
+    ? (outcome.left as ReportRejected).failures.map((f) => f.error._tag)
+    : [outcome.left._tag]
+
+/** A rendering as its own span (`Render.json`). */
+const rendered = (render: () => string) => Effect.withSpan(Effect.sync(render), "Render.json")
 
 /**
  * The run `runId`, if `principal` may read it. A token that lists neither the run nor "*" and did
@@ -120,12 +143,16 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
         const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
         const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
           Effect.provide(gateLayer),
-          CaptureCache.provideOption(cache)
+          CaptureCache.provideOption(cache),
+          Effect.annotateSpans(Metrics.attributes.runId, run.id)
         )
+        const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
+        yield* verificationSpan(run.id, tag)
+        yield* Metrics.verification("report", tag, factTags(outcome))
         // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
         const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
         const provenance = fromOutcome(outcome)
-        return json(Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge }) : provenance))
+        return json(yield* rendered(() => Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge }) : provenance)))
       }))
     .handleRaw("verifyAnswer", ({ request, urlParams }) =>
       Effect.gen(function*() {
@@ -150,13 +177,16 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(format, text, manifest, options)
           const answers = yield* Answer.Answers
           return yield* Effect.either(Effect.flatMap(bound, answers.verify))
-        }).pipe(Effect.provide(answersLayer), CaptureCache.provideOption(cache))
+        }).pipe(Effect.provide(answersLayer), CaptureCache.provideOption(cache), Effect.annotateSpans(Metrics.attributes.runId, run.id))
+        const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
+        yield* verificationSpan(run.id, tag)
+        yield* Metrics.verification("answer", tag, Either.isRight(outcome) ? [] : [tag])
         // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
         const judge = Either.isRight(outcome) ? yield* JudgeReview.ofAnswer(outcome.right.answer, outcome.right.captures) : undefined
         const rendering = Either.match(outcome, {
           onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error }),
           onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures, judge })
         })
-        return json(AnswerRender.render("json", rendering))
+        return json(yield* rendered(() => AnswerRender.render("json", rendering)))
       }))
 )

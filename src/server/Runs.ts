@@ -27,7 +27,8 @@ import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotRea
 import * as Manifest from "../Manifest.js"
 import { CaptureCache } from "../verify/CaptureCache.js"
 import type { RunStatus as RunStatusSchema } from "./Api.js"
-import { Lifecycle, ServerContext } from "./Context.js"
+import { Lifecycle, ServerContext, Telemetry } from "./Context.js"
+import * as Metrics from "./Metrics.js"
 
 /** One progress event of a run; `id` is its SSE event id (1, 2, … per run). */
 export const RunEvent = Schema.Union(
@@ -106,6 +107,8 @@ export const make = Effect.gen(function*() {
   const fibers = yield* FiberSet.make()
   const slots = yield* Effect.makeSemaphore(context.limits.maxActiveRuns)
   const root = path.resolve(context.runRoot)
+  // Runs record their metrics under the service's telemetry (off when the service has none).
+  const telemetry = Option.getOrElse(yield* Effect.serviceOption(Telemetry), () => Telemetry.off)
 
   const directoryOf = (id: string) => path.join(root, id)
 
@@ -139,16 +142,19 @@ export const make = Effect.gen(function*() {
                 case "Started":
                   return Effect.void
                 case "Captured":
-                  return append(state, {
+                  return Effect.zipRight(Metrics.capture({ bytes: event.ref.byteLength }), append(state, {
                     _tag: "captured",
                     number,
                     source: event.source,
                     captureSha256: event.ref.sha256,
                     byteLength: event.ref.byteLength,
                     accessedAt: event.ref.accessedAt
-                  })
+                  }))
                 case "Failed":
-                  return append(state, { _tag: "failed", number, source: event.source, error: event.error })
+                  return Effect.zipRight(
+                    Metrics.capture({ failed: event.error._tag }),
+                    append(state, { _tag: "failed", number, source: event.source, error: event.error })
+                  )
               }
             }
           })).pipe(Effect.provide(captureLayer))
@@ -158,7 +164,12 @@ export const make = Effect.gen(function*() {
         yield* append(state, { _tag: "aborted", error: capturedOrFailed.left })
       }
     }).pipe(
+      // Active while it holds a slot: the gauge counts runs capturing, not runs waiting for a slot.
+      (run) => Effect.acquireUseRelease(Metrics.runActive(1), () => run, () => Metrics.runActive(-1)),
       slots.withPermits(1),
+      Effect.withSpan("Runs.capture", { attributes: { [Metrics.attributes.runId]: state.id } }),
+      Effect.annotateSpans(Metrics.attributes.runId, state.id),
+      Effect.provideService(Telemetry, telemetry),
       Effect.onExit((exit) =>
         Effect.suspend(() => {
           state.status = Exit.isSuccess(exit) ? "completed" : "interrupted"

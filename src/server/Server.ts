@@ -43,17 +43,20 @@ import * as JudgeSetup from "../review/JudgeSetup.js"
 import * as CaptureCache from "../verify/CaptureCache.js"
 import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
-import { Lifecycle, ServerContext } from "./Context.js"
+import { Lifecycle, ServerContext, Telemetry } from "./Context.js"
 import * as Documents from "./Documents.js"
 import * as Handlers from "./Handlers.js"
+import * as Metrics from "./Metrics.js"
+import * as MetricsRoute from "./MetricsRoute.js"
 import * as OpenApiDocument from "./OpenApi.js"
 import * as Runs from "./Runs.js"
 import * as StreamRoute from "./StreamRoute.js"
+import * as TelemetryLayer from "./Telemetry.js"
 
-export { Lifecycle, ServerContext } from "./Context.js"
+export { Lifecycle, ServerContext, Telemetry } from "./Context.js"
 
 /** The services a route (typed or raw) may require. */
-export type ServerServices = Auth | ServerContext | Lifecycle | Runs.Runs
+export type ServerServices = Auth | ServerContext | Lifecycle | Runs.Runs | Telemetry
 
 /** A raw route: `HttpApiBuilder.Router.use(...)` needing at most `ServerServices`. */
 export type RouteLayer = Layer.Layer<never, never, ServerServices>
@@ -73,11 +76,15 @@ export const streamingPrefix = "/v1/stream/"
  * authentication before a body is read (401, see `bodyGate`), deadline (503, until the response
  * starts) and one structured log line per request.
  */
-export const middleware = (limits: ResolvedServer, auth: Context.Tag.Service<Auth> = Auth.make(limits.tokens)) =>
+export const middleware = (
+  limits: ResolvedServer,
+  auth: Context.Tag.Service<Auth> = Auth.make(limits.tokens),
+  telemetry: boolean = false
+) =>
 (app: HttpApp.Default): HttpApp.Default<never, never> =>
   Effect.suspend(() => {
     const requestId = randomUUID()
-    return handle(limits, auth, app, requestId).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
+    return handle(limits, auth, app, requestId, telemetry).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
   })
 
 /** Every value of a header as the client sent it (Node keeps only the first of a repeated Authorization). */
@@ -141,7 +148,7 @@ const discardBody = (request: HttpServerRequest.HttpServerRequest, timeoutMs: nu
   )
 }
 
-const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: HttpApp.Default, requestId: string) =>
+const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: HttpApp.Default, requestId: string, telemetry: boolean) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const started = performance.now()
@@ -189,12 +196,13 @@ const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: Ht
           )
         })
       )
-    yield* Effect.logInfo("request").pipe(Effect.annotateLogs({
-      method: request.method,
-      path,
-      status: response.status,
-      ms: Math.round(performance.now() - started)
-    }))
+    const ms = Math.round(performance.now() - started)
+    yield* Effect.logInfo("request").pipe(Effect.annotateLogs({ method: request.method, path, status: response.status, ms }))
+    if (telemetry) {
+      // The platform's span of this request (`http.server <method>`): the request id and the route template.
+      yield* Effect.annotateCurrentSpan({ [Metrics.attributes.requestId]: requestId, [Metrics.attributes.route]: Metrics.routeOf(path) })
+      yield* Metrics.request(request.method, path, response.status, ms)
+    }
     return tagged(response)
   })
 
@@ -306,15 +314,19 @@ export const layer = (options: ServeOptions) => {
   const judge = Layer.unwrapEffect(
     Effect.map(JudgeSetup.resolve(options.config, { configDirectory: path.dirname(path.resolve(options.configFile)) }), JudgeSetup.layerOf)
   )
+  // Telemetry first: its tracer (when on) is installed for every layer built after it, requests included.
+  const telemetry = TelemetryLayer.layer(options.config)
+  const telemetryOn = options.config.telemetry !== undefined
   const services = Layer.mergeAll(Layer.succeed(Auth, auth), Runs.layer, judge).pipe(Layer.provideMerge(base))
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive])
   )
-  const routes = Layer.mergeAll(OpenApiDocument.layer, ...rawRoutes)
-  return HttpApiBuilder.serve(middleware(limits, auth)).pipe(
+  const routes = Layer.mergeAll(OpenApiDocument.layer, MetricsRoute.layer, ...rawRoutes)
+  return HttpApiBuilder.serve(middleware(limits, auth, telemetryOn)).pipe(
     Layer.provide(routes),
     Layer.provide(api),
     Layer.provide(services),
-    Layer.provideMerge(NodeHttpServer.layer(() => server, { host: options.host, port: options.port }))
+    Layer.provideMerge(NodeHttpServer.layer(() => server, { host: options.host, port: options.port })),
+    Layer.provide(telemetry)
   )
 }

@@ -12,6 +12,7 @@ import type * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { type CaptureRecord, sha256Of, type SourceUrl, urlProblem } from "../Domain.js"
 import { type CaptureReadError, NotApproved } from "../Errors.js"
+import { spanAttributes, tagFailure } from "../internal/Spans.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import type { CaptureCacheShape, VerifiedCapture } from "./CaptureCache.js"
 import type { PolicyShape } from "./Policy.js"
@@ -48,8 +49,10 @@ const readCapture = (store: CaptureStoreShape, source: SourceUrl): Effect.Effect
   Effect.map(store.read(source), (record: CaptureRecord) => ({ record, textSha256: sha256Of(record.text) }))
 
 const loadCapture = (store: CaptureStoreShape, source: SourceUrl, cache: Option.Option<CaptureCacheShape>): Effect.Effect<Loaded> =>
-  Effect.either(
-    Option.isSome(cache) ? cache.value.load(store, source, readCapture(store, source)) : readCapture(store, source)
+  (Option.isSome(cache) ? cache.value.load(store, source, readCapture(store, source)) : readCapture(store, source)).pipe(
+    tagFailure,
+    Effect.withSpan("Verifier.read", { attributes: { [spanAttributes.source]: source } }),
+    Effect.either
   )
 
 /**

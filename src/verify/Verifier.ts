@@ -23,6 +23,7 @@ import { type CaptureRecord, factLimits, makeReport, type SourceUrl, type Verifi
 import { type FactRejection, InvalidReport, ReportRejected, VerificationTimeout } from "../Errors.js"
 import * as Diagnostic from "../anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "../internal/decode.js"
+import { spanAttributes } from "../internal/Spans.js"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as Boundaries from "./Boundaries.js"
 import { CaptureCache } from "./CaptureCache.js"
@@ -137,8 +138,11 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       for (const [record, indices] of toSearch) {
         loaded.set(record.source, record)
         const capture: Match.CaptureSearch = { policy, search, record, citations, indices, failures }
-        const exact = yield* Match.matchExact(capture)
-        const normal = yield* Match.matchNormalized(capture, exact.absent)
+        const { exact, normal } = yield* Effect.withSpan(
+          Effect.flatMap(Match.matchExact(capture), (exact) => Effect.map(Match.matchNormalized(capture, exact.absent), (normal) => ({ exact, normal }))),
+          "Verifier.search",
+          { attributes: { [spanAttributes.source]: record.source, "citegate.citations": indices.length } }
+        )
         Evidence.absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
         // Text no reader sees: refused here under verify.hidden: "reject", else marked on the evidence (Visibility.ts).
         const matched = normal.matched.length === 0 ? exact.matched : [...exact.matched, ...normal.matched]

@@ -57,6 +57,8 @@ const serviceErrorUnbounded = (error: ServiceError): Description =>
       fields: [["action", e.action], ["run", e.runId ?? "(none)"]],
       fix: e.action === "capture"
         ? "Use a token with `capture: true` to start runs."
+        : e.action === "metrics"
+        ? "Use a token with `metrics: true` to scrape /metrics."
         : "Use a token whose `runs` lists this run (or \"*\"), or the token that started it."
     }),
     PayloadTooLarge: (e): Description => ({

@@ -1,0 +1,130 @@
+/**
+ * The service's metrics (docs/observability.md) and the span attribute names. Every label has a
+ * small fixed set of values: a route template (never a raw path or query), a method, a status, an
+ * outcome or an error tag; never source text, a source URL or a run id. Recorded only when
+ * telemetry is on (`Telemetry.enabled`): off, each call is one context lookup.
+ *
+ * @since 0.4.0
+ */
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricLabel from "effect/MetricLabel"
+import * as Option from "effect/Option"
+import { spanAttributes } from "../internal/Spans.js"
+import { Telemetry } from "./Context.js"
+
+/** Span attributes set by citegate (besides the platform's `http.*` and `url.*`). */
+export const attributes = spanAttributes
+
+export const requests = Metric.counter("citegate.http.requests", {
+  description: "HTTP requests answered, by method, route template and status",
+  // Incremental: exported as a monotonic sum (a Prometheus counter, `_total`).
+  incremental: true
+})
+export const requestDuration = Metric.histogram(
+  "citegate.http.request.duration",
+  MetricBoundaries.exponential({ start: 1, factor: 2, count: 16 }),
+  "Milliseconds from a request's arrival to its response headers, by route template"
+)
+export const verifications = Metric.counter("citegate.verifications", {
+  description: "Verifications (reports and answers) by kind and outcome",
+  incremental: true
+})
+export const failures = Metric.counter("citegate.failures", {
+  description: "Typed failures by stage (verify, capture) and error tag",
+  incremental: true
+})
+export const captures = Metric.counter("citegate.captures", {
+  description: "Sources captured by service runs, by outcome",
+  incremental: true
+})
+export const captureBytes = Metric.counter("citegate.capture.bytes", {
+  description: "Bytes of response bodies captured by service runs",
+  incremental: true
+})
+export const runsActive = Metric.gauge("citegate.runs.active", {
+  description: "Capture runs in progress on this replica"
+})
+
+/** Route templates the service answers; anything else is `other` (a label never carries a raw path). */
+const exactRoutes = new Set([
+  "/healthz",
+  "/readyz",
+  "/metrics",
+  "/openapi.json",
+  "/v1/runs",
+  "/v1/verify/report",
+  "/v1/verify/answer",
+  "/v1/stream/answer"
+])
+const templated: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^\/v1\/runs\/[^/]+$/, "/v1/runs/:id"],
+  [/^\/v1\/runs\/[^/]+\/events$/, "/v1/runs/:id/events"],
+  [/^\/v1\/runs\/[^/]+\/documents$/, "/v1/runs/:id/documents"],
+  [/^\/v1\/stream\/answer\/[^/]+$/, "/v1/stream/answer/:id"]
+]
+
+/** The route template of a request path (without its query), or `other`. */
+export const routeOf = (path: string): string => {
+  if (exactRoutes.has(path)) return path
+  for (const [pattern, route] of templated) if (pattern.test(path)) return route
+  return "other"
+}
+
+const methods = new Set(["GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH"])
+
+/** `metric` with these labels. */
+const labelled = <M extends Metric.Metric<any, any, any>>(metric: M, labels: Record<string, string>): M =>
+  Metric.taggedWithLabels(metric, Object.entries(labels).map(([key, value]) => MetricLabel.make(key, value))) as M
+
+/** Runs `record` only when telemetry is on. */
+const whenOn = (record: Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(Telemetry), (telemetry) =>
+    Option.isSome(telemetry) && telemetry.value.enabled ? record : Effect.void)
+
+/** One answered request. */
+export const request = (method: string, path: string, status: number, ms: number): Effect.Effect<void> =>
+  whenOn(Effect.suspend(() => {
+    const route = routeOf(path)
+    return Effect.zipRight(
+      Metric.increment(labelled(requests, {
+        method: methods.has(method) ? method : "other",
+        route,
+        status: status >= 100 && status <= 599 ? String(status) : "other"
+      })),
+      Metric.update(labelled(requestDuration, { route }), ms)
+    )
+  }))
+
+/** One verification: its outcome (`verified` or the error's tag) and the tags of the facts that failed. */
+export const verification = (
+  kind: "report" | "answer",
+  outcome: string,
+  failureTags: ReadonlyArray<string>
+): Effect.Effect<void> =>
+  whenOn(Effect.suspend(() => {
+    const counts = new Map<string, number>()
+    for (const tag of failureTags) counts.set(tag, (counts.get(tag) ?? 0) + 1)
+    return Effect.zipRight(
+      Metric.increment(labelled(verifications, { kind, outcome })),
+      Effect.forEach(counts, ([tag, n]) => Metric.incrementBy(labelled(failures, { stage: "verify", tag }), n), { discard: true })
+    )
+  }))
+
+/** One source of a service run: captured (with its body's bytes) or failed (with the error's tag). */
+export const capture = (result: { readonly bytes: number } | { readonly failed: string }): Effect.Effect<void> =>
+  whenOn(
+    "bytes" in result
+      ? Effect.zipRight(
+        Metric.increment(labelled(captures, { outcome: "captured" })),
+        Metric.incrementBy(captureBytes, result.bytes)
+      )
+      : Effect.zipRight(
+        Metric.increment(labelled(captures, { outcome: "failed" })),
+        Metric.increment(labelled(failures, { stage: "capture", tag: result.failed }))
+      )
+  )
+
+/** A capture run started (+1) or ended (-1) on this replica. */
+export const runActive = (delta: 1 | -1): Effect.Effect<void> => whenOn(Metric.incrementBy(runsActive, delta))
