@@ -24,7 +24,10 @@ import * as Manifest from "../Manifest.js"
 import * as Policy from "../verify/Policy.js"
 import * as Json from "../render/Json.js"
 import { fromOutcome, Rendering } from "../render/Rendering.js"
+import * as Decisions from "../review/Decisions.js"
 import * as JudgeReview from "../review/JudgeReview.js"
+import * as ReviewLog from "../store/ReviewLog.js"
+import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import * as Verifier from "../verify/Verifier.js"
 import { CitegateApi, namedManifest } from "./Api.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
@@ -99,6 +102,14 @@ export const RunsLive = HttpApiBuilder.group(CitegateApi, "runs", (handlers) =>
       }))
 )
 
+/** The run's recorded decisions about a verified report's facts (`undefined`: none, or the log is unreadable). */
+const recordedReview = (directory: string, report: VerifiedReport) =>
+  Effect.flatMap(ReviewLog.ReviewLog, (log) => log.list).pipe(
+    Effect.provide(ReviewLog.layerFileSystem({ directory })),
+    Effect.map((logged) => Decisions.humanReviewOf(report, logged)),
+    Effect.catchAll((error) => Effect.as(Effect.logWarning("review log not shown").pipe(Effect.annotateLogs({ error: error._tag })), undefined))
+  )
+
 /** The run's captures behind the verifier, for one request. */
 const storeOf = (run: RunView) => CaptureStore.layerFileSystem({ directory: run.directory })
 
@@ -121,8 +132,10 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
         )
         // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
         const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
+        // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
+        const humanReview = Either.isRight(outcome) ? yield* recordedReview(run.directory, outcome.right.report) : undefined
         const provenance = fromOutcome(outcome)
-        return json(Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge }) : provenance))
+        return json(Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance))
       }))
     .handleRaw("verifyAnswer", ({ request, urlParams }) =>
       Effect.gen(function*() {

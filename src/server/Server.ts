@@ -46,6 +46,7 @@ import { Lifecycle, ServerContext } from "./Context.js"
 import * as Documents from "./Documents.js"
 import * as Handlers from "./Handlers.js"
 import * as OpenApiDocument from "./OpenApi.js"
+import * as Reviews from "./Reviews.js"
 import * as Runs from "./Runs.js"
 import * as StreamRoute from "./StreamRoute.js"
 
@@ -306,7 +307,7 @@ export const layer = (options: ServeOptions) => {
   )
   const services = Layer.mergeAll(Layer.succeed(Auth, auth), Runs.layer, judge).pipe(Layer.provideMerge(base))
   const api = HttpApiBuilder.api(CitegateApi).pipe(
-    Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive])
+    Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive, Reviews.ReviewsLive])
   )
   const routes = Layer.mergeAll(OpenApiDocument.layer, ...rawRoutes)
   return HttpApiBuilder.serve(middleware(limits, auth)).pipe(
