@@ -147,10 +147,10 @@ describe("recorded human review: the filesystem log", () => {
       fs.writeFileSync(file, edited)
       const corrupt = yield* Effect.flip(list(directory))
       assert.instanceOf(corrupt, DecisionLogCorrupt)
-      assert.strictEqual(corrupt.entry, "000001.json")
+      assert.strictEqual((corrupt as DecisionLogCorrupt).entry, "000001.json")
       fs.writeFileSync(path.join(directory, "reviews", "notes.txt"), "hello")
       const stray = yield* Effect.flip(list(directory))
-      assert.strictEqual(stray.entry, "notes.txt")
+      assert.strictEqual((stray as DecisionLogCorrupt).entry, "notes.txt")
       assert.isTrue(fs.existsSync(file))
     }))
 

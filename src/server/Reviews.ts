@@ -7,6 +7,7 @@
  * @since 0.3.0
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -15,7 +16,7 @@ import * as Config from "../Config.js"
 import { DecisionInvalid, RunNotFound } from "../Errors.js"
 import { decodeJson } from "../internal/decode.js"
 import * as Decisions from "../review/Decisions.js"
-import { decisionsFormat, withHistory } from "../review/Records.js"
+import { decisionsFormat, RecordedDecision, withHistory } from "../review/Records.js"
 import * as CaptureStore from "../store/CaptureStore.js"
 import * as ReviewLog from "../store/ReviewLog.js"
 import * as Gate from "../verify/Gate.js"
@@ -33,6 +34,7 @@ export const ReviewBody = Schema.Struct({
 }).annotations({ parseOptions: { onExcessProperty: "error" }, identifier: "ReviewBody" })
 
 const decodeBody = decodeJson(ReviewBody)
+const encodeRecorded = Schema.encodeSync(RecordedDecision)
 
 const logOf = (directory: string, runId: string) =>
   ReviewLog.layerFileSystem({ directory }).pipe(
@@ -41,11 +43,12 @@ const logOf = (directory: string, runId: string) =>
 
 export const ReviewsLive = HttpApiBuilder.group(CitegateApi, "reviews", (handlers) =>
   handlers
-    .handle("recordReview", ({ path, payload, request }) =>
+    // Raw: the body is read as the exact text sent (the middleware bounded it), then decoded strictly here.
+    .handleRaw("recordReview", ({ path, request }) =>
       Effect.gen(function*() {
         const principal = yield* Effect.flatMap(Auth, (auth) => auth.authenticate(request.headers, Access.any))
         const run = yield* readableRun(principal, path.id)
-        const body = decodeBody(payload)
+        const body = decodeBody(yield* Effect.orDie(request.text))
         if (Either.isLeft(body)) return yield* new DecisionInvalid(body.left)
         const decided = Decisions.request({
           fact: body.right.fact,
@@ -68,7 +71,7 @@ export const ReviewsLive = HttpApiBuilder.group(CitegateApi, "reviews", (handler
         yield* Effect.logInfo("review recorded").pipe(
           Effect.annotateLogs({ runId: run.id, token: principal.name, seq: recorded.seq, decision: recorded.record.decision })
         )
-        return { ...recorded, supersededBy: null }
+        return HttpServerResponse.unsafeJson(encodeRecorded({ ...recorded, supersededBy: null }), { status: 201 })
       }))
     .handle("listReviews", ({ path, request }) =>
       Effect.gen(function*() {
