@@ -23,6 +23,7 @@ import * as Decisions from "../src/review/Decisions.js"
 import { withHistory } from "../src/review/Records.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as ReviewLog from "../src/store/ReviewLog.js"
+import * as ReviewFilesystem from "../src/store/ReviewFilesystem.js"
 import * as Gate from "../src/verify/Gate.js"
 import { cited, pipelineConfig, runDirectoryWith, salesRecord, unavailable } from "./support.js"
 import { Schema } from "effect"
@@ -49,12 +50,12 @@ const decide = (directory: string, input: unknown, options: { maxDecisions?: num
     const request = yield* Decisions.request(input)
     const outcome = yield* verified(directory, options.text)
     return yield* Decisions.record({ run: "run-1", reportText: options.text ?? reportText, outcome, request }).pipe(
-      Effect.provide(ReviewLog.layerFileSystem({ directory, ...(options.maxDecisions === undefined ? {} : { maxDecisions: options.maxDecisions }) }))
+      Effect.provide(ReviewFilesystem.layer({ directory, ...(options.maxDecisions === undefined ? {} : { maxDecisions: options.maxDecisions }) }))
     )
   })
 
 const list = (directory: string) =>
-  Effect.flatMap(ReviewLog.ReviewLog, (log) => log.list).pipe(Effect.provide(ReviewLog.layerFileSystem({ directory })))
+  Effect.flatMap(ReviewLog.ReviewLog, (log) => log.list).pipe(Effect.provide(ReviewFilesystem.layer({ directory })))
 
 const reviewsOf = (directory: string) => fsp.readdir(path.join(directory, "reviews")).then((names) => names.sort(), () => [])
 
@@ -89,7 +90,7 @@ describe("recorded human review: the filesystem log", () => {
     Effect.gen(function*() {
       const directory = yield* runDirectoryWith([salesRecord])
       const outcome = yield* verified(directory)
-      const log = yield* ReviewLog.ReviewLog.pipe(Effect.provide(ReviewLog.layerFileSystem({ directory })))
+      const log = yield* ReviewLog.ReviewLog.pipe(Effect.provide(ReviewFilesystem.layer({ directory })))
       const one = Either.getOrThrow(Decisions.bind({ run: "r", reportText, outcome, request: Either.getOrThrow(Decisions.request({ fact: 0, decision: "supported", reviewer: "a" })), now: 0 }))
       const seqs = yield* Effect.all(Array.from({ length: 8 }, () => log.append(one)), { concurrency: "unbounded" })
       assert.deepStrictEqual([...seqs].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8])

@@ -15,6 +15,7 @@ import * as Redacted from "effect/Redacted"
 import * as path from "node:path"
 import * as CaptureStore from "../store/CaptureStore.js"
 import * as ReviewLog from "../store/ReviewLog.js"
+import * as ReviewFilesystem from "../store/ReviewFilesystem.js"
 import type { InvalidRunDirectory, RunExists, StorePackageMissing, StoreUnavailable } from "../Errors.js"
 import { type RunDirectoryExists, StoreChoiceInvalid, type WriteFailed } from "./CliError.js"
 import * as Io from "./Io.js"
@@ -95,7 +96,7 @@ export const reviewLog = (
   choice: StoreChoice
 ): Effect.Effect<Layer.Layer<ReviewLog.ReviewLog, InvalidRunDirectory | StoreUnavailable | StorePackageMissing>> =>
   choice._tag === "FileSystem"
-    ? Effect.succeed(ReviewLog.layerFileSystem({ directory: choice.directory }))
+    ? Effect.succeed(ReviewFilesystem.layer({ directory: choice.directory }))
     : Effect.map(reviewPostgres, (ReviewPostgres) => ReviewPostgres.layerUrl({ url: choice.url, run: choice.run }))
 
 /** The run's name as decisions record it: the database's run name, or the run directory's base name. */

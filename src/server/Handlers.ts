@@ -27,6 +27,7 @@ import { fromOutcome, Rendering } from "../render/Rendering.js"
 import * as Decisions from "../review/Decisions.js"
 import * as JudgeReview from "../review/JudgeReview.js"
 import * as ReviewLog from "../store/ReviewLog.js"
+import * as ReviewFilesystem from "../store/ReviewFilesystem.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import * as Verifier from "../verify/Verifier.js"
 import { CitegateApi, namedManifest } from "./Api.js"
@@ -105,7 +106,7 @@ export const RunsLive = HttpApiBuilder.group(CitegateApi, "runs", (handlers) =>
 /** The run's recorded decisions about a verified report's facts (`undefined`: none, or the log is unreadable). */
 const recordedReview = (directory: string, report: VerifiedReport) =>
   Effect.flatMap(ReviewLog.ReviewLog, (log) => log.list).pipe(
-    Effect.provide(ReviewLog.layerFileSystem({ directory })),
+    Effect.provide(ReviewFilesystem.layer({ directory })),
     Effect.map((logged) => Decisions.humanReviewOf(report, logged)),
     Effect.catchAll((error) => Effect.as(Effect.logWarning("review log not shown").pipe(Effect.annotateLogs({ error: error._tag })), undefined))
   )

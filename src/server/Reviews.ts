@@ -19,6 +19,7 @@ import * as Decisions from "../review/Decisions.js"
 import { decisionsFormat, RecordedDecision, withHistory } from "../review/Records.js"
 import * as CaptureStore from "../store/CaptureStore.js"
 import * as ReviewLog from "../store/ReviewLog.js"
+import * as ReviewFilesystem from "../store/ReviewFilesystem.js"
 import * as Gate from "../verify/Gate.js"
 import { CitegateApi } from "./Api.js"
 import { Access, Auth } from "./Auth.js"
@@ -37,7 +38,7 @@ const decodeBody = decodeJson(ReviewBody)
 const encodeRecorded = Schema.encodeSync(RecordedDecision)
 
 const logOf = (directory: string, runId: string) =>
-  ReviewLog.layerFileSystem({ directory }).pipe(
+  ReviewFilesystem.layer({ directory }).pipe(
     Layer.catchAll(() => Layer.fail(new RunNotFound({ runId })))
   )
 

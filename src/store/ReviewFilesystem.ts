@@ -9,6 +9,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import { randomUUID } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
@@ -18,7 +19,7 @@ import { errorCode, errorText, readRegularFile } from "../internal/safeRead.js"
 import { decisionLimits, ReviewDecision } from "../review/Records.js"
 import { runDirectory } from "./Filesystem.js"
 import { partialPrefix } from "./Format.js"
-import type { LoggedDecision, ReviewLogShape } from "./ReviewLog.js"
+import { type LoggedDecision, ReviewLog, type ReviewLogShape } from "./ReviewLog.js"
 
 export interface Options {
   /** The run directory (it must exist). */
@@ -115,3 +116,11 @@ export const make = (options: Options) =>
 
     return { run, append, list } satisfies ReviewLogShape
   })
+
+/**
+ * The review log of a run directory (its `reviews/` subdirectory, made on the first append).
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layer = (options: Options) => Layer.effect(ReviewLog, make(options))

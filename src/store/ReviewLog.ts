@@ -4,6 +4,7 @@
  * - `append` adds one decision after every other and returns its place (`seq`); it never
  *   replaces, edits or removes anything, and a decision that is not stored leaves nothing behind;
  * - `list` returns every decision in append order, each decoded strictly.
+ * The stores: `store/ReviewFilesystem.ts` (`layer`), `store/ReviewPostgres.ts` (`layer`, `layerUrl`).
  * A later decision about the same fact supersedes an earlier one by coming after it
  * (`ReviewRecords.withHistory`); the earlier one stays in the log.
  *
@@ -14,10 +15,8 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import type { DecisionAppendError, DecisionReadError, InvalidRunDirectory } from "../Errors.js"
+import type { DecisionAppendError, DecisionReadError } from "../Errors.js"
 import type { ReviewDecision } from "../review/Records.js"
-import * as ReviewFilesystem from "./ReviewFilesystem.js"
 
 /**
  * @since 0.3.0
@@ -47,12 +46,3 @@ export interface ReviewLogShape {
  * @category tags
  */
 export class ReviewLog extends Context.Tag("citegate/ReviewLog")<ReviewLog, ReviewLogShape>() {}
-
-/**
- * The review log of a run directory (its `reviews/` subdirectory, made on the first append).
- *
- * @since 0.3.0
- * @category layers
- */
-export const layerFileSystem = (options: ReviewFilesystem.Options): Layer.Layer<ReviewLog, InvalidRunDirectory> =>
-  Layer.effect(ReviewLog, ReviewFilesystem.make(options))
