@@ -17,7 +17,7 @@ const verify = "^src/(verify|anchor)/"
 const capture = "^src/(capture|extract)/"
 const render = "^src/render/|^src/[^/]+/Render[^/]*\\.ts$"
 // The store implementations: they write (Filesystem, Memory, Postgres) or remove leftovers (Inspect's sweep).
-const storeWriters = "^src/store/(Filesystem|Memory|Postgres|PostgresMigrations|PostgresPeers|Inspect)\\.ts$"
+const storeWriters = "^src/store/(Filesystem|Memory|Postgres|PostgresMigrations|PostgresPeers|Inspect|ReviewFilesystem|ReviewPostgres)\\.ts$"
 // The edge (CLI, service, public index) assembles layers, so it may name an implementation.
 const edge = "^src/(cli|server)/|^src/index\\.ts$"
 
@@ -76,6 +76,14 @@ module.exports = {
         "Only Capture (capture/), the store itself (store/: the contract binds the filesystem store, Migrate copies records) and the edge that assembles layers may import a store implementation.",
       from: { pathNot: `^src/(capture|store)/|${edge}` },
       to: { path: storeWriters }
+    },
+    {
+      name: "only-recording-appends-reviews",
+      severity: "error",
+      comment:
+        "The review log (store/ReviewLog.ts, which has `append`) is reached only by review recording (review/Decisions.ts), the store itself and the edge: never by Verify, answers, audits or Render.",
+      from: { pathNot: `^src/review/Decisions\\.ts$|^src/store/|${edge}` },
+      to: { path: "^src/store/Review" }
     },
     {
       name: "only-edge-runs-capture",

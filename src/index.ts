@@ -69,3 +69,7 @@ export * as Judge from "./review/Judge.js"
 export * as ReviewRecords from "./review/Records.js"
 export * as JudgeSetup from "./review/JudgeSetup.js"
 export * as JudgeReview from "./review/JudgeReview.js"
+/** Recorded human review: decisions bound to verified facts, and the run's append-only review log (its contract and the filesystem log). */
+export * as ReviewDecisions from "./review/Decisions.js"
+export * as ReviewLog from "./store/ReviewLog.js"
+export * as ReviewFilesystem from "./store/ReviewFilesystem.js"

@@ -175,8 +175,13 @@ describe("the judge's review of a verified answer", () => {
       const plain = AnswerRender.AnswerRendering.Verified({ ...checked })
       for (const format of ["text", "markdown", "html"] as const) {
         const page = AnswerRender.render(format, rendering)
-        const without = AnswerRender.render(format, plain)
-        // The provenance rendering is unchanged, byte for byte; the judge's section comes after it.
+        // The provenance rendering is unchanged, byte for byte, but for its note: beside a judge's section it
+        // no longer says that semantic review "was not performed".
+        const without = AnswerRender.render(format, plain).replace(
+          "Semantic review (is it the right metric, unit, period for the label?) was not performed.",
+          "Semantic review is a separate outcome, shown in its own section (it does not change provenance)."
+        )
+        assert.notInclude(page, "was not performed", format)
         const at = format === "html" ? without.lastIndexOf("</body>") : without.length
         assert.strictEqual(page.slice(0, at).replace(/\n*$/, ""), without.slice(0, at).replace(/\n*$/, ""), format)
         assert.include(page.slice(at), "Judge (semantic review)")

@@ -14,6 +14,7 @@ import { Auth, tokenDigest } from "../src/server/Auth.js"
 import { Lifecycle, ServerContext } from "../src/server/Context.js"
 import { DocumentsLive } from "../src/server/Documents.js"
 import * as Handlers from "../src/server/Handlers.js"
+import { ReviewsLive } from "../src/server/Reviews.js"
 import * as Runs from "../src/server/Runs.js"
 import { HealthLive } from "../src/server/Server.js"
 import { tempDirectory } from "./support.js"
@@ -53,7 +54,7 @@ export const webApi = (draining: boolean, runRootOf: (work: string) => Effect.Ef
       Layer.succeed(Lifecycle, lifecycle)
     )
     const services = Layer.mergeAll(Auth.layer(Config.resolvedServer(config).tokens), Runs.layer).pipe(Layer.provideMerge(base))
-    const api = HttpApiBuilder.api(CitegateApi).pipe(Layer.provide([HealthLive, Handlers.RunsLive, DocumentsLive, Handlers.VerifyLive]), Layer.provide(services))
+    const api = HttpApiBuilder.api(CitegateApi).pipe(Layer.provide([HealthLive, Handlers.RunsLive, DocumentsLive, Handlers.VerifyLive, ReviewsLive]), Layer.provide(services))
     // Every log line of the handlers, with its annotations.
     const logged: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
     const recorder = Logger.make(({ annotations, message }) => {

@@ -16,6 +16,7 @@ import * as Describe from "../render/Describe.js"
 import { html as h, markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl, quoted, terminal, terminalField } from "../render/Escape.js"
 import * as HtmlPage from "../render/HtmlPage.js"
 import * as JudgeSection from "../render/JudgeSection.js"
+import * as Review from "../render/Review.js"
 import { JudgeReview as JudgeReviewSchema } from "../review/Records.js"
 import type { Format } from "../render/Render.js"
 import { sourceText } from "../render/HtmlPage.js"
@@ -28,7 +29,6 @@ import {
   normalizedNote,
   visibilityNote,
   plural,
-  provenanceNote,
   withMatching
 } from "../render/Rendering.js"
 import { capturedSources, sourcesOf } from "./RenderCaptures.js"
@@ -109,9 +109,9 @@ const textUncited = (u: UncitedSentence) => [`  UncitedSentence${u.line === null
 
 const text = (rendering: AnswerRendering): string =>
   Match.valueTags(rendering, {
-    Verified: ({ answer }) => {
+    Verified: ({ answer, judge }) => {
       const notes = footnotes(answer)
-      const lines = [`citegate answer: ${headline(answer)}`, provenanceNote, ""]
+      const lines = [`citegate answer: ${headline(answer)}`, Review.provenanceNoteOf({}, judge !== undefined), ""]
       answer.claims.forEach((claim, i) => {
         lines.push(`${quoted(claim.text)}${notes[i]!.map((f) => `[${f.n}]`).join("")}  (claim ${quoted(claim.id)})`)
         for (const r of claim.retracted) lines.push(`    RETRACTED citation ${r.index + 1}: ${reasonLine(r)}`)
@@ -173,9 +173,9 @@ const mdDescription = (d: Describe.Description) => [
 
 const markdown = (rendering: AnswerRendering): string =>
   Match.valueTags(rendering, {
-    Verified: ({ answer }) => {
+    Verified: ({ answer, judge }) => {
       const notes = footnotes(answer)
-      const out = ["# Verified answer", "", `**${md(headline(answer))}**`, "", `*${provenanceNote}*`, ""]
+      const out = ["# Verified answer", "", `**${md(headline(answer))}**`, "", `*${Review.provenanceNoteOf({}, judge !== undefined)}*`, ""]
       answer.claims.forEach((claim, i) => {
         // Untrusted text never starts a line (it could start a list or a block); the claim number does.
         out.push(`**Claim ${i + 1}.** ${md(claim.text)} ${notes[i]!.map((f) => `\\[${f.n}\\]`).join("")}`, "")
@@ -264,13 +264,13 @@ const htmlDescription = (tag: string, d: Describe.Description, heading: string) 
 
 const html = (rendering: AnswerRendering): string =>
   Match.valueTags(rendering, {
-    Verified: ({ answer, captures }) => {
+    Verified: ({ answer, captures, judge }) => {
       const notes = footnotes(answer)
       const sources = sourcesOf(answer)
       const parts = [
         "<h1>Verified answer</h1>",
         `<p class="outcome ${answer.outcome}">${h(headline(answer))}</p>`,
-        `<p class="note">${h(provenanceNote)}</p>`
+        `<p class="note">${h(Review.provenanceNoteOf({}, judge !== undefined))}</p>`
       ]
       answer.claims.forEach((claim, i) => {
         const marks = notes[i]!.map((f) => `<sup><a href="#fn-${f.n}" id="ref-${f.n}">[${f.n}]</a></sup>`).join("")

@@ -15,6 +15,7 @@ import { doctor } from "./commands/doctor.js"
 import { exportCommand } from "./commands/export.js"
 import { migrate } from "./commands/migrate.js"
 import { recapture } from "./commands/recapture.js"
+import { review } from "./commands/review.js"
 import { run } from "./commands/run.js"
 import { serve } from "./commands/serve.js"
 import { sources } from "./commands/sources.js"
@@ -26,7 +27,7 @@ import { judgePrompt } from "./JudgeCli.js"
 
 export { commandSummaries } from "./CommandHelp.js"
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serve, judgePrompt, exportCommand, verifySignature] as const
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serve, judgePrompt, exportCommand, verifySignature, review] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [

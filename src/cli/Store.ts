@@ -12,7 +12,10 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as path from "node:path"
 import * as CaptureStore from "../store/CaptureStore.js"
+import * as ReviewLog from "../store/ReviewLog.js"
+import * as ReviewFilesystem from "../store/ReviewFilesystem.js"
 import type { InvalidRunDirectory, RunExists, StorePackageMissing, StoreUnavailable } from "../Errors.js"
 import { type RunDirectoryExists, StoreChoiceInvalid, type WriteFailed } from "./CliError.js"
 import * as Io from "./Io.js"
@@ -85,3 +88,17 @@ export const initialise = (url: Redacted.Redacted) =>
       Effect.mapError((error) => error._tag === "StorePackageMissing" ? error : Postgres.storeUnavailable("", error)),
       Effect.provide(Postgres.layerClient({ url }))
     ))
+
+const reviewPostgres = Effect.promise(() => import("../store/ReviewPostgres.js"))
+
+/** The review log of a run (its `reviews/` directory, or the database's `citegate_reviews`). */
+export const reviewLog = (
+  choice: StoreChoice
+): Effect.Effect<Layer.Layer<ReviewLog.ReviewLog, InvalidRunDirectory | StoreUnavailable | StorePackageMissing>> =>
+  choice._tag === "FileSystem"
+    ? Effect.succeed(ReviewFilesystem.layer({ directory: choice.directory }))
+    : Effect.map(reviewPostgres, (ReviewPostgres) => ReviewPostgres.layerUrl({ url: choice.url, run: choice.run }))
+
+/** The run's name as decisions record it: the database's run name, or the run directory's base name. */
+export const runName = (choice: StoreChoice): string =>
+  choice._tag === "FileSystem" ? path.basename(path.resolve(choice.directory)) : choice.run

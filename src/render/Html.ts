@@ -139,14 +139,14 @@ const matchNotes = (evidence: Evidence): string => {
   return notes.join("")
 }
 
-const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureRecord>): string => {
+const verified = (report: VerifiedReport, captures: ReadonlyMap<string, CaptureRecord>, reviewed: boolean): string => {
   const n = counts(report)
   const parts: Array<string> = [`<h1>Verified report</h1>`]
   parts.push(
     report.outcome === "grounded"
       ? `<p class="outcome grounded">Outcome: grounded (${h(report.mode)} mode): ${plural(n.cited, "verified citation")}, ${n.unavailable} unavailable.</p>`
       : `<p class="outcome no_evidence">Outcome: no evidence (${h(report.mode)} mode): no cited fact was verified; nothing here is grounded.</p>`,
-    `<p class="note">${h(Review.provenanceNoteOf(report))}</p>`
+    `<p class="note">${h(Review.provenanceNoteOf(report, reviewed))}</p>`
   )
   const sources = [...new Set(report.facts.flatMap((e) => (e.fact.state === "cited" ? [e.fact.source] : [])))]
   for (const entry of report.facts) {
@@ -252,7 +252,7 @@ export const render = (rendering: Rendering): string =>
   withMatching(
     "html",
     Match.valueTags(rendering, {
-      Verified: ({ captures, report }) => verified(report, captures),
+      Verified: ({ captures, humanReview, judge, report }) => verified(report, captures, judge !== undefined || humanReview !== undefined),
       Rejected: ({ error }) => rejected(error)
     }),
     rendering.matching

@@ -51,7 +51,7 @@ const rejection = (failure: FactRejection): string => {
   ].join("\n")
 }
 
-const verified = (report: VerifiedReport): string => {
+const verified = (report: VerifiedReport, reviewed: boolean): string => {
   const n = counts(report)
   const out: Array<string> = [
     "# Verified report",
@@ -60,7 +60,7 @@ const verified = (report: VerifiedReport): string => {
       ? `**Outcome: grounded** (${report.mode} mode): ${plural(n.cited, "verified citation")}, ${n.unavailable} unavailable.`
       : `**Outcome: no evidence** (${report.mode} mode): no cited fact was verified; nothing here is grounded.`,
     "",
-    `*${Review.provenanceNoteOf(report)}*`,
+    `*${Review.provenanceNoteOf(report, reviewed)}*`,
     ""
   ]
   for (const entry of report.facts) {
@@ -153,7 +153,7 @@ export const render = (rendering: Rendering): string =>
   withMatching(
     "markdown",
     Match.valueTags(rendering, {
-      Verified: ({ report }) => verified(report),
+      Verified: ({ humanReview, judge, report }) => verified(report, judge !== undefined || humanReview !== undefined),
       Rejected: ({ error }) => rejected(error)
     }),
     rendering.matching

@@ -6,6 +6,7 @@
 import * as Match from "effect/Match"
 import * as Html from "./Html.js"
 import * as Json from "./Json.js"
+import * as HumanReviewSection from "./HumanReviewSection.js"
 import * as JudgeSection from "./JudgeSection.js"
 import * as Markdown from "./Markdown.js"
 import type { Rendering } from "./Rendering.js"
@@ -17,8 +18,13 @@ export type Format = typeof formats[number]
 export const extension: Record<Format, string> = { text: "txt", json: "json", markdown: "md", html: "html" }
 
 export const render = (format: Format, rendering: Rendering): string =>
-  // --- semantic review hooks: the judge's section after the provenance rendering (JudgeSection.ts) ---
-  JudgeSection.withJudge(format, renderProvenance(format, rendering), rendering._tag === "Verified" ? rendering.judge : undefined)
+  // --- semantic review hooks: the judge's section after the provenance rendering (JudgeSection.ts), then
+  // recorded human review (HumanReviewSection.ts) ---
+  HumanReviewSection.withHumanReview(
+    format,
+    JudgeSection.withJudge(format, renderProvenance(format, rendering), rendering._tag === "Verified" ? rendering.judge : undefined),
+    rendering._tag === "Verified" ? rendering.humanReview : undefined
+  )
 
 const renderProvenance = (format: Format, rendering: Rendering): string =>
   Match.value(format).pipe(

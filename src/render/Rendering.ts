@@ -9,7 +9,12 @@ import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
 import type { CaptureRecord, HiddenKind } from "../Domain.js"
 import { hiddenLabel, VerifyError } from "../Errors.js"
-import { type JudgeReview, JudgeReview as JudgeReviewSchema } from "../review/Records.js"
+import {
+  type HumanReview,
+  HumanReview as HumanReviewSchema,
+  type JudgeReview,
+  JudgeReview as JudgeReviewSchema
+} from "../review/Records.js"
 import { VerifiedReport } from "../verify/VerifiedReport.js"
 import { html as escapeHtml, markdown as escapeMarkdown } from "./Escape.js"
 
@@ -22,6 +27,8 @@ export type Rendering = Data.TaggedEnum<{
     // --- semantic review hooks: each outcome its own section, never merged with provenance ---
     /** The entailment judge's review (`review.judge`), when one ran. */
     readonly judge?: JudgeReview | undefined
+    /** Recorded human review decisions about the report's verified facts, when any were recorded. */
+    readonly humanReview?: HumanReview | undefined
   }
   Rejected: { readonly error: VerifyError; readonly matching?: string | undefined }
 }>
@@ -53,7 +60,8 @@ export const RenderedResult = Schema.Union(
     status: Schema.Literal("verified"),
     report: VerifiedReport,
     // --- semantic review hooks ---
-    judge: Schema.optional(JudgeReviewSchema)
+    judge: Schema.optional(JudgeReviewSchema),
+    humanReview: Schema.optional(HumanReviewSchema)
   }),
   Schema.Struct({
     format: Schema.Literal(resultFormat),
@@ -65,12 +73,13 @@ export type RenderedResult = typeof RenderedResult.Type
 
 export const toResult = (rendering: Rendering): RenderedResult =>
   Match.valueTags(rendering, {
-    Verified: ({ judge, report }): RenderedResult => ({
+    Verified: ({ humanReview, judge, report }): RenderedResult => ({
       format: resultFormat,
       status: "verified",
       report,
       // --- semantic review hooks ---
-      ...(judge === undefined ? {} : { judge })
+      ...(judge === undefined ? {} : { judge }),
+      ...(humanReview === undefined ? {} : { humanReview })
     }),
     Rejected: ({ error }): RenderedResult => ({ format: resultFormat, status: "rejected", error })
   })

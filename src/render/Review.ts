@@ -8,9 +8,12 @@ import { cut } from "../internal/bounded.js"
 import { maxShownLength } from "./Describe.js"
 import { factNumber, provenanceNote } from "./Rendering.js"
 
-/** The provenance note, saying where semantic review is when it ran instead of "was not performed". */
-export const provenanceNoteOf = (report: { readonly numberReview?: NumberReview | undefined }): string =>
-  report.numberReview === undefined
+/**
+ * The provenance note, saying where semantic review is when any ran (the number adapter, the judge,
+ * recorded human review: `reviewed`) instead of "was not performed".
+ */
+export const provenanceNoteOf = (report: { readonly numberReview?: NumberReview | undefined }, reviewed = false): string =>
+  report.numberReview === undefined && !reviewed
     ? provenanceNote
     : "Provenance only: each verified excerpt occurs verbatim in the exact capture named. " +
       "Semantic review is a separate outcome, shown in its own section (it does not change provenance)."

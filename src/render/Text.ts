@@ -40,12 +40,12 @@ const rejection = (failure: FactRejection): Array<string> => {
   return [`[${factNumber(failure.index)}] ${quoted(failure.label)}: ${failure.error._tag}: ${d.title}`, ...indent(description(d))]
 }
 
-const verified = (report: VerifiedReport): string => {
+const verified = (report: VerifiedReport, reviewed: boolean): string => {
   const n = counts(report)
   const headline = report.outcome === "grounded"
     ? `citegate: GROUNDED (${report.mode} mode): ${plural(n.cited, "verified citation")}, ${n.unavailable} unavailable`
     : `citegate: NO EVIDENCE (${report.mode} mode): no cited fact was verified; nothing here is grounded`
-  const lines = [headline, Review.provenanceNoteOf(report), ""]
+  const lines = [headline, Review.provenanceNoteOf(report, reviewed), ""]
   for (const entry of report.facts) {
     if (isVerifiedCitation(entry)) {
       const { fact, evidence } = entry
@@ -117,7 +117,7 @@ export const render = (rendering: Rendering): string =>
   withMatching(
     "text",
     Match.valueTags(rendering, {
-      Verified: ({ report }) => verified(report),
+      Verified: ({ humanReview, judge, report }) => verified(report, judge !== undefined || humanReview !== undefined),
       Rejected: ({ error }) => rejected(error)
     }),
     rendering.matching

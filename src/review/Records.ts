@@ -251,3 +251,153 @@ export const JudgeReview = Schema.Struct({
   proves: Schema.Literal("nothing: a model's judgement of support, beside provenance")
 }).annotations({ identifier: "JudgeReview" })
 export type JudgeReview = typeof JudgeReview.Type
+
+// ---------------------------------------------------------------------------
+// Recorded human review
+// ---------------------------------------------------------------------------
+/*
+ * A reviewer's decision about one verified fact: does the excerpt (proved verbatim in its capture)
+ * support the fact's label? Decisions are appended to the run's review log and never edited: a later
+ * decision about the same fact supersedes the earlier one by being appended after it, and both stay.
+ * A decision is bound to what was verified (the report's digest, the fact's label, source, capture
+ * digest and span), so it can never drift onto another excerpt.
+ */
+
+export const decisionFormat = "citegate.review-decision/1" as const
+export const decisionsFormat = "citegate.review-decisions/1" as const
+export const humanReviewFormat = "citegate.human-review/1" as const
+
+/** What a reviewer may decide about a verified fact. */
+export const Decision = Schema.Literal(
+  "supported",
+  "wrong-metric",
+  "wrong-unit",
+  "wrong-period",
+  "wrong-value-kind",
+  "not-supported",
+  "unsure"
+)
+export type Decision = typeof Decision.Type
+
+/** Bounds of a decision (checked by its Schema before anything is verified or written). */
+export const decisionLimits = {
+  /** Code units of a note. */
+  note: 2_000,
+  /** Code units of a reviewer's identity. */
+  reviewer: 200,
+  /** Code units of the capture's text at the span kept in the decision (longer: cut, `excerptCut`). */
+  excerpt: 1_000,
+  /** Decisions one run's log holds; the next append is refused (`DecisionLogFull`). */
+  perRun: 10_000,
+  /** Bytes of one stored decision read back. */
+  recordBytes: 64 * 1024
+} as const
+
+const controlExceptLineBreaks = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u
+
+/** A reviewer's note: at most 2,000 characters, well-formed, no control characters but tab and newline. */
+export const DecisionNote = Schema.String.pipe(
+  Schema.filter((s) =>
+    s.length > decisionLimits.note
+      ? `must be at most ${decisionLimits.note} characters, got ${s.length}`
+      : !s.isWellFormed()
+      ? "must be well-formed Unicode (no lone surrogates)"
+      : !controlExceptLineBreaks.test(s) || "must not contain control or bidirectional-override characters (tab and newline are allowed)"
+  )
+)
+
+/** Who decided: the service's token name, or the CLI's `--reviewer`. One line, 1 to 200 characters. */
+export const Reviewer = NonBlankString.pipe(
+  Schema.filter((s) =>
+    s.length > decisionLimits.reviewer
+      ? `must be at most ${decisionLimits.reviewer} characters`
+      : !/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u.test(s) || "must be one line without control characters"
+  )
+)
+
+const Hex64 = Schema.String.pipe(Schema.filter((s) => /^[0-9a-f]{64}$/.test(s) || "must be 64 lowercase hex characters (SHA-256)"))
+
+/** The fact a decision is about, as verification found it. */
+export const DecisionFact = Schema.Struct({
+  /** The fact's index in the drafted report (0-based, as in `citegate.result/1`). */
+  index: Schema.NonNegativeInt,
+  label: Schema.String,
+  source: Schema.String,
+  captureSha256: Hex64,
+  span: Schema.Struct({ start: Schema.NonNegativeInt, end: Schema.NonNegativeInt }).annotations(strict),
+  /** The capture's text at the span (what the reviewer judged), cut to `decisionLimits.excerpt`. */
+  excerpt: Schema.String,
+  excerptCut: Schema.Boolean
+}).annotations({ ...strict, identifier: "DecisionFact" })
+export type DecisionFact = typeof DecisionFact.Type
+
+/** One recorded decision, as stored (filesystem file, PostgreSQL row) and decoded strictly. */
+export const ReviewDecision = Schema.Struct({
+  format: Schema.Literal(decisionFormat),
+  id: Schema.UUID,
+  run: Schema.String,
+  /** What was reviewed: the SHA-256 of the drafted report's bytes. */
+  report: Hex64,
+  fact: DecisionFact,
+  decision: Decision,
+  note: DecisionNote,
+  reviewer: Reviewer,
+  recordedAt: Schema.String.pipe(
+    Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(s) || "must be an ISO 8601 UTC timestamp")
+  )
+}).annotations({ ...strict, identifier: "ReviewDecision" })
+export type ReviewDecision = typeof ReviewDecision.Type
+
+/** A decision with its place in the run's log (1, 2, …: the order of appending). */
+export const RecordedDecision = Schema.Struct({
+  seq: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  record: ReviewDecision,
+  /** The `seq` of the later decision about the same fact that supersedes this one (null: current). */
+  supersededBy: Schema.NullOr(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)))
+}).annotations({ identifier: "RecordedDecision" })
+export type RecordedDecision = typeof RecordedDecision.Type
+
+/** `run-pipeline review list --format json`, `GET /v1/runs/{id}/reviews`: the whole log, in order. */
+export const DecisionLog = Schema.Struct({
+  format: Schema.Literal(decisionsFormat),
+  run: Schema.String,
+  decisions: Schema.Array(RecordedDecision)
+}).annotations({ identifier: "DecisionLog" })
+export type DecisionLog = typeof DecisionLog.Type
+
+/** The key of the fact a decision is about: a later decision with the same key supersedes an earlier one. */
+export const decisionKey = (fact: {
+  readonly label: string
+  readonly source: string
+  readonly captureSha256: string
+  readonly span: { readonly start: number; readonly end: number }
+}): string => JSON.stringify([fact.label, fact.source, fact.captureSha256, fact.span.start, fact.span.end])
+
+/** The log in append order with `supersededBy` filled in. */
+export const withHistory = (
+  log: ReadonlyArray<{ readonly seq: number; readonly record: ReviewDecision }>
+): ReadonlyArray<RecordedDecision> => {
+  const latest = new Map<string, number>()
+  const sorted = [...log].sort((a, b) => a.seq - b.seq)
+  const out: Array<RecordedDecision> = []
+  for (let i = sorted.length - 1; i >= 0; i--) {
+    const entry = sorted[i]!
+    const key = decisionKey(entry.record.fact)
+    out.push({ ...entry, supersededBy: latest.get(key) ?? null })
+    latest.set(key, entry.seq)
+  }
+  return out.reverse()
+}
+
+/** The decisions beside one verified report: per fact, its current decision and how many it superseded. */
+export const HumanReview = Schema.Struct({
+  format: Schema.Literal(humanReviewFormat),
+  facts: Schema.Array(Schema.Struct({
+    index: Schema.NonNegativeInt,
+    current: RecordedDecision,
+    /** Earlier decisions about the same fact, kept in the log. */
+    superseded: Schema.NonNegativeInt
+  })),
+  proves: Schema.Literal("nothing: a person's recorded decision, beside provenance")
+}).annotations({ identifier: "HumanReview" })
+export type HumanReview = typeof HumanReview.Type

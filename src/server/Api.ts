@@ -15,7 +15,19 @@ import * as Schema from "effect/Schema"
 import { RenderedAnswer } from "../answer/Render.js"
 import { RunId } from "../Config.js"
 import * as Documents from "../answer/Documents.js"
-import { DocumentsTooLarge, Forbidden, NotReady, RunNotFound, Unauthorized } from "../Errors.js"
+import {
+  DecisionFactNotVerified,
+  DecisionInvalid,
+  DecisionLogCorrupt,
+  DecisionLogFull,
+  DecisionWriteFailed,
+  DocumentsTooLarge,
+  Forbidden,
+  NotReady,
+  RunNotFound,
+  Unauthorized
+} from "../Errors.js"
+import { DecisionLog, RecordedDecision } from "../review/Records.js"
 import { Manifest } from "../Manifest.js"
 import { RenderedResult } from "../render/Rendering.js"
 
@@ -173,9 +185,42 @@ export const VerifyGroup = HttpApiGroup.make("verify")
       .addError(RunNotFound, { status: 404 })
   )
 
+/**
+ * Recorded human review of a run. `POST` takes `{"report": "<the drafted report's JSON text>", "fact": 0,
+ * "decision": "wrong-metric", "note": "…"}` (strict: any other key, `reviewer` included, is refused): the
+ * report is verified against the run as `POST /v1/verify/report` verifies it, and the decision about its
+ * verified fact `fact` (0-based, as in `citegate.result/1`) is appended to the run's review log with the
+ * token's name as the reviewer. `GET` lists the log.
+ */
+export const ReviewsGroup = HttpApiGroup.make("reviews")
+  .add(
+    HttpApiEndpoint.post("recordReview", "/v1/runs/:id/reviews")
+      .setPath(RunPath)
+      .setPayload(HttpApiSchema.Text({ contentType: "application/json" }))
+      .addSuccess(RecordedDecision, { status: 201 })
+      .addError(DecisionInvalid, { status: 400 })
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(RunNotFound, { status: 404 })
+      .addError(DecisionLogFull, { status: 409 })
+      .addError(DecisionFactNotVerified, { status: 422 })
+      .addError(DecisionWriteFailed, { status: 500 })
+      .addError(DecisionLogCorrupt, { status: 500 })
+  )
+  .add(
+    HttpApiEndpoint.get("listReviews", "/v1/runs/:id/reviews")
+      .setPath(RunPath)
+      .addSuccess(DecisionLog)
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(RunNotFound, { status: 404 })
+      .addError(DecisionLogCorrupt, { status: 500 })
+  )
+
 export class CitegateApi extends HttpApi.make("citegate")
   .add(HealthGroup)
   .add(RunsGroup)
   .add(DocumentsGroup)
   .add(VerifyGroup)
+  .add(ReviewsGroup)
 {}

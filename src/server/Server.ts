@@ -49,6 +49,7 @@ import * as Handlers from "./Handlers.js"
 import * as Metrics from "./Metrics.js"
 import * as MetricsRoute from "./MetricsRoute.js"
 import * as OpenApiDocument from "./OpenApi.js"
+import * as Reviews from "./Reviews.js"
 import * as Runs from "./Runs.js"
 import * as StreamRoute from "./StreamRoute.js"
 import * as TelemetryLayer from "./Telemetry.js"
@@ -319,7 +320,7 @@ export const layer = (options: ServeOptions) => {
   const telemetryOn = options.config.telemetry !== undefined
   const services = Layer.mergeAll(Layer.succeed(Auth, auth), Runs.layer, judge).pipe(Layer.provideMerge(base))
   const api = HttpApiBuilder.api(CitegateApi).pipe(
-    Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive])
+    Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive, Reviews.ReviewsLive])
   )
   const routes = Layer.mergeAll(OpenApiDocument.layer, MetricsRoute.layer, ...rawRoutes)
   return HttpApiBuilder.serve(middleware(limits, auth, telemetryOn)).pipe(

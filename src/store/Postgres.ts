@@ -44,7 +44,7 @@ import { checkBody, checkWrittenBody, corrupt, decodeRecordText } from "../inter
 import { migrations, migrationsTable } from "./PostgresMigrations.js"
 import { peers } from "./PostgresPeers.js"
 
-export { captureRole, migrationsTable, verifierRole } from "./PostgresMigrations.js"
+export { captureRole, migrationsTable, reviewerRole, verifierRole } from "./PostgresMigrations.js"
 
 /**
  * @since 0.1.0

@@ -104,7 +104,33 @@ const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(peers, ({ SqlClient }) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (statement) => sql.unsafe(statement), { discard: true })))
 
+/** The role reviewers' services log in as (through membership): read captures, append review decisions. */
+export const reviewerRole = "citegate_reviewer"
+
+/**
+ * Migration 2: the review log. One row per recorded decision, `seq` its place in the run's log
+ * (assigned by the database: two writers never share one), the decision's canonical JSON in
+ * `record`, append-only by the same trigger as captures. The reviewer role inserts decisions and
+ * reads what a review needs; the verifier role may read decisions (renderings show them).
+ */
+const reviews: ReadonlyArray<string> = [
+  `CREATE TABLE citegate_reviews (
+     seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     run text NOT NULL REFERENCES citegate_runs (run),
+     record text NOT NULL CHECK (octet_length(record) <= 65536),
+     created_at timestamptz NOT NULL DEFAULT now()
+   )`,
+  "CREATE INDEX citegate_reviews_run ON citegate_reviews (run, seq)",
+  ...appendOnly("citegate_reviews"),
+  ensureRole(reviewerRole),
+  "REVOKE ALL ON citegate_reviews FROM PUBLIC",
+  `GRANT SELECT ON citegate_runs, citegate_bodies, citegate_captures TO ${reviewerRole}`,
+  `GRANT SELECT, INSERT ON citegate_reviews TO ${reviewerRole}`,
+  `GRANT SELECT ON citegate_reviews TO ${verifierRole}`
+]
+
 /** The migrations, by `<id>_<name>` (the key format `Migrator.fromRecord` reads). */
 export const migrations = {
-  "1_citegate_store": statements(initial)
+  "1_citegate_store": statements(initial),
+  "2_citegate_reviews": statements(reviews)
 }

@@ -21,6 +21,7 @@ import { configOption, forceOption, modeOption, outOption, repairFormatOption, r
 import * as Io from "../Io.js"
 import * as JudgeCli from "../JudgeCli.js"
 import * as Store from "../Store.js"
+import { recordedReview } from "./review.js"
 
 /**
  * Verifies a report read-only and renders it; returns the exit code: 0 for a
@@ -50,8 +51,10 @@ export const verifyAndRender = (options: {
     const judge = Either.isRight(outcome)
       ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures).pipe(Effect.provide(options.judge))
       : undefined
+    // --- recorded human review: the run's decisions about the verified facts, beside provenance ---
+    const humanReview = Either.isRight(outcome) ? yield* recordedReview(options.store, outcome.right.report) : undefined
     const provenance = fromOutcome(outcome, Config.resolvedMatching(config))
-    const rendering = provenance._tag === "Verified" ? Render.Rendering.Verified({ ...provenance, judge }) : provenance
+    const rendering = provenance._tag === "Verified" ? Render.Rendering.Verified({ ...provenance, judge, humanReview }) : provenance
     const output = options.format === "repair" ? Repair.renderReport(rendering) : Render.render(options.format, rendering)
     yield* Option.match(options.out, {
       onNone: () => Io.stdout(output),
