@@ -31,7 +31,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
-import * as fs from "node:fs/promises"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import * as path from "node:path"
@@ -207,12 +206,7 @@ export const HealthLive = HttpApiBuilder.group(CitegateApi, "health", (handlers)
       Effect.gen(function*() {
         const lifecycle = yield* Lifecycle
         if (yield* lifecycle.isDraining) return yield* new NotReady({ reason: "draining" })
-        const { runRoot } = yield* ServerContext
-        // Ready only when new runs can be created under the run root.
-        const usable = yield* Effect.promise(() =>
-          fs.mkdir(runRoot, { recursive: true, mode: 0o700 }).then(() => fs.access(runRoot, fs.constants.W_OK)).then(() => true, () => false)
-        )
-        if (!usable) return yield* new NotReady({ reason: "run-root-unusable" })
+        yield* (yield* Runs.Runs).ready
         return { status: "ok" as const }
       }))
 )
