@@ -105,6 +105,25 @@ export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
   readonly ready: Effect.Effect<void, NotReady>
 }>() {}
 
+/** The events of a stored run (one not started by a service): one per source from its manifest, then `done`. */
+export const manifestEvents = (m: Manifest.Manifest): ReadonlyArray<RunEvent> => {
+  const perSource = m.sources.map((s, i): RunEvent =>
+    s.status === "captured"
+      ? {
+        _tag: "captured",
+        id: i + 1,
+        number: s.number,
+        source: s.source,
+        captureSha256: s.captureSha256,
+        byteLength: s.byteLength,
+        accessedAt: s.accessedAt
+      }
+      : { _tag: "missing", id: i + 1, number: s.number, source: s.source, reason: s.reason }
+  )
+  const captured = perSource.filter((e) => e._tag === "captured").length
+  return [...perSource, { _tag: "done", id: perSource.length + 1, status: "stored", captured, failed: perSource.length - captured }]
+}
+
 export const make = Effect.gen(function*() {
   const context = yield* ServerContext
   const lifecycle = yield* Lifecycle
@@ -218,24 +237,7 @@ export const make = Effect.gen(function*() {
     )
 
   /** A stored run's events: one per source from its manifest, then `done`. */
-  const storedEvents = (run: RunView) =>
-    Effect.map(manifest(run), (m): ReadonlyArray<RunEvent> => {
-      const perSource = m.sources.map((s, i): RunEvent =>
-        s.status === "captured"
-          ? {
-            _tag: "captured",
-            id: i + 1,
-            number: s.number,
-            source: s.source,
-            captureSha256: s.captureSha256,
-            byteLength: s.byteLength,
-            accessedAt: s.accessedAt
-          }
-          : { _tag: "missing", id: i + 1, number: s.number, source: s.source, reason: s.reason }
-      )
-      const captured = perSource.filter((e) => e._tag === "captured").length
-      return [...perSource, { _tag: "done", id: perSource.length + 1, status: "stored", captured, failed: perSource.length - captured }]
-    })
+  const storedEvents = (run: RunView) => Effect.map(manifest(run), manifestEvents)
 
   const events = (run: RunView, afterId: number): Stream.Stream<RunEvent, RunNotFound> => {
     const state = live.get(run.id)
