@@ -87,6 +87,7 @@ export const serve = (options: {
   readonly runRoot: string | undefined
   readonly allowLoopbackHttp: boolean
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined
+  readonly store?: Server.ServeOptions["store"]
 }) =>
   Layer.launch(
     Server.layer({
@@ -97,7 +98,8 @@ export const serve = (options: {
       allowLoopbackHttp: options.allowLoopbackHttp,
       host: options.host,
       port: options.port,
-      tls: options.tls
+      tls: options.tls,
+      store: options.store
     }).pipe(
       Layer.tap((context) => {
         const address = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)

@@ -87,10 +87,14 @@ export class RunNotFound extends Schema.TaggedError<RunNotFound>()("RunNotFound"
 
 /** HTTP 503: the server is shutting down (`/readyz`, `POST /v1/runs`), or its run root cannot be used. */
 export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
-  reason: Schema.Literal("draining", "run-root-unusable")
+  reason: Schema.Literal("draining", "run-root-unusable", "store-unavailable")
 }) {
   override get message() {
-    return this.reason === "draining" ? "The server is shutting down" : "The run root cannot be used"
+    return this.reason === "draining"
+      ? "The server is shutting down"
+      : this.reason === "store-unavailable"
+      ? "The PostgreSQL store cannot be reached"
+      : "The run root cannot be used"
   }
 }
 

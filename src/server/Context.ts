@@ -6,6 +6,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
+import type { StreamLog } from "./stream/Log.js"
 
 /** What every route may read: the configuration, where runs live, and the resolved limits. */
 export class ServerContext extends Context.Tag("citegate/server/ServerContext")<ServerContext, {
@@ -17,6 +18,8 @@ export class ServerContext extends Context.Tag("citegate/server/ServerContext")<
   readonly limits: ResolvedServer
   /** Test mode: capture http (and https) from the literal host 127.0.0.1 only (`--allow-loopback-http`). */
   readonly allowLoopbackHttp: boolean
+  /** Where streamed answers' events are retained (replicas: PostgreSQL); absent, in this process's memory. */
+  readonly streamLog?: StreamLog | undefined
 }>() {}
 
 /** Shutdown state: streams race `draining` and end cleanly once it completes. */

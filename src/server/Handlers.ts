@@ -15,7 +15,6 @@ import * as Answer from "../answer/Answer.js"
 import * as AnswerFormats from "../answer/Formats.js"
 import type { BoundAnswer } from "../answer/Records.js"
 import * as AnswerRender from "../answer/Render.js"
-import * as CaptureStore from "../store/CaptureStore.js"
 import * as Config from "../Config.js"
 import { type AnswerError, Forbidden, type ReportRejected, RunNotFound } from "../Errors.js"
 import { NotReady } from "../Errors.js"
@@ -134,8 +133,8 @@ const recordedReview = (directory: string, report: VerifiedReport) =>
     Effect.catchAll((error) => Effect.as(Effect.logWarning("review log not shown").pipe(Effect.annotateLogs({ error: error._tag })), undefined))
   )
 
-/** The run's captures behind the verifier, for one request. */
-const storeOf = (run: RunView) => CaptureStore.layerFileSystem({ directory: run.directory })
+/** The run's captures behind the verifier, for one request (its directory, or its rows in PostgreSQL). */
+const storeOf = (run: RunView) => Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.store(run)))
 
 export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers) =>
   handlers

@@ -46,6 +46,12 @@ export const RunEvent = Schema.Union(
   Schema.TaggedStruct("missing", { id: Schema.Int, number: Schema.Int, source: Schema.String, reason: Manifest.MissingReason }),
   /** The capture stage could not start (an unusable CA file, say): no source was fetched. */
   Schema.TaggedStruct("aborted", { id: Schema.Int, error: Schema.Union(InvalidBudget, InvalidCaFile, InvalidRunDirectory) }),
+  /**
+   * Replicas over PostgreSQL: the replica holding the run stopped renewing its lease (or shut down),
+   * and another took the run over (`attempt`: 2 for the first takeover). Sources already reported
+   * are not captured again; a source whose record was stored before its event is reported from the store.
+   */
+  Schema.TaggedStruct("taken-over", { id: Schema.Int, attempt: Schema.Int, replica: Schema.String }),
   Schema.TaggedStruct("done", {
     id: Schema.Int,
     status: Schema.Literal("completed", "interrupted", "stored"),
@@ -96,7 +102,30 @@ export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
   readonly manifest: (run: RunView) => Effect.Effect<Manifest.Manifest, RunNotFound>
   /** The run's events after `afterId`, following a live run until its `done` event. */
   readonly events: (run: RunView, afterId: number) => Stream.Stream<RunEvent, RunNotFound>
+  /** The run's captures, read-only, for verification (its directory, or its rows in PostgreSQL). */
+  readonly store: (run: RunView) => Layer.Layer<CaptureStore.CaptureStore, RunNotFound>
+  /** Whether new runs can be started here (the run root is writable, or the database answers). */
+  readonly ready: Effect.Effect<void, NotReady>
 }>() {}
+
+/** The events of a stored run (one not started by a service): one per source from its manifest, then `done`. */
+export const manifestEvents = (m: Manifest.Manifest): ReadonlyArray<RunEvent> => {
+  const perSource = m.sources.map((s, i): RunEvent =>
+    s.status === "captured"
+      ? {
+        _tag: "captured",
+        id: i + 1,
+        number: s.number,
+        source: s.source,
+        captureSha256: s.captureSha256,
+        byteLength: s.byteLength,
+        accessedAt: s.accessedAt
+      }
+      : { _tag: "missing", id: i + 1, number: s.number, source: s.source, reason: s.reason }
+  )
+  const captured = perSource.filter((e) => e._tag === "captured").length
+  return [...perSource, { _tag: "done", id: perSource.length + 1, status: "stored", captured, failed: perSource.length - captured }]
+}
 
 export const make = Effect.gen(function*() {
   const context = yield* ServerContext
@@ -236,24 +265,7 @@ export const make = Effect.gen(function*() {
     })
 
   /** A stored run's events: one per source from its manifest, then `done`. */
-  const storedEvents = (run: RunView) =>
-    Effect.map(manifest(run), (m): ReadonlyArray<RunEvent> => {
-      const perSource = m.sources.map((s, i): RunEvent =>
-        s.status === "captured"
-          ? {
-            _tag: "captured",
-            id: i + 1,
-            number: s.number,
-            source: s.source,
-            captureSha256: s.captureSha256,
-            byteLength: s.byteLength,
-            accessedAt: s.accessedAt
-          }
-          : { _tag: "missing", id: i + 1, number: s.number, source: s.source, reason: s.reason }
-      )
-      const captured = perSource.filter((e) => e._tag === "captured").length
-      return [...perSource, { _tag: "done", id: perSource.length + 1, status: "stored", captured, failed: perSource.length - captured }]
-    })
+  const storedEvents = (run: RunView) => Effect.map(manifest(run), manifestEvents)
 
   const events = (run: RunView, afterId: number): Stream.Stream<RunEvent, RunNotFound> => {
     const state = live.get(run.id)
@@ -290,7 +302,18 @@ export const make = Effect.gen(function*() {
     })
   )
 
-  return Runs.of({ start, get, manifest, events })
+  const store = (run: RunView) =>
+    CaptureStore.layerFileSystem({ directory: run.directory }).pipe(Layer.mapError(() => new RunNotFound({ runId: run.id })))
+
+  // Ready only when new runs can be created under the run root.
+  const ready = Effect.flatMap(
+    Effect.promise(() =>
+      fs.mkdir(root, { recursive: true, mode: 0o700 }).then(() => fs.access(root, fs.constants.W_OK)).then(() => true, () => false)
+    ),
+    (usable) => usable ? Effect.void : Effect.fail(new NotReady({ reason: "run-root-unusable" }))
+  )
+
+  return Runs.of({ start, get, manifest, events, store, ready })
 })
 
 export const layer: Layer.Layer<Runs, never, ServerContext | Lifecycle> = Layer.scoped(Runs, make)

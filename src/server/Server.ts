@@ -30,8 +30,9 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { randomUUID } from "node:crypto"
-import * as fs from "node:fs/promises"
+import type * as Redacted from "effect/Redacted"
+import { randomBytes, randomUUID } from "node:crypto"
+import * as os from "node:os"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import * as path from "node:path"
@@ -53,6 +54,11 @@ import * as Reviews from "./Reviews.js"
 import * as Runs from "./Runs.js"
 import * as StreamRoute from "./StreamRoute.js"
 import * as TelemetryLayer from "./Telemetry.js"
+import * as PostgresStore from "../store/Postgres.js"
+import { peers } from "../store/PostgresPeers.js"
+import * as PostgresRuns from "./PostgresRuns.js"
+import * as PostgresStreams from "./PostgresStreams.js"
+import { defaultRetention } from "./stream/Retention.js"
 
 export { Lifecycle, ServerContext, Telemetry } from "./Context.js"
 
@@ -217,12 +223,7 @@ export const HealthLive = HttpApiBuilder.group(CitegateApi, "health", (handlers)
       Effect.gen(function*() {
         const lifecycle = yield* Lifecycle
         if (yield* lifecycle.isDraining) return yield* new NotReady({ reason: "draining" })
-        const { runRoot } = yield* ServerContext
-        // Ready only when new runs can be created under the run root.
-        const usable = yield* Effect.promise(() =>
-          fs.mkdir(runRoot, { recursive: true, mode: 0o700 }).then(() => fs.access(runRoot, fs.constants.W_OK)).then(() => true, () => false)
-        )
-        if (!usable) return yield* new NotReady({ reason: "run-root-unusable" })
+        yield* (yield* Runs.Runs).ready
         return { status: "ok" as const }
       }))
 )
@@ -238,6 +239,45 @@ export interface ServeOptions {
   readonly port: number
   /** Serve HTTPS with this PEM certificate chain and key (`server.tls`), else plain HTTP. */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined
+  /**
+   * Run as one of several replicas over this PostgreSQL database (`serve --store`): runs, their
+   * captures and events, capture jobs and streamed answers' events are kept there, so any replica
+   * answers for any run and stream. Absent: runs under `runRoot`, events in this process's memory.
+   */
+  readonly store?: {
+    readonly url: Redacted.Redacted
+    /** This replica's name in the job table (default: host name, process id and a random suffix). */
+    readonly replica?: string | undefined
+  } | undefined
+}
+
+/** A replica's default name: unique per process, readable in the job table and in `taken-over` events. */
+const replicaName = () => `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`
+
+/**
+ * ServerContext and Runs over PostgreSQL: the store's client (checked at start: the tables of
+ * migration 3 must exist, `store-init` makes them), the replicated runs and the stream log.
+ */
+const replicated = (store: NonNullable<ServeOptions["store"]>, base: Context.Tag.Service<ServerContext>) => {
+  const replica = store.replica ?? replicaName()
+  const context = Layer.effect(
+    ServerContext,
+    Effect.gen(function*() {
+      const { SqlClient } = yield* peers
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`SELECT 1 FROM citegate_jobs, citegate_streams LIMIT 0`.pipe(
+        Effect.mapError((error) => PostgresStore.storeUnavailable("", error))
+      )
+      const streamLog = PostgresStreams.make(sql, {
+        replica,
+        leaseMs: base.limits.leaseMs,
+        retention: { ...defaultRetention, retainMs: base.limits.streamRetainMs, maxTotalBytes: base.limits.streamRetainedBytes }
+      })
+      return { ...base, streamLog }
+    })
+  )
+  const client = PostgresStore.layerClient({ url: store.url, maxConnections: 20 })
+  return { context: Layer.provide(context, client), runs: Layer.provide(PostgresRuns.layer({ replica }), client) }
 }
 
 /**
@@ -298,13 +338,16 @@ export const layer = (options: ServeOptions) => {
   const server = options.tls === undefined
     ? Http.createServer()
     : Https.createServer({ cert: options.tls.cert, key: options.tls.key }) as unknown as Http.Server
-  const context = Layer.succeed(ServerContext, {
+  const baseContext = {
     config: options.config,
     configFile: options.configFile,
     runRoot: options.runRoot,
     limits,
     allowLoopbackHttp: options.allowLoopbackHttp ?? false
-  })
+  }
+  const shared = options.store === undefined ? undefined : replicated(options.store, baseContext)
+  const context = shared?.context ?? Layer.succeed(ServerContext, baseContext)
+  const runs = shared?.runs ?? Runs.layer
   // Runs depends on Lifecycle, so it is released first: on shutdown it stops accepting, lets
   // running captures finish within the grace period, and only then Lifecycle waits for open responses.
   // One verified-capture cache for the whole service (`server.cacheBytes`): verifications and manifests of every run.
@@ -318,7 +361,7 @@ export const layer = (options: ServeOptions) => {
   // Telemetry first: its tracer (when on) is installed for every layer built after it, requests included.
   const telemetry = TelemetryLayer.layer(options.config)
   const telemetryOn = options.config.telemetry !== undefined
-  const services = Layer.mergeAll(Layer.succeed(Auth, auth), Runs.layer, judge).pipe(Layer.provideMerge(base))
+  const services = Layer.mergeAll(Layer.succeed(Auth, auth), runs, judge).pipe(Layer.provideMerge(base))
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive, Reviews.ReviewsLive])
   )

@@ -41,7 +41,6 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Http from "node:http"
 import type { CitationRule } from "../answer/Records.js"
-import * as CaptureStore from "../store/CaptureStore.js"
 import * as Config from "../Config.js"
 import { RunId } from "../Config.js"
 import {
@@ -63,7 +62,9 @@ import { Auth } from "./Auth.js"
 import { ServerContext } from "./Context.js"
 import { readableRun } from "./Handlers.js"
 import { Runs } from "./Runs.js"
-import { defaultRetention, follow, Registry, type Retention } from "./stream/Retention.js"
+import * as Log from "./stream/Log.js"
+import type { StreamLog } from "./stream/Log.js"
+import { defaultRetention, type Retention } from "./stream/Retention.js"
 
 /** Headers as Node and @effect/platform hand them over (lowercase names). */
 export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
@@ -85,6 +86,8 @@ export interface StreamRouteOptions {
   readonly needsCitation?: CitationRule | undefined
   readonly limits?: Partial<AnswerStream.StreamLimits> | undefined
   readonly retention?: Partial<Retention> | undefined
+  /** Where events are retained for resuming (default: this process's memory, bounded by `retention`). */
+  readonly log?: StreamLog | undefined
 }
 
 export const streamIdHeader = "citegate-stream-id"
@@ -227,7 +230,8 @@ const requestUrl = (request: HttpServerRequest.HttpServerRequest) => new URL(req
  */
 export const make = (options: StreamRouteOptions) => {
   const retention = { ...defaultRetention, ...options.retention }
-  const registry = new Registry(retention)
+  const { registry, log: memoryLog } = Log.memory(retention)
+  const log = options.log ?? memoryLog
 
   const post = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -237,7 +241,7 @@ export const make = (options: StreamRouteOptions) => {
     const { manifest, verifier } = yield* options.run(query.run)
     const service = yield* AnswerStream.make(options.limits).pipe(Effect.provideService(Verifier.Verifier, verifier))
     const isSse = wantsSse(request.headers)
-    const retained = yield* registry.open(query.run)
+    const retained = yield* log.open(query.run)
     const lines = AnswerStream.ndjsonLines(
       // The client's body failing means the client is gone: nothing is judged on a truncated answer.
       requestBody(request).pipe(Stream.catchAll(() => Stream.fromEffect(Effect.interrupt))),
@@ -253,9 +257,9 @@ export const make = (options: StreamRouteOptions) => {
     }).pipe(
       Stream.mapEffect((event) => {
         const json = AnswerStream.encodeEvent(event)
-        return Effect.as(registry.append(retained, event, json), isSse ? sse({ id: event.id, json }) : ndjson(json))
+        return Effect.as(log.append(retained, event, json), isSse ? sse({ id: event.id, json }) : ndjson(json))
       }),
-      Stream.ensuring(registry.end(retained))
+      Stream.ensuring(log.end(retained))
     )
     return HttpServerResponse.stream(isSse ? Stream.concat(Stream.make(sseStart), events) : events, { contentType: contentType(isSse), headers: responseHeaders(retained.id, isSse) })
   })
@@ -267,14 +271,14 @@ export const make = (options: StreamRouteOptions) => {
     const id = params["id"] ?? ""
     if (options.authenticateToken !== undefined) yield* options.authenticateToken(request.headers)
     const after = yield* lastEventId(request.headers, url)
-    const retained = registry.get(id)
+    const retained = yield* log.lookup(id)
     if (retained === undefined) return yield* new StreamGone({ streamId: id, reason: "unknown-stream", oldestRetained: null })
     yield* options.authenticate(request.headers, retained.runId)
     if (after + 1 < retained.firstId) {
       return yield* new StreamGone({ streamId: id, reason: "not-retained", oldestRetained: retained.firstId })
     }
     const isSse = wantsSse(request.headers)
-    const followed = follow(retained, after).pipe(
+    const followed = log.follow(retained, after).pipe(
       Stream.map((event) => (isSse ? sse(event) : ndjson(event.json))),
       // Dropped while following (a slow reader fell behind the retention): the stream just ends.
       Stream.catchAll(() => Stream.empty)
@@ -309,9 +313,10 @@ export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const auth = yield* Auth
     const runs = yield* Runs
-    const { config, limits } = yield* ServerContext
+    const { config, limits, streamLog } = yield* ServerContext
     const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
     const route = make({
+      log: streamLog,
       limits: { deadlineMs: limits.streamDeadlineMs },
       retention: { retainMs: limits.streamRetainMs, maxTotalBytes: limits.streamRetainedBytes },
       authenticateToken: (headers) => auth.authenticate(headers),
@@ -323,14 +328,13 @@ export const layer = HttpApiBuilder.Router.use((router) =>
       run: (runId) =>
         Effect.gen(function*() {
           const run = yield* runs.get(runId)
-          const store = CaptureStore.layerFileSystem({ directory: run.directory })
+          const store = runs.store(run)
           // The verifier reads through the service's verified-capture cache; the manifest is kept once the run is finished.
           return yield* Effect.all({
             verifier: Verifier.make.pipe(CaptureCache.provideOption(cache)),
             manifest: runs.manifest(run)
           }).pipe(
-            Effect.provide(Layer.merge(store, Policy.layer(config))),
-            Effect.catchTag("InvalidRunDirectory", () => Effect.fail(new RunNotFound({ runId })))
+            Effect.provide(Layer.merge(store, Policy.layer(config)))
           )
         }),
       mode: config.verify?.mode ?? "drop",

@@ -23,6 +23,12 @@ import { peers } from "./PostgresPeers.js"
 export const captureRole = "citegate_capture"
 /** The role verifying services log in as (through membership): SELECT only. */
 export const verifierRole = "citegate_verifier"
+/**
+ * The role `run-pipeline serve --store` replicas log in as (through membership): capture and verify
+ * (it is a member of both roles above), and keep the service's shared state: capture jobs, run events
+ * and streamed answers' events, which expire and so may be updated and deleted.
+ */
+export const serviceRole = "citegate_service"
 /** Where `@effect/sql`'s migrator records which migrations ran. */
 export const migrationsTable = "citegate_migrations"
 
@@ -100,6 +106,54 @@ const initial: ReadonlyArray<string> = [
   `GRANT SELECT ON citegate_runs, citegate_bodies, citegate_captures TO ${verifierRole}`
 ]
 
+/**
+ * Migration 2: what replicas of the service share. Not append-only: a job's lease is renewed, events
+ * expire. Evidence stays in the append-only tables above; these hold progress, never captures.
+ */
+const replicas: ReadonlyArray<string> = [
+  // One capture job per run started over HTTP; `epoch` grows with each claim, and fences every write
+  // of a holder that lost its lease (its event inserts find another epoch and insert nothing).
+  `CREATE TABLE citegate_jobs (
+     run text PRIMARY KEY REFERENCES citegate_runs (run),
+     owner text NOT NULL,
+     state text NOT NULL CHECK (state IN ('queued', 'running', 'done')),
+     holder text,
+     epoch integer NOT NULL DEFAULT 0,
+     lease_until timestamptz NOT NULL DEFAULT now(),
+     created_at timestamptz NOT NULL DEFAULT now(),
+     ended_at timestamptz
+   )`,
+  "CREATE INDEX citegate_jobs_pending ON citegate_jobs (created_at) WHERE state <> 'done'",
+  `CREATE TABLE citegate_run_events (
+     run text NOT NULL REFERENCES citegate_jobs (run) ON DELETE CASCADE,
+     id integer NOT NULL CHECK (id >= 1),
+     event text NOT NULL,
+     PRIMARY KEY (run, id)
+   )`,
+  // A streamed answer: its producer's lease, the ids it retains (first_id .. last_id), their bytes.
+  `CREATE TABLE citegate_streams (
+     id text PRIMARY KEY,
+     run text NOT NULL,
+     holder text NOT NULL,
+     lease_until timestamptz NOT NULL,
+     first_id integer NOT NULL DEFAULT 1,
+     last_id integer NOT NULL DEFAULT 0,
+     bytes bigint NOT NULL DEFAULT 0,
+     ended_at timestamptz,
+     created_at timestamptz NOT NULL DEFAULT now()
+   )`,
+  `CREATE TABLE citegate_stream_events (
+     stream text NOT NULL REFERENCES citegate_streams (id) ON DELETE CASCADE,
+     id integer NOT NULL CHECK (id >= 1),
+     event text NOT NULL,
+     PRIMARY KEY (stream, id)
+   )`,
+  ensureRole(serviceRole),
+  `GRANT ${captureRole}, ${verifierRole} TO ${serviceRole}`,
+  "REVOKE ALL ON citegate_jobs, citegate_run_events, citegate_streams, citegate_stream_events FROM PUBLIC",
+  `GRANT SELECT, INSERT, UPDATE, DELETE ON citegate_jobs, citegate_run_events, citegate_streams, citegate_stream_events TO ${serviceRole}`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(peers, ({ SqlClient }) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (statement) => sql.unsafe(statement), { discard: true })))
@@ -132,5 +186,6 @@ const reviews: ReadonlyArray<string> = [
 /** The migrations, by `<id>_<name>` (the key format `Migrator.fromRecord` reads). */
 export const migrations = {
   "1_citegate_store": statements(initial),
-  "2_citegate_reviews": statements(reviews)
+  "2_citegate_reviews": statements(reviews),
+  "3_citegate_replicas": statements(replicas)
 }

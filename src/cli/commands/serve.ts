@@ -14,6 +14,7 @@ import { configOption, loopbackOption } from "../CommonOptions.js"
 import * as Io from "../Io.js"
 import * as Serve from "../Serve.js"
 import * as JudgeCli from "../JudgeCli.js"
+import * as Store from "../Store.js"
 
 export const serve = Command.make(
   "serve",
@@ -34,6 +35,11 @@ export const serve = Command.make(
     allowLoopbackHttp: loopbackOption,
     behindTlsProxy: Options.boolean("behind-tls-proxy").pipe(
       Options.withDescription("A TLS-terminating proxy is the only way in: allow plain HTTP on a non-loopback --listen address")
+    ),
+    store: Store.storeOption.pipe(
+      Options.withDescription(
+        `postgres://user@host/db: run as one of several replicas sharing runs, events, capture jobs and streams in PostgreSQL (default $${Store.databaseUrlVariable}; without either, runs under --run-root)`
+      )
     )
   },
   (args) =>
@@ -45,18 +51,27 @@ export const serve = Command.make(
       // Capability gating before anything listens: a configuration asking for a judge it lacks is exit 2.
       yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
       const tls = yield* orUsageError(Serve.loadTls(config, args.config))
+      // The run name is not used: a replica serves every run in the database.
+      const store = yield* orUsageError(Store.choose("", args.store))
       yield* Serve.serve({
         config,
         configFile: args.config,
         ...args.listen,
         runRoot: Option.getOrUndefined(args.runRoot),
         allowLoopbackHttp: args.allowLoopbackHttp,
-        tls
+        tls,
+        store: store._tag === "Postgres" ? { url: store.url } : undefined
       }).pipe(
         Effect.catchTag("ServeError", (error) =>
           Effect.zipRight(Io.stderr(`serve: cannot listen on ${args.listen.host}:${args.listen.port}: ${String(error.cause)}\n`), Effect.fail(new CliExit({ code: 2 })))),
         // Checked above; a key file removed since then is refused the same way.
-        Effect.catchTags({ CapabilityError: (e) => orUsageError(Effect.fail(e)), JudgeKeyUnavailable: (e) => orUsageError(Effect.fail(e)) })
+        Effect.catchTags({
+          CapabilityError: (e) => orUsageError(Effect.fail(e)),
+          JudgeKeyUnavailable: (e) => orUsageError(Effect.fail(e)),
+          // The database is unreachable, lacks the tables (store-init), or the driver is not installed.
+          StoreUnavailable: (e) => orUsageError(Effect.fail(e)),
+          StorePackageMissing: (e) => orUsageError(Effect.fail(e))
+        })
       )
     })
 ).pipe(Command.withDescription(describe(

@@ -84,6 +84,10 @@ const serviceErrorUnbounded = (error: ServiceError): Description =>
     NotReady: (e): Description => ({
       title: "Not ready",
       fields: [["reason", e.reason]],
-      fix: e.reason === "draining" ? "The server is shutting down; retry against another instance." : "Check that the run root exists and is writable."
+      fix: e.reason === "draining"
+        ? "The server is shutting down; retry against another instance."
+        : e.reason === "store-unavailable"
+        ? "Check that PostgreSQL is up and reachable from this replica (serve --store)."
+        : "Check that the run root exists and is writable."
     })
   })

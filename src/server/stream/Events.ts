@@ -21,6 +21,7 @@ import {
   StreamDeadline,
   StreamLimitExceeded,
   StreamLineInvalid,
+  StreamProducerLost,
   UncitedSentence,
   VerificationTimeout
 } from "../../Errors.js"
@@ -157,7 +158,9 @@ export const StreamFailure = Schema.Union(
   InvalidAnswer,
   ProviderEventInvalid,
   ProviderStreamError,
-  ProviderStreamIncomplete
+  ProviderStreamIncomplete,
+  // Replicas over PostgreSQL: the replica producing the stream stopped; another one closed it.
+  StreamProducerLost
 )
 export type StreamFailure = typeof StreamFailure.Type
 
