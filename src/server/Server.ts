@@ -38,7 +38,7 @@ import * as path from "node:path"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { resolvedServer } from "../Config.js"
 import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError, Unauthorized } from "../Errors.js"
-import { NotReady } from "../Errors.js"
+import { NotReady, UiError } from "../Errors.js"
 import * as JudgeSetup from "../review/JudgeSetup.js"
 import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
@@ -47,7 +47,9 @@ import * as Documents from "./Documents.js"
 import * as Handlers from "./Handlers.js"
 import * as OpenApiDocument from "./OpenApi.js"
 import * as Runs from "./Runs.js"
+import * as Session from "./Session.js"
 import * as StreamRoute from "./StreamRoute.js"
+import * as Ui from "./Ui.js"
 
 export { Lifecycle, ServerContext } from "./Context.js"
 
@@ -72,11 +74,11 @@ export const streamingPrefix = "/v1/stream/"
  * authentication before a body is read (401, see `bodyGate`), deadline (503, until the response
  * starts) and one structured log line per request.
  */
-export const middleware = (limits: ResolvedServer, auth: Context.Tag.Service<Auth> = Auth.make(limits.tokens)) =>
+export const middleware = (limits: ResolvedServer, auth: Context.Tag.Service<Auth> = Auth.make(limits.tokens), sessions?: Session.SessionStore) =>
 (app: HttpApp.Default): HttpApp.Default<never, never> =>
   Effect.suspend(() => {
     const requestId = randomUUID()
-    return handle(limits, auth, app, requestId).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
+    return handle(limits, auth, app, requestId, sessions).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
   })
 
 /** Every value of a header as the client sent it (Node keeps only the first of a repeated Authorization). */
@@ -140,7 +142,23 @@ const discardBody = (request: HttpServerRequest.HttpServerRequest, timeoutMs: nu
   )
 }
 
-const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: HttpApp.Default, requestId: string) =>
+/**
+ * The CSRF rule (Session.ts): a state-changing request that authenticates with the session cookie
+ * (no Authorization header) must come from this origin and carry the session's token. Refused with
+ * 403 `CsrfRejected` before its body is read or a route runs.
+ */
+const csrfGate = (sessions: Session.SessionStore | undefined, request: HttpServerRequest.HttpServerRequest) => {
+  if (sessions === undefined || !Session.unsafeMethods.has(request.method)) return Option.none()
+  if (request.headers["authorization"] !== undefined || !sessions.hasCookie(request.headers)) return Option.none()
+  const refusal = sessions.csrfRefusal(request.headers)
+  return refusal === undefined
+    ? Option.none()
+    : Option.some(HttpServerResponse.setHeader(HttpServerResponse.unsafeJson(encodeUiError(refusal), { status: 403 }), "connection", "close"))
+}
+
+const encodeUiError = Schema.encodeSync(UiError)
+
+const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: HttpApp.Default, requestId: string, sessions?: Session.SessionStore) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const started = performance.now()
@@ -158,7 +176,8 @@ const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: Ht
       Effect.zipRight(Effect.suspend(() => responding ? Effect.never : Effect.fail(new RequestTimeout({ timeoutMs: limits.requestTimeoutMs })))),
       Effect.interruptible
     )
-    const refusal = yield* bodyGate(limits, auth, request, streaming)
+    const csrf = csrfGate(sessions, request)
+    const refusal = Option.isSome(csrf) ? csrf : yield* bodyGate(limits, auth, request, streaming)
     const response = Option.isSome(refusal)
       ? refusal.value
       : yield* HttpApp.appendPreResponseHandler((_request, response) =>
@@ -197,7 +216,7 @@ const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: Ht
     return tagged(response)
   })
 
-// Raw routes mounted beside the typed API (e.g. the streaming answer route).
+// Raw routes mounted beside the typed API (e.g. the streaming answer route; the review page's are added in `layer`).
 const rawRoutes: ReadonlyArray<RouteLayer> = [StreamRoute.layer]
 
 export const HealthLive = HttpApiBuilder.group(CitegateApi, "health", (handlers) =>
@@ -228,6 +247,10 @@ export interface ServeOptions {
   readonly port: number
   /** Serve HTTPS with this PEM certificate chain and key (`server.tls`), else plain HTTP. */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined
+  /** Mark the review page's session cookie `Secure` (default: when `tls` is given; also behind a TLS proxy). */
+  readonly secureCookies?: boolean | undefined
+  /** The review page's built assets (default: the package's `dist/ui/`). */
+  readonly uiDirectory?: string | undefined
 }
 
 /**
@@ -298,8 +321,10 @@ export const layer = (options: ServeOptions) => {
   // Runs depends on Lifecycle, so it is released first: on shutdown it stops accepting, lets
   // running captures finish within the grace period, and only then Lifecycle waits for open responses.
   const base = Layer.mergeAll(context, lifecycleLayer(server, limits.shutdownGraceMs))
+  // The review page's sessions: the cookie stands in for the bearer token on the page's requests.
+  const sessions = new Session.SessionStore({ secure: options.secureCookies ?? options.tls !== undefined })
   // One authenticator for the routes and for the middleware, which checks the token before a body is read.
-  const auth = Auth.make(limits.tokens)
+  const auth = Auth.make(limits.tokens, sessions)
   // --- semantic review hook: the judge `review.judge` asks for (resolved, and gated, when the layer is built) ---
   const judge = Layer.unwrapEffect(
     Effect.map(JudgeSetup.resolve(options.config, { configDirectory: path.dirname(path.resolve(options.configFile)) }), JudgeSetup.layerOf)
@@ -308,8 +333,8 @@ export const layer = (options: ServeOptions) => {
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive])
   )
-  const routes = Layer.mergeAll(OpenApiDocument.layer, ...rawRoutes)
-  return HttpApiBuilder.serve(middleware(limits, auth)).pipe(
+  const routes = Layer.mergeAll(OpenApiDocument.layer, ...rawRoutes, Ui.layer({ sessions, directory: options.uiDirectory }))
+  return HttpApiBuilder.serve(middleware(limits, auth, sessions)).pipe(
     Layer.provide(routes),
     Layer.provide(api),
     Layer.provide(services),
