@@ -187,7 +187,6 @@ export const layer = (options: { readonly sessions: SessionStore; readonly direc
       })
 
       yield* router.concat(HttpRouter.empty.pipe(
-        HttpRouter.get("/ui", Effect.succeed(HttpServerResponse.empty({ status: 308, headers: { ...pageHeaders, location: "/ui/" } }))),
         HttpRouter.get("/ui/", Effect.sync(() => asset("index.html"))),
         HttpRouter.get("/ui/:file", Effect.map(HttpRouter.params, (params) => asset(params["file"] ?? ""))),
         HttpRouter.post("/v1/session", refusals(createSession)),
