@@ -87,6 +87,8 @@ export const serve = (options: {
   readonly runRoot: string | undefined
   readonly allowLoopbackHttp: boolean
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined
+  /** Mark the review page's session cookie Secure (TLS here, or a TLS proxy in front). */
+  readonly secureCookies?: boolean | undefined
 }) =>
   Layer.launch(
     Server.layer({
@@ -97,7 +99,8 @@ export const serve = (options: {
       allowLoopbackHttp: options.allowLoopbackHttp,
       host: options.host,
       port: options.port,
-      tls: options.tls
+      tls: options.tls,
+      secureCookies: options.secureCookies
     }).pipe(
       Layer.tap((context) => {
         const address = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)

@@ -51,7 +51,9 @@ export const serve = Command.make(
         ...args.listen,
         runRoot: Option.getOrUndefined(args.runRoot),
         allowLoopbackHttp: args.allowLoopbackHttp,
-        tls
+        tls,
+        // Behind a TLS proxy the browser speaks HTTPS: the review page's session cookie is Secure.
+        secureCookies: tls !== undefined || args.behindTlsProxy
       }).pipe(
         Effect.catchTag("ServeError", (error) =>
           Effect.zipRight(Io.stderr(`serve: cannot listen on ${args.listen.host}:${args.listen.port}: ${String(error.cause)}\n`), Effect.fail(new CliExit({ code: 2 })))),
