@@ -5,9 +5,11 @@
  * Also the `/ui/` responses' Content-Security-Policy and the review decision's 501.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as E from "../src/Errors.js"
 import { tokenDigest } from "../src/server/Auth.js"
 import { SessionStore } from "../src/server/Session.js"
 import { contentSecurityPolicy, defaultDirectory } from "../src/server/Ui.js"
@@ -139,4 +141,21 @@ describe("review page sessions", () => {
       assert.notMatch(script, /\beval\(|new Function\(|innerHTML|outerHTML|insertAdjacentHTML|document\.write/)
       assert.notMatch(script, /https?:\/\//, "the page loads nothing from another origin")
     }))
+})
+
+describe("review page errors and browser code", () => {
+  it("CsrfRejected and ReviewRecordingUnavailable: tags, messages, the UiError family", () => {
+    const decode = Schema.decodeUnknownSync(E.UiError)
+    assert.strictEqual(decode({ _tag: "CsrfRejected", reason: "missing" }).message, "A request authenticated by the session cookie must carry the session's CSRF token in x-citegate-csrf")
+    assert.strictEqual(decode({ _tag: "CsrfRejected", reason: "mismatch" }).message, "The x-citegate-csrf header is not this session's CSRF token")
+    assert.strictEqual(decode({ _tag: "CsrfRejected", reason: "cross-origin" }).message, "The request's Origin is not this service: cross-site requests are refused")
+    assert.strictEqual(decode({ _tag: "ReviewRecordingUnavailable", runId: "r1" }).message, "Review decisions cannot be recorded yet (run r1): nothing was stored")
+    assert.throws(() => decode({ _tag: "CsrfRejected", reason: "other" }))
+  })
+
+  it("the browser code type-checks on its own (DOM types; the service's tsconfig leaves src/ui out)", () => {
+    const tsc = path.join(import.meta.dirname, "..", "node_modules", "typescript", "bin", "tsc")
+    const ran = spawnSync(process.execPath, [tsc, "-p", path.join(import.meta.dirname, "..", "src", "ui", "tsconfig.json")], { encoding: "utf8" })
+    assert.strictEqual(ran.status, 0, `${ran.stdout}${ran.stderr}`)
+  }, 60_000)
 })
