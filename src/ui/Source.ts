@@ -167,7 +167,15 @@ export const viewer = (runId: string): Viewer => {
     element.hidden = false
     heading.textContent = `Source [${citation.sourceNumber}] for footnote ${citation.footnote}`
     clear(meta)
-    const found = (await documents(runId)).find((d) => d.number === citation.sourceNumber)
+    const all = await documents(runId).catch((error: unknown) => {
+      clear(text)
+      marks = []
+      position.textContent = ""
+      append(meta, el("p", { role: "alert" }, `The capture texts are not available: ${error instanceof ApiError ? `${error.status} ${String(error.body._tag)}` : String(error)}`))
+      return undefined
+    })
+    if (all === undefined) return
+    const found = all.find((d) => d.number === citation.sourceNumber)
     append(meta, el("p", { class: "url" }, textSpan(citation.source)), el("p", {}, `Outcome: ${outcome}`))
     if (found === undefined || found.status !== "captured" || found.captureSha256 !== citation.captureSha256) {
       clear(text)
