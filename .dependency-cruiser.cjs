@@ -107,6 +107,21 @@ module.exports = {
       to: { path: "^src/", pathNot: records }
     },
     {
+      name: "ui-browser-only",
+      comment:
+        "The review page (src/ui/) is browser code bundled on its own: it speaks to the service over its HTTP API only, and nothing in the service imports it.",
+      severity: "error",
+      from: { path: "^src/ui/" },
+      to: { path: "^src/", pathNot: "^src/ui/" }
+    },
+    {
+      name: "nothing-imports-ui",
+      severity: "error",
+      comment: "The service serves the built page as files (server/Ui.ts); it never imports the browser code.",
+      from: { path: "^src/", pathNot: "^src/ui/" },
+      to: { path: "^src/ui/" }
+    },
+    {
       name: "internal-imports-no-logic",
       severity: "error",
       comment: "Internal modules are leaves: they import only records and each other, never a service or a part.",

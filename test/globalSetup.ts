@@ -1,8 +1,8 @@
 /**
  * Builds `dist/` before any test runs, so that tests spawning the compiled CLI
  * (`bin/run-pipeline.js` runs the bundle `dist/bundle/`, made from `dist/` by
- * `scripts/build-cli.mjs`) never run a stale build: the setup runs both steps
- * of `npm run build`. The build is
+ * `scripts/build-cli.mjs`; the review page, `scripts/build-ui.mjs`) never run a stale build: the setup runs
+ * every step of `npm run build`. The build is
  * skipped only when `dist/` was produced by this setup from exactly the current
  * sources: a digest of every file under `src/` and of the build configuration,
  * with the modification time of the output it produced (any later build, by
@@ -30,7 +30,7 @@ export const sourceDigest = (): string => {
   const hash = createHash("sha256")
   const inputs = [
     ...filesUnder(path.join(root, "src")),
-    ...["tsconfig.json", "tsconfig.build.json", "package.json", "scripts/build-cli.mjs", "bin/load-bundle.js"].map((f) => path.join(root, f))
+    ...["tsconfig.json", "tsconfig.build.json", "package.json", "scripts/build-cli.mjs", "scripts/build-ui.mjs", "bin/load-bundle.js"].map((f) => path.join(root, f))
   ]
   for (const file of inputs.sort()) {
     hash.update(path.relative(root, file)).update("\0").update(readFileSync(file)).update("\0")
@@ -49,6 +49,7 @@ export default function setup() {
     stdio: "inherit"
   })
   execFileSync(process.execPath, [path.join(root, "scripts", "build-cli.mjs")], { cwd: root, stdio: "inherit" })
+  execFileSync(process.execPath, [path.join(root, "scripts", "build-ui.mjs")], { cwd: root, stdio: "inherit" })
   mkdirSync(path.dirname(stampFile), { recursive: true })
   writeFileSync(stampFile, stamp(digest))
 }

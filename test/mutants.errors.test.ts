@@ -386,6 +386,11 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
   [E.Unauthorized, { _tag: "Unauthorized", reason: "missing" }, "The request carries no bearer token"],
   [E.Unauthorized, { _tag: "Unauthorized", reason: "malformed" }, "The Authorization header is not a single `Bearer <token>`"],
   [E.Unauthorized, { _tag: "Unauthorized", reason: "unknown-token" }, "The bearer token is not one of the configured tokens"],
+  [
+    E.Unauthorized,
+    { _tag: "Unauthorized", reason: "unknown-session" },
+    "The session cookie names no live session (expired or signed out): sign in again with a token"
+  ],
   [E.Forbidden, { _tag: "Forbidden", action: "capture", runId: null }, "This token may not start capture runs"],
   [E.Forbidden, { _tag: "Forbidden", action: "read-run", runId: "r1" }, "This token may not read run r1"],
   [E.Forbidden, { _tag: "Forbidden", action: "read-run", runId: null }, "This token may not read run (none)"],
@@ -491,7 +496,7 @@ describe("the literal fields decode every documented value", () => {
     ["AnchorKind", E.AnchorKind, ["page", "heading", "content-block"]],
     ["StreamLimit", E.StreamLimit, ["line-length", "input-size", "answer-size", "claims", "citations"]],
     ["StreamGoneReason", E.StreamGoneReason, ["unknown-stream", "not-retained"]],
-    ["UnauthorizedReason", E.UnauthorizedReason, ["missing", "malformed", "unknown-token"]],
+    ["UnauthorizedReason", E.UnauthorizedReason, ["missing", "malformed", "unknown-token", "unknown-session"]],
     ["ForbiddenAction", E.ForbiddenAction, ["capture", "read-run"]]
   ]
   for (const [name, schema, literals] of values) {

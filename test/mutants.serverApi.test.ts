@@ -43,17 +43,26 @@ describe("the service's OpenAPI document", () => {
   it("lists every endpoint with its answers, body and parameters", () => {
     const listed = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`)).sort()
     assert.deepStrictEqual(listed, [
+      "delete /v1/session",
       "get /healthz",
       "get /readyz",
+      "get /v1/runs",
       "get /v1/runs/{id}",
       "get /v1/runs/{id}/documents",
       "get /v1/runs/{id}/events",
+      "get /v1/session",
       "get /v1/stream/answer/{id}",
       "post /v1/runs",
+      "post /v1/runs/{id}/review-decisions",
+      "post /v1/session",
       "post /v1/stream/answer",
       "post /v1/verify/answer",
       "post /v1/verify/report"
     ])
+    // The review page's decision route: refused (501) until decisions are recorded; CSRF as 403.
+    assert.deepStrictEqual(summary(operation("post", "/v1/runs/{id}/review-decisions")).responses, {
+      "204": [], ...refusals, "404": json, "501": json
+    })
     assert.deepStrictEqual(summary(operation("get", "/healthz")), { responses: { "200": json, "400": json }, body: null, params: [] })
     assert.deepStrictEqual(summary(operation("get", "/readyz")), {
       responses: { "200": json, "400": json, "503": json },

@@ -148,6 +148,7 @@ describe("the packed package", () => {
         const entries = [...pkg.files.filter((f) => !f.startsWith("!") && f !== "dist"), "package.json", "tsconfig.json", "tsconfig.build.json"]
         for (const entry of entries) await fsp.cp(path.join(root, entry), path.join(copy, entry), { recursive: true })
         await fsp.cp(path.join(root, "scripts", "build-cli.mjs"), path.join(copy, "scripts", "build-cli.mjs"))
+        await fsp.cp(path.join(root, "scripts", "build-ui.mjs"), path.join(copy, "scripts", "build-ui.mjs"))
         await fsp.symlink(path.join(root, "node_modules"), path.join(copy, "node_modules"), "dir")
       })
       const tarballs = path.join(work, "tarballs")
@@ -162,6 +163,9 @@ describe("the packed package", () => {
       assert.include(files, "dist/bundle/run-pipeline.cache")
       assert.include(files, "dist/bundle/extract-child.cjs")
       assert.include(files, "bin/run-pipeline.js")
+      // The review page, built at pack time: served by `serve` under /ui/.
+      assert.include(files, "dist/ui/app.js")
+      assert.include(files, "dist/ui/index.html")
       assert.include(files, "bin/load-bundle.js")
       assert.include(files, "dist/index.js")
       assert.include(files, "dist/index.d.ts")

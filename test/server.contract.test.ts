@@ -38,6 +38,10 @@ describe("the service's contract", () => {
       assert.strictEqual(bodyOf("post /v1/verify/answer", "text/plain").type, "string")
       const line = ref(bodyOf("post /v1/stream/answer", "application/x-ndjson"))
       assert.deepStrictEqual(line.required, ["type", "text"])
+      // The review page's routes are described too (their cookie and CSRF rules: docs/ui.md).
+      for (const route of ["post /v1/session", "get /v1/session", "delete /v1/session", "get /v1/runs", "post /v1/runs/{id}/review-decisions"]) {
+        assert.isDefined(operations.find((o) => o.route === route), route)
+      }
       // The documents route's answer is the union of the four hand-offs.
       const documents = operations.find((o) => o.route === "get /v1/runs/{id}/documents")!.op
       assert.strictEqual(documents.responses["200"].content["application/json"].schema.anyOf.length, 4)

@@ -88,6 +88,8 @@ export const serve = (options: {
   readonly allowLoopbackHttp: boolean
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined
   readonly store?: Server.ServeOptions["store"]
+  /** Mark the review page's session cookie Secure (TLS here, or a TLS proxy in front). */
+  readonly secureCookies?: boolean | undefined
 }) =>
   Layer.launch(
     Server.layer({
@@ -99,7 +101,8 @@ export const serve = (options: {
       host: options.host,
       port: options.port,
       tls: options.tls,
-      store: options.store
+      store: options.store,
+      secureCookies: options.secureCookies
     }).pipe(
       Layer.tap((context) => {
         const address = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)

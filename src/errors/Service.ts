@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 // ---------------------------------------------------------------------------
 
 /** Why a request carried no usable bearer token. */
-export const UnauthorizedReason = Schema.Literal("missing", "malformed", "unknown-token")
+export const UnauthorizedReason = Schema.Literal("missing", "malformed", "unknown-token", "unknown-session")
 export type UnauthorizedReason = typeof UnauthorizedReason.Type
 
 /** HTTP 401: no bearer token, a malformed Authorization header, or a token whose digest is not configured. */
@@ -22,6 +22,8 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
       ? "The request carries no bearer token"
       : this.reason === "malformed"
       ? "The Authorization header is not a single `Bearer <token>`"
+      : this.reason === "unknown-session"
+      ? "The session cookie names no live session (expired or signed out): sign in again with a token"
       : "The bearer token is not one of the configured tokens"
   }
 }

@@ -81,6 +81,15 @@ export const authorize = (principal: Principal, access: Access): Effect.Effect<P
 }
 
 /**
+ * Where a request without an Authorization header may find its principal: the review page's
+ * session cookie (`Session.SessionStore`). A request with a bearer token is judged by the token alone.
+ */
+export interface SessionLookup {
+  readonly hasCookie: (headers: RequestHeaders) => boolean
+  readonly lookup: (headers: RequestHeaders) => { readonly principal: Principal } | undefined
+}
+
+/**
  * The service's authenticator. Mount it anywhere a request arrives:
  * `yield* (yield* Auth).authenticate(request.headers, Access.capture)`.
  */
@@ -91,7 +100,7 @@ export class Auth extends Context.Tag("citegate/server/Auth")<Auth, {
     access?: Access
   ) => Effect.Effect<Principal, Unauthorized | Forbidden>
 }>() {
-  static readonly make = (tokens: ReadonlyArray<ServerToken>): Context.Tag.Service<Auth> => {
+  static readonly make = (tokens: ReadonlyArray<ServerToken>, sessions?: SessionLookup): Context.Tag.Service<Auth> => {
     const known = tokens.map((token) => ({
       digest: Buffer.from(token.sha256, "hex"),
       principal: {
@@ -114,6 +123,11 @@ export class Auth extends Context.Tag("citegate/server/Auth")<Auth, {
     }
     return {
       authenticate: Effect.fn("Auth.authenticate")(function*(headers: RequestHeaders, access: Access = Access.any) {
+        if (sessions !== undefined && headers["authorization"] === undefined && sessions.hasCookie(headers)) {
+          const session = sessions.lookup(headers)
+          if (session === undefined) return yield* new Unauthorized({ reason: "unknown-session" })
+          return yield* authorize(session.principal, access)
+        }
         const token = yield* presentedToken(headers)
         const principal = lookup(token)
         if (principal === undefined) return yield* new Unauthorized({ reason: "unknown-token" })
@@ -122,6 +136,6 @@ export class Auth extends Context.Tag("citegate/server/Auth")<Auth, {
     }
   }
 
-  static readonly layer = (tokens: ReadonlyArray<ServerToken>): Layer.Layer<Auth> =>
-    Layer.succeed(Auth, Auth.make(tokens))
+  static readonly layer = (tokens: ReadonlyArray<ServerToken>, sessions?: SessionLookup): Layer.Layer<Auth> =>
+    Layer.succeed(Auth, Auth.make(tokens, sessions))
 }

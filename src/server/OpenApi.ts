@@ -30,7 +30,7 @@ import * as OpenAI from "../answer/OpenAI.js"
 import { Answer } from "../answer/Records.js"
 import { RunId } from "../Config.js"
 import { Report } from "../Domain.js"
-import { Forbidden, RunNotFound, StreamGone, StreamRequestInvalid, Unauthorized } from "../Errors.js"
+import { CsrfRejected, Forbidden, ReviewRecordingUnavailable, RunNotFound, StreamGone, StreamRequestInvalid, Unauthorized } from "../Errors.js"
 import { version } from "../version.js"
 import { DocumentsGroup, HealthGroup, RunsGroup, VerifyGroup } from "./Api.js"
 import { InputLine } from "./AnswerStream.js"
@@ -72,6 +72,37 @@ export const StreamGroup = HttpApiGroup.make("stream")
       .addError(StreamGone, { status: 410 })
   )
 
+const SessionInfo = Schema.Struct({ name: Schema.String, csrfToken: Schema.String, expiresAt: Schema.String }).annotations({ identifier: "Session" })
+
+/**
+ * The review page's routes (Ui.ts), declared for the document only. A session (`POST /v1/session`
+ * with a bearer token) sets an HttpOnly cookie that the other routes accept in place of the token;
+ * a cookie-authenticated POST, PUT, PATCH or DELETE needs `x-citegate-csrf` (docs/ui.md).
+ */
+export const UiGroup = HttpApiGroup.make("ui")
+  .add(
+    HttpApiEndpoint.post("createSession", "/v1/session")
+      .addSuccess(SessionInfo, { status: 201 })
+      .addError(Unauthorized, { status: 401 })
+  )
+  .add(HttpApiEndpoint.get("readSession", "/v1/session").addSuccess(SessionInfo).addError(Unauthorized, { status: 401 }))
+  .add(HttpApiEndpoint.del("endSession", "/v1/session").addSuccess(HttpApiSchema.NoContent).addError(CsrfRejected, { status: 403 }))
+  .add(
+    HttpApiEndpoint.get("listRuns", "/v1/runs")
+      .addSuccess(Schema.Struct({ runs: Schema.Array(Schema.Struct({ id: Schema.String, status: Schema.String })), truncated: Schema.Boolean }))
+      .addError(Unauthorized, { status: 401 })
+  )
+  .add(
+    HttpApiEndpoint.post("reviewDecision", "/v1/runs/:id/review-decisions")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(CsrfRejected, { status: 403 })
+      .addError(RunNotFound, { status: 404 })
+      .addError(ReviewRecordingUnavailable, { status: 501 })
+  )
+
 /** The whole contract: the served API's groups and the streaming routes, each behind the bearer scheme except health. */
 export class ContractApi extends HttpApi.make("citegate")
   .add(HealthGroup)
@@ -79,6 +110,7 @@ export class ContractApi extends HttpApi.make("citegate")
   .add(DocumentsGroup.middleware(Bearer))
   .add(VerifyGroup.middleware(Bearer))
   .add(StreamGroup.middleware(Bearer))
+  .add(UiGroup.middleware(Bearer))
   .annotateContext(OpenApi.annotations({
     title: "citegate",
     version,

@@ -39,7 +39,7 @@ import * as path from "node:path"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { resolvedServer } from "../Config.js"
 import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError, Unauthorized } from "../Errors.js"
-import { NotReady } from "../Errors.js"
+import { NotReady, UiError } from "../Errors.js"
 import * as JudgeSetup from "../review/JudgeSetup.js"
 import * as CaptureCache from "../verify/CaptureCache.js"
 import { CitegateApi } from "./Api.js"
@@ -52,6 +52,7 @@ import * as MetricsRoute from "./MetricsRoute.js"
 import * as OpenApiDocument from "./OpenApi.js"
 import * as Reviews from "./Reviews.js"
 import * as Runs from "./Runs.js"
+import * as Session from "./Session.js"
 import * as StreamRoute from "./StreamRoute.js"
 import * as TelemetryLayer from "./Telemetry.js"
 import * as PostgresStore from "../store/Postgres.js"
@@ -59,6 +60,7 @@ import { peers } from "../store/PostgresPeers.js"
 import * as PostgresRuns from "./PostgresRuns.js"
 import * as PostgresStreams from "./PostgresStreams.js"
 import { defaultRetention } from "./stream/Retention.js"
+import * as Ui from "./Ui.js"
 
 export { Lifecycle, ServerContext, Telemetry } from "./Context.js"
 
@@ -86,12 +88,13 @@ export const streamingPrefix = "/v1/stream/"
 export const middleware = (
   limits: ResolvedServer,
   auth: Context.Tag.Service<Auth> = Auth.make(limits.tokens),
-  telemetry: boolean = false
+  telemetry: boolean = false,
+  sessions?: Session.SessionStore
 ) =>
 (app: HttpApp.Default): HttpApp.Default<never, never> =>
   Effect.suspend(() => {
     const requestId = randomUUID()
-    return handle(limits, auth, app, requestId, telemetry).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
+    return handle(limits, auth, app, requestId, telemetry, sessions).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
   })
 
 /** Every value of a header as the client sent it (Node keeps only the first of a repeated Authorization). */
@@ -155,7 +158,23 @@ const discardBody = (request: HttpServerRequest.HttpServerRequest, timeoutMs: nu
   )
 }
 
-const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: HttpApp.Default, requestId: string, telemetry: boolean) =>
+/**
+ * The CSRF rule (Session.ts): a state-changing request that authenticates with the session cookie
+ * (no Authorization header) must come from this origin and carry the session's token. Refused with
+ * 403 `CsrfRejected` before its body is read or a route runs.
+ */
+const csrfGate = (sessions: Session.SessionStore | undefined, request: HttpServerRequest.HttpServerRequest) => {
+  if (sessions === undefined || !Session.unsafeMethods.has(request.method)) return Option.none()
+  if (request.headers["authorization"] !== undefined || !sessions.hasCookie(request.headers)) return Option.none()
+  const refusal = sessions.csrfRefusal(request.headers)
+  return refusal === undefined
+    ? Option.none()
+    : Option.some(HttpServerResponse.setHeader(HttpServerResponse.unsafeJson(encodeUiError(refusal), { status: 403 }), "connection", "close"))
+}
+
+const encodeUiError = Schema.encodeSync(UiError)
+
+const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: HttpApp.Default, requestId: string, telemetry: boolean, sessions?: Session.SessionStore) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const started = performance.now()
@@ -173,7 +192,8 @@ const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: Ht
       Effect.zipRight(Effect.suspend(() => responding ? Effect.never : Effect.fail(new RequestTimeout({ timeoutMs: limits.requestTimeoutMs })))),
       Effect.interruptible
     )
-    const refusal = yield* bodyGate(limits, auth, request, streaming)
+    const csrf = csrfGate(sessions, request)
+    const refusal = Option.isSome(csrf) ? csrf : yield* bodyGate(limits, auth, request, streaming)
     const response = Option.isSome(refusal)
       ? refusal.value
       : yield* HttpApp.appendPreResponseHandler((_request, response) =>
@@ -213,7 +233,7 @@ const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: Ht
     return tagged(response)
   })
 
-// Raw routes mounted beside the typed API (e.g. the streaming answer route).
+// Raw routes mounted beside the typed API (e.g. the streaming answer route; the review page's are added in `layer`).
 const rawRoutes: ReadonlyArray<RouteLayer> = [StreamRoute.layer]
 
 export const HealthLive = HttpApiBuilder.group(CitegateApi, "health", (handlers) =>
@@ -239,6 +259,10 @@ export interface ServeOptions {
   readonly port: number
   /** Serve HTTPS with this PEM certificate chain and key (`server.tls`), else plain HTTP. */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined
+  /** Mark the review page's session cookie `Secure` (default: when `tls` is given; also behind a TLS proxy). */
+  readonly secureCookies?: boolean | undefined
+  /** The review page's built assets (default: the package's `dist/ui/`). */
+  readonly uiDirectory?: string | undefined
   /**
    * Run as one of several replicas over this PostgreSQL database (`serve --store`): runs, their
    * captures and events, capture jobs and streamed answers' events are kept there, so any replica
@@ -352,8 +376,10 @@ export const layer = (options: ServeOptions) => {
   // running captures finish within the grace period, and only then Lifecycle waits for open responses.
   // One verified-capture cache for the whole service (`server.cacheBytes`): verifications and manifests of every run.
   const base = Layer.mergeAll(context, lifecycleLayer(server, limits.shutdownGraceMs), CaptureCache.layer({ maxBytes: limits.cacheBytes }))
+  // The review page's sessions: the cookie stands in for the bearer token on the page's requests.
+  const sessions = new Session.SessionStore({ secure: options.secureCookies ?? options.tls !== undefined })
   // One authenticator for the routes and for the middleware, which checks the token before a body is read.
-  const auth = Auth.make(limits.tokens)
+  const auth = Auth.make(limits.tokens, sessions)
   // --- semantic review hook: the judge `review.judge` asks for (resolved, and gated, when the layer is built) ---
   const judge = Layer.unwrapEffect(
     Effect.map(JudgeSetup.resolve(options.config, { configDirectory: path.dirname(path.resolve(options.configFile)) }), JudgeSetup.layerOf)
@@ -365,8 +391,8 @@ export const layer = (options: ServeOptions) => {
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive, Reviews.ReviewsLive])
   )
-  const routes = Layer.mergeAll(OpenApiDocument.layer, MetricsRoute.layer, ...rawRoutes)
-  return HttpApiBuilder.serve(middleware(limits, auth, telemetryOn)).pipe(
+  const routes = Layer.mergeAll(OpenApiDocument.layer, MetricsRoute.layer, ...rawRoutes, Ui.layer({ sessions, directory: options.uiDirectory }))
+  return HttpApiBuilder.serve(middleware(limits, auth, telemetryOn, sessions)).pipe(
     Layer.provide(routes),
     Layer.provide(api),
     Layer.provide(services),

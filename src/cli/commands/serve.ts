@@ -60,7 +60,9 @@ export const serve = Command.make(
         runRoot: Option.getOrUndefined(args.runRoot),
         allowLoopbackHttp: args.allowLoopbackHttp,
         tls,
-        store: store._tag === "Postgres" ? { url: store.url } : undefined
+        store: store._tag === "Postgres" ? { url: store.url } : undefined,
+        // Behind a TLS proxy the browser speaks HTTPS: the review page's session cookie is Secure.
+        secureCookies: tls !== undefined || args.behindTlsProxy
       }).pipe(
         Effect.catchTag("ServeError", (error) =>
           Effect.zipRight(Io.stderr(`serve: cannot listen on ${args.listen.host}:${args.listen.port}: ${String(error.cause)}\n`), Effect.fail(new CliExit({ code: 2 })))),
