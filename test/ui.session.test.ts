@@ -149,7 +149,10 @@ describe("review page errors and browser code", () => {
     assert.strictEqual(decode({ _tag: "CsrfRejected", reason: "missing" }).message, "A request authenticated by the session cookie must carry the session's CSRF token in x-citegate-csrf")
     assert.strictEqual(decode({ _tag: "CsrfRejected", reason: "mismatch" }).message, "The x-citegate-csrf header is not this session's CSRF token")
     assert.strictEqual(decode({ _tag: "CsrfRejected", reason: "cross-origin" }).message, "The request's Origin is not this service: cross-site requests are refused")
-    assert.strictEqual(decode({ _tag: "ReviewRecordingUnavailable", runId: "r1" }).message, "Review decisions cannot be recorded yet (run r1): nothing was stored")
+    assert.strictEqual(decode({ _tag: "ReviewRecordingUnavailable", runId: "r1" }).message,
+      "Review decisions on an answer's citations cannot be recorded yet (run r1): nothing was stored; " +
+        "decisions on a verified report's facts are recorded with POST /v1/runs/{id}/reviews or run-pipeline review record"
+    )
     assert.throws(() => decode({ _tag: "CsrfRejected", reason: "other" }))
   })
 

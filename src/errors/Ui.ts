@@ -34,7 +34,8 @@ export class ReviewRecordingUnavailable extends Schema.TaggedError<ReviewRecordi
   runId: Schema.String
 }) {
   override get message() {
-    return `Review decisions cannot be recorded yet (run ${this.runId}): nothing was stored`
+    return `Review decisions on an answer's citations cannot be recorded yet (run ${this.runId}): nothing was stored; ` +
+      "decisions on a verified report's facts are recorded with POST /v1/runs/{id}/reviews or run-pipeline review record"
   }
 }
 
