@@ -16,7 +16,6 @@ import {
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import { EventStreamCodec } from "@smithy/core/event-streams"
 import { Effect, Either, Layer } from "effect"
 import * as Http from "node:http"
 import * as http2 from "node:http2"
@@ -30,6 +29,7 @@ import * as StreamRoute from "../src/server/StreamRoute.js"
 import * as Verifier from "../src/verify/Verifier.js"
 import { emojiRecord } from "./answerSupport.js"
 import { manifest, verifierLayer } from "./streamSupport.js"
+import { codec, concat, corrupt, encodeEvent, encodeException } from "./support/eventStream.js"
 import { byType, type Event, ndjsonReader, streamedText, wellFormed } from "./support/streamEvents.js"
 import { salesRecord, SALES } from "./support.js"
 
@@ -81,43 +81,6 @@ const fabricated = grounded.map((e, i) =>
 const documentLevel = grounded.map((e, i) =>
   i === 5 ? delta(1, { citation: { title: "Q3 sales", location: { web: { url: SALES, domain: "reports.northwind.test" } } } }) : e
 )
-
-// --- The AWS event stream encoding, by the SDK's own codec ---------------------------------------
-
-const codec = new EventStreamCodec((bytes) => new TextDecoder().decode(bytes), (text) => new TextEncoder().encode(text))
-
-/** One ConverseStream event as Bedrock sends it: an `event` message named by its member. */
-const encodeEvent = (event: ConverseStreamOutput): Uint8Array => {
-  const [name, body] = Object.entries(event).find(([, v]) => v !== undefined)!
-  return codec.encode({
-    headers: {
-      ":message-type": { type: "string", value: "event" },
-      ":event-type": { type: "string", value: name },
-      ":content-type": { type: "string", value: "application/json" }
-    },
-    // Bedrock pads payloads with a `p` key: vendor keys citegate does not read are ignored.
-    body: new TextEncoder().encode(JSON.stringify({ ...body, p: "abcdefghijkl" }))
-  })
-}
-
-const encodeException = (type: string, message: string): Uint8Array =>
-  codec.encode({
-    headers: {
-      ":message-type": { type: "string", value: "exception" },
-      ":exception-type": { type: "string", value: type },
-      ":content-type": { type: "string", value: "application/json" }
-    },
-    body: new TextEncoder().encode(JSON.stringify({ message }))
-  })
-
-/** A message whose payload was damaged in transit: its checksum no longer matches. */
-const corrupt = (bytes: Uint8Array): Uint8Array => {
-  const out = bytes.slice()
-  out[out.length - 6] = out[out.length - 6]! ^ 0x20
-  return out
-}
-
-const concat = (parts: ReadonlyArray<Uint8Array>) => new Uint8Array(Buffer.concat(parts))
 
 // --- The replaying Bedrock runtime (HTTP/2) -------------------------------------------------------
 
