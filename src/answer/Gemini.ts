@@ -27,11 +27,12 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { type InvalidAnswer, type Issue, type StaleManifest, UnresolvableSource } from "../Errors.js"
+import { type InvalidAnswer, type Issue, type StaleManifest } from "../Errors.js"
 import type { Manifest } from "../Manifest.js"
 import { checkManifest } from "./Answer.js"
 import {
   addDocument,
+  addUnresolved,
   addQuote,
   type Draft,
   draftSize,
@@ -108,18 +109,12 @@ const mapChunk = (manifest: Manifest, chunk: GroundingChunk, draft: Draft) => {
   if (uri !== undefined) {
     // A redirect never resolves, whatever the manifest holds (checked first, explicitly).
     if (isGroundingRedirect(uri)) {
-      draft.unresolved.push({
-        citation: { level: "unresolved", format, document: uri },
-        error: new UnresolvableSource({ format, document: uri, reason: "redirect-url" })
-      })
+      addUnresolved(draft, format, uri, "redirect-url")
     } else addDocument(draft, format, uri, resolveDocument(manifest, format, { urls: [uri] }))
     return
   }
   const document = chunk.web?.title ?? ""
-  draft.unresolved.push({
-    citation: { level: "unresolved", format, document },
-    error: new UnresolvableSource({ format, document, reason: "no-document" })
-  })
+  addUnresolved(draft, format, document, "no-document")
 }
 
 /** The response as an answer bound to this run's manifest (named by the caller). */
