@@ -17,6 +17,12 @@
  *   document is the manifest source whose URL equals `uri` exactly, or whose declared document id
  *   equals `uri` or `documentName`.
  * - `retrievedContext` without text: document-level (policy `answers.citations`).
+ * - `retrievedContext.pageNumber` (File Search, Gemini API only; the SDK says "page number, if
+ *   applicable", without its base) and `ragChunk.pageSpan` (Vertex RAG, 1-based, inclusive) are NOT
+ *   read: they number the pages of the file the caller uploaded to the provider's store, which
+ *   citegate cannot tie to the capture's pages, and the issue asks for no page anchor here. Read as a
+ *   `page` range they would fail quotes on a numbering citegate cannot check; the quote itself is
+ *   searched in the whole capture.
  * - `web`: document-level, and its `uri` is in practice a grounding redirect
  *   (`vertexaisearch.cloud.google.com/grounding-api-redirect/…`), which never resolves:
  *   `UnresolvableSource`. A web URI equal to an approved source resolves (document-level).
