@@ -91,7 +91,7 @@ describe("run-pipeline verify-answer --format-in <provider>", () => {
       const s = yield* setup("quote")
       const ran = yield* verifyCli(s, "mistral", yield* s.write("x.json", {}))
       assert.strictEqual(ran.code, 2)
-      assert.include(ran.stderr, "bedrock, gemini, openai, openai-chat, cohere")
+      assert.include(ran.stderr, "bedrock, bedrock-stream, gemini, openai, openai-chat, cohere")
     }), { timeout: 60_000 })
 })
 

@@ -11,6 +11,7 @@ import { Effect, Either, Schema } from "effect"
 import OpenAI from "openai"
 import * as Bedrock from "../src/answer/Bedrock.js"
 import * as Capabilities from "../src/answer/Capabilities.js"
+import { answerFormats } from "../src/answer/Formats.js"
 import * as Cohere from "../src/answer/Cohere.js"
 import * as Gemini from "../src/answer/Gemini.js"
 import * as OpenAIAnswer from "../src/answer/OpenAI.js"
@@ -338,8 +339,14 @@ describe("reject mode, renderings and the capability table", () => {
     const table = Schema.decodeUnknownSync(Capabilities.Capabilities, { onExcessProperty: "error" })(Capabilities.capabilities)
     assert.deepStrictEqual(
       table.formats.map((f) => [f.format, f.level]),
-      [["json", "quote"], ["evi1", "quote"], ["anthropic", "quote"], ["bedrock", "quote-or-document"], ["gemini", "quote-or-document"], ["openai", "document"], ["openai-chat", "document"], ["cohere", "document"]]
+      [
+        ["json", "quote"], ["evi1", "quote"], ["anthropic", "quote"], ["anthropic-sse", "quote"], ["bedrock", "quote-or-document"],
+        ["bedrock-stream", "quote-or-document"], ["gemini", "quote-or-document"], ["openai", "document"], ["openai-chat", "document"],
+        ["cohere", "document"]
+      ]
     )
+    // One row per format the dispatcher reads, in its order.
+    assert.deepStrictEqual(table.formats.map((f) => f.format), [...answerFormats])
   })
 
   it("answers.documentIds: an id for an unconfigured source, a duplicate id, or an id equal to a source URL is InvalidConfig", () => {

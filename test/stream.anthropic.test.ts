@@ -13,17 +13,15 @@ import { Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { RunNotFound } from "../src/Errors.js"
-import * as AnswerStream from "../src/server/AnswerStream.js"
 import { Access, Auth, tokenDigest } from "../src/server/Auth.js"
 import * as StreamRoute from "../src/server/StreamRoute.js"
 import * as Verifier from "../src/verify/Verifier.js"
 import { emojiRecord } from "./answerSupport.js"
 import { bikesQuote, fabricated, grounded, leedsQuote, salesQuote, sseEvent } from "./anthropicSseFixtures.js"
 import { manifest, verifierLayer } from "./streamSupport.js"
+import { byType, type Event, ndjsonReader, streamedText, wellFormed } from "./support/streamEvents.js"
 import { inventoryRecord, salesRecord } from "./support.js"
 
-type Event = AnswerStream.StreamEvent
-type Done = Extract<Event, { type: "done" }>
 
 const READER = "reader-token"
 const auth = Auth.make([{ sha256: tokenDigest(READER), runs: ["run-1"], capture: false }])
@@ -99,25 +97,6 @@ const anthropicApi = (replay: Replay) =>
         return new Promise<void>((resolve) => server.close(() => resolve()))
       })
   )
-
-/** citegate's NDJSON events, one at a time. */
-const ndjsonReader = (response: Response) => {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  let buffered = ""
-  const next = async (): Promise<Event | undefined> => {
-    while (!buffered.includes("\n")) {
-      const { done, value } = await reader.read()
-      if (done) return undefined
-      buffered += decoder.decode(value, { stream: true })
-    }
-    const nl = buffered.indexOf("\n")
-    const text = buffered.slice(0, nl)
-    buffered = buffered.slice(nl + 1)
-    return AnswerStream.decodeEvent(text)
-  }
-  return { next }
-}
 
 interface Forwarded {
   readonly events: ReadonlyArray<Event>
@@ -202,20 +181,6 @@ const forward = (
     await reading
     return { events, sdkError, seenBefore }
   })
-
-const byType = <T extends Event["type"]>(events: ReadonlyArray<Event>, type: T) =>
-  events.filter((e): e is Extract<Event, { type: T }> => e.type === type)
-
-const streamedText = (events: ReadonlyArray<Event>) => byType(events, "delta").map((e) => e.text).join("")
-
-/** Every stream: ids 1, 2, 3, …, exactly one `done`, last. */
-const wellFormed = (events: ReadonlyArray<Event>): Done => {
-  assert.deepStrictEqual(events.map((e) => e.id), events.map((_, i) => i + 1))
-  assert.strictEqual(byType(events, "done").length, 1)
-  const done = events.at(-1)!
-  assert.strictEqual(done.type, "done")
-  return done as Done
-}
 
 const groundedText = "Here is a summary. Net sales for Q3 2026 were 4,210 units.[^1] Leeds held 640 of the 4,210 units.[^2][^3] The 🚲 fleet grew to 42 bikes.[^4]"
 

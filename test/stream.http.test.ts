@@ -12,6 +12,7 @@ import * as StreamRoute from "../src/server/StreamRoute.js"
 import * as Verifier from "../src/verify/Verifier.js"
 import { waitUntil } from "./httpServer.js"
 import { evidence, manifest, sample, sampleBody, sampleStreamed, verifierLayer } from "./streamSupport.js"
+import { ndjsonReader } from "./support/streamEvents.js"
 
 type Event = AnswerStream.StreamEvent
 
@@ -64,33 +65,6 @@ const pushBody = () => {
     send: (text: string) => controller.enqueue(new TextEncoder().encode(text)),
     end: () => controller.close()
   }
-}
-
-/** NDJSON events of a response, one at a time. */
-const ndjsonReader = (response: Response) => {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  let buffered = ""
-  const next = async (): Promise<Event | undefined> => {
-    while (!buffered.includes("\n")) {
-      const { done, value } = await reader.read()
-      if (done) return undefined
-      buffered += decoder.decode(value, { stream: true })
-    }
-    const nl = buffered.indexOf("\n")
-    const text = buffered.slice(0, nl)
-    buffered = buffered.slice(nl + 1)
-    return AnswerStream.decodeEvent(text)
-  }
-  const until = async (type: Event["type"]): Promise<Array<Event>> => {
-    const out: Array<Event> = []
-    for (let e = await next(); e !== undefined; e = await next()) {
-      out.push(e)
-      if (e.type === type) return out
-    }
-    throw new Error(`the stream ended before a ${type} event`)
-  }
-  return { next, until, cancel: () => reader.cancel() }
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })

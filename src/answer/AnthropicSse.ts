@@ -74,6 +74,7 @@ export const answerSseLimits: SseLimits = {
 
 /** A limit passed: each caller reports it as its own typed error. */
 export class LimitPassed {
+  readonly _tag = "LimitPassed" as const
   constructor(
     readonly limit: "event-size" | "answer-size" | "blocks" | "claims" | "citations",
     readonly max: number,

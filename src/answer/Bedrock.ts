@@ -33,11 +33,12 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { type InvalidAnswer, type Issue, type StaleManifest, UnresolvableSource } from "../Errors.js"
+import { type InvalidAnswer, type Issue, type StaleManifest } from "../Errors.js"
 import type { Manifest } from "../Manifest.js"
 import { checkManifest, resolveNumber } from "./Answer.js"
 import {
   addDocument,
+  addUnresolved,
   addQuote,
   type Draft,
   emptyDraft,
@@ -116,10 +117,7 @@ const mapCitation = (manifest: Manifest, c: BedrockCitation, path: ReadonlyArray
     return false
   }
   if (location === undefined) {
-    draft.unresolved.push({
-      citation: { level: "unresolved", format, document: c.title ?? c.source ?? "" },
-      error: new UnresolvableSource({ format, document: c.title ?? c.source ?? "", reason: "no-document" })
-    })
+    addUnresolved(draft, format, c.title ?? c.source ?? "", "no-document")
     return
   }
   if ("web" in location) {
@@ -130,10 +128,7 @@ const mapCitation = (manifest: Manifest, c: BedrockCitation, path: ReadonlyArray
     return
   }
   if ("searchResultLocation" in location) {
-    draft.unresolved.push({
-      citation: { level: "unresolved", format, document: c.title ?? c.source ?? "search result" },
-      error: new UnresolvableSource({ format, document: c.title ?? c.source ?? "search result", reason: "search-result" })
-    })
+    addUnresolved(draft, format, c.title ?? c.source ?? "search result", "search-result")
     return
   }
   const range = "documentChar" in location ? location.documentChar : "documentPage" in location ? location.documentPage : location.documentChunk

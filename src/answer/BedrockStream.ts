@@ -9,21 +9,64 @@
  * skipped. Citation objects are passed on as they came (the mapping decodes
  * them), so no citation is lost and none is judged here.
  *
- * Not yet wired to an input format: the Bedrock answer mapping reads these blocks.
+ * Blocks start in order (`contentBlockIndex` 0, 1, 2, …), one at a time, as
+ * ConverseStream sends them. The input format `bedrock-stream` is the raw
+ * ConverseStream response body (`application/vnd.amazon.eventstream`, AWS
+ * event stream encoding): `fromEventStream` reads a whole one (a file),
+ * `server/stream/BedrockReader.ts` reads one as it arrives.
  *
  * @since 0.2.0
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { ProviderEventInvalid, ProviderStreamError, ProviderStreamIncomplete } from "../Errors.js"
-import { boundMessage } from "../internal/bounded.js"
+import {
+  AnswerLimitExceeded,
+  type AnswerError,
+  InvalidAnswer,
+  ProviderEventInvalid,
+  ProviderStreamError,
+  ProviderStreamIncomplete,
+  type StaleManifest
+} from "../Errors.js"
+import { boundMessage, cut } from "../internal/bounded.js"
+import * as EventStream from "../internal/eventStream.js"
+import * as StrictJson from "../internal/strictJson.js"
+import type { Manifest } from "../Manifest.js"
+import { LimitPassed } from "./AnthropicSse.js"
+import * as Bedrock from "./Bedrock.js"
+import { type BoundAnswer, limits as answerLimits } from "./Records.js"
 
 /** A Converse content block as the non-streamed response has it. */
 export type ConverseBlock =
   | { readonly text: string }
   | { readonly citationsContent: { readonly content: ReadonlyArray<{ readonly text: string }>; readonly citations: ReadonlyArray<unknown> } }
 
-export type BedrockStreamFailure = ProviderEventInvalid | ProviderStreamError | ProviderStreamIncomplete
+export type BedrockStreamFailure = ProviderEventInvalid | ProviderStreamError | ProviderStreamIncomplete | LimitPassed
+
+/** The bounds of one stream, checked as its events arrive. */
+export interface BedrockStreamLimits {
+  /** UTF-16 code units of answer text (all text deltas). */
+  readonly maxChars: number
+  /** Citations of all blocks together. */
+  readonly maxCitations: number
+  /** Text blocks with citations (each one claim). */
+  readonly maxClaims: number
+}
+
+/** The non-streamed route's limits (`Bedrock.fromJson`). */
+export const answerStreamLimits: BedrockStreamLimits = {
+  maxChars: answerLimits.maxChars,
+  maxCitations: answerLimits.maxCitations,
+  maxClaims: answerLimits.maxClaims
+}
+
+/** Where the answer's blocks go while they stream. */
+export interface Listener {
+  /** Text of block `index`, as it arrives. */
+  readonly text?: (index: number, text: string) => void
+  /** A text block stopped (as a Converse content block: with its citations, or plain text). */
+  readonly textBlockStop?: (index: number, block: ConverseBlock) => void
+}
 
 const Index = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
 const BlockStart = Schema.Struct({ contentBlockIndex: Index })
@@ -64,10 +107,16 @@ export class Accumulator {
   private stopped = false
   private open: number | undefined
 
-  constructor(private readonly maxChars: number = 16 * 1024 * 1024, private readonly maxCitations: number = 20_000) {}
+  constructor(private readonly limits: BedrockStreamLimits = answerStreamLimits, private readonly listener: Listener = {}) {}
 
   private chars = 0
   private citationCount = 0
+  private claims = 0
+
+  /** Events read so far. */
+  get count(): number {
+    return this.events
+  }
 
   private invalid(detail: string): Either.Either<never, BedrockStreamFailure> {
     return Either.left(new ProviderEventInvalid({ format: "bedrock-converse-stream", event: this.events, line: this.events, detail }))
@@ -103,7 +152,7 @@ export class Accumulator {
         const stop = decodeStop(body)
         if (Either.isLeft(stop) || stop.right.contentBlockIndex !== this.open) return this.invalid("contentBlockStop for a block that is not open")
         this.open = undefined
-        return Either.void
+        return this.stopBlock(stop.right.contentBlockIndex)
       }
       case "messageStop":
         if (!this.started || this.open !== undefined) return this.invalid("messageStop before messageStart or inside a block")
@@ -119,6 +168,8 @@ export class Accumulator {
     if (!this.started) return this.invalid("a content block before messageStart")
     if (this.open !== undefined && this.open !== index) return this.invalid(`block ${index} starts while block ${this.open} is open`)
     if (this.blocks.has(index)) return this.open === index ? Either.void : this.invalid(`block ${index} started twice`)
+    // ConverseStream numbers blocks 0, 1, 2, … in order: a gap would shift every later claim's id.
+    if (index !== this.order.length) return this.invalid(`block ${index} starts where block ${this.order.length} is next`)
     this.blocks.set(index, { text: "", citations: [], answer })
     this.order.push(index)
     this.open = index
@@ -139,14 +190,38 @@ export class Accumulator {
     if (!block.answer) return this.invalid(`text or a citation in block ${index}, which is not a text block`)
     if (delta.text !== undefined) {
       this.chars += delta.text.length
-      if (this.chars > this.maxChars) return this.invalid(`more than ${this.maxChars} characters of text`)
+      if (this.chars > this.limits.maxChars) return Either.left(new LimitPassed("answer-size", this.limits.maxChars, this.chars))
       block.text += delta.text
+      this.listener.text?.(index, delta.text)
     }
     if (delta.citation !== undefined) {
-      if (++this.citationCount > this.maxCitations) return this.invalid(`more than ${this.maxCitations} citations`)
+      if (++this.citationCount > this.limits.maxCitations) {
+        return Either.left(new LimitPassed("citations", this.limits.maxCitations, this.citationCount))
+      }
       block.citations.push(delta.citation)
     }
     return Either.void
+  }
+
+  private stopBlock(index: number): Either.Either<void, BedrockStreamFailure> {
+    const block = this.blocks.get(index)!
+    if (!block.answer) return Either.void
+    if (block.citations.length > 0 && ++this.claims > this.limits.maxClaims) {
+      return Either.left(new LimitPassed("claims", this.limits.maxClaims, this.claims))
+    }
+    this.listener.textBlockStop?.(index, converse(block))
+    return Either.void
+  }
+
+  /**
+   * The input ended: the message must have stopped. The Converse response it streamed, every
+   * block at its `contentBlockIndex` (a block that is not part of the answer as an empty object,
+   * so claim ids `block-<i>` are the stream's indices).
+   */
+  response(): Either.Either<{ readonly output: { readonly message: { readonly content: ReadonlyArray<ConverseBlock | {}> } } }, BedrockStreamFailure> {
+    return Either.map(this.end(), () => ({
+      output: { message: { content: this.order.map((index) => this.blocks.get(index)!).map((b) => (b.answer ? converse(b) : {})) } }
+    }))
   }
 
   /** The input ended: the message must have stopped. The answer's blocks, in index order. */
@@ -160,8 +235,115 @@ export class Accumulator {
     for (const index of [...this.order].sort((a, b) => a - b)) {
       const block = this.blocks.get(index)!
       if (!block.answer) continue
-      out.push(block.citations.length === 0 ? { text: block.text } : { citationsContent: { content: [{ text: block.text }], citations: block.citations } })
+      out.push(converse(block))
     }
     return Either.right(out)
   }
 }
+
+const converse = (block: Open): ConverseBlock =>
+  block.citations.length === 0 ? { text: block.text } : { citationsContent: { content: [{ text: block.text }], citations: block.citations } }
+
+// ---------------------------------------------------------------------------
+// The wire: AWS event stream messages to ConverseStream events
+// ---------------------------------------------------------------------------
+
+const format = "bedrock-converse-stream" as const
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/** A message's string header, if it has one. */
+const header = (message: EventStream.Message, name: string): string | undefined => {
+  const value = message.headers.get(name)
+  return typeof value === "string" ? value : undefined
+}
+
+/**
+ * One event stream message as the ConverseStream event it carries (`{ <:event-type>: payload }`),
+ * or the stream's failure: an `exception` message (`:exception-type`, payload `{ message }`) or an
+ * `error` message (`:error-code`, `:error-message`) is `ProviderStreamError`; a payload that is not
+ * one strict JSON object, or another message type, is `ProviderEventInvalid`. `n` is the message's
+ * 1-based number.
+ */
+export const messageEvent = (message: EventStream.Message, n: number): Either.Either<unknown, BedrockStreamFailure> => {
+  const invalid = (detail: string) => Either.left(new ProviderEventInvalid({ format, event: n, line: n, detail }))
+  const type = header(message, ":message-type")
+  if (type === "error") {
+    return Either.left(
+      new ProviderStreamError({ format, errorType: cut(header(message, ":error-code") ?? "error"), detail: boundMessage(header(message, ":error-message") ?? "") })
+    )
+  }
+  let body: unknown
+  try {
+    const parsed = StrictJson.parse(utf8.decode(message.payload))
+    if (parsed._tag === "Left") return invalid(`the payload is not strict JSON: ${boundMessage(parsed.issue.message)}`)
+    body = parsed.value
+  } catch {
+    return invalid("the payload is not UTF-8")
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return invalid("the payload is not a JSON object")
+  if (type === "exception") {
+    const detail = (body as { message?: unknown }).message
+    return Either.left(
+      new ProviderStreamError({ format, errorType: cut(header(message, ":exception-type") ?? "exception"), detail: boundMessage(typeof detail === "string" ? detail : "") })
+    )
+  }
+  if (type !== "event") return invalid(`a message of type ${JSON.stringify(cut(type ?? "(none)"))}`)
+  const name = header(message, ":event-type")
+  if (name === undefined || name === "") return invalid("an event without :event-type")
+  return Either.right({ [name]: body })
+}
+
+/** A frame the decoder refused, as the stream's failure (a message past the size limit is `LimitPassed` "event-size"). */
+export const frameFailure = (error: EventStream.FrameError, n: number, maxBytes: number): BedrockStreamFailure =>
+  error.kind === "too-large"
+    ? new LimitPassed("event-size", maxBytes, error.size)
+    : new ProviderEventInvalid({ format, event: n, line: n, detail: `a malformed event stream message: ${error.detail}` })
+
+/** The Accumulator's end as the cut stream it is when a message was only partly read. */
+export const incompleteInside = (events: number) => new ProviderStreamIncomplete({ format, at: "inside-event", events })
+
+// ---------------------------------------------------------------------------
+// A whole stream (a file): the library function beside `Bedrock.fromJson`
+// ---------------------------------------------------------------------------
+
+/** A limit passed, as the non-streamed route reports it. */
+const answerLimitError = (passed: LimitPassed): AnswerError => {
+  switch (passed.limit) {
+    case "event-size":
+    case "answer-size":
+      return new InvalidAnswer({ issues: [{ path: [], message: `is longer than ${answerLimits.maxChars} characters` }] })
+    case "blocks":
+      return new InvalidAnswer({ issues: [{ path: ["content"], message: `must hold at most ${passed.max} content blocks` }] })
+    case "claims":
+    case "citations":
+      return new AnswerLimitExceeded({ limit: passed.limit, max: passed.max, received: passed.received })
+  }
+}
+
+/** The Converse response a whole ConverseStream body streams (AWS event stream encoding). */
+export const decodeEventStream = (bytes: Uint8Array): Either.Either<Bedrock.Response, AnswerError> => {
+  const failed = (failure: BedrockStreamFailure): Either.Either<never, AnswerError> =>
+    Either.left(failure instanceof LimitPassed ? answerLimitError(failure) : failure)
+  if (bytes.length > answerLimits.maxChars) return failed(new LimitPassed("event-size", answerLimits.maxChars, bytes.length))
+  const decoder = new EventStream.Decoder(answerLimits.maxChars)
+  const accumulator = new Accumulator()
+  const { messages, error } = decoder.push(bytes)
+  for (const [i, message] of messages.entries()) {
+    const event = messageEvent(message, i + 1)
+    if (Either.isLeft(event)) return failed(event.left)
+    const pushed = accumulator.push(event.right)
+    if (Either.isLeft(pushed)) return failed(pushed.left)
+  }
+  if (error !== undefined) return failed(frameFailure(error, decoder.messages + 1, answerLimits.maxChars))
+  if (decoder.pending > 0) return failed(incompleteInside(decoder.messages))
+  const response = accumulator.response()
+  return Either.isLeft(response) ? failed(response.left) : Bedrock.decodeResponse(response.right)
+}
+
+/** Decode a whole ConverseStream body and bind it to this run's manifest (named by the caller), as `Bedrock.fromJson`. */
+export const fromEventStream = (
+  bytes: Uint8Array,
+  manifest: Manifest,
+  options: { readonly manifestDigest?: string | undefined }
+): Either.Either<BoundAnswer, AnswerError | StaleManifest> =>
+  Either.flatMap(decodeEventStream(bytes), (response) => Bedrock.toAnswer(response, manifest, options))

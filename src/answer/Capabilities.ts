@@ -60,6 +60,14 @@ export const capabilities: Capabilities = {
       verified: "cited_text verbatim, at its character span or within its pages; content blocks: AnchorUnsupported"
     },
     {
+      format: "anthropic-sse",
+      provider: "Anthropic Messages stream (SSE)",
+      citations: "content_block_delta citations_delta, per text block",
+      level: "quote",
+      offsets: "as anthropic",
+      verified: "as anthropic, each block's citations once the block stops"
+    },
+    {
       format: "bedrock",
       provider: "AWS Bedrock Converse",
       citations: "output.message.content[].citationsContent.citations[] (location documentChar, documentPage, documentChunk, web)",
@@ -68,6 +76,14 @@ export const capabilities: Capabilities = {
         "documentPage: 1-based, end exclusive (end = start: that page)",
       verified: "sourceContent text verbatim, at its character span or within its pages; chunks: AnchorUnsupported; " +
         "without sourceContent: document-level"
+    },
+    {
+      format: "bedrock-stream",
+      provider: "AWS Bedrock ConverseStream (AWS event stream)",
+      citations: "contentBlockDelta delta.citation, per text block",
+      level: "quote-or-document",
+      offsets: "as bedrock",
+      verified: "as bedrock, each block's citations once the block stops"
     },
     {
       format: "gemini",

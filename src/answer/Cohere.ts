@@ -23,10 +23,10 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { type InvalidAnswer, type Issue, type StaleManifest, UnresolvableSource } from "../Errors.js"
+import { type InvalidAnswer, type Issue, type StaleManifest } from "../Errors.js"
 import type { Manifest } from "../Manifest.js"
 import { checkManifest, offsets } from "./Answer.js"
-import { addDocument, claimsAtPositions, type Draft, finish, Index, resolveDocument, vendorDecoder } from "./Provider.js"
+import { addDocument, addUnresolved, claimsAtPositions, type Draft, finish, Index, resolveDocument, vendorDecoder } from "./Provider.js"
 import { type BoundAnswer, type BoundClaim, limits, type UncitedText } from "./Records.js"
 
 const format = "cohere" as const
@@ -70,10 +70,7 @@ export const decodeResponseJson = decoder.decodeJson
 const addSource = (manifest: Manifest, source: typeof DocumentSource.Type | typeof ToolSource.Type, draft: Draft) => {
   if (source.type === "tool") {
     const document = source.id ?? "tool"
-    draft.unresolved.push({
-      citation: { level: "unresolved", format, document },
-      error: new UnresolvableSource({ format, document, reason: "tool-output" })
-    })
+    addUnresolved(draft, format, document, "tool-output")
     return
   }
   const url = source.document?.["url"]
@@ -124,10 +121,7 @@ export const toAnswer = (
       at: start,
       add: (draft) => {
         if (sources.length === 0) {
-          draft.unresolved.push({
-            citation: { level: "unresolved", format, document: c.text },
-            error: new UnresolvableSource({ format, document: c.text, reason: "no-document" })
-          })
+          addUnresolved(draft, format, c.text, "no-document")
         }
         for (const s of sources) addSource(manifest, s, draft)
       }

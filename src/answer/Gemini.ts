@@ -17,6 +17,12 @@
  *   document is the manifest source whose URL equals `uri` exactly, or whose declared document id
  *   equals `uri` or `documentName`.
  * - `retrievedContext` without text: document-level (policy `answers.citations`).
+ * - `retrievedContext.pageNumber` (File Search, Gemini API only; the SDK says "page number, if
+ *   applicable", without its base) and `ragChunk.pageSpan` (Vertex RAG, 1-based, inclusive) are NOT
+ *   read: they number the pages of the file the caller uploaded to the provider's store, which
+ *   citegate cannot tie to the capture's pages, and the issue asks for no page anchor here. Read as a
+ *   `page` range they would fail quotes on a numbering citegate cannot check; the quote itself is
+ *   searched in the whole capture.
  * - `web`: document-level, and its `uri` is in practice a grounding redirect
  *   (`vertexaisearch.cloud.google.com/grounding-api-redirect/…`), which never resolves:
  *   `UnresolvableSource`. A web URI equal to an approved source resolves (document-level).
@@ -27,11 +33,12 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { type InvalidAnswer, type Issue, type StaleManifest, UnresolvableSource } from "../Errors.js"
+import { type InvalidAnswer, type Issue, type StaleManifest } from "../Errors.js"
 import type { Manifest } from "../Manifest.js"
 import { checkManifest } from "./Answer.js"
 import {
   addDocument,
+  addUnresolved,
   addQuote,
   type Draft,
   draftSize,
@@ -108,18 +115,12 @@ const mapChunk = (manifest: Manifest, chunk: GroundingChunk, draft: Draft) => {
   if (uri !== undefined) {
     // A redirect never resolves, whatever the manifest holds (checked first, explicitly).
     if (isGroundingRedirect(uri)) {
-      draft.unresolved.push({
-        citation: { level: "unresolved", format, document: uri },
-        error: new UnresolvableSource({ format, document: uri, reason: "redirect-url" })
-      })
+      addUnresolved(draft, format, uri, "redirect-url")
     } else addDocument(draft, format, uri, resolveDocument(manifest, format, { urls: [uri] }))
     return
   }
   const document = chunk.web?.title ?? ""
-  draft.unresolved.push({
-    citation: { level: "unresolved", format, document },
-    error: new UnresolvableSource({ format, document, reason: "no-document" })
-  })
+  addUnresolved(draft, format, document, "no-document")
 }
 
 /** The response as an answer bound to this run's manifest (named by the caller). */

@@ -109,6 +109,11 @@ export const addDocument = (
   else draft.unresolved.push({ citation: { level: "unresolved", format, document }, error: resolved.left })
 }
 
+/** Add a citation whose document cannot resolve (`UnresolvableSource` with its reason): it names no approved source. */
+export const addUnresolved = (draft: Draft, format: ProviderFormat, document: string, reason: UnresolvableSource["reason"]): void => {
+  draft.unresolved.push({ citation: { level: "unresolved", format, document }, error: new UnresolvableSource({ format, document, reason }) })
+}
+
 /** Add a quote-level citation whose document is resolved, or its resolution failure. */
 export const addQuote = (
   draft: Draft,

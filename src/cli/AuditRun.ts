@@ -11,8 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Answer from "../answer/Answer.js"
-import * as Anthropic from "../answer/Anthropic.js"
-import * as Evi1 from "../answer/Evi1.js"
+import * as AnswerFormats from "../answer/Formats.js"
 import type { BoundAnswer } from "../answer/Records.js"
 import * as AnswerRender from "../answer/Render.js"
 import * as Audit from "../audit/Audit.js"
@@ -32,8 +31,10 @@ export type AuditInput =
   | { readonly kind: "report"; readonly text: string }
   | {
     readonly kind: "answer"
-    readonly text: string
-    readonly formatIn: "json" | "evi1" | "anthropic"
+    /** The answer as read: bytes for a binary format (`AnswerFormats.isBinary`), else text. */
+    readonly text: string | Uint8Array
+    /** Any answer format the dispatcher reads (`AnswerFormats.answerFormats`). */
+    readonly formatIn: AnswerFormats.AnswerFormat
     readonly manifestDigest: string | undefined
   }
 
@@ -111,11 +112,7 @@ export const audit = (options: {
     const verified = yield* Effect.gen(function*() {
       const manifest = yield* Manifest.make(config)
       const bindOptions = { manifestDigest: input.manifestDigest }
-      const bound: Either.Either<BoundAnswer, AnswerError> = input.formatIn === "evi1"
-        ? Evi1.decode(input.text, manifest, bindOptions)
-        : input.formatIn === "anthropic"
-        ? Anthropic.fromJson(input.text, manifest, bindOptions)
-        : Answer.fromJson(input.text, manifest, bindOptions)
+      const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(input.formatIn, input.text, manifest, bindOptions)
       const answers = yield* Answer.Answers
       return yield* Effect.either(Effect.flatMap(bound, answers.verify))
     }).pipe(Effect.provide(answersLayer))

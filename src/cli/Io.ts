@@ -13,13 +13,20 @@ export const stderr = (text: string) => Effect.sync(() => void process.stderr.wr
 
 /** Reads a UTF-8 text file (config, report, map), refusing invalid UTF-8 rather than replacing it. */
 export const readText = (file: string, what: string) =>
+  Effect.flatMap(readBytes(file, what), (bytes) =>
+    Effect.try({
+      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+      catch: (error) => new FileUnreadable({ path: file, what, detail: errorText(error) })
+    }))
+
+/** Reads a file's bytes (a binary answer format), bounded as `readText`. */
+export const readBytes = (file: string, what: string) =>
   Effect.tryPromise({
     try: async () => {
       const st = await fsp.stat(file)
       if (!st.isFile()) throw new Error("not a regular file")
       if (st.size > maxInputBytes) throw new Error(`larger than ${maxInputBytes} bytes`)
-      const bytes = await fsp.readFile(file)
-      return new TextDecoder("utf-8", { fatal: true }).decode(bytes)
+      return new Uint8Array(await fsp.readFile(file))
     },
     catch: (error) =>
       new FileUnreadable({

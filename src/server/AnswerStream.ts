@@ -41,6 +41,7 @@ import type { StreamLimitExceeded, StreamLineInvalid } from "../Errors.js"
 import * as Verifier from "../verify/Verifier.js"
 import { defaultLimits, type StreamEvent, type StreamLimits, type StreamOptions } from "./stream/Events.js"
 import { anthropicEvents, checkAnswers } from "./stream/AnthropicReader.js"
+import { bedrockEvents } from "./stream/BedrockReader.js"
 import { evi1Lines } from "./stream/Evi1Reader.js"
 import * as Machine from "./stream/Machine.js"
 import { checkQuotes } from "./stream/Verification.js"
@@ -50,6 +51,7 @@ export {
   decodeEvent,
   defaultLimits,
   DeltaEvent,
+  DocumentEvent,
   DoneEvent,
   DoneState,
   encodeEvent,
@@ -95,6 +97,16 @@ export interface AnswerStreamShape {
     lines: Stream.Stream<string, StreamLineInvalid | StreamLimitExceeded>,
     options: StreamOptions
   ) => Stream.Stream<StreamEvent>
+  /**
+   * The same events for a Bedrock ConverseStream body: `bytes` are its AWS event stream messages as
+   * they arrive (each message at most `maxLineBytes`, `maxInputBytes` in all), read by
+   * `BedrockStream.Accumulator`; each text block with citations becomes a claim when it stops (see
+   * `stream/BedrockReader.ts`), its document-level citations judged by `options.citations`. The
+   * caller must name the manifest (`manifestDigest`).
+   *
+   * @since 0.2.0
+   */
+  readonly streamBedrock: (bytes: Stream.Stream<Uint8Array>, options: StreamOptions) => Stream.Stream<StreamEvent>
 }
 
 /**
@@ -122,13 +134,17 @@ export const make = (limits: Partial<StreamLimits> = {}): Effect.Effect<AnswerSt
       options: StreamOptions
     ): Stream.Stream<StreamEvent> => Machine.run(lines, options, resolved, checkQuotes(verifier), evi1Lines(options, resolved))
 
-    const anthropicCheck = yield* checkAnswers(verifier)
+    // Provider citations through the Answers path, under the stream's `answers.citations` policy.
+    const providerChecks = { quote: yield* checkAnswers(verifier, "quote"), document: yield* checkAnswers(verifier, "document") }
     const streamAnthropicSse = (
       lines: Stream.Stream<string, StreamLineInvalid | StreamLimitExceeded>,
       options: StreamOptions
-    ): Stream.Stream<StreamEvent> => Machine.run(lines, options, resolved, anthropicCheck, anthropicEvents(options, resolved))
+    ): Stream.Stream<StreamEvent> =>
+      Machine.run(lines, options, resolved, providerChecks[options.citations ?? "quote"], anthropicEvents(options, resolved))
+    const streamBedrock = (bytes: Stream.Stream<Uint8Array>, options: StreamOptions): Stream.Stream<StreamEvent> =>
+      Machine.run(bytes, options, resolved, providerChecks[options.citations ?? "quote"], bedrockEvents(options, resolved))
 
-    return AnswerStream.of({ limits: resolved, stream, streamAnthropicSse })
+    return AnswerStream.of({ limits: resolved, stream, streamAnthropicSse, streamBedrock })
   })
 
 /**

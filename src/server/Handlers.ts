@@ -172,9 +172,12 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
         const principal = yield* authenticated(request.headers)
         const run = yield* readableRun(principal, urlParams.run)
         const { config } = yield* ServerContext
-        const text = yield* Effect.orDie(request.text)
-        const mode = urlParams.mode ?? Config.resolvedMode(config)
         const format = urlParams.format ?? "json"
+        // A binary format's body is bytes (never decoded as text, which would replace invalid UTF-8).
+        const text = AnswerFormats.isBinary(format)
+          ? new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
+          : yield* Effect.orDie(request.text)
+        const mode = urlParams.mode ?? Config.resolvedMode(config)
         const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
           Layer.provide(Verifier.layer),
           Layer.provide(Policy.layer(config)),

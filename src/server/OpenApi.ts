@@ -45,8 +45,8 @@ const StreamQuery = Schema.Struct({
   manifest: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))),
   manifestDigest: Schema.optional(Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))),
   mode: Schema.optional(Schema.Literal("drop", "reject")),
-  /** The body's format: `evi1-ndjson` (default) or `anthropic-sse` (an Anthropic Messages event stream). */
-  format: Schema.optional(Schema.Literal("evi1-ndjson", "anthropic-sse"))
+  /** The body's format: `evi1-ndjson` (default), `anthropic-sse` (an Anthropic Messages event stream) or `bedrock-stream` (a Bedrock ConverseStream body). */
+  format: Schema.optional(Schema.Literal("evi1-ndjson", "anthropic-sse", "bedrock-stream"))
 })
 
 /** The streaming routes (StreamRoute.ts), declared for the document only. */
@@ -154,7 +154,11 @@ export const document = (): OpenApi.OpenAPISpec => {
       description: "format=json: a citegate.answer/1 answer; format=anthropic: an Anthropic Messages response with citations; " +
         "format=bedrock|gemini|openai|openai-chat|cohere: that provider's response (docs/answers.md, the capability table)"
     },
-    "text/plain": { schema: Schema.String, description: "format=evi1: an EVI1 answer (prose with [n]{cX} markers and an EVI1 appendix)" }
+    "text/plain": { schema: Schema.String, description: "format=evi1: an EVI1 answer (prose with [n]{cX} markers and an EVI1 appendix)" },
+    "application/vnd.amazon.eventstream": {
+      schema: Schema.String,
+      description: "format=bedrock-stream: a whole Bedrock ConverseStream body (AWS event stream messages); format=anthropic-sse: a whole Anthropic Messages stream (text/event-stream)"
+    }
   }))
   setBody(spec, "/v1/stream/answer", "post", body(spec, {
     "application/x-ndjson": { schema: InputLine, description: "format=evi1-ndjson (default): one JSON object per line: the model's output as it arrives" },
@@ -163,6 +167,11 @@ export const document = (): OpenApi.OpenAPISpec => {
       description: "format=anthropic-sse: an Anthropic Messages stream as the API sends it (message_start, content_block_start, " +
         "content_block_delta with text_delta or citations_delta, content_block_stop, message_delta, message_stop, ping, error); " +
         "the manifest query parameter is required"
+    },
+    "application/vnd.amazon.eventstream": {
+      schema: Schema.String,
+      description: "format=bedrock-stream: a Bedrock ConverseStream body as the API sends it (AWS event stream messages: messageStart, " +
+        "contentBlockDelta with text or citation, contentBlockStop, messageStop, metadata, exceptions); the manifest query parameter is required"
     }
   }))
   return spec

@@ -2,15 +2,16 @@
  * `POST /v1/stream/answer`: streaming verification over HTTP.
  *
  * The request body is NDJSON (`{"type":"delta","text":"…"}` lines), or with
- * `format=anthropic-sse` an Anthropic Messages event stream (SSE), read as it
- * arrives, never buffered whole; the response is NDJSON, or Server-Sent
+ * `format=anthropic-sse` an Anthropic Messages event stream (SSE), or with
+ * `format=bedrock-stream` a Bedrock ConverseStream body (AWS event stream
+ * messages), read as it arrives, never buffered whole; the response is NDJSON, or Server-Sent
  * Events when the client sends `Accept: text/event-stream`. The events are
  * `AnswerStream`'s (ids 1, 2, 3, …; one `done` last).
  *
  * Query: `run` (required, the run whose captures and manifest are cited),
  * `manifest` (the digest the answer was drafted against, unless the appendix
  * names it; `manifestDigest` is its alias), `mode` (`drop`, default, or `reject`),
- * `format` (`evi1-ndjson`, default, or `anthropic-sse`).
+ * `format` (`evi1-ndjson`, default, `anthropic-sse` or `bedrock-stream`).
  *
  * Resuming: every response carries `citegate-stream-id`. The events of a
  * stream are retained (bounded: the newest `maxEvents` events and `maxBytes`
@@ -40,7 +41,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Http from "node:http"
-import type { CitationRule } from "../answer/Records.js"
+import type { CitationRule, CitationsPolicy } from "../answer/Records.js"
 import * as Config from "../Config.js"
 import { RunId } from "../Config.js"
 import {
@@ -84,6 +85,8 @@ export interface StreamRouteOptions {
   readonly uncited?: "report" | "reject" | undefined
   /** Which uncited sentences need a citation (`answers.needsCitation`; the documented default when absent). */
   readonly needsCitation?: CitationRule | undefined
+  /** `answers.citations` for provider streams with document-level citations (default `quote`). */
+  readonly citations?: CitationsPolicy | undefined
   readonly limits?: Partial<AnswerStream.StreamLimits> | undefined
   readonly retention?: Partial<Retention> | undefined
   /** Where events are retained for resuming (default: this process's memory, bounded by `retention`). */
@@ -155,11 +158,12 @@ const invalid = (parameter: string, detail: string) => new StreamRequestInvalid(
 
 /**
  * The request body's format: `evi1-ndjson` (default: `{"type":"delta","text":"…"}` lines of an EVI1
- * answer) or `anthropic-sse` (an Anthropic Messages event stream as the API sends it).
+ * answer), `anthropic-sse` (an Anthropic Messages event stream as the API sends it) or
+ * `bedrock-stream` (a Bedrock ConverseStream body: AWS event stream messages, as the API sends them).
  *
  * @since 0.2.0
  */
-export const inputFormats = ["evi1-ndjson", "anthropic-sse"] as const
+export const inputFormats = ["evi1-ndjson", "anthropic-sse", "bedrock-stream"] as const
 export type InputFormat = typeof inputFormats[number]
 
 interface PostQuery {
@@ -242,19 +246,22 @@ export const make = (options: StreamRouteOptions) => {
     const service = yield* AnswerStream.make(options.limits).pipe(Effect.provideService(Verifier.Verifier, verifier))
     const isSse = wantsSse(request.headers)
     const retained = yield* log.open(query.run)
-    const lines = AnswerStream.ndjsonLines(
-      // The client's body failing means the client is gone: nothing is judged on a truncated answer.
-      requestBody(request).pipe(Stream.catchAll(() => Stream.fromEffect(Effect.interrupt))),
-      service.limits.maxLineBytes,
-      service.limits.maxInputBytes
-    )
-    const events = (query.format === "anthropic-sse" ? service.streamAnthropicSse : service.stream)(lines, {
+    // The client's body failing means the client is gone: nothing is judged on a truncated answer.
+    const body = requestBody(request).pipe(Stream.catchAll(() => Stream.fromEffect(Effect.interrupt)))
+    const streamOptions: AnswerStream.StreamOptions = {
       manifest,
       manifestDigest: query.manifest,
       mode: query.mode ?? options.mode ?? "drop",
       uncited: options.uncited ?? "report",
-      needsCitation: options.needsCitation
-    }).pipe(
+      needsCitation: options.needsCitation,
+      citations: options.citations
+    }
+    const lines = () => AnswerStream.ndjsonLines(body, service.limits.maxLineBytes, service.limits.maxInputBytes)
+    const events = (
+      query.format === "bedrock-stream"
+        ? service.streamBedrock(body, streamOptions)
+        : (query.format === "anthropic-sse" ? service.streamAnthropicSse : service.stream)(lines(), streamOptions)
+    ).pipe(
       Stream.mapEffect((event) => {
         const json = AnswerStream.encodeEvent(event)
         return Effect.as(log.append(retained, event, json), isSse ? sse({ id: event.id, json }) : ndjson(json))
@@ -339,7 +346,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         }),
       mode: config.verify?.mode ?? "drop",
       uncited: Config.resolvedUncited(config),
-      needsCitation: Config.resolvedCitationRule(config)
+      needsCitation: Config.resolvedCitationRule(config),
+      citations: Config.resolvedCitations(config)
     })
     yield* router.concat(route.router)
   })

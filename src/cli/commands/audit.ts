@@ -6,6 +6,7 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as AnswerFormats from "../../answer/Formats.js"
 import * as AuditRender from "../../audit/Render.js"
 import { terminal } from "../../render/Escape.js"
 import * as AuditRun from "../AuditRun.js"
@@ -21,7 +22,7 @@ export const audit = Command.make(
       Options.withDescription("The report verified against the old run (JSON)"),
       Options.orElseEither(Options.file("answer").pipe(Options.withDescription("Or: the answer verified against the old run")))
     ),
-    formatIn: choiceOption("format-in", ["json", "evi1", "anthropic"], "json", "With --answer: the answer's format (as for verify-answer)"),
+    formatIn: choiceOption("format-in", AnswerFormats.answerFormats, "json", "With --answer: the answer's format (as for verify-answer)"),
     manifestDigest: Options.text("manifest-digest").pipe(
       Options.optional,
       Options.withDescription("With --answer: the digest of the old run's manifest the answer was drafted against (as for verify-answer)")
@@ -42,8 +43,13 @@ export const audit = Command.make(
       yield* checkOut({ ...args, report: inputFile, reportWhat: what })
       yield* checkOut({ ...args, runDir: args.against, report: inputFile, reportWhat: what })
       const config = yield* orUsageError(loadConfig(args.config))
-      const text = yield* orUsageError(Io.readText(inputFile, what))
-      const input: AuditRun.AuditInput = what === "report"
+      // A binary answer format is read as bytes; a report and every other answer as UTF-8 text.
+      const binary = what === "answer" && AnswerFormats.isBinary(args.formatIn)
+      const read: Effect.Effect<string | Uint8Array, Effect.Effect.Error<ReturnType<typeof Io.readText>>> = binary
+        ? Io.readBytes(inputFile, what)
+        : Io.readText(inputFile, what)
+      const text = yield* orUsageError(read)
+      const input: AuditRun.AuditInput = typeof text === "string" && what === "report"
         ? { kind: "report", text }
         : { kind: "answer", text, formatIn: args.formatIn, manifestDigest: Option.getOrUndefined(args.manifestDigest) }
       const outcome = yield* orUsageError(AuditRun.audit({ config, input, oldRun: args.runDir, newRun: args.against, mode: Option.getOrUndefined(args.mode) }))

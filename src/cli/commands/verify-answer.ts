@@ -1,5 +1,5 @@
 /**
- * `verify-answer`: prose with inline citations (json, evi1, anthropic or anthropic-sse) against a run's manifest and captures (read-only).
+ * `verify-answer`: prose with inline citations (every answer format of `answer/Formats.ts`) against a run's manifest and captures (read-only).
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -61,7 +61,10 @@ export const verifyAnswer = Command.make(
       yield* checkOut({ ...args, report: args.answer, reportWhat: "answer" })
       const config = yield* orUsageError(loadConfig(args.config))
       const judgeLayer = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
-      const text = yield* orUsageError(Io.readText(args.answer, "answer"))
+      const read: Effect.Effect<string | Uint8Array, Effect.Effect.Error<ReturnType<typeof Io.readText>>> = AnswerFormats.isBinary(args.formatIn)
+        ? Io.readBytes(args.answer, "answer")
+        : Io.readText(args.answer, "answer")
+      const text = yield* orUsageError(read)
       const mode = Option.getOrElse(args.mode, () => Config.resolvedMode(config))
       const storeLayer = CaptureStore.layerFileSystem({ directory: args.runDir })
       const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
@@ -102,7 +105,7 @@ export const verifyAnswer = Command.make(
     })
 ).pipe(Command.withDescription(describe(
   "verify-answer",
-  "Verify an answer with inline citations (json, evi1, anthropic or anthropic-sse) against a run's manifest and captures (read-only) and render it.",
+  "Verify an answer with inline citations (json, evi1, anthropic, anthropic-sse or a provider format) against a run's manifest and captures (read-only) and render it.",
   {
     success: "answer verified and grounded",
     failure: "answer rejected, or a no_evidence outcome"

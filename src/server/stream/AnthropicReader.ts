@@ -19,13 +19,13 @@ import * as Either from "effect/Either"
 import * as Answer from "../../answer/Answer.js"
 import * as Anthropic from "../../answer/Anthropic.js"
 import * as AnthropicSse from "../../answer/AnthropicSse.js"
-import type { BoundAnswer, UncitedText } from "../../answer/Records.js"
+import type { BoundAnswer, BoundClaim, CitationsPolicy, UncitedText } from "../../answer/Records.js"
 import { InvalidAnswer, StreamLimitExceeded } from "../../Errors.js"
 import * as Verifier from "../../verify/Verifier.js"
 import { blankLines } from "./Ndjson.js"
 import type { FootnoteMark, StreamFailure, StreamLimits, StreamOptions } from "./Events.js"
 import type { PendingDelta, StreamReader } from "./Machine.js"
-import { Abort, type Check, type CitationResult, type ClaimState, type Verification } from "./Verification.js"
+import { Abort, type Check, type CitationResult, type ClaimState, documentAccepted, type Verification } from "./Verification.js"
 
 /** The stream's limits as the accumulator's (the answers' block limit stays the non-streamed route's). */
 const sseLimits = (limits: StreamLimits): AnthropicSse.SseLimits => ({
@@ -59,17 +59,29 @@ const guarded = <A>(f: () => A): A => {
 }
 
 /**
- * Pending citations through `Answers.verify` (drop mode, one claim per citation): the span check
- * of `char_location`, the page range of `page_location` and `AnchorUnsupported` for content
- * blocks, as for a whole response, in one Verifier call per batch.
+ * Pending citations through `Answers.verify` (drop mode, one claim per citation, under the stream's
+ * `answers.citations` policy): the span check of `char_location` / `documentChar`, page ranges and
+ * `AnchorUnsupported` for content blocks and chunks, as for a whole response, in one Verifier call
+ * per batch; a document-level citation is accepted (`document`) or a `CoarseCitation` (`quote`), one
+ * that did not resolve is retracted with its error, exactly as `Answer.make` judges them.
  */
-export const checkAnswers = (verifier: Verifier.VerifierShape): Effect.Effect<Check> =>
+export const checkAnswers = (verifier: Verifier.VerifierShape, citations: CitationsPolicy = "quote"): Effect.Effect<Check> =>
   Effect.map(
-    Answer.make({ mode: "drop", uncited: "report" }).pipe(Effect.provideService(Verifier.Verifier, verifier)),
+    Answer.make({ mode: "drop", uncited: "report", citations }).pipe(Effect.provideService(Verifier.Verifier, verifier)),
     (answers): Check => (batch) => {
       const bound: BoundAnswer = {
         manifest: null,
-        claims: batch.map((p, i) => ({ id: String(i), text: p.note.claim.text, citations: [p.citation] })),
+        claims: batch.map((p, i): BoundClaim => {
+          const base = { id: String(i), text: p.note.claim.text }
+          switch (p.kind) {
+            case "document":
+              return { ...base, citations: [], documents: [p.document], unresolved: [] }
+            case "unresolved":
+              return { ...base, citations: [], documents: [], unresolved: [p.unresolved] }
+            default:
+              return { ...base, citations: [p.citation] }
+          }
+        }),
         uncited: []
       }
       return answers.verify(bound).pipe(
@@ -78,6 +90,7 @@ export const checkAnswers = (verifier: Verifier.VerifierShape): Effect.Effect<Ch
         Effect.map(({ answer }) => {
           const results: Array<CitationResult> = []
           for (const claim of answer.claims) results[claim.index] = Either.right(claim.citations[0].evidence)
+          for (const claim of answer.documentLevel ?? []) results[claim.index] = documentAccepted
           for (const claim of answer.removed) results[claim.index] = Either.left(claim.reasons.map((r) => r.error))
           return results
         })

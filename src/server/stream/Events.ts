@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import type { CitationRule } from "../../answer/Records.js"
+import { type CitationRule, type CitationsPolicy, documentLevelLabel } from "../../answer/Records.js"
 import { HiddenKind, MatchMethod, Visibility } from "../../Domain.js"
 import {
   AnswerLimitExceeded,
@@ -79,6 +79,11 @@ export interface StreamOptions {
   readonly uncited?: "report" | "reject" | undefined
   /** Which uncited sentences need a citation (`answers.needsCitation`; the documented default when absent). */
   readonly needsCitation?: CitationRule | undefined
+  /**
+   * `answers.citations` for provider streams whose citations may be document-level (`bedrock-stream`):
+   * `quote` (default) retracts them with `CoarseCitation`, `document` accepts them as `document` events.
+   */
+  readonly citations?: CitationsPolicy | undefined
 }
 
 // ---------------------------------------------------------------------------
@@ -93,8 +98,8 @@ const Span = Schema.Struct({ start: Offset, end: Offset })
 export const FootnoteMark = Schema.Struct({
   footnote: Id,
   claimId: Schema.String,
-  /** The manifest's source number. */
-  source: Id,
+  /** The manifest's source number (absent for a provider citation that names no approved source: it will be retracted). */
+  source: Schema.optional(Id),
   at: Offset
 }).annotations({ identifier: "FootnoteMark" })
 
@@ -143,6 +148,26 @@ export const RetractionEvent = Schema.Struct({
   reasons: Schema.NonEmptyArray(CitationError)
 }).annotations({ identifier: "RetractionEvent" })
 
+/**
+ * Footnote k is a document-level citation accepted under `answers.citations: "document"`
+ * (`bedrock-stream`: a citation naming an approved document without a cited passage). No quote was
+ * verified: it never grounds its claim, and clients show it apart from `citation` events.
+ */
+export const DocumentEvent = Schema.Struct({
+  id: Id,
+  type: Schema.Literal("document"),
+  footnote: Id,
+  claimId: Schema.String,
+  /** The manifest's source number, and that source's URL and capture digest. */
+  sourceNumber: Id,
+  source: Schema.String,
+  captureSha256: Schema.String,
+  /** The answer format, and the document as the provider named it. */
+  format: Schema.String,
+  document: Schema.String,
+  label: Schema.Literal(documentLevelLabel)
+}).annotations({ identifier: "DocumentEvent" })
+
 /** Why a stream ended early, or was rejected at its end. */
 export const StreamFailure = Schema.Union(
   StreamLineInvalid,
@@ -176,7 +201,10 @@ export const Summary = Schema.Struct({
   claimsRemoved: Offset,
   citations: Offset,
   citationsVerified: Offset,
-  citationsRetracted: Offset
+  citationsRetracted: Offset,
+  /** Provider streams with document-level citations (`bedrock-stream`): claims with accepted documents only, and those citations. */
+  claimsDocumentLevel: Schema.optional(Offset),
+  citationsDocumentLevel: Schema.optional(Offset)
 }).annotations({ identifier: "StreamSummary" })
 export type Summary = typeof Summary.Type
 
@@ -196,7 +224,7 @@ export const DoneEvent = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export const StreamEvent = Schema.Union(DeltaEvent, CitationEvent, RetractionEvent, ErrorEvent, DoneEvent)
+export const StreamEvent = Schema.Union(DeltaEvent, CitationEvent, DocumentEvent, RetractionEvent, ErrorEvent, DoneEvent)
 export type StreamEvent = typeof StreamEvent.Type
 
 const encodeStreamEvent = Schema.encodeSync(StreamEvent, { onExcessProperty: "ignore" })

@@ -243,7 +243,7 @@ export class Evi1Reader {
       const missing: Array<Evi1Issue> = []
       for (const [key, note] of this.notes) {
         if (!this.evidenceLine.has(key)) {
-          missing.push({ _tag: "Evi1MissingEvidence", line: note.line, claimId: note.claim.id, source: note.source })
+          missing.push({ _tag: "Evi1MissingEvidence", line: note.line, claimId: note.claim.id, source: note.source! })
         }
       }
       if (missing.length > 0) {

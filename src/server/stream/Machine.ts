@@ -43,6 +43,8 @@ export interface StreamReader<I> {
   readonly final: () => Either.Either<ReadonlyArray<UncitedText>, StreamFailure>
   readonly claims: () => Iterable<ClaimState>
   readonly citations: () => number
+  /** Whether the summary counts document-level citations (formats that have them). */
+  readonly documentLevel?: boolean
 }
 
 class Machine<I> {
@@ -72,7 +74,7 @@ class Machine<I> {
   }
 
   private summary() {
-    return this.verification.summary(this.reader.claims(), this.reader.citations())
+    return this.verification.summary(this.reader.claims(), this.reader.citations(), this.reader.documentLevel === true)
   }
 
   feed(items: Chunk.Chunk<I>): Effect.Effect<Array<StreamEvent>, StreamFailure> {

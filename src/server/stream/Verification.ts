@@ -14,7 +14,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { Citation } from "../../answer/Records.js"
+import { type Citation, type DocumentCitation, documentLevelLabel, type UnresolvedCitation } from "../../answer/Records.js"
 import type { Evidence } from "../../Domain.js"
 import type { CitationError, CitationRejection, VerificationTimeout } from "../../Errors.js"
 import type * as Verifier from "../../verify/Verifier.js"
@@ -29,6 +29,8 @@ export interface ClaimState {
   readonly total: number
   verified: number
   retracted: number
+  /** Document-level citations accepted (provider streams under `answers.citations: "document"`). */
+  documents?: number
 }
 
 /** One citation of a claim: its placeholder marker `[^footnote]`. */
@@ -36,19 +38,34 @@ export interface Footnote {
   readonly footnote: number
   readonly claim: ClaimState
   readonly citationIndex: number
-  /** The manifest's source number. */
-  readonly source: number
+  /** The manifest's source number (undefined for a provider citation naming no approved source). */
+  readonly source: number | undefined
   readonly line: number
 }
 
-/** A citation waiting for its check. */
-export interface Pending {
-  readonly note: Footnote
-  readonly citation: Citation
-}
+/**
+ * A citation waiting for its check: a quote (every format), or a provider's document-level
+ * citation or one whose document did not resolve (`bedrock-stream`), judged by the policy.
+ */
+export type Pending =
+  | { readonly note: Footnote; readonly kind?: "quote"; readonly citation: Citation }
+  | { readonly note: Footnote; readonly kind: "document"; readonly document: DocumentCitation }
+  | {
+    readonly note: Footnote
+    readonly kind: "unresolved"
+    readonly unresolved: { readonly citation: DocumentCitation | UnresolvedCitation; readonly error: CitationError }
+  }
 
-/** One result per pending citation, in order: its evidence, or why it fails (never empty). */
-export type CitationResult = Either.Either<Evidence, ReadonlyArray<CitationError>>
+/** A document-level citation accepted under `answers.citations: "document"`. */
+export const documentAccepted = { _tag: "DocumentAccepted" } as const
+
+/** One result per pending citation, in order: its evidence, or why it fails (never empty), or accepted as document-level. */
+export type CitationResult = Either.Either<Evidence, ReadonlyArray<CitationError>> | typeof documentAccepted
+
+const quoteOf = (pending: Pending): Citation => {
+  if (pending.kind !== undefined && pending.kind !== "quote") throw new Error("a document-level citation in a quote-only stream")
+  return pending.citation
+}
 
 /** Checks a batch of pending citations. */
 export type Check = (batch: ReadonlyArray<Pending>) => Effect.Effect<ReadonlyArray<CitationResult>, VerificationTimeout>
@@ -62,7 +79,10 @@ export class Abort {
 export const checkQuotes = (verifier: Verifier.VerifierShape): Check => (batch) =>
   Effect.map(
     verifier.checkCitations(
-      batch.map(({ citation }) => ({ source: citation.source, captureSha256: citation.captureSha256, snippet: citation.quote }))
+      batch.map((pending) => {
+        const citation = quoteOf(pending)
+        return { source: citation.source, captureSha256: citation.captureSha256, snippet: citation.quote }
+      })
     ),
     (checked) => checked.results as ReadonlyArray<CitationResult>
   )
@@ -77,6 +97,7 @@ export class Verification {
   verified = 0
   retracted = 0
   removed = 0
+  documents = 0
   readonly rejections: Array<CitationRejection> = []
 
   constructor(private readonly check: Check, private readonly id: () => number) {}
@@ -93,9 +114,30 @@ export class Verification {
     return Effect.map(this.check(batch), (results) => batch.map((pending, i) => this.event(pending, results[i]!)))
   }
 
-  private event({ citation, note }: Pending, result: CitationResult): StreamEvent {
+  private event(pending: Pending, checked: CitationResult): StreamEvent {
+    const { note } = pending
     const claim = note.claim
+    if (checked === documentAccepted) {
+      if (pending.kind !== "document" || note.source === undefined) throw new Error("only a resolved document citation is accepted as one")
+      claim.documents = (claim.documents ?? 0) + 1
+      this.documents++
+      const d = pending.document
+      return {
+        id: this.id(),
+        type: "document",
+        footnote: note.footnote,
+        claimId: claim.id,
+        sourceNumber: note.source,
+        source: d.source,
+        captureSha256: d.captureSha256,
+        format: d.format,
+        document: d.document,
+        label: documentLevelLabel
+      }
+    }
+    const result = checked as Either.Either<Evidence, ReadonlyArray<CitationError>>
     if (Either.isRight(result)) {
+      const citation = quoteOf(pending)
       claim.verified++
       this.verified++
       const evidence = result.right
@@ -104,7 +146,7 @@ export class Verification {
         type: "citation",
         footnote: note.footnote,
         claimId: claim.id,
-        sourceNumber: note.source,
+        sourceNumber: note.source!,
         source: citation.source,
         captureSha256: citation.captureSha256,
         quote: citation.quote,
@@ -139,13 +181,18 @@ export class Verification {
     }
   }
 
-  /** The counts of the stream so far (`claims`: every claim seen; `citations`: every footnote). */
-  summary(claims: Iterable<ClaimState>, citations: number): Summary {
+  /**
+   * The counts of the stream so far (`claims`: every claim seen; `citations`: every footnote); with
+   * `documentLevel`, the document-level counts too (a claim with accepted documents and no verified quote).
+   */
+  summary(claims: Iterable<ClaimState>, citations: number, documentLevel = false): Summary {
     let count = 0
     let grounded = 0
+    let documentOnly = 0
     for (const claim of claims) {
       count++
       if (claim.verified > 0) grounded++
+      else if ((claim.documents ?? 0) > 0) documentOnly++
     }
     return {
       claims: count,
@@ -153,7 +200,8 @@ export class Verification {
       claimsRemoved: this.removed,
       citations,
       citationsVerified: this.verified,
-      citationsRetracted: this.retracted
+      citationsRetracted: this.retracted,
+      ...(documentLevel ? { claimsDocumentLevel: documentOnly, citationsDocumentLevel: this.documents } : {})
     }
   }
 }
