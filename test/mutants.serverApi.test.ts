@@ -95,10 +95,10 @@ describe("the service's OpenAPI document", () => {
     const digest = { required: false, pattern: "^[0-9a-f]{64}$" }
     assert.deepStrictEqual(summary(operation("post", "/v1/verify/answer")), {
       responses: { "200": json, ...refusals, "404": json },
-      body: ["application/json", "text/plain"],
+      body: ["application/json", "text/plain", "application/vnd.amazon.eventstream"],
       params: [
         run,
-        { in: "query", name: "format", required: false, enum: ["json", "evi1", "anthropic", "anthropic-sse", "bedrock", "gemini", "openai", "openai-chat", "cohere"] },
+        { in: "query", name: "format", required: false, enum: ["json", "evi1", "anthropic", "anthropic-sse", "bedrock", "bedrock-stream", "gemini", "openai", "openai-chat", "cohere"] },
         { in: "query", name: "manifest", ...digest },
         { in: "query", name: "manifestDigest", ...digest },
         mode
@@ -111,13 +111,13 @@ describe("the service's OpenAPI document", () => {
     })
     assert.deepStrictEqual(summary(operation("post", "/v1/stream/answer")), {
       responses: { "200": ["application/x-ndjson"], ...refusals, "404": json },
-      body: ["application/x-ndjson", "text/event-stream"],
+      body: ["application/x-ndjson", "text/event-stream", "application/vnd.amazon.eventstream"],
       params: [
         run,
         { in: "query", name: "manifest", ...digest },
         { in: "query", name: "manifestDigest", ...digest },
         { ...mode, enum: ["drop", "reject"] },
-        { in: "query", name: "format", required: false, enum: ["evi1-ndjson", "anthropic-sse"] }
+        { in: "query", name: "format", required: false, enum: ["evi1-ndjson", "anthropic-sse", "bedrock-stream"] }
       ]
     })
     assert.deepStrictEqual(summary(operation("get", "/v1/stream/answer/{id}")), {

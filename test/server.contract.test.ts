@@ -100,7 +100,7 @@ describe("the service's contract", () => {
       const badQuery = yield* verify(`&format=pdf&manifest=zz`)
       assert.deepStrictEqual([badQuery.status, badQuery.json.message], [
         400,
-        "format: must be one of json, evi1, anthropic, anthropic-sse, bedrock, gemini, openai, openai-chat, cohere; got \"pdf\""
+        "format: must be one of json, evi1, anthropic, anthropic-sse, bedrock, bedrock-stream, gemini, openai, openai-chat, cohere; got \"pdf\""
       ])
       const badDigest = yield* verify(`&manifest=zz`)
       assert.deepStrictEqual([badDigest.status, badDigest.json.message], [400, "manifest: must be a SHA-256 digest: 64 lowercase hex digits"])
