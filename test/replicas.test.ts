@@ -287,6 +287,8 @@ describe.skipIf(skipPostgres)("two replicas over PostgreSQL, one killed again an
       const runFollowers: Array<Promise<{ events: Array<SseEvent>; reconnects: number }>> = []
       const streams: Array<Promise<{ produced: { id: string; events: Array<string> }; followed: { events: Array<SseEvent>; reconnects: number } } | undefined>> = []
 
+      // Each round starts a replica process again: under a full suite's load that alone takes seconds,
+      // so the limit is generous; the test's checks are about what happened, not how fast.
       for (let round = 0; round < KILLS; round++) {
         const run = await startRun()
         runs.push(run)
@@ -362,5 +364,5 @@ describe.skipIf(skipPostgres)("two replicas over PostgreSQL, one killed again an
       )
       assert.isAbove(takenOver, 0, "some kills landed while a run was capturing")
       assert.isAbove(resumed, 0, "some followers resumed on another replica")
-    }), 240_000)
+    }), 540_000)
 })
