@@ -56,6 +56,7 @@ it.scopedLive("npm run bench -- --smoke runs every benchmark on tiny shapes", ()
     // The later sections ran too (each is skipped only by --only).
     assert.isAbove(json.nearest.length, 0)
     assert.isAbove(json.audits.length, 0)
-    assert.strictEqual(json.server.length, 1)
+    // The service row, and the telemetry off/on rows.
+    assert.isAtLeast(json.server.length, 1)
     assert.isObject(json.streams)
   }), 600_000)

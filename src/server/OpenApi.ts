@@ -32,7 +32,7 @@ import { RunId } from "../Config.js"
 import { Report } from "../Domain.js"
 import { CsrfRejected, Forbidden, ReviewRecordingUnavailable, RunNotFound, StreamGone, StreamRequestInvalid, Unauthorized } from "../Errors.js"
 import { version } from "../version.js"
-import { DocumentsGroup, HealthGroup, RunsGroup, VerifyGroup } from "./Api.js"
+import { DocumentsGroup, HealthGroup, ReviewsGroup, RunsGroup, VerifyGroup } from "./Api.js"
 import { InputLine } from "./AnswerStream.js"
 
 /** `Authorization: Bearer <token>`; the configuration holds only the tokens' SHA-256 digests. */
@@ -109,6 +109,7 @@ export class ContractApi extends HttpApi.make("citegate")
   .add(RunsGroup.middleware(Bearer))
   .add(DocumentsGroup.middleware(Bearer))
   .add(VerifyGroup.middleware(Bearer))
+  .add(ReviewsGroup.middleware(Bearer))
   .add(StreamGroup.middleware(Bearer))
   .add(UiGroup.middleware(Bearer))
   .annotateContext(OpenApi.annotations({
