@@ -31,7 +31,6 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import {
-  AnswerLimitExceeded,
   type AnswerError,
   InvalidAnswer,
   ProviderEventInvalid,
@@ -44,6 +43,7 @@ import * as StrictJson from "../internal/strictJson.js"
 import type { Manifest } from "../Manifest.js"
 import * as Anthropic from "./Anthropic.js"
 import { type BoundAnswer, limits as answerLimits } from "./Records.js"
+import { answerLimitError } from "./StreamLimits.js"
 
 // ---------------------------------------------------------------------------
 // Limits and failures
@@ -338,20 +338,6 @@ export class Accumulator {
 // ---------------------------------------------------------------------------
 // A whole stream (a file): the library function beside `Anthropic.fromJson`
 // ---------------------------------------------------------------------------
-
-/** A limit passed, as the non-streamed route reports it. */
-const answerLimitError = (passed: LimitPassed): AnswerError => {
-  switch (passed.limit) {
-    case "event-size":
-    case "answer-size":
-      return new InvalidAnswer({ issues: [{ path: [], message: `is longer than ${passed.max} characters` }] })
-    case "blocks":
-      return new InvalidAnswer({ issues: [{ path: ["content"], message: `must hold at most ${passed.max} content blocks` }] })
-    case "claims":
-    case "citations":
-      return new AnswerLimitExceeded({ limit: passed.limit, max: passed.max, received: passed.received })
-  }
-}
 
 /** The response a whole Anthropic SSE text streams (its events read as `Accumulator` reads them). */
 export const decodeSse = (

@@ -20,9 +20,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import {
-  AnswerLimitExceeded,
   type AnswerError,
-  InvalidAnswer,
   ProviderEventInvalid,
   ProviderStreamError,
   ProviderStreamIncomplete,
@@ -35,6 +33,7 @@ import type { Manifest } from "../Manifest.js"
 import { LimitPassed } from "./AnthropicSse.js"
 import * as Bedrock from "./Bedrock.js"
 import { type BoundAnswer, limits as answerLimits } from "./Records.js"
+import { answerLimitError } from "./StreamLimits.js"
 
 /** A Converse content block as the non-streamed response has it. */
 export type ConverseBlock =
@@ -305,20 +304,6 @@ export const incompleteInside = (events: number) => new ProviderStreamIncomplete
 // ---------------------------------------------------------------------------
 // A whole stream (a file): the library function beside `Bedrock.fromJson`
 // ---------------------------------------------------------------------------
-
-/** A limit passed, as the non-streamed route reports it. */
-const answerLimitError = (passed: LimitPassed): AnswerError => {
-  switch (passed.limit) {
-    case "event-size":
-    case "answer-size":
-      return new InvalidAnswer({ issues: [{ path: [], message: `is longer than ${answerLimits.maxChars} characters` }] })
-    case "blocks":
-      return new InvalidAnswer({ issues: [{ path: ["content"], message: `must hold at most ${passed.max} content blocks` }] })
-    case "claims":
-    case "citations":
-      return new AnswerLimitExceeded({ limit: passed.limit, max: passed.max, received: passed.received })
-  }
-}
 
 /** The Converse response a whole ConverseStream body streams (AWS event stream encoding). */
 export const decodeEventStream = (bytes: Uint8Array): Either.Either<Bedrock.Response, AnswerError> => {

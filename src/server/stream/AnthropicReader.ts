@@ -13,7 +13,6 @@
  *
  * @since 0.2.0
  */
-import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Answer from "../../answer/Answer.js"
@@ -23,9 +22,10 @@ import type { BoundAnswer, BoundClaim, CitationsPolicy, UncitedText } from "../.
 import { InvalidAnswer, StreamLimitExceeded } from "../../Errors.js"
 import * as Verifier from "../../verify/Verifier.js"
 import { blankLines } from "./Ndjson.js"
-import type { FootnoteMark, StreamFailure, StreamLimits, StreamOptions } from "./Events.js"
+import type { StreamFailure, StreamLimits, StreamOptions } from "./Events.js"
 import type { PendingDelta, StreamReader } from "./Machine.js"
-import { Abort, type Check, type CitationResult, type ClaimState, documentAccepted, type Verification } from "./Verification.js"
+import { blockFailure, TextDeltas } from "./TextDeltas.js"
+import { Abort, type Check, type CitationResult, documentAccepted, type Verification } from "./Verification.js"
 
 /** The stream's limits as the accumulator's (the answers' block limit stays the non-streamed route's). */
 const sseLimits = (limits: StreamLimits): AnthropicSse.SseLimits => ({
@@ -104,71 +104,25 @@ export const checkAnswers = (verifier: Verifier.VerifierShape, citations: Citati
  * @since 0.2.0
  */
 export const anthropicEvents = (options: StreamOptions, limits: StreamLimits) => (verification: Verification): StreamReader<string> => {
-  const claims: Array<ClaimState> = []
-  let footnotes = 0
-  let out = 0
-  let delta = ""
-  let held = ""
-  let marks: Array<typeof FootnoteMark.Type> = []
-
-  const emit = (text: string) => {
-    delta += text
-    out += text.length
-  }
-  const text = (_index: number, piece: string) => {
-    const all = held + piece
-    // A high surrogate ending a piece waits for its pair: a delta never splits a character.
-    const last = all.charCodeAt(all.length - 1)
-    held = last >= 0xd800 && last <= 0xdbff ? all.slice(-1) : ""
-    emit(held === "" ? all : all.slice(0, -1))
-  }
+  const deltas = new TextDeltas()
 
   const textBlockStop = (index: number, block: AnthropicSse.TextBlockData) => {
-    if (held !== "") emit(held)
-    held = ""
+    deltas.blockStop()
     if (block.citations.length === 0) return
-    // Everything of the block's text is out now: it starts its length back.
-    const start = out - block.text.length
     // The block as a one-block response, through the whole response's mapping (issues re-pathed to the block).
     const mapped = Either.flatMap(
       Anthropic.decodeResponse({ content: [block] }),
       (response) => Anthropic.toAnswer(response, options.manifest, { manifestDigest: options.manifestDigest })
     )
-    if (Either.isLeft(mapped)) {
-      const error = mapped.left
-      throw new Abort(
-        error._tag === "InvalidAnswer"
-          ? new InvalidAnswer({
-            issues: Arr.map(error.issues, (i) => ({ ...i, path: i.path.map((p, k) => (k === 1 && p === 0 ? index : p)) })),
-            ...(error.omitted === undefined ? {} : { omitted: error.omitted })
-          })
-          : error
-      )
-    }
+    if (Either.isLeft(mapped)) throw blockFailure(mapped.left, 1, index)
     const claim = mapped.right.claims[0]!
-    const id = `block-${index}`
-    const first = footnotes + 1
-    const markers = claim.citations.map((_, k) => `[^${first + k}]`)
-    const state: ClaimState = {
-      index: claims.length,
-      id,
-      text: claim.text,
-      sentence: { start: start + block.text.trimEnd().length - claim.text.length, end: out + markers.join("").length },
-      total: claim.citations.length,
-      verified: 0,
-      retracted: 0
-    }
-    claims.push(state)
-    claim.citations.forEach((citation, citationIndex) => {
-      const footnote = ++footnotes
+    deltas.openClaim(index, claim.text, block.text, claim.citations.map((citation, citationIndex) => {
       const source = (block.citations[citationIndex] as { readonly document_index: number }).document_index + 1
-      marks.push({ footnote, claimId: id, source, at: out })
-      verification.add({ note: { footnote, claim: state, citationIndex, source, line: index }, citation })
-      emit(markers[citationIndex]!)
-    })
+      return { source, queue: (footnote, state) => verification.add({ note: { footnote, claim: state, citationIndex, source, line: index }, citation }) }
+    }))
   }
 
-  const accumulator = new AnthropicSse.Accumulator(sseLimits(limits), { text, textBlockStop })
+  const accumulator = new AnthropicSse.Accumulator(sseLimits(limits), { text: deltas.text, textBlockStop })
   let started = false
 
   return {
@@ -182,13 +136,7 @@ export const anthropicEvents = (options: StreamOptions, limits: StreamLimits) =>
       const blank = blankLines(line)
       guarded(() => (blank > 0 ? accumulator.blank(blank) : accumulator.line(line)))
     },
-    takeDelta: (): PendingDelta | undefined => {
-      if (delta === "") return undefined
-      const pending = { text: delta, footnotes: marks }
-      delta = ""
-      marks = []
-      return pending
-    },
+    takeDelta: (): PendingDelta | undefined => deltas.take(),
     endInput: () => {
       if (!started) {
         const checked = Answer.checkManifest(options.manifest, [options.manifestDigest])
@@ -204,7 +152,7 @@ export const anthropicEvents = (options: StreamOptions, limits: StreamLimits) =>
         ),
         (answer) => answer.uncited
       ),
-    claims: () => claims,
-    citations: () => footnotes
+    claims: () => deltas.claims,
+    citations: () => deltas.footnotes
   }
 }

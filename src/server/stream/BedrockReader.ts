@@ -15,7 +15,6 @@
  *
  * @since 0.2.0
  */
-import * as Arr from "effect/Array"
 import * as Either from "effect/Either"
 import * as Answer from "../../answer/Answer.js"
 import * as Bedrock from "../../answer/Bedrock.js"
@@ -23,9 +22,10 @@ import * as BedrockStream from "../../answer/BedrockStream.js"
 import type { UncitedText } from "../../answer/Records.js"
 import { InvalidAnswer, StreamLimitExceeded } from "../../Errors.js"
 import * as EventStream from "../../internal/eventStream.js"
-import type { FootnoteMark, StreamFailure, StreamLimits, StreamOptions } from "./Events.js"
+import type { StreamFailure, StreamLimits, StreamOptions } from "./Events.js"
 import type { PendingDelta, StreamReader } from "./Machine.js"
-import { Abort, type ClaimState, type Pending, type Verification } from "./Verification.js"
+import { blockFailure, TextDeltas } from "./TextDeltas.js"
+import { Abort, type Pending, type Verification } from "./Verification.js"
 
 const failureOf = (failure: BedrockStream.BedrockStreamFailure): StreamFailure => {
   if (failure._tag !== "LimitPassed") return failure
@@ -50,52 +50,21 @@ const orAbort = <A>(either: Either.Either<A, BedrockStream.BedrockStreamFailure>
  * @since 0.2.0
  */
 export const bedrockEvents = (options: StreamOptions, limits: StreamLimits) => (verification: Verification): StreamReader<Uint8Array> => {
-  const claims: Array<ClaimState> = []
-  let footnotes = 0
-  let out = 0
-  let delta = ""
-  let held = ""
-  let marks: Array<typeof FootnoteMark.Type> = []
+  const deltas = new TextDeltas()
   const sourceNumbers = new Map(options.manifest.sources.map((s, i) => [s.source as string, i + 1]))
 
-  const emit = (text: string) => {
-    delta += text
-    out += text.length
-  }
-  const text = (_index: number, piece: string) => {
-    const all = held + piece
-    // A high surrogate ending a piece waits for its pair: a delta never splits a character.
-    const last = all.charCodeAt(all.length - 1)
-    held = last >= 0xd800 && last <= 0xdbff ? all.slice(-1) : ""
-    emit(held === "" ? all : all.slice(0, -1))
-  }
-
   const textBlockStop = (index: number, block: BedrockStream.ConverseBlock) => {
-    if (held !== "") emit(held)
-    held = ""
+    deltas.blockStop()
     if (!("citationsContent" in block)) return
     const blockText = block.citationsContent.content.map((c) => c.text).join("")
-    // Everything of the block's text is out now: it starts its length back.
-    const start = out - blockText.length
     // The block as a one-block response, through the whole response's mapping (issues re-pathed to the block).
     const mapped = Either.flatMap(
       Bedrock.decodeResponse({ output: { message: { content: [block] } } }),
       (response) => Bedrock.toAnswer(response, options.manifest, { manifestDigest: options.manifestDigest })
     )
-    if (Either.isLeft(mapped)) {
-      const error = mapped.left
-      throw new Abort(
-        error._tag === "InvalidAnswer"
-          ? new InvalidAnswer({
-            issues: Arr.map(error.issues, (i) => ({ ...i, path: i.path.map((p, k) => (k === 3 && p === 0 ? index : p)) })),
-            ...(error.omitted === undefined ? {} : { omitted: error.omitted })
-          })
-          : error
-      )
-    }
+    if (Either.isLeft(mapped)) throw blockFailure(mapped.left, 3, index)
     const claim = mapped.right.claims[0]
     if (claim === undefined) return
-    const id = `block-${index}`
     // The claim's citations in the order the Answers service indexes them: quotes, documents, unresolved.
     const cited: Array<{ readonly source: string | undefined; readonly pending: (note: Pending["note"]) => Pending }> = [
       ...claim.citations.map((citation) => ({ source: citation.source, pending: (note: Pending["note"]): Pending => ({ note, citation }) })),
@@ -108,30 +77,18 @@ export const bedrockEvents = (options: StreamOptions, limits: StreamLimits) => (
         pending: (note: Pending["note"]): Pending => ({ note, kind: "unresolved", unresolved })
       }))
     ]
-    const first = footnotes + 1
-    const markers = cited.map((_, k) => `[^${first + k}]`)
-    const state: ClaimState = {
-      index: claims.length,
-      id,
-      text: claim.text,
-      sentence: { start: start + blockText.trimEnd().length - claim.text.length, end: out + markers.join("").length },
-      total: cited.length,
-      verified: 0,
-      retracted: 0
-    }
-    claims.push(state)
-    cited.forEach(({ pending, source }, citationIndex) => {
-      const footnote = ++footnotes
+    deltas.openClaim(index, claim.text, blockText, cited.map(({ pending, source }) => {
       const number = source === undefined ? undefined : sourceNumbers.get(source)
-      marks.push({ footnote, claimId: id, ...(number === undefined ? {} : { source: number }), at: out })
-      verification.add(pending({ footnote, claim: state, citationIndex, source: number, line: index }))
-      emit(markers[citationIndex]!)
-    })
+      return {
+        source: number,
+        queue: (footnote, state, citationIndex) => verification.add(pending({ footnote, claim: state, citationIndex, source: number, line: index }))
+      }
+    }))
   }
 
   const accumulator = new BedrockStream.Accumulator(
     { maxChars: limits.maxAnswerChars, maxCitations: limits.maxCitations, maxClaims: limits.maxClaims },
-    { text, textBlockStop }
+    { text: deltas.text, textBlockStop }
   )
   const decoder = new EventStream.Decoder(limits.maxLineBytes)
   let started = false
@@ -154,13 +111,7 @@ export const bedrockEvents = (options: StreamOptions, limits: StreamLimits) => (
       messages.forEach((message, i) => orAbort(accumulator.push(orAbort(BedrockStream.messageEvent(message, before + i + 1)))))
       if (error !== undefined) throw new Abort(failureOf(BedrockStream.frameFailure(error, decoder.messages + 1, limits.maxLineBytes)))
     },
-    takeDelta: (): PendingDelta | undefined => {
-      if (delta === "") return undefined
-      const pending = { text: delta, footnotes: marks }
-      delta = ""
-      marks = []
-      return pending
-    },
+    takeDelta: (): PendingDelta | undefined => deltas.take(),
     endInput: () => {
       if (!started) checkManifest()
       if (decoder.pending > 0) throw new Abort(BedrockStream.incompleteInside(decoder.messages))
@@ -174,8 +125,8 @@ export const bedrockEvents = (options: StreamOptions, limits: StreamLimits) => (
         ),
         (answer) => answer.uncited
       ),
-    claims: () => claims,
-    citations: () => footnotes,
+    claims: () => deltas.claims,
+    citations: () => deltas.footnotes,
     documentLevel: true
   }
 }
