@@ -4,48 +4,10 @@
  * 127.0.0.1), with the recorded responses of the SDK tests and the configuration's
  * `answers.citations` policy.
  */
-import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Scope } from "effect"
-import * as fsp from "node:fs/promises"
-import * as path from "node:path"
-import type { CitationsPolicy } from "../src/answer/Records.js"
-import * as Config from "../src/Config.js"
-import * as Manifest from "../src/Manifest.js"
-import { tokenDigest } from "../src/server/Auth.js"
-import * as Server from "../src/server/Server.js"
-import * as CaptureStore from "../src/store/CaptureStore.js"
-import { cli } from "./cliProcess.js"
+import { Effect } from "effect"
 import { bedrockFixtures, cohereFixtures, cohereWire, geminiFixtures, openaiChatFixtures, openaiFixtures } from "./providerFixtures.js"
-import { configJson, records } from "./providerSupport.js"
-import { tempDirectory, writeRecords } from "./support.js"
-
-/** A run directory with the provider sources, a config file under the policy, and the manifest digest. */
-const setup = (policy: CitationsPolicy) =>
-  Effect.gen(function*() {
-    const work = yield* tempDirectory
-    const runDir = path.join(work, "runs", "run-1")
-    yield* Effect.promise(() => fsp.mkdir(runDir, { recursive: true }))
-    yield* writeRecords(runDir, records)
-    const json = configJson(policy)
-    const configFile = path.join(work, "pipeline.json")
-    yield* Effect.promise(() => fsp.writeFile(configFile, JSON.stringify(json)))
-    const config = yield* Config.decode(json)
-    const manifest = yield* Manifest.make(config).pipe(Effect.provide(CaptureStore.layerFileSystem({ directory: runDir })))
-    const write = (name: string, value: unknown) =>
-      Effect.promise(async () => {
-        const file = path.join(work, name)
-        await fsp.writeFile(file, JSON.stringify(value))
-        return file
-      })
-    return { work, runDir, configFile, config, manifest, write }
-  })
-
-const verifyCli = (s: Effect.Effect.Success<ReturnType<typeof setup>>, format: string, file: string) =>
-  cli([
-    "verify-answer", "--answer", file, "--format-in", format, "--config", s.configFile, "--run-dir", s.runDir,
-    "--manifest-digest", s.manifest.digest, "--mode", "drop", "--format", "json"
-  ])
+import { service, setup, verifyCli } from "./providerEdges.js"
 
 describe("run-pipeline verify-answer --format-in <provider>", () => {
   it.scopedLive("bedrock grounded (exit 0) and wrong offsets (SpanMismatch, exit 1); gemini redirect UnresolvableSource", () =>
@@ -95,38 +57,11 @@ describe("run-pipeline verify-answer --format-in <provider>", () => {
     }), { timeout: 60_000 })
 })
 
-const token = "provider-test-token-0123456789abcdef"
-
-/** The service on 127.0.0.1 over the setup's run root. */
-const service = (s: Effect.Effect.Success<ReturnType<typeof setup>>) =>
-  Effect.gen(function*() {
-    const config = yield* Config.decode({
-      ...configJson(s.config.answers?.citations),
-      server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: false, name: "reader" }] }
-    })
-    const scope = yield* Scope.make()
-    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-    const context = yield* Layer.buildWithScope(
-      Server.layer({ config, configFile: s.configFile, runRoot: path.join(s.work, "runs"), allowLoopbackHttp: true, host: "127.0.0.1", port: 0 }),
-      scope
-    )
-    const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
-    const port = address._tag === "TcpAddress" ? address.port : 0
-    return (format: string, body: unknown) =>
-      Effect.promise(async () => {
-        const response = await fetch(
-          `http://127.0.0.1:${port}/v1/verify/answer?run=run-1&format=${format}&mode=drop&manifest=${s.manifest.digest}`,
-          { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) }
-        )
-        return { status: response.status, json: (await response.json()) as any }
-      })
-  })
-
 describe("POST /v1/verify/answer?format=<provider>", () => {
   it.scopedLive("every provider format; the policy from the configuration decides document-level citations", () =>
     Effect.gen(function*() {
       const strict = yield* setup("quote")
-      const post = yield* service(strict)
+      const post = (yield* service(strict)).verify
       const bedrock = yield* post("bedrock", bedrockFixtures.grounded)
       assert.strictEqual(bedrock.status, 200)
       assert.strictEqual(bedrock.json.answer.outcome, "grounded")
@@ -140,7 +75,7 @@ describe("POST /v1/verify/answer?format=<provider>", () => {
       assert.include(JSON.stringify(cohere.json.answer.removed), "tool-output")
 
       const loose = yield* setup("document")
-      const postLoose = yield* service(loose)
+      const postLoose = (yield* service(loose)).verify
       const accepted = yield* postLoose("cohere", cohereWire(cohereFixtures.grounded))
       assert.strictEqual(accepted.status, 200)
       assert.strictEqual(accepted.json.answer.summary.claimsDocumentLevel, 2)
