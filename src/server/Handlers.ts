@@ -8,6 +8,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -33,6 +34,7 @@ import { CitegateApi, namedManifest } from "./Api.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import * as Metrics from "./Metrics.js"
+import { RequestBytes } from "./RequestBytes.js"
 import { eventJson, type RunView, Runs } from "./Runs.js"
 
 /**
@@ -175,7 +177,9 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
         const format = urlParams.format ?? "json"
         // A binary format's body is bytes (never decoded as text, which would replace invalid UTF-8).
         const text = AnswerFormats.isBinary(format)
-          ? new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
+          ? yield* Effect.serviceOption(RequestBytes).pipe(
+            Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => Effect.map(Effect.orDie(request.arrayBuffer), (b) => new Uint8Array(b)) }))
+          )
           : yield* Effect.orDie(request.text)
         const mode = urlParams.mode ?? Config.resolvedMode(config)
         const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(

@@ -50,6 +50,7 @@ import * as Handlers from "./Handlers.js"
 import * as Metrics from "./Metrics.js"
 import * as MetricsRoute from "./MetricsRoute.js"
 import * as OpenApiDocument from "./OpenApi.js"
+import * as RequestBytes from "./RequestBytes.js"
 import * as Reviews from "./Reviews.js"
 import * as Runs from "./Runs.js"
 import * as Session from "./Session.js"
@@ -78,6 +79,18 @@ export const errorResponse = (error: ServiceError, status: number) =>
 
 /** Paths whose handlers read the body as a stream themselves (and bound it themselves). */
 export const streamingPrefix = "/v1/stream/"
+
+/**
+ * The body read before the handler, within the deadline: as text (platform-node caches it for the
+ * handler), or as bytes for a binary answer format, handed to the handler as `RequestBytes`. In its
+ * own fiber: a read cut off by the deadline is not interrupted (that would destroy the socket
+ * before the 503 is written); it ends with the connection.
+ */
+const preRead = <A, E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<A, E, R>) =>
+  RequestBytes.readsBytes(request.url)
+    ? Effect.flatMap(Effect.flatMap(Effect.forkDaemon(Effect.option(request.arrayBuffer)), Fiber.join), (bytes) =>
+      Option.isSome(bytes) ? Effect.provideService(app, RequestBytes.RequestBytes, new Uint8Array(bytes.value)) : app)
+    : Effect.zipRight(Effect.flatMap(Effect.forkDaemon(Effect.ignore(request.text)), Fiber.await), app)
 
 /**
  * Request id (`x-request-id` on every response and in every log line), body limit (Content-Length
@@ -205,8 +218,7 @@ const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: Ht
         // The body is read here, within the deadline, and kept (platform-node caches a request's text) for
         // the handler. In its own fiber: a read cut off by the deadline is not interrupted (that would
         // destroy the socket before the 503 is written); it ends with the connection.
-        Effect.zipRight(hasBody && !streaming ? Effect.flatMap(Effect.forkDaemon(Effect.ignore(request.text)), Fiber.await) : Effect.void),
-        Effect.zipRight(app),
+        Effect.zipRight(hasBody && !streaming ? preRead(request, app) : app),
         // The platform runs each request uninterruptibly; the deadline must be able to stop the work.
         Effect.interruptible,
         // Streaming routes read more than one body's worth over time; they bound their own input.
