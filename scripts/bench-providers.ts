@@ -12,8 +12,12 @@ import * as Layer from "effect/Layer"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as zlib from "node:zlib"
 import * as Answer from "../src/answer/Answer.js"
+import * as Anthropic from "../src/answer/Anthropic.js"
+import * as AnthropicSse from "../src/answer/AnthropicSse.js"
 import * as Bedrock from "../src/answer/Bedrock.js"
+import * as BedrockStream from "../src/answer/BedrockStream.js"
 import * as Cohere from "../src/answer/Cohere.js"
 import * as Gemini from "../src/answer/Gemini.js"
 import * as OpenAI from "../src/answer/OpenAI.js"
@@ -24,6 +28,42 @@ import * as Manifest from "../src/Manifest.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as Policy from "../src/verify/Policy.js"
 import * as Verifier from "../src/verify/Verifier.js"
+
+/** AWS event stream messages (prelude, headers, payload, CRC32s) of ConverseStream events for `blocks`. */
+const eventStreamOf = (blocks: ReadonlyArray<any>): Uint8Array => {
+  const message = (eventType: string, payload: unknown) => {
+    const headers = Buffer.concat([[":event-type", eventType], [":content-type", "application/json"], [":message-type", "event"]].map(([name, value]) => {
+      const n = Buffer.from(name!)
+      const v = Buffer.from(value!)
+      const h = Buffer.alloc(1 + n.length + 1 + 2 + v.length)
+      h.writeUInt8(n.length, 0)
+      n.copy(h, 1)
+      h.writeUInt8(7, 1 + n.length)
+      h.writeUInt16BE(v.length, 2 + n.length)
+      v.copy(h, 4 + n.length)
+      return h
+    }))
+    const body = Buffer.from(JSON.stringify(payload))
+    const total = 12 + headers.length + body.length + 4
+    const prelude = Buffer.alloc(8)
+    prelude.writeUInt32BE(total, 0)
+    prelude.writeUInt32BE(headers.length, 4)
+    const preludeCrc = Buffer.alloc(4)
+    preludeCrc.writeUInt32BE(zlib.crc32(prelude), 0)
+    const head = Buffer.concat([prelude, preludeCrc, headers, body])
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(zlib.crc32(head), 0)
+    return Buffer.concat([head, crc])
+  }
+  const events: Array<Buffer> = [message("messageStart", { role: "assistant" })]
+  blocks.forEach((block, contentBlockIndex) => {
+    events.push(message("contentBlockDelta", { contentBlockIndex, delta: { text: block.citationsContent.content[0].text } }))
+    for (const citation of block.citationsContent.citations) events.push(message("contentBlockDelta", { contentBlockIndex, delta: { citation } }))
+    events.push(message("contentBlockStop", { contentBlockIndex }))
+  })
+  events.push(message("messageStop", { stopReason: "end_turn" }))
+  return new Uint8Array(Buffer.concat(events))
+}
 
 export interface ProviderRow {
   readonly name: string
@@ -108,6 +148,28 @@ export const benchProviders = async (options: {
         }
       })) } }
     })
+    // Anthropic: one text block per claim, char_location citations (document_index = source - 1).
+    const anthropicBlocks = claims.map((claim) => ({
+      type: "text",
+      text: claim.text,
+      citations: claim.citations.map((c) => ({
+        type: "char_location", cited_text: c.quote, document_index: c.n - 1, document_title: null, start_char_index: c.start, end_char_index: c.end
+      }))
+    }))
+    const anthropic = JSON.stringify({ id: "msg", type: "message", role: "assistant", content: anthropicBlocks })
+    // The same blocks as the Messages stream sends them: start, one citations_delta each, the text, stop.
+    const sse = (event: unknown) => `event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`
+    const anthropicSse = [
+      sse({ type: "message_start", message: { id: "msg", type: "message", role: "assistant", content: [] } }),
+      ...anthropicBlocks.flatMap((block, index) => [
+        sse({ type: "content_block_start", index, content_block: { type: "text", text: "", citations: [] } }),
+        ...block.citations.map((citation) => sse({ type: "content_block_delta", index, delta: { type: "citations_delta", citation } })),
+        sse({ type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } }),
+        sse({ type: "content_block_stop", index })
+      ]),
+      sse({ type: "message_delta", delta: { stop_reason: "end_turn" } }),
+      sse({ type: "message_stop" })
+    ].join("")
     const answerText = claims.map((c) => c.text).join(" ")
     const positions: Array<number> = []
     claims.reduce((at, claim) => (positions.push(at), at + claim.text.length + 1), 0)
@@ -144,6 +206,11 @@ export const benchProviders = async (options: {
       }
     })
 
+    const bedrockStream = eventStreamOf(JSON.parse(bedrock).output.message.content)
+    const chat = JSON.stringify({
+      choices: [{ index: 0, message: { role: "assistant", content: answerText, annotations: JSON.parse(openai).output[0].content[0].annotations.map((a: any) => ({ type: "url_citation", url_citation: { url: a.url, title: a.title, start_index: a.start_index, end_index: a.end_index } })) } }]
+    })
+
     const run = (answers: Answer.AnswersShape, bind: () => Either.Either<BoundAnswer, unknown>, counted: "verified" | "document") => async () => {
       const bound = Either.getOrThrowWith(bind(), (e) => new Error(JSON.stringify(e)))
       const summary = (await Effect.runPromise(answers.verify(bound))).answer.summary
@@ -153,9 +220,13 @@ export const benchProviders = async (options: {
     const paths = {
       "json": run(quoteAnswers, () => Answer.fromJson(json(false), manifest), "verified"),
       "json+chars": run(quoteAnswers, () => Answer.fromJson(json(true), manifest), "verified"),
+      "anthropic": run(quoteAnswers, () => Anthropic.fromJson(anthropic, manifest, o), "verified"),
+      "anthropic-sse": run(quoteAnswers, () => AnthropicSse.fromSse(anthropicSse, manifest, o), "verified"),
       "bedrock": run(quoteAnswers, () => Bedrock.fromJson(bedrock, manifest, o), "verified"),
+      "bedrock-stream": run(quoteAnswers, () => BedrockStream.fromEventStream(bedrockStream, manifest, o), "verified"),
       "gemini": run(quoteAnswers, () => Gemini.fromJson(gemini, manifest, o), "verified"),
       "openai": run(documentAnswers, () => OpenAI.fromJson(openai, manifest, o), "document"),
+      "openai-chat": run(documentAnswers, () => OpenAI.chatFromJson(chat, manifest, o), "document"),
       "cohere": run(documentAnswers, () => Cohere.fromJson(cohere, manifest, o), "document")
     }
     const names = Object.keys(paths) as Array<keyof typeof paths>
@@ -168,8 +239,11 @@ export const benchProviders = async (options: {
         times[name].push(performance.now() - start)
       }
     }
-    const baseline = { bedrock: "json+chars", gemini: "json", openai: "json", cohere: "json" } as const
-    return (["bedrock", "gemini", "openai", "cohere"] as const).map((name) => {
+    const baseline = {
+      anthropic: "json+chars", "anthropic-sse": "json+chars", bedrock: "json+chars", "bedrock-stream": "json+chars",
+      gemini: "json", openai: "json", "openai-chat": "json", cohere: "json"
+    } as const
+    return (Object.keys(baseline) as Array<keyof typeof baseline>).map((name) => {
       const ms = median(times[name])
       const base = median(times[baseline[name]])
       return {
