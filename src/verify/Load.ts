@@ -51,7 +51,7 @@ const readCapture = (store: CaptureStoreShape, source: SourceUrl): Effect.Effect
 const loadCapture = (store: CaptureStoreShape, source: SourceUrl, cache: Option.Option<CaptureCacheShape>): Effect.Effect<Loaded> =>
   (Option.isSome(cache) ? cache.value.load(store, source, readCapture(store, source)) : readCapture(store, source)).pipe(
     tagFailure,
-    Effect.withSpan("Verifier.read", { attributes: { [spanAttributes.source]: source } }),
+    Effect.withSpan("Verifier.read", { attributes: { [spanAttributes.source]: source }, captureStackTrace: false }),
     Effect.either
   )
 

@@ -141,7 +141,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         const { exact, normal } = yield* Effect.withSpan(
           Effect.flatMap(Match.matchExact(capture), (exact) => Effect.map(Match.matchNormalized(capture, exact.absent), (normal) => ({ exact, normal }))),
           "Verifier.search",
-          { attributes: { [spanAttributes.source]: record.source, "citegate.citations": indices.length } }
+          { attributes: { [spanAttributes.source]: record.source, "citegate.citations": indices.length }, captureStackTrace: false }
         )
         Evidence.absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
         // Text no reader sees: refused here under verify.hidden: "reject", else marked on the evidence (Visibility.ts).
