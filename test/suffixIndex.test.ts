@@ -15,7 +15,9 @@ import * as Render from "../src/render/Render.js"
 import { CaptureStore, type CaptureStoreShape } from "../src/store/CaptureStore.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as CaptureCache from "../src/verify/CaptureCache.js"
+import * as CaptureIndex from "../src/verify/CaptureIndex.js"
 import * as Gate from "../src/verify/Gate.js"
+import * as Search from "../src/verify/Search.js"
 import { flat, naive, random } from "./searchSupport.js"
 import { accessedAt } from "./support.js"
 
@@ -237,5 +239,27 @@ describe("suffix index: a verification renders the same with it and without", ()
       const small = CaptureCache.make({ maxBytes: 2 * a.text.length + 8192 })
       assert.isUndefined((yield* small.load(store, a.source, read(a))).index)
       assert.strictEqual((yield* small.stats).entries, 1)
+    }))
+
+  it.effect("a verification builds indexes only within its allowance (a quarter of its deadline); the rest is searched linearly", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(Search.indexUnitsFor(16), 4 * 5_000)
+      assert.strictEqual(Search.indexUnitsFor(600_000), CaptureIndex.maxIndexedUnits)
+      const big = CaptureIndex.lazy(a.text, () => {})
+      const small = CaptureIndex.lazy(b.text, () => {})
+      // Room for b's index (6,593 units) but not a's (22,228).
+      const search = Search.sliced(Search.indexUnitsFor(16))
+      const keys = [facts[0]!.snippet, facts[1]!.snippet]
+      const inA = yield* search(a.text, keys, big)
+      const inB = yield* search(b.text, [facts[6]!.snippet], small)
+      assert.isUndefined(big.ready(), "a's index was built past the allowance")
+      assert.isDefined(small.ready())
+      assert.deepStrictEqual(inA, searchAll(a.text, keys, { countUpTo: 2 }))
+      assert.deepStrictEqual(inB, searchAll(b.text, [facts[6]!.snippet], { countUpTo: 2 }))
+      // Without an allowance (0) nothing is built; a built index is used whatever the allowance.
+      const none = CaptureIndex.lazy(b.text, () => {})
+      yield* Search.sliced(0)(b.text, keys, none)
+      assert.isUndefined(none.ready())
+      assert.deepStrictEqual(yield* Search.sliced(0)(b.text, [facts[6]!.snippet], small), inB)
     }))
 })
