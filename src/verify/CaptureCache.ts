@@ -29,11 +29,19 @@ import type { CaptureRecord, SourceUrl } from "../Domain.js"
 import type { CaptureReadError } from "../Errors.js"
 import type { Manifest } from "../Manifest.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
+import * as CaptureIndex from "./CaptureIndex.js"
 
 /** A capture as read and rehashed once: its record and the SHA-256 of its text. */
 export interface VerifiedCapture {
   readonly record: CaptureRecord
   readonly textSha256: string
+  /**
+   * Its search index, built on first use, when the capture is kept in a cache with room for the
+   * index too (CaptureIndex.ts); absent otherwise, and the search is linear.
+   *
+   * @since 0.4.0
+   */
+  readonly index?: CaptureIndex.CaptureIndex | undefined
 }
 
 /**
@@ -87,12 +95,16 @@ export class CaptureCache extends Context.Tag("citegate/CaptureCache")<CaptureCa
  * @category models
  */
 export interface CaptureCacheOptions {
-  /** Bytes of capture text and manifests kept at most (estimated as UTF-16: 2 per code unit); 0 turns the cache off. */
+  /**
+   * Bytes of capture text, search indexes and manifests kept at most (text estimated as UTF-16: 2
+   * per code unit; an index, once built, about 4.9 per code unit); 0 turns the cache off.
+   */
   readonly maxBytes: number
 }
 
 type Entry =
-  | { readonly _tag: "capture"; readonly bytes: number; readonly stamp: string; readonly value: VerifiedCapture }
+  // `bytes` grows once, when the capture's index is built.
+  | { readonly _tag: "capture"; bytes: number; readonly stamp: string; readonly value: VerifiedCapture }
   | { readonly _tag: "manifest"; readonly bytes: number; readonly value: Manifest }
 
 /** What an entry holds in memory, over-estimated: 2 bytes per code unit of text, plus the record's other fields. */
@@ -123,17 +135,52 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
     bytes -= entry.bytes
   }
 
+  /** Least recently used first out until the budget holds, never `keep` (the entry just used). */
+  const evict = (keep: string) => {
+    for (const [oldest] of entries) {
+      if (bytes <= maxBytes) break
+      if (oldest === keep) continue
+      drop(oldest)
+      evictions++
+    }
+  }
+
   const remember = (key: string, entry: Entry) => {
     drop(key)
     // Larger than the whole budget: never kept (it would evict everything and then itself).
     if (entry.bytes > maxBytes) return
     entries.set(key, entry)
     bytes += entry.bytes
-    for (const [oldest] of entries) {
-      if (bytes <= maxBytes) break
-      drop(oldest)
-      evictions++
+    evict(key)
+  }
+
+  /** An index built for the entry under `key`: counted from now on, if the entry is still the one kept. */
+  const grow = (key: string, value: VerifiedCapture, extra: number) => {
+    const entry = entries.get(key)
+    if (entry === undefined || entry._tag !== "capture" || entry.value !== value) return
+    entry.bytes += extra
+    bytes += extra
+    evict(key)
+  }
+
+  /**
+   * The capture as kept: with a lazy index when text and index fit the budget together and the
+   * capture is not too long to index; the index is counted once built.
+   */
+  const keepCapture = (key: string, stamp: string, capture: VerifiedCapture): VerifiedCapture => {
+    const size = captureBytes(capture.record)
+    const units = capture.record.text.length
+    let value: VerifiedCapture = capture
+    if (units <= CaptureIndex.maxIndexedUnits && size + CaptureIndex.indexBytes(units) <= maxBytes) {
+      const withIndex: VerifiedCapture = {
+        record: capture.record,
+        textSha256: capture.textSha256,
+        index: CaptureIndex.lazy(capture.record.text, (extra) => grow(key, withIndex, extra))
+      }
+      value = withIndex
     }
+    remember(key, { _tag: "capture", bytes: size, stamp, value })
+    return value
   }
 
   const touch = (key: string, entry: Entry) => {
@@ -159,12 +206,14 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
         return Effect.succeed(entry.value)
       }
       misses++
-      return Effect.tap(read, (capture) =>
-        Effect.sync(() => {
-          // Only a capture whose text hashes to its stated digest (a passing first check).
-          if (capture.textSha256 !== capture.record.sha256) return drop(key)
-          remember(key, { _tag: "capture", bytes: captureBytes(capture.record), stamp, value: capture })
-        }))
+      return Effect.map(read, (capture) => {
+        // Only a capture whose text hashes to its stated digest (a passing first check).
+        if (capture.textSha256 !== capture.record.sha256) {
+          drop(key)
+          return capture
+        }
+        return keepCapture(key, stamp, capture)
+      })
     })
   }
 

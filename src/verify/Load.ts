@@ -8,13 +8,14 @@
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { type CaptureRecord, sha256Of, type SourceUrl, urlProblem } from "../Domain.js"
 import { type CaptureReadError, NotApproved } from "../Errors.js"
 import { spanAttributes, tagFailure } from "../internal/Spans.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import type { CaptureCacheShape, VerifiedCapture } from "./CaptureCache.js"
+import type { CaptureIndex } from "./CaptureIndex.js"
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, Failures } from "./Records.js"
 
@@ -69,3 +70,9 @@ export const loadCaptures = (
     Effect.forEach(sources, (source) => Effect.map(loadCapture(store, source, cache), (capture) => [source, capture] as const)),
     (entries) => new Map(entries)
   )
+
+/** The search index of a loaded capture, when it has one (a cached capture). */
+export const indexOf = (captures: ReadonlyMap<SourceUrl, Loaded>, source: SourceUrl): CaptureIndex | undefined => {
+  const loaded = captures.get(source)
+  return loaded !== undefined && Either.isRight(loaded) ? loaded.right.index : undefined
+}

@@ -12,6 +12,7 @@ import { AmbiguousSnippet } from "../Errors.js"
 import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
 import * as Normalized from "../anchor/Normalize.js"
 import { checkAnchors } from "./Anchors.js"
+import type { CaptureIndex } from "./CaptureIndex.js"
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, Failures } from "./Records.js"
 import { hasContext, keysOf, needleOf, pick, type SlicedSearch } from "./Search.js"
@@ -30,6 +31,8 @@ export interface CaptureSearch {
   readonly policy: PolicyShape
   readonly search: SlicedSearch
   readonly record: CaptureRecord
+  /** The capture's search index (a cached capture), used by the exact search only. */
+  readonly index?: CaptureIndex | undefined
   readonly citations: ReadonlyArray<CitationInput>
   readonly indices: ReadonlyArray<number>
   readonly failures: Failures
@@ -49,11 +52,12 @@ const ambiguous = (record: CaptureRecord, citation: CitationInput, occurrences: 
 
 /** Exact: every snippet (and needle) of this capture in one search. */
 export const matchExact = (
-  { citations, failures, indices, policy, record, search }: CaptureSearch
+  { citations, failures, index, indices, policy, record, search }: CaptureSearch
 ): Effect.Effect<{ readonly matched: ReadonlyArray<Matched>; readonly absent: ReadonlyArray<number> }> => {
   const exact = keysOf(indices.map((i) => [citations[i]!.prefix, citations[i]!.snippet, citations[i]!.suffix]))
   // Effect.map, not a generator: this runs once per capture, and a verification may name thousands.
-  return Effect.map(search(record.text, exact.keys), (found) => {
+  // With the capture's index when it has one: the same answers as the linear search (tested).
+  return Effect.map(search(record.text, exact.keys, index), (found) => {
     const matched: Array<Matched> = []
     const absent: Array<number> = []
     indices.forEach((i, k) => {
@@ -113,6 +117,8 @@ export const matchNormalized = (
       ] as const
     })
     const normalKeys = keysOf(parts)
+    // Linear, never the index: the index covers the capture's raw text, not this normalised form, and
+    // this search runs only for what the exact search missed (the failing path).
     const normalFound = yield* search(normal.text, normalKeys.keys)
     absent.forEach((i, k) => {
       const citation = citations[i]!

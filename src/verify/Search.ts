@@ -8,6 +8,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as MultiSearch from "../internal/multiSearch.js"
+import type { SuffixIndex } from "../internal/suffixArray.js"
+import { type CaptureIndex, maxIndexedUnits } from "./CaptureIndex.js"
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput } from "./Records.js"
 
@@ -35,19 +37,36 @@ const yieldToTimers: Effect.Effect<void> = Effect.async<void>((resume) => {
  */
 export const countUpTo = 2
 
-/** Searches `text` for every key at once: one result per key, in order. */
+/**
+ * Searches `text` for every key at once: one result per key, in order. With the capture's `index`
+ * (a cached capture), each key is looked up in it instead, with the same answer.
+ */
 export type SlicedSearch = (
   text: string,
-  keys: ReadonlyArray<string>
+  keys: ReadonlyArray<string>,
+  index?: CaptureIndex | undefined
 ) => Effect.Effect<Array<MultiSearch.Found | undefined>>
+
+/** Code units an index build is measured to take per millisecond (about 200 ms per Mi units, docs/performance.md). */
+const buildUnitsPerMs = 5_000
+
+/**
+ * Code units of index a verification under a deadline of `timeoutMs` may build: about a quarter
+ * of the deadline's worth, and at most `CaptureIndex.maxIndexedUnits`. A capture whose index does
+ * not fit in what is left is searched linearly, so building indexes adds at most about a quarter of
+ * the deadline to a verification and cannot make it time out where the linear search would not.
+ */
+export const indexUnitsFor = (timeoutMs: number): number => Math.min(maxIndexedUnits, Math.floor(timeoutMs / 4) * buildUnitsPerMs)
 
 /**
  * A search that yields to the timers every `searchSlice` units of work. One per verification:
- * the work credit carries over from one capture to the next.
+ * the work credit carries over from one capture to the next, as does `indexUnits`, what is left of
+ * the verification's allowance for building indexes.
  */
-export const sliced = (): SlicedSearch => {
+export const sliced = (indexUnits = 0): SlicedSearch => {
   let credit = searchSlice
-  return (text, keys) =>
+  let buildLeft = indexUnits
+  const linear = (text: string, keys: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       const search = MultiSearch.start(text, keys, { countUpTo })
       while (!search.done) {
@@ -59,8 +78,18 @@ export const sliced = (): SlicedSearch => {
       }
       return search.results()
     })
+  const lookup = (index: SuffixIndex, keys: ReadonlyArray<string>) => keys.map((key) => index.find(key, countUpTo))
+  return (text, keys, index) => {
+    if (index === undefined) return linear(text, keys)
+    const built = index.ready()
+    if (built !== undefined) return Effect.sync(() => lookup(built, keys))
+    if (index.units > buildLeft) return linear(text, keys)
+    buildLeft -= index.units
+    // The deadline's timer may fire before the build, which cannot be interrupted once started.
+    // `build` checks again: another verification may have built it while this one yielded.
+    return Effect.zipRight(yieldToTimers, Effect.sync(() => lookup(index.build(), keys)))
+  }
 }
-
 /**
  * What a citation's search looks for: the snippet, or with a `prefix` and/or
  * `suffix` the whole string prefix + snippet + suffix (an occurrence of it is

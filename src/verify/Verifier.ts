@@ -114,6 +114,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   const policy = yield* Policy
   // The service's verified-capture cache, when one is provided (never by default: the CLI reads each time).
   const cache = yield* Effect.serviceOption(CaptureCache)
+  const indexUnits = Search.indexUnitsFor(policy.timeoutMs)
   const reportSchema = makeReport(policy.maxFacts)
   // The fact limit is checked before any fact is decoded (Domain.factLimits).
   const decodeReport = decodeUnknown(reportSchema, factLimits(policy.maxFacts))
@@ -134,10 +135,12 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       // Repair diagnostics on SnippetAbsent (nearest passage), bounded in count and to a quarter of the deadline (at most 500 ms).
       const diagnose = Diagnostic.forVerification(policy.timeoutMs / 4)
       // The search runs in slices with yields in between, so the deadline can interrupt it.
-      const search = Search.sliced()
+      // A cached capture's index is built here once, within an allowance from the deadline (Search.indexUnitsFor).
+      const search = Search.sliced(indexUnits)
       for (const [record, indices] of toSearch) {
         loaded.set(record.source, record)
-        const capture: Match.CaptureSearch = { policy, search, record, citations, indices, failures }
+        const index = Load.indexOf(captures, record.source)
+        const capture: Match.CaptureSearch = { policy, search, record, index, citations, indices, failures }
         const { exact, normal } = yield* Effect.withSpan(
           Effect.flatMap(Match.matchExact(capture), (exact) => Effect.map(Match.matchNormalized(capture, exact.absent), (normal) => ({ exact, normal }))),
           "Verifier.search",
