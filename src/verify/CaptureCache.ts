@@ -21,8 +21,12 @@
  *
  * @since 0.3.0
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { CaptureRecord, SourceUrl } from "../Domain.js"
@@ -47,6 +51,8 @@ export interface CaptureCacheStats {
   readonly hits: number
   readonly misses: number
   readonly evictions: number
+  /** Loads that waited for the same capture's read already in flight (a cold cache under concurrency) instead of reading it again. */
+  readonly merged: number
 }
 
 /**
@@ -115,6 +121,10 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
   let hits = 0
   let misses = 0
   let evictions = 0
+  let merged = 0
+  // One read in flight per (key, stamp): concurrent misses of the same capture wait for it. Its
+  // outcome goes to those waiters only (a failure is never kept); the entry leaves when it settles.
+  const inflight = new Map<string, Deferred.Deferred<Exit.Exit<VerifiedCapture, CaptureReadError>>>()
 
   const drop = (key: string) => {
     const entry = entries.get(key)
@@ -158,13 +168,28 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
         touch(key, entry)
         return Effect.succeed(entry.value)
       }
+      const flight = `${key}\u0000${stamp}`
+      const pending = inflight.get(flight)
+      if (pending !== undefined) {
+        merged++
+        // The reader was interrupted (its request went away): load again, as the first reader or a waiter.
+        return Effect.flatMap(Deferred.await(pending), (exit) =>
+          Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? load(store, source, read) : exit)
+      }
       misses++
+      const done = Deferred.unsafeMake<Exit.Exit<VerifiedCapture, CaptureReadError>>(FiberId.none)
+      inflight.set(flight, done)
       return Effect.tap(read, (capture) =>
         Effect.sync(() => {
           // Only a capture whose text hashes to its stated digest (a passing first check).
           if (capture.textSha256 !== capture.record.sha256) return drop(key)
           remember(key, { _tag: "capture", bytes: captureBytes(capture.record), stamp, value: capture })
-        }))
+        })).pipe(Effect.onExit((exit) =>
+          Effect.sync(() => {
+            if (inflight.get(flight) === done) inflight.delete(flight)
+            Deferred.unsafeDone(done, Effect.succeed(exit))
+          })
+        ))
     })
   }
 
@@ -187,7 +212,7 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
   return CaptureCache.of({
     load,
     manifest,
-    stats: Effect.sync(() => ({ maxBytes, bytes, entries: entries.size, hits, misses, evictions }))
+    stats: Effect.sync(() => ({ maxBytes, bytes, entries: entries.size, hits, misses, evictions, merged }))
   })
 }
 
