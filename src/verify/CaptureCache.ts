@@ -16,6 +16,10 @@
  * checked again. What this does and does not detect is in
  * docs/threat-model.md ("Verified-capture cache").
  *
+ * Concurrent misses of one capture (a cold cache under load) share one read:
+ * one load in flight per (key, stamp), its outcome given to the loads waiting
+ * for it and to no later one.
+ *
  * Bounded by bytes, least recently used first out. A run's manifest can be
  * kept in the same budget once the run is finished (`manifest`).
  *
