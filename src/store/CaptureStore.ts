@@ -60,6 +60,15 @@ export interface CaptureStoreShape {
    * captures being immutable, as its contract says.
    */
   readonly stamp?: ((source: SourceUrl) => Effect.Effect<string | undefined>) | undefined
+  /**
+   * Optional: the stamps of several sources at once, as `stamp` would give each (a source absent
+   * from the map has nothing to stamp). A store where each `stamp` costs a round trip (PostgreSQL:
+   * one query for all the sources a verification cites) has it; the Verifier's load step asks it
+   * once per verification when a cache is in use.
+   *
+   * @since 0.3.0
+   */
+  readonly stamps?: ((sources: Iterable<SourceUrl>) => Effect.Effect<ReadonlyMap<SourceUrl, string>>) | undefined
 }
 
 /**

@@ -103,6 +103,40 @@ interface CaptureRow {
   readonly sha256: string
 }
 
+interface StampRow {
+  readonly source: string
+  readonly stamp: string
+}
+
+/**
+ * What names one database for the cache (`CaptureStoreShape.identity`): the cluster's system
+ * identifier (random at initdb, shared by its physical replicas, which hold the same rows) and the
+ * database's oid. Asked once per client (a pool connects to one database); `undefined` when the
+ * role may not ask (then nothing from this client is cached).
+ */
+const databaseIdentities = new WeakMap<object, string | null>()
+
+const databaseIdentity = (sql: SqlClient.SqlClient): Effect.Effect<string | undefined> => {
+  const known = databaseIdentities.get(sql)
+  if (known !== undefined) return Effect.succeed(known ?? undefined)
+  return sql<{ system: string | null; database: string | null }>`
+    SELECT (SELECT system_identifier FROM pg_control_system())::text AS system,
+           (SELECT oid FROM pg_database WHERE datname = current_database())::text AS database`.pipe(
+    Effect.map((rows) => {
+      const row = rows[0]
+      const identity = row === undefined || row.system === null || row.database === null ? null : `${row.system}:${row.database}`
+      databaseIdentities.set(sql, identity)
+      return identity ?? undefined
+    }),
+    // Refused (a role without the right to read the control data): never cached, asked no more.
+    // Any other failure: not cached this time, asked again by the next store.
+    Effect.catchAll((error) => {
+      if (sqlState(error) === "42501") databaseIdentities.set(sql, null)
+      return Effect.succeed(undefined)
+    })
+  )
+}
+
 interface BodyRow {
   readonly size: number
   readonly bytes: Uint8Array | null
@@ -239,7 +273,27 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
     })
   }
 
-  return CaptureStore.of({ read, write, readBody }) satisfies CaptureStoreShape
+  // A capture row's version, and its body row's: an UPDATE (the append-only trigger disabled, by a
+  // superuser), a DELETE and re-INSERT, or a table dropped and made again all give the row a new
+  // `xmin` (the inserting transaction), `ctid` (its place) or `tableoid`; VACUUM FULL moves rows (a
+  // new ctid: read again, harmlessly). One query for all the sources a verification cites.
+  const stamps = (sources: Iterable<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> => {
+    const list = Array.from(sources)
+    if (list.length === 0) return Effect.succeed(new Map())
+    return sql<StampRow>`
+      SELECT c.source, concat_ws(':', c.tableoid, c.xmin, c.ctid, b.tableoid, b.xmin, b.ctid) AS stamp
+      FROM citegate_captures c LEFT JOIN citegate_bodies b ON b.sha256 = c.body_sha256
+      WHERE c.run = ${run} AND c.source = ANY(${list})`.pipe(
+      Effect.map((rows) => new Map(rows.map((row) => [row.source as SourceUrl, row.stamp]))),
+      // Nothing stamped: every capture is read (and the read says what is wrong).
+      Effect.orElseSucceed(() => new Map<SourceUrl, string>())
+    )
+  }
+  const stamp = (source: SourceUrl): Effect.Effect<string | undefined> => Effect.map(stamps([source]), (found) => found.get(source))
+
+  const database = yield* databaseIdentity(sql)
+  const identity = database === undefined ? undefined : `postgres:${database}:${JSON.stringify(run)}`
+  return CaptureStore.of({ read, write, readBody, identity, stamp, stamps }) satisfies CaptureStoreShape
 })
 
 /**

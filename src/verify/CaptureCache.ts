@@ -16,13 +16,21 @@
  * checked again. What this does and does not detect is in
  * docs/threat-model.md ("Verified-capture cache").
  *
+ * Concurrent misses of one capture (a cold cache under load) share one read:
+ * one load in flight per (key, stamp), its outcome given to the loads waiting
+ * for it and to no later one.
+ *
  * Bounded by bytes, least recently used first out. A run's manifest can be
  * kept in the same budget once the run is finished (`manifest`).
  *
  * @since 0.3.0
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { CaptureRecord, SourceUrl } from "../Domain.js"
@@ -55,6 +63,8 @@ export interface CaptureCacheStats {
   readonly hits: number
   readonly misses: number
   readonly evictions: number
+  /** Loads that waited for the same capture's read already in flight (a cold cache under concurrency) instead of reading it again. */
+  readonly merged: number
 }
 
 /**
@@ -127,6 +137,10 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
   let hits = 0
   let misses = 0
   let evictions = 0
+  let merged = 0
+  // One read in flight per (key, stamp): concurrent misses of the same capture wait for it. Its
+  // outcome goes to those waiters only (a failure is never kept); the entry leaves when it settles.
+  const inflight = new Map<string, Deferred.Deferred<Exit.Exit<VerifiedCapture, CaptureReadError>>>()
 
   const drop = (key: string) => {
     const entry = entries.get(key)
@@ -205,7 +219,17 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
         touch(key, entry)
         return Effect.succeed(entry.value)
       }
+      const flight = `${key}\u0000${stamp}`
+      const pending = inflight.get(flight)
+      if (pending !== undefined) {
+        merged++
+        // The reader was interrupted (its request went away): load again, as the first reader or a waiter.
+        return Effect.flatMap(Deferred.await(pending), (exit) =>
+          Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? load(store, source, read) : exit)
+      }
       misses++
+      const done = Deferred.unsafeMake<Exit.Exit<VerifiedCapture, CaptureReadError>>(FiberId.none)
+      inflight.set(flight, done)
       return Effect.map(read, (capture) => {
         // Only a capture whose text hashes to its stated digest (a passing first check).
         if (capture.textSha256 !== capture.record.sha256) {
@@ -213,7 +237,12 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
           return capture
         }
         return keepCapture(key, stamp, capture)
-      })
+      }).pipe(Effect.onExit((exit) =>
+        Effect.sync(() => {
+          if (inflight.get(flight) === done) inflight.delete(flight)
+          Deferred.unsafeDone(done, Effect.succeed(exit))
+        })
+      ))
     })
   }
 
@@ -236,7 +265,7 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
   return CaptureCache.of({
     load,
     manifest,
-    stats: Effect.sync(() => ({ maxBytes, bytes, entries: entries.size, hits, misses, evictions }))
+    stats: Effect.sync(() => ({ maxBytes, bytes, entries: entries.size, hits, misses, evictions, merged }))
   })
 }
 

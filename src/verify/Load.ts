@@ -66,10 +66,27 @@ export const loadCaptures = (
   sources: ReadonlySet<SourceUrl>,
   cache: Option.Option<CaptureCacheShape> = Option.none()
 ): Effect.Effect<ReadonlyMap<SourceUrl, Loaded>> =>
-  Effect.map(
-    Effect.forEach(sources, (source) => Effect.map(loadCapture(store, source, cache), (capture) => [source, capture] as const)),
-    (entries) => new Map(entries)
-  )
+  Effect.flatMap(stampedOnce(store, sources, cache), (stamped) =>
+    Effect.map(
+      Effect.forEach(sources, (source) => Effect.map(loadCapture(stamped, source, cache), (capture) => [source, capture] as const)),
+      (entries) => new Map(entries)
+    ))
+
+/**
+ * With a cache and a store that stamps in bulk (`CaptureStoreShape.stamps`): every source stamped in
+ * one call before the loads, which then take their stamps from it (one query, not one per capture).
+ */
+const stampedOnce = (
+  store: CaptureStoreShape,
+  sources: ReadonlySet<SourceUrl>,
+  cache: Option.Option<CaptureCacheShape>
+): Effect.Effect<CaptureStoreShape> =>
+  Option.isNone(cache) || store.stamps === undefined || store.identity === undefined || sources.size === 0
+    ? Effect.succeed(store)
+    : Effect.map(store.stamps(sources), (found): CaptureStoreShape => ({
+      ...store,
+      stamp: (source) => Effect.succeed(found.get(source))
+    }))
 
 /** The search index of a loaded capture, when it has one (a cached capture). */
 export const indexOf = (captures: ReadonlyMap<SourceUrl, Loaded>, source: SourceUrl): CaptureIndex | undefined => {

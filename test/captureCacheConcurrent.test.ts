@@ -1,0 +1,159 @@
+/**
+ * Concurrent misses in the verified-capture cache (verify/CaptureCache.ts): on a cold cache, many
+ * verifications of the same capture at once read and hash it once (one load in flight per capture);
+ * a failed read is given to the loads that waited for it and to no later one; a waiter whose reader
+ * was interrupted reads for itself; the service, under concurrent requests, opens each record once.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Either, Fiber, Layer, Option } from "effect"
+import fsDefault from "node:fs"
+import * as fsp from "node:fs/promises"
+import { syncBuiltinESMExports } from "node:module"
+import * as path from "node:path"
+import type * as Config from "../src/Config.js"
+import { type CaptureRecord, makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
+import { CorruptCapture } from "../src/Errors.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
+import * as MemoryStore from "../src/store/Memory.js"
+import * as CaptureCache from "../src/verify/CaptureCache.js"
+import * as Policy from "../src/verify/Policy.js"
+import * as Verifier from "../src/verify/Verifier.js"
+import { call, startService, tokens } from "./serverSupport.js"
+
+const accessedAt = "2026-11-30T00:00:00.000Z" as Rfc3339Utc
+const sourceOf = (i: number) => `https://merge.example.com/source-${i}.txt` as SourceUrl
+const recordOf = (i: number, repeat = 40) =>
+  makeCaptureRecord({ source: sourceOf(i), text: `Source ${i}: net sales rose 4% to 1,180 units in Q3 2026. `.repeat(repeat), accessedAt, contentType: "text/plain" })
+
+const citationOf = (record: CaptureRecord) =>
+  ({ source: record.source, captureSha256: record.sha256, snippet: record.text.slice(8, 40) }) as Verifier.CitationInput
+
+const verifierFor = (store: CaptureStore.CaptureStoreShape, sources: ReadonlyArray<SourceUrl>, cache: CaptureCache.CaptureCacheShape) =>
+  Verifier.make.pipe(
+    Effect.provide(Layer.merge(
+      Layer.succeed(CaptureStore.CaptureStore, store),
+      Policy.layer({ sources, labels: ["fact_0"] } as unknown as Config.PipelineConfig)
+    )),
+    CaptureCache.provideOption(Option.some(cache))
+  )
+
+/** A store whose reads are counted and pass through `gate` first (a fault injected on read: slow, failing or stuck). */
+const gated = (
+  store: CaptureStore.CaptureStoreShape,
+  gate: (read: number) => Effect.Effect<void, CorruptCapture>
+) => {
+  let reads = 0
+  const wrapped: CaptureStore.CaptureStoreShape = {
+    ...store,
+    read: (source) => Effect.suspend(() => Effect.zipRight(gate(++reads), store.read(source)))
+  }
+  return { store: wrapped, reads: () => reads }
+}
+
+const firstTag = (checked: { readonly results: ReadonlyArray<Either.Either<unknown, ReadonlyArray<{ readonly _tag: string }>>> }) =>
+  Either.getLeft(checked.results[0]!).pipe(Option.map((failures) => failures[0]!._tag), Option.getOrUndefined)
+
+describe("verified-capture cache: concurrent misses", () => {
+  it.live("eight verifications of one capture at once on a cold cache: one read; later ones hit", () =>
+    Effect.gen(function*() {
+      const record = recordOf(1)
+      const { reads, store } = gated(yield* MemoryStore.make({ records: [record] }), () => Effect.sleep("20 millis"))
+      const cache = CaptureCache.make({ maxBytes: 1 << 20 })
+      const verifier = yield* verifierFor(store, [record.source], cache)
+      const checked = yield* Effect.all(Array.from({ length: 8 }, () => verifier.checkCitations([citationOf(record)])), { concurrency: "unbounded" })
+      for (const one of checked) assert.isTrue(Either.isRight(one.results[0]!))
+      assert.strictEqual(reads(), 1)
+      assert.deepInclude(yield* cache.stats, { misses: 1, merged: 7, hits: 0, entries: 1 })
+      yield* verifier.checkCitations([citationOf(record)])
+      assert.strictEqual(reads(), 1)
+    }))
+
+  it.live("a failed read goes to the loads that waited for it, and to no later one", () =>
+    Effect.gen(function*() {
+      const record = recordOf(2)
+      const { reads, store } = gated(
+        yield* MemoryStore.make({ records: [record] }),
+        (read) =>
+          Effect.zipRight(
+            Effect.sleep("20 millis"),
+            read === 1 ? Effect.fail(new CorruptCapture({ source: record.source, reason: "unreadable", detail: "injected" })) : Effect.void
+          )
+      )
+      const cache = CaptureCache.make({ maxBytes: 1 << 20 })
+      const verifier = yield* verifierFor(store, [record.source], cache)
+      const checked = yield* Effect.all(Array.from({ length: 6 }, () => verifier.checkCitations([citationOf(record)])), { concurrency: "unbounded" })
+      assert.deepStrictEqual(checked.map(firstTag), Array(6).fill("CorruptCapture"))
+      assert.strictEqual(reads(), 1)
+      assert.strictEqual((yield* cache.stats).entries, 0)
+      // The failure was not kept: the next verification reads again (and this time the read succeeds).
+      const again = yield* verifier.checkCitations([citationOf(record)])
+      assert.isTrue(Either.isRight(again.results[0]!))
+      assert.strictEqual(reads(), 2)
+    }))
+
+  it.live("a waiter whose reader is interrupted reads for itself", () =>
+    Effect.gen(function*() {
+      const record = recordOf(3)
+      const stuck = yield* Deferred.make<void>()
+      const { reads, store } = gated(yield* MemoryStore.make({ records: [record] }), (read) => read === 1 ? Deferred.await(stuck) : Effect.void)
+      const cache = CaptureCache.make({ maxBytes: 1 << 20 })
+      const verifier = yield* verifierFor(store, [record.source], cache)
+      const first = yield* Effect.fork(verifier.checkCitations([citationOf(record)]))
+      yield* Effect.sleep("20 millis")
+      const second = yield* Effect.fork(verifier.checkCitations([citationOf(record)]))
+      yield* Effect.sleep("20 millis")
+      assert.strictEqual((yield* cache.stats).merged, 1)
+      yield* Fiber.interrupt(first)
+      const checked = yield* Fiber.join(second)
+      assert.isTrue(Either.isRight(checked.results[0]!))
+      assert.strictEqual(reads(), 2)
+      assert.strictEqual((yield* cache.stats).entries, 1)
+    }))
+})
+
+/** Counts `openSync` of record files (the filesystem store opens every record synchronously). */
+const countOpens = Effect.acquireRelease(
+  Effect.sync(() => {
+    const opened: Array<string> = []
+    const original = fsDefault.openSync
+    fsDefault.openSync = ((file: fsDefault.PathLike, ...rest: Array<unknown>) => {
+      if (String(file).endsWith(".capture.json") || /[0-9a-f]{64}\.json$/.test(String(file))) opened.push(String(file))
+      return (original as (...args: Array<unknown>) => number)(file, ...rest)
+    }) as typeof fsDefault.openSync
+    syncBuiltinESMExports()
+    return { opened, original }
+  }),
+  ({ original }) =>
+    Effect.sync(() => {
+      fsDefault.openSync = original
+      syncBuiltinESMExports()
+    })
+)
+
+describe("the service under concurrent requests on a cold cache (loopback)", () => {
+  it.scoped("eight requests at once open each record once", () =>
+    Effect.gen(function*() {
+      // Over 256 KiB each: read asynchronously, so the requests' reads overlap.
+      const records = [1, 2, 3].map((i) => recordOf(i, 8_000))
+      const sources = records.map((r) => r.source)
+      const service = yield* startService({ sources, readerRuns: "*", server: {} })
+      const directory = path.join(service.runRoot, "stored-run")
+      yield* Effect.promise(() => fsp.mkdir(directory, { recursive: true }))
+      const disk = yield* CaptureStore.makeFileSystem({ directory })
+      for (const record of records) yield* disk.write(record)
+      const report = JSON.stringify({
+        facts: records.map((record, i) => ({ state: "cited", label: ["q3_net_sales", "q3_inventory", "q4_forecast"][i], ...citationOf(record) }))
+      })
+      const { opened } = yield* countOpens
+      const answers = yield* Effect.all(
+        Array.from({ length: 8 }, () =>
+          call(service, "/v1/verify/report?run=stored-run", { token: tokens.reader, body: report, headers: { "content-type": "application/json" } })),
+        { concurrency: "unbounded" }
+      )
+      for (const answer of answers) {
+        assert.strictEqual(answer.status, 200, answer.text)
+        assert.strictEqual(answer.json.status, "verified", answer.text)
+      }
+      assert.strictEqual(opened.length, 3, opened.map((file) => path.basename(file)).join("\n"))
+    }))
+})
