@@ -102,7 +102,7 @@ describe("help", () => {
         assert.notInclude(ran.stdout, "A user-defined piece of text", name)
       }
       const verify = yield* cliInProcess(["verify", "--help"])
-      assert.include(verify.stdout, "One of: text, json, markdown, html, repair.")
+      assert.include(verify.stdout, "One of: text, json, markdown, html, jsonld, repair.")
       assert.include(verify.stdout, "A postgres:// or postgresql:// URL.")
       const serve = yield* cliInProcess(["serve", "--help"])
       assert.include(serve.stdout, "HOST:PORT: an IP address and a port.")
