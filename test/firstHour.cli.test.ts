@@ -85,7 +85,7 @@ describe("help", () => {
       assert.strictEqual(ran.code, 0)
       const section = ran.stdout.slice(ran.stdout.indexOf("COMMANDS"))
       const items = section.split("\n").filter((line) => line.startsWith("  - "))
-      const names = ["capture", "verify", "run", "migrate", "demo", "sources", "doctor", "verify-answer", "store-init", "recapture", "audit", "serve", "judge-prompt", "export", "verify-signature", "review", "review", "review"]
+      const names = ["capture", "verify", "run", "migrate", "demo", "sources", "doctor", "verify-answer", "store-init", "recapture", "audit", "serve", "judge-prompt", "export", "verify-signature", "review", "review", "review", "validate-graph"]
       assert.deepStrictEqual(items.map((line) => line.slice(4).split(" ")[0]), names)
       for (const line of items) {
         assert.isBelow(line.trimEnd().length, 200, line)
