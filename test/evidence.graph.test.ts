@@ -59,6 +59,7 @@ const asExpanded = (value: Json, key = "", lists = new Set(["heading"])): Json =
     const name = key === "selector" && k === "type" ? "@type" : k === "selector" ? "hasSelector" : k
     if (name === "@id") out[name] = v
     else if (name === "@type") out[name] = Array.isArray(v) ? v : [v]
+    else if (name === "sourceDocument") out[name] = [{ "@id": v }]
     else {
       const inner = asExpanded(v, k === "selector" ? "selector" : k, lists)
       out[name] = Array.isArray(v) ? (inner as Array<Json>) : [inner]
@@ -131,16 +132,23 @@ describe("JSON-LD renderings of the demo's outputs", () => {
         }
       }
       const grounded = yield* readJson(path.join(renderings, "grounded.jsonld"))
-      assert.strictEqual(grounded.report.facts.filter((f: any) => f["@type"] === "Claim").length, 6)
+      assert.deepStrictEqual(grounded.report.facts.map((f: any) => f["@type"]), ["Claim", "Claim", "Claim", "Claim", "Claim", "UnavailableFact"])
       // The number review is a Review node, linked from the report.
       assert.strictEqual(grounded.report.numberReview["@type"], "Review")
       const noEvidence = yield* readJson(path.join(renderings, "no-evidence.jsonld"))
       assert.isAbove(noEvidence.report.retractions.length, 0)
 
       // An answer verified against the demo run, rendered as JSON-LD.
+      // The manifest lists only captured sources: the demo's q4-outlook.txt is approved but never published.
+      const demoConfig = yield* readJson(d.config)
+      const answerConfig = path.join(d.work, "answer-config.json")
+      yield* writeJson(answerConfig, { ...demoConfig, sources: demoConfig.sources.filter((s: string) => !s.endsWith("/q4-outlook.txt")) })
+      const sources = yield* cliInProcess(["sources", "--config", answerConfig, "--run-dir", d.runDir, "--format", "json"])
+      assert.strictEqual(sources.code, 0, sources.stderr)
       const answerOut = path.join(d.work, "answer.jsonld")
       const answer = yield* cliInProcess([
-        "verify-answer", "--answer", fixturePath("answers", "summary.answer.json"), "--config", d.config, "--run-dir", d.runDir,
+        "verify-answer", "--answer", fixturePath("answers", "summary.answer.json"), "--config", answerConfig, "--run-dir", d.runDir,
+        "--manifest-digest", JSON.parse(sources.stdout).digest,
         "--mode", "drop", "--format", "jsonld", "--out", answerOut
       ])
       assert.strictEqual(answer.code, 0, answer.stderr)
@@ -163,7 +171,9 @@ describe("JSON-LD renderings of the demo's outputs", () => {
       yield* conforms(auditOut)
       const auditText = yield* Effect.promise(() => fsp.readFile(auditOut, "utf8"))
       yield* roundTrips(auditText)
-      assert.deepStrictEqual(JSON.parse(auditText).findings.map((f: any) => f["@type"]), Array(6).fill("AuditFinding"))
+      const auditDoc = JSON.parse(auditText)
+      assert.strictEqual(auditDoc.outcome, "stable")
+      assert.deepStrictEqual(auditDoc.findings.map((f: any) => f["@type"]), Array(5).fill("AuditFinding"))
 
       // Each shape broken on purpose: the expected focus node, path and shape.
       const doc = yield* readJson(path.join(renderings, "grounded.jsonld"))
@@ -189,7 +199,9 @@ describe("JSON-LD renderings of the demo's outputs", () => {
         [evidence, `${CG}page`, "EvidenceShape-page"]
       ])
       assert.deepStrictEqual(yield* broken("page-fraction", (c) => (c.report.facts[0].evidence.page = 1.5)), [
-        [evidence, `${CG}page`, "EvidenceShape-page"],
+        [evidence, `${CG}page`, "EvidenceShape-page"]
+      ])
+      assert.deepStrictEqual(yield* broken("two-pages", (c) => (c.report.facts[0].evidence.page = [2, 3])), [
         [evidence, `${CG}page`, "EvidenceShape-page"]
       ])
       assert.deepStrictEqual(yield* broken("empty-quote", (c) => (c.report.facts[0].evidence.quote = "")), [
