@@ -290,7 +290,7 @@ describe("run-pipeline demo", () => {
       assert.strictEqual(ran.code, 0, ran.stderr)
       const [stamp] = yield* Effect.promise(() => fsp.readdir(path.join(work, "demo-output")))
       const renderings = yield* Effect.promise(() => fsp.readdir(path.join(work, "demo-output", stamp!, "renderings")))
-      assert.strictEqual(renderings.length, 24)
+      assert.strictEqual(renderings.length, 30)
       assert.match(ran.stdout, /grounded +reject +GROUNDED \(6 facts kept, 0 retracted\); semantic review: consistent\n/)
       assert.match(ran.stdout, /no-evidence +drop +NO EVIDENCE/)
       assert.match(ran.stdout, /rejected +reject +REJECTED: .*SnippetAbsent/)

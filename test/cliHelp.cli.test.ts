@@ -89,7 +89,7 @@ describe("run-pipeline help", () => {
     Effect.gen(function*() {
       const ran = yield* cli(["verify", "--config", "a", "--run-dir", ".", "--report", "c", "--format", "md"])
       assert.strictEqual(ran.code, 2)
-      assert.include(ran.stderr, "--format must be one of text, json, markdown, html")
+      assert.include(ran.stderr, "--format must be one of text, json, markdown, html, jsonld")
       assert.include(ran.stderr, "\"md\"")
     }), 60_000)
 })

@@ -413,7 +413,7 @@ describe("verify", () => {
       assert.strictEqual(badMode.stdout, "")
       const badFormat = yield* cliInProcess(verifyArgs(s, report, "--format", "pdf"))
       assert.strictEqual(badFormat.code, 2)
-      assert.include(badFormat.stderr, `--format must be one of text, json, markdown, html, repair; got "pdf"`)
+      assert.include(badFormat.stderr, `--format must be one of text, json, markdown, html, jsonld, repair; got "pdf"`)
     }))
 })
 
@@ -1148,7 +1148,7 @@ describe("serve, demo and the CA file", () => {
       assert.strictEqual(ran.code, 0, ran.stderr)
       const [stamp, ...others] = yield* listing(work)
       assert.deepStrictEqual(others, [])
-      assert.strictEqual((yield* listing(path.join(work, stamp!, "renderings"))).length, 24) // six samples (wrong-label, wrong-unit and wrong-period among them), four formats each
+      assert.strictEqual((yield* listing(path.join(work, stamp!, "renderings"))).length, 30) // six samples (wrong-label, wrong-unit and wrong-period among them), five formats each
     }))
 
   it.scopedLive("serve: plain-http sources without test mode, a bad --listen, a port in use: exit 2", () =>

@@ -85,7 +85,7 @@ describe("help", () => {
       assert.strictEqual(ran.code, 0)
       const section = ran.stdout.slice(ran.stdout.indexOf("COMMANDS"))
       const items = section.split("\n").filter((line) => line.startsWith("  - "))
-      const names = ["capture", "verify", "run", "migrate", "demo", "sources", "doctor", "verify-answer", "store-init", "recapture", "audit", "serve", "judge-prompt", "export", "verify-signature", "review", "review", "review"]
+      const names = ["capture", "verify", "run", "migrate", "demo", "sources", "doctor", "verify-answer", "store-init", "recapture", "audit", "serve", "judge-prompt", "export", "verify-signature", "review", "review", "review", "validate-graph"]
       assert.deepStrictEqual(items.map((line) => line.slice(4).split(" ")[0]), names)
       for (const line of items) {
         assert.isBelow(line.trimEnd().length, 200, line)
@@ -102,7 +102,7 @@ describe("help", () => {
         assert.notInclude(ran.stdout, "A user-defined piece of text", name)
       }
       const verify = yield* cliInProcess(["verify", "--help"])
-      assert.include(verify.stdout, "One of: text, json, markdown, html, repair.")
+      assert.include(verify.stdout, "One of: text, json, markdown, html, jsonld, repair.")
       assert.include(verify.stdout, "A postgres:// or postgresql:// URL.")
       const serve = yield* cliInProcess(["serve", "--help"])
       assert.include(serve.stdout, "HOST:PORT: an IP address and a port.")

@@ -9,9 +9,9 @@ import { extension, formats } from "../src/render/Render.js"
 import { CitegateApi } from "../src/server/Api.js"
 
 describe("rendering formats", () => {
-  it("four formats, each with its extension", () => {
-    assert.deepStrictEqual(formats, ["text", "json", "markdown", "html"])
-    assert.deepStrictEqual(extension, { text: "txt", json: "json", markdown: "md", html: "html" })
+  it("five formats, each with its extension", () => {
+    assert.deepStrictEqual(formats, ["text", "json", "markdown", "html", "jsonld"])
+    assert.deepStrictEqual(extension, { text: "txt", json: "json", markdown: "md", html: "html", jsonld: "jsonld" })
   })
 
   it("the verified report is a named schema of the service's API", () => {

@@ -18,6 +18,7 @@ import * as HtmlPage from "../render/HtmlPage.js"
 import * as JudgeSection from "../render/JudgeSection.js"
 import * as Review from "../render/Review.js"
 import { JudgeReview as JudgeReviewSchema } from "../review/Records.js"
+import * as JsonLd from "../render/JsonLd.js"
 import type { Format } from "../render/Render.js"
 import { sourceText } from "../render/HtmlPage.js"
 import {
@@ -364,5 +365,6 @@ const renderProvenance = (format: Format, rendering: AnswerRendering): string =>
     Match.when("json", () => json(rendering)),
     Match.when("markdown", () => withMatching("markdown", markdown(rendering), rendering.matching)),
     Match.when("html", () => withMatching("html", html(rendering), rendering.matching)),
+    Match.when("jsonld", () => JsonLd.answer(encode(toResult(rendering)) as unknown as JsonLd.JsonObject)),
     Match.exhaustive
   )

@@ -23,6 +23,7 @@ import { cut } from "../internal/bounded.js"
 import { html as h, markdown as md, markdownBlock, markdownCode, quoted, terminal } from "../render/Escape.js"
 import * as HtmlPage from "../render/HtmlPage.js"
 import { sourceText } from "../render/HtmlPage.js"
+import * as JsonLd from "../render/JsonLd.js"
 import type { Format } from "../render/Render.js"
 import { plural } from "../render/Rendering.js"
 import {
@@ -380,5 +381,6 @@ export const render = (format: Format, result: AuditResult): string =>
     Match.when("json", () => json(result)),
     Match.when("markdown", () => markdown(result)),
     Match.when("html", () => html(result)),
+    Match.when("jsonld", () => JsonLd.audit(encode(result) as unknown as JsonLd.JsonObject)),
     Match.exhaustive
   )

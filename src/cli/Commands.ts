@@ -21,13 +21,14 @@ import { serve } from "./commands/serve.js"
 import { sources } from "./commands/sources.js"
 import { storeInit } from "./commands/store-init.js"
 import { verifyAnswer } from "./commands/verify-answer.js"
+import { validateGraph } from "./commands/validate-graph.js"
 import { verifySignature } from "./commands/verify-signature.js"
 import { verify } from "./commands/verify.js"
 import { judgePrompt } from "./JudgeCli.js"
 
 export { commandSummaries } from "./CommandHelp.js"
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serve, judgePrompt, exportCommand, verifySignature, review] as const
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serve, judgePrompt, exportCommand, verifySignature, review, validateGraph] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [

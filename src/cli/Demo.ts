@@ -279,7 +279,7 @@ export const run = (outputRoot: string) =>
       lines.push(
         `  ${sample.name.padEnd(12)} ${sample.mode.padEnd(7)} ${verdict}`,
         `  ${"".padEnd(12)} ${"".padEnd(7)} ${sample.purpose}`,
-        `  ${"".padEnd(12)} ${"".padEnd(7)} ${path.join(directory, "renderings", `${sample.name}.{txt,md,html,json}`)}`
+        `  ${"".padEnd(12)} ${"".padEnd(7)} ${path.join(directory, "renderings", `${sample.name}.{txt,md,html,json,jsonld}`)}`
       )
     }
     lines.push(

@@ -73,7 +73,7 @@ export const html = (r: HumanReview): string =>
 
 /** A page with the section added: after text and Markdown, before `</body>` in HTML; unchanged without decisions and for JSON. */
 export const withHumanReview = (format: string, page: string, review: HumanReview | undefined): string => {
-  if (review === undefined || format === "json") return page
+  if (review === undefined || format === "json" || format === "jsonld") return page
   if (format === "html") {
     const at = page.lastIndexOf("</body>")
     return at < 0 ? page + html(review) : `${page.slice(0, at)}${html(review)}\n${page.slice(at)}`

@@ -23,5 +23,7 @@ const boundFailures = (encoded: ReturnType<typeof encode>): ReturnType<typeof en
   return { ...encoded, error: { ...encoded.error, failures: failures as unknown as typeof encoded.error.failures } }
 }
 
-export const render = (rendering: Rendering): string =>
-  JSON.stringify(boundFailures(encode(toResult(rendering))), null, 2) + "\n"
+/** The JSON value the `json` format writes (and the `jsonld` format builds on). */
+export const toJson = (rendering: Rendering): ReturnType<typeof encode> => boundFailures(encode(toResult(rendering)))
+
+export const render = (rendering: Rendering): string => JSON.stringify(toJson(rendering), null, 2) + "\n"

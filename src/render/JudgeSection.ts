@@ -74,7 +74,7 @@ export const html = (r: JudgeReview): string =>
  * HTML. Unchanged without a review (judging off) and for JSON (its result carries `judge`).
  */
 export const withJudge = (format: string, page: string, review: JudgeReview | undefined): string => {
-  if (review === undefined || format === "json") return page
+  if (review === undefined || format === "json" || format === "jsonld") return page
   if (format === "html") {
     const at = page.lastIndexOf("</body>")
     return at < 0 ? page + html(review) : `${page.slice(0, at)}${html(review)}\n${page.slice(at)}`

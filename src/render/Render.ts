@@ -6,16 +6,17 @@
 import * as Match from "effect/Match"
 import * as Html from "./Html.js"
 import * as Json from "./Json.js"
+import * as JsonLd from "./JsonLd.js"
 import * as HumanReviewSection from "./HumanReviewSection.js"
 import * as JudgeSection from "./JudgeSection.js"
 import * as Markdown from "./Markdown.js"
 import type { Rendering } from "./Rendering.js"
 import * as Text from "./Text.js"
 
-export const formats = ["text", "json", "markdown", "html"] as const
+export const formats = ["text", "json", "markdown", "html", "jsonld"] as const
 export type Format = typeof formats[number]
 
-export const extension: Record<Format, string> = { text: "txt", json: "json", markdown: "md", html: "html" }
+export const extension: Record<Format, string> = { text: "txt", json: "json", markdown: "md", html: "html", jsonld: "jsonld" }
 
 export const render = (format: Format, rendering: Rendering): string =>
   // --- semantic review hooks: the judge's section after the provenance rendering (JudgeSection.ts), then
@@ -32,6 +33,8 @@ const renderProvenance = (format: Format, rendering: Rendering): string =>
     Match.when("json", () => Json.render(rendering)),
     Match.when("markdown", () => Markdown.render(rendering)),
     Match.when("html", () => Html.render(rendering)),
+    // The JSON value made a graph (src/render/JsonLd.ts): the judge and human review are nodes in it.
+    Match.when("jsonld", () => JsonLd.report(Json.toJson(rendering) as unknown as JsonLd.JsonObject)),
     Match.exhaustive
   )
 
