@@ -84,15 +84,24 @@ describe("semantic review through the CLI", () => {
     }))
 })
 
+/** The service with `review.numbers` set, and a run of the sources it captured. */
+const capturedBy = (numbers: "report" | "require") =>
+  Effect.gen(function*() {
+    const { report, sources } = yield* sourceServer
+    const service = yield* startService({ sources, config: { labels, review: { numbers, catalogue } } })
+    const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
+    assert.strictEqual(started.status, 202, started.text)
+    yield* waitForRun(service, started.json.id)
+    /** `POST /v1/verify/report` of the counterexamples' report against the run (`query`: more parameters). */
+    const verify = (query = "") => call(service, `/v1/verify/report?run=${started.json.id}${query}`, { token: tokens.admin, body: report })
+    return { verify }
+  })
+
 describe("semantic review through the service", () => {
   it.scopedLive("report: POST /v1/verify/report keeps provenance verified and reads mismatch: metric | unit | period per fact", () =>
     Effect.gen(function*() {
-      const { report, sources } = yield* sourceServer
-      const service = yield* startService({ sources, config: { labels, review: { numbers: "report", catalogue } } })
-      const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
-      assert.strictEqual(started.status, 202, started.text)
-      yield* waitForRun(service, started.json.id)
-      const verified = yield* call(service, `/v1/verify/report?run=${started.json.id}`, { token: tokens.admin, body: report })
+      const { verify } = yield* capturedBy("report")
+      const verified = yield* verify()
       assert.strictEqual(verified.status, 200, verified.text)
       // Provenance: every fact verified, nothing retracted; the adapter's outcome apart from it.
       assert.strictEqual(verified.json.status, "verified")
@@ -121,16 +130,12 @@ describe("semantic review through the service", () => {
 
   it.scopedLive("POST /v1/verify/report: require rejects (reject mode) or retracts (drop mode) each mismatched fact", () =>
     Effect.gen(function*() {
-      const { report, sources } = yield* sourceServer
-      const service = yield* startService({ sources, config: { labels, review: { numbers: "require", catalogue } } })
-      const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
-      assert.strictEqual(started.status, 202, started.text)
-      yield* waitForRun(service, started.json.id)
-      const rejected = yield* call(service, `/v1/verify/report?run=${started.json.id}`, { token: tokens.admin, body: report })
+      const { verify } = yield* capturedBy("require")
+      const rejected = yield* verify()
       assert.strictEqual(rejected.status, 200, rejected.text)
       assert.strictEqual(rejected.json.status, "rejected")
       assert.deepStrictEqual(rejected.json.error.failures.map((f: any) => [f.index, f.error._tag, f.error.mismatches[0].aspect]), flagged)
-      const dropped = yield* call(service, `/v1/verify/report?run=${started.json.id}&mode=drop`, { token: tokens.admin, body: report })
+      const dropped = yield* verify("&mode=drop")
       assert.strictEqual(dropped.json.status, "verified")
       assert.deepStrictEqual(dropped.json.report.facts.map((f: any) => f.index), [0, 1])
       assert.deepStrictEqual(dropped.json.report.retractions.map((f: any) => [f.index, f.error._tag, f.error.mismatches[0].aspect]), flagged)
