@@ -84,19 +84,58 @@ describe("semantic review through the CLI", () => {
     }))
 })
 
+/** The service with `review.numbers` set, and a run of the sources it captured. */
+const capturedBy = (numbers: "report" | "require") =>
+  Effect.gen(function*() {
+    const { report, sources } = yield* sourceServer
+    const service = yield* startService({ sources, config: { labels, review: { numbers, catalogue } } })
+    const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
+    assert.strictEqual(started.status, 202, started.text)
+    yield* waitForRun(service, started.json.id)
+    /** `POST /v1/verify/report` of the counterexamples' report against the run (`query`: more parameters). */
+    const verify = (query = "") => call(service, `/v1/verify/report?run=${started.json.id}${query}`, { token: tokens.admin, body: report })
+    return { verify }
+  })
+
 describe("semantic review through the service", () => {
+  it.scopedLive("report: POST /v1/verify/report keeps provenance verified and reads mismatch: metric | unit | period per fact", () =>
+    Effect.gen(function*() {
+      const { verify } = yield* capturedBy("report")
+      const verified = yield* verify()
+      assert.strictEqual(verified.status, 200, verified.text)
+      // Provenance: every fact verified, nothing retracted; the adapter's outcome apart from it.
+      assert.strictEqual(verified.json.status, "verified")
+      assert.deepStrictEqual(verified.json.report.facts.map((f: any) => f.index), [0, 1, 2, 3, 4])
+      assert.deepStrictEqual(verified.json.report.retractions, [])
+      const review = verified.json.report.numberReview.facts
+      assert.deepStrictEqual(review.map((f: any) => [f.index, f.outcome]), [
+        [0, "consistent"], [1, "consistent"], [2, "mismatch"], [3, "mismatch"], [4, "mismatch"]
+      ])
+      assert.deepStrictEqual(flagged.map(([index]) => review[index as number].mismatches[0].aspect), ["metric", "unit", "period"])
+      assert.deepStrictEqual(review[3].mismatches[0].found, ["EUR"])
+    }))
+
+  it.scopedLive("capability gating: serve with review.judge.mode require and no judge exits 2 with CapabilityError, never listening", () =>
+    Effect.gen(function*() {
+      const work = yield* tempDirectory
+      const configFile = path.join(work, "pipeline.json")
+      yield* Effect.promise(() =>
+        fsp.writeFile(configFile, JSON.stringify({ sources: ["https://127.0.0.1:9/a.txt"], labels, review: { judge: { mode: "require" } } }))
+      )
+      const served = yield* cli(["serve", "--config", configFile, "--listen", "127.0.0.1:0", "--run-root", path.join(work, "runs")])
+      assert.strictEqual(served.code, 2, served.stderr)
+      assert.match(served.stderr, /CapabilityError: review\.judge\.mode is "require" but no judge is configured/)
+      assert.notInclude(served.stderr, "listening")
+    }))
+
   it.scopedLive("POST /v1/verify/report: require rejects (reject mode) or retracts (drop mode) each mismatched fact", () =>
     Effect.gen(function*() {
-      const { report, sources } = yield* sourceServer
-      const service = yield* startService({ sources, config: { labels, review: { numbers: "require", catalogue } } })
-      const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
-      assert.strictEqual(started.status, 202, started.text)
-      yield* waitForRun(service, started.json.id)
-      const rejected = yield* call(service, `/v1/verify/report?run=${started.json.id}`, { token: tokens.admin, body: report })
+      const { verify } = yield* capturedBy("require")
+      const rejected = yield* verify()
       assert.strictEqual(rejected.status, 200, rejected.text)
       assert.strictEqual(rejected.json.status, "rejected")
       assert.deepStrictEqual(rejected.json.error.failures.map((f: any) => [f.index, f.error._tag, f.error.mismatches[0].aspect]), flagged)
-      const dropped = yield* call(service, `/v1/verify/report?run=${started.json.id}&mode=drop`, { token: tokens.admin, body: report })
+      const dropped = yield* verify("&mode=drop")
       assert.strictEqual(dropped.json.status, "verified")
       assert.deepStrictEqual(dropped.json.report.facts.map((f: any) => f.index), [0, 1])
       assert.deepStrictEqual(dropped.json.report.retractions.map((f: any) => [f.index, f.error._tag, f.error.mismatches[0].aspect]), flagged)

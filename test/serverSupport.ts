@@ -1,5 +1,5 @@
 /** Shared setup for the service tests: a loopback source server, a configuration, the service on 127.0.0.1. */
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as fsp from "node:fs/promises"
 import * as http from "node:http"
@@ -59,9 +59,13 @@ export const startService = (options: {
   readonly config?: Record<string, unknown>
   /** `review` in pipeline.json (semantic review: the judge). */
   readonly review?: unknown
+  /** The working directory (run root `runs/` inside): another service's, to restart it; default a new one. */
+  readonly work?: string
+  /** `serve --store`: keep runs, captures and review decisions in this PostgreSQL database. */
+  readonly store?: string
 }) =>
   Effect.gen(function*() {
-    const work = yield* tempDirectory
+    const work = options.work ?? (yield* tempDirectory)
     const runRoot = path.join(work, "runs")
     const configJson = {
       sources: options.sources,
@@ -84,7 +88,15 @@ export const startService = (options: {
     const scope = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const context = yield* Layer.buildWithScope(
-      Server.layer({ config, configFile, runRoot, allowLoopbackHttp: true, host: "127.0.0.1", port: 0 }),
+      Server.layer({
+        config,
+        configFile,
+        runRoot,
+        allowLoopbackHttp: true,
+        host: "127.0.0.1",
+        port: 0,
+        store: options.store === undefined ? undefined : { url: Redacted.make(options.store) }
+      }),
       scope
     )
     const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address

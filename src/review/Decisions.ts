@@ -74,10 +74,10 @@ const verifiedFact = (
 }
 
 /**
- * The decision a request makes about a verified report's fact, bound to its evidence. `reportText`
- * is the drafted report exactly as verified (its SHA-256 names it).
+ * What a decision about a report's fact is bound to: the run, the drafted report exactly as
+ * verified, the Gate's outcome for it (with the captures it read), and the reviewer's request.
  */
-export const bind = (input: {
+export interface RecordInput {
   readonly run: string
   readonly reportText: string
   readonly outcome: Either.Either<
@@ -85,8 +85,13 @@ export const bind = (input: {
     VerifyError
   >
   readonly request: DecisionRequest
-  readonly now: number
-}): Either.Either<ReviewDecision, DecisionFactNotVerified> =>
+}
+
+/**
+ * The decision a request makes about a verified report's fact, bound to its evidence. `reportText`
+ * is the drafted report exactly as verified (its SHA-256 names it).
+ */
+export const bind = (input: RecordInput & { readonly now: number }): Either.Either<ReviewDecision, DecisionFactNotVerified> =>
   Either.map(verifiedFact(input.outcome, input.request.fact), (entry): ReviewDecision => {
     const captures = Either.isRight(input.outcome) ? input.outcome.right.captures : new Map<string, CaptureRecord>()
     const text = captures.get(entry.fact.source)?.text ?? ""
@@ -116,15 +121,7 @@ export const bind = (input: {
  * Records a decision about a verified report's fact in the run's review log (`ReviewLog`): the
  * decision as stored, with its place in the log.
  */
-export const record = Effect.fn("ReviewDecisions.record")(function*(input: {
-  readonly run: string
-  readonly reportText: string
-  readonly outcome: Either.Either<
-    { readonly report: VerifiedReport; readonly captures: ReadonlyMap<string, CaptureRecord> },
-    VerifyError
-  >
-  readonly request: DecisionRequest
-}) {
+export const record = Effect.fn("ReviewDecisions.record")(function*(input: RecordInput) {
   const log = yield* ReviewLog
   const now = yield* Clock.currentTimeMillis
   const decision = yield* bind({ ...input, now })

@@ -26,7 +26,6 @@ import { fromOutcome, Rendering } from "../render/Rendering.js"
 import * as Decisions from "../review/Decisions.js"
 import * as JudgeReview from "../review/JudgeReview.js"
 import * as ReviewLog from "../store/ReviewLog.js"
-import * as ReviewFilesystem from "../store/ReviewFilesystem.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import * as Verifier from "../verify/Verifier.js"
 import * as CaptureCache from "../verify/CaptureCache.js"
@@ -128,9 +127,9 @@ export const RunsLive = HttpApiBuilder.group(CitegateApi, "runs", (handlers) =>
 )
 
 /** The run's recorded decisions about a verified report's facts (`undefined`: none, or the log is unreadable). */
-const recordedReview = (directory: string, report: VerifiedReport) =>
+const recordedReview = (run: RunView, report: VerifiedReport) =>
   Effect.flatMap(ReviewLog.ReviewLog, (log) => log.list).pipe(
-    Effect.provide(ReviewFilesystem.layer({ directory })),
+    Effect.provide(Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.reviews(run)))),
     Effect.map((logged) => Decisions.humanReviewOf(report, logged)),
     Effect.catchAll((error) => Effect.as(Effect.logWarning("review log not shown").pipe(Effect.annotateLogs({ error: error._tag })), undefined))
   )
@@ -165,7 +164,7 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
         // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
         const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
         // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
-        const humanReview = Either.isRight(outcome) ? yield* recordedReview(run.directory, outcome.right.report) : undefined
+        const humanReview = Either.isRight(outcome) ? yield* recordedReview(run, outcome.right.report) : undefined
         const provenance = fromOutcome(outcome)
         return json(yield* rendered(() => Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance)))
       }))

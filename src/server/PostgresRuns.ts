@@ -38,6 +38,7 @@ import * as Manifest from "../Manifest.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as PostgresStore from "../store/Postgres.js"
+import * as ReviewPostgres from "../store/ReviewPostgres.js"
 import { peers } from "../store/PostgresPeers.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import { eventJson, manifestEvents, newRunId, RunEvent, Runs, type RunView } from "./Runs.js"
@@ -332,6 +333,11 @@ export const make = (options: ReplicaOptions) =>
     }
 
     const store = (run: RunView) => storeOf(run.id)
+    const reviews = (run: RunView) =>
+      ReviewPostgres.layer({ run: run.id }).pipe(
+        Layer.mapError(() => new RunNotFound({ runId: run.id })),
+        Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
+      )
 
     const ready = sql`SELECT 1 FROM citegate_jobs LIMIT 1`.pipe(
       Effect.asVoid,
@@ -355,7 +361,7 @@ export const make = (options: ReplicaOptions) =>
       })
     )
 
-    return Runs.of({ start, get, manifest, events, store, ready })
+    return Runs.of({ start, get, manifest, events, store, reviews, ready })
   })
 
 /**

@@ -13,18 +13,17 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Config from "../Config.js"
-import { DecisionInvalid, RunNotFound } from "../Errors.js"
+import { DecisionInvalid } from "../Errors.js"
 import { decodeJson } from "../internal/decode.js"
 import * as Decisions from "../review/Decisions.js"
 import { decisionsFormat, RecordedDecision, withHistory } from "../review/Records.js"
-import * as CaptureStore from "../store/CaptureStore.js"
 import * as ReviewLog from "../store/ReviewLog.js"
-import * as ReviewFilesystem from "../store/ReviewFilesystem.js"
 import * as Gate from "../verify/Gate.js"
 import { CitegateApi } from "./Api.js"
 import { Access, Auth } from "./Auth.js"
 import { ServerContext } from "./Context.js"
 import { readableRun } from "./Handlers.js"
+import { type RunView, Runs } from "./Runs.js"
 
 /** The body of `POST /v1/runs/{id}/reviews`: strict, and without a reviewer (the token names one). */
 export const ReviewBody = Schema.Struct({
@@ -37,10 +36,8 @@ export const ReviewBody = Schema.Struct({
 const decodeBody = decodeJson(ReviewBody)
 const encodeRecorded = Schema.encodeSync(RecordedDecision)
 
-const logOf = (directory: string, runId: string) =>
-  ReviewFilesystem.layer({ directory }).pipe(
-    Layer.catchAll(() => Layer.fail(new RunNotFound({ runId })))
-  )
+/** The run's review log in the service's store (its directory, or PostgreSQL with `serve --store`). */
+const logOf = (run: RunView) => Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.reviews(run)))
 
 export const ReviewsLive = HttpApiBuilder.group(CitegateApi, "reviews", (handlers) =>
   handlers
@@ -60,14 +57,14 @@ export const ReviewsLive = HttpApiBuilder.group(CitegateApi, "reviews", (handler
         if (Either.isLeft(decided)) return yield* decided.left
         const { config } = yield* ServerContext
         const gateLayer = Gate.layerWithStore({ ...config, verify: { ...config.verify, mode: Config.resolvedMode(config) } }).pipe(
-          Layer.provide(CaptureStore.layerFileSystem({ directory: run.directory })),
+          Layer.provide(Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.store(run)))),
           Layer.orDie
         )
         const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(body.right.report))).pipe(
           Effect.provide(gateLayer)
         )
         const recorded = yield* Decisions.record({ run: run.id, reportText: body.right.report, outcome, request: decided.right }).pipe(
-          Effect.provide(logOf(run.directory, run.id))
+          Effect.provide(logOf(run))
         )
         yield* Effect.logInfo("review recorded").pipe(
           Effect.annotateLogs({ runId: run.id, token: principal.name, seq: recorded.seq, decision: recorded.record.decision })
@@ -78,7 +75,7 @@ export const ReviewsLive = HttpApiBuilder.group(CitegateApi, "reviews", (handler
       Effect.gen(function*() {
         const principal = yield* Effect.flatMap(Auth, (auth) => auth.authenticate(request.headers, Access.any))
         const run = yield* readableRun(principal, path.id)
-        const logged = yield* Effect.flatMap(ReviewLog.ReviewLog, (log) => log.list).pipe(Effect.provide(logOf(run.directory, run.id)))
+        const logged = yield* Effect.flatMap(ReviewLog.ReviewLog, (log) => log.list).pipe(Effect.provide(logOf(run)))
         return { format: decisionsFormat, run: run.id, decisions: withHistory(logged) }
       }))
 )

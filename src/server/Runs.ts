@@ -23,6 +23,8 @@ import * as path from "node:path"
 import * as Capture from "../capture/Capture.js"
 import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../store/CaptureStore.js"
+import * as ReviewFilesystem from "../store/ReviewFilesystem.js"
+import type { ReviewLog } from "../store/ReviewLog.js"
 import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotReady, RunNotFound } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
 import { CaptureCache } from "../verify/CaptureCache.js"
@@ -104,6 +106,8 @@ export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
   readonly events: (run: RunView, afterId: number) => Stream.Stream<RunEvent, RunNotFound>
   /** The run's captures, read-only, for verification (its directory, or its rows in PostgreSQL). */
   readonly store: (run: RunView) => Layer.Layer<CaptureStore.CaptureStore, RunNotFound>
+  /** The run's review log, append-only (its `reviews/` directory, or its rows of `citegate_reviews`). */
+  readonly reviews: (run: RunView) => Layer.Layer<ReviewLog, RunNotFound>
   /** Whether new runs can be started here (the run root is writable, or the database answers). */
   readonly ready: Effect.Effect<void, NotReady>
 }>() {}
@@ -304,6 +308,8 @@ export const make = Effect.gen(function*() {
 
   const store = (run: RunView) =>
     CaptureStore.layerFileSystem({ directory: run.directory }).pipe(Layer.mapError(() => new RunNotFound({ runId: run.id })))
+  const reviews = (run: RunView) =>
+    ReviewFilesystem.layer({ directory: run.directory }).pipe(Layer.mapError(() => new RunNotFound({ runId: run.id })))
 
   // Ready only when new runs can be created under the run root.
   const ready = Effect.flatMap(
@@ -313,7 +319,7 @@ export const make = Effect.gen(function*() {
     (usable) => usable ? Effect.void : Effect.fail(new NotReady({ reason: "run-root-unusable" }))
   )
 
-  return Runs.of({ start, get, manifest, events, store, ready })
+  return Runs.of({ start, get, manifest, events, store, reviews, ready })
 })
 
 export const layer: Layer.Layer<Runs, never, ServerContext | Lifecycle> = Layer.scoped(Runs, make)

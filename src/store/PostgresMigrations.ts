@@ -42,6 +42,21 @@ EXCEPTION WHEN duplicate_object OR unique_violation THEN
 END
 $$`
 
+/**
+ * A group role and what it may do: made unless it exists, made a member of `memberOf`, its tables
+ * taken from PUBLIC, then each grant (`[privileges, tables, to]`, to the role itself by default).
+ */
+const groupRole = (role: string, options: {
+  readonly memberOf?: ReadonlyArray<string>
+  readonly tables: ReadonlyArray<string>
+  readonly grants: ReadonlyArray<readonly [privileges: string, tables: ReadonlyArray<string>, to?: string]>
+}): ReadonlyArray<string> => [
+  ensureRole(role),
+  ...(options.memberOf === undefined ? [] : [`GRANT ${options.memberOf.join(", ")} TO ${role}`]),
+  `REVOKE ALL ON ${options.tables.join(", ")} FROM PUBLIC`,
+  ...options.grants.map(([privileges, tables, to = role]) => `GRANT ${privileges} ON ${tables.join(", ")} TO ${to}`)
+]
+
 const appendOnly = (table: string) => [
   `CREATE TRIGGER ${table}_append_only BEFORE UPDATE OR DELETE ON ${table}
      FOR EACH ROW EXECUTE FUNCTION citegate_append_only()`,
@@ -148,10 +163,11 @@ const replicas: ReadonlyArray<string> = [
      event text NOT NULL,
      PRIMARY KEY (stream, id)
    )`,
-  ensureRole(serviceRole),
-  `GRANT ${captureRole}, ${verifierRole} TO ${serviceRole}`,
-  "REVOKE ALL ON citegate_jobs, citegate_run_events, citegate_streams, citegate_stream_events FROM PUBLIC",
-  `GRANT SELECT, INSERT, UPDATE, DELETE ON citegate_jobs, citegate_run_events, citegate_streams, citegate_stream_events TO ${serviceRole}`
+  ...groupRole(serviceRole, {
+    memberOf: [captureRole, verifierRole],
+    tables: ["citegate_jobs", "citegate_run_events", "citegate_streams", "citegate_stream_events"],
+    grants: [["SELECT, INSERT, UPDATE, DELETE", ["citegate_jobs", "citegate_run_events", "citegate_streams", "citegate_stream_events"]]]
+  })
 ]
 
 const statements = (list: ReadonlyArray<string>) =>
@@ -176,16 +192,27 @@ const reviews: ReadonlyArray<string> = [
    )`,
   "CREATE INDEX citegate_reviews_run ON citegate_reviews (run, seq)",
   ...appendOnly("citegate_reviews"),
-  ensureRole(reviewerRole),
-  "REVOKE ALL ON citegate_reviews FROM PUBLIC",
-  `GRANT SELECT ON citegate_runs, citegate_bodies, citegate_captures TO ${reviewerRole}`,
-  `GRANT SELECT, INSERT ON citegate_reviews TO ${reviewerRole}`,
-  `GRANT SELECT ON citegate_reviews TO ${verifierRole}`
+  ...groupRole(reviewerRole, {
+    tables: ["citegate_reviews"],
+    grants: [
+      ["SELECT", ["citegate_runs", "citegate_bodies", "citegate_captures"]],
+      ["SELECT, INSERT", ["citegate_reviews"]],
+      ["SELECT", ["citegate_reviews"], verifierRole]
+    ]
+  })
 ]
+
+/**
+ * Migration 4: replicas of the service record review decisions (`POST /v1/runs/{id}/reviews` with
+ * `serve --store`): the service role becomes a member of the reviewer role (read captures, append
+ * decisions; the log stays append-only by its trigger).
+ */
+const serviceReviews: ReadonlyArray<string> = [`GRANT ${reviewerRole} TO ${serviceRole}`]
 
 /** The migrations, by `<id>_<name>` (the key format `Migrator.fromRecord` reads). */
 export const migrations = {
   "1_citegate_store": statements(initial),
   "2_citegate_reviews": statements(reviews),
-  "3_citegate_replicas": statements(replicas)
+  "3_citegate_replicas": statements(replicas),
+  "4_citegate_service_reviews": statements(serviceReviews)
 }

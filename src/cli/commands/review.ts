@@ -15,6 +15,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Config from "../../Config.js"
+import type { DecisionError } from "../../Errors.js"
 import { terminal } from "../../render/Escape.js"
 import * as HumanReviewSection from "../../render/HumanReviewSection.js"
 import * as Decisions from "../../review/Decisions.js"
@@ -35,6 +36,22 @@ const failWith = (error: { readonly _tag: string; readonly message: string }) =>
     Io.stderr(`review: ${error._tag}: ${terminal(error.message)}\n`),
     Effect.fail(new CliExit({ code: error._tag === "DecisionInvalid" ? 2 : 1 }))
   )
+
+/**
+ * `effect` over the run's review log in `store`: a store that cannot be opened is a usage error
+ * (exit 2), any other failure of the log is said as `failWith` says it.
+ */
+const withLog = <A>(store: Store.StoreChoice, effect: Effect.Effect<A, DecisionError, ReviewLog>) =>
+  Effect.flatMap(Store.reviewLog(store), (logLayer) =>
+    effect.pipe(
+      Effect.provide(logLayer),
+      Effect.catchTags({
+        InvalidRunDirectory: (e) => orUsageError(Effect.fail(e)),
+        StoreUnavailable: (e) => orUsageError(Effect.fail(e)),
+        StorePackageMissing: (e) => orUsageError(Effect.fail(e))
+      }),
+      Effect.catchAll(failWith)
+    ))
 
 const factOption = Options.integer("fact").pipe(
   Options.withDescription("The fact to review, numbered from 1 as the text rendering numbers facts (`[2]` is --fact 2)")
@@ -80,16 +97,7 @@ const record = Command.make(
         Effect.provide(Gate.layerWithStore({ ...config, verify: { ...config.verify, mode } }).pipe(Layer.provide(storeLayer))),
         orUsageError
       )
-      const logLayer = yield* Store.reviewLog(store)
-      const recorded = yield* Decisions.record({ run: Store.runName(store), reportText, outcome, request: request.right }).pipe(
-        Effect.provide(logLayer),
-        Effect.catchTags({
-          InvalidRunDirectory: (e) => orUsageError(Effect.fail(e)),
-          StoreUnavailable: (e) => orUsageError(Effect.fail(e)),
-          StorePackageMissing: (e) => orUsageError(Effect.fail(e))
-        }),
-        Effect.catchAll(failWith)
-      )
+      const recorded = yield* withLog(store, Decisions.record({ run: Store.runName(store), reportText, outcome, request: request.right }))
       const d = recorded.record
       yield* Io.stdout(
         `recorded #${recorded.seq}: fact ${d.fact.index + 1} ${JSON.stringify(terminal(d.fact.label))}: ${d.decision} ` +
@@ -112,16 +120,7 @@ const list = Command.make(
   (args) =>
     Effect.gen(function*() {
       const store = yield* orUsageError(Store.choose(args.runDir, args.store))
-      const logLayer = yield* Store.reviewLog(store)
-      const logged = yield* Effect.flatMap(ReviewLog, (log) => log.list).pipe(
-        Effect.provide(logLayer),
-        Effect.catchTags({
-          InvalidRunDirectory: (e) => orUsageError(Effect.fail(e)),
-          StoreUnavailable: (e) => orUsageError(Effect.fail(e)),
-          StorePackageMissing: (e) => orUsageError(Effect.fail(e))
-        }),
-        Effect.catchAll(failWith)
-      )
+      const logged = yield* withLog(store, Effect.flatMap(ReviewLog, (log) => log.list))
       const log: DecisionLog = { format: decisionsFormat, run: Store.runName(store), decisions: withHistory(logged) }
       yield* Io.stdout(
         args.format === "json"
