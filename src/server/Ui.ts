@@ -2,8 +2,8 @@
  * The review page's routes: the built page under `/ui/` (bundled at build time into `dist/ui/`,
  * nothing fetched from elsewhere, every response under a strict Content-Security-Policy), browser
  * sessions (`POST`, `GET`, `DELETE /v1/session`, see Session.ts), the list of runs a principal may
- * read (`GET /v1/runs`), and the place of a review decision (`POST /v1/runs/{id}/review-decisions`,
- * refused with 501 `ReviewRecordingUnavailable` until decisions are recorded).
+ * read (`GET /v1/runs`). The page records review decisions with `POST /v1/runs/{id}/reviews`
+ * (Reviews.ts) and reads PDF bodies and audits through UiData.ts.
  *
  * The page uses the service's own API only, with the session cookie instead of a bearer token.
  *
@@ -21,7 +21,6 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import {
   type Forbidden,
-  ReviewRecordingUnavailable,
   type RunNotFound,
   ServiceError,
   UiError,
@@ -99,10 +98,10 @@ const loadAssets = (directory: string): Promise<ReadonlyMap<string, { readonly b
 
 const encodeError = Schema.encodeSync(Schema.Union(ServiceError, UiError))
 
-type Refusal = Unauthorized | Forbidden | RunNotFound | ReviewRecordingUnavailable
+type Refusal = Unauthorized | Forbidden | RunNotFound
 
 const refusal = (error: Refusal) => {
-  const status = error._tag === "Unauthorized" ? 401 : error._tag === "Forbidden" ? 403 : error._tag === "RunNotFound" ? 404 : 501
+  const status = error._tag === "Unauthorized" ? 401 : error._tag === "Forbidden" ? 403 : 404
   return HttpServerResponse.unsafeJson(encodeError(error), { status, headers: { "cache-control": "no-store" } })
 }
 
@@ -178,14 +177,6 @@ export const layer = (options: { readonly sessions: SessionStore; readonly direc
         return HttpServerResponse.unsafeJson({ runs: listed, truncated: listed.length >= maxListedRuns && candidates.length > listed.length }, { headers: noStore })
       })
 
-      const reviewDecision = Effect.gen(function*() {
-        const { headers } = yield* request
-        const params = yield* HttpRouter.params
-        const principal = yield* auth.authenticate(headers)
-        const run = yield* readableRun(principal, params["id"] ?? "").pipe(Effect.provideService(Runs, runs))
-        return yield* new ReviewRecordingUnavailable({ runId: run.id })
-      })
-
       yield* router.concat(HttpRouter.empty.pipe(
         HttpRouter.get("/ui/", Effect.sync(() => asset("index.html"))),
         HttpRouter.get("/ui/:file", Effect.map(HttpRouter.params, (params) => asset(params["file"] ?? ""))),
@@ -193,7 +184,6 @@ export const layer = (options: { readonly sessions: SessionStore; readonly direc
         HttpRouter.get("/v1/session", refusals(readSession)),
         HttpRouter.del("/v1/session", refusals(endSession)),
         HttpRouter.get("/v1/runs", refusals(listRuns)),
-        HttpRouter.post("/v1/runs/:id/review-decisions", refusals(reviewDecision))
       ))
     })
   )
