@@ -34,8 +34,10 @@ import type { SessionStore } from "./Session.js"
 
 /**
  * The policy of every `/ui/` response: scripts and styles from this origin only (no inline script, no
- * eval), requests to this origin only, no plugins, no framing, and Trusted Types required with no
- * policy, so no string ever reaches an HTML sink (`innerHTML` and the like throw).
+ * eval), requests to this origin only, no plugins, no framing, and Trusted Types required with one
+ * policy, `citegate-pdf-worker`, which only turns the fixed URL `/ui/pdf.worker.js` into a worker
+ * script URL (src/ui/Pdf.ts); it creates no HTML, so no string ever reaches an HTML sink
+ * (`innerHTML` and the like throw) and the policy cannot be created twice.
  */
 export const contentSecurityPolicy = [
   "default-src 'none'",
@@ -50,7 +52,7 @@ export const contentSecurityPolicy = [
   "form-action 'none'",
   "frame-ancestors 'none'",
   "require-trusted-types-for 'script'",
-  "trusted-types 'none'"
+  "trusted-types citegate-pdf-worker"
 ].join("; ")
 
 const pageHeaders = {
