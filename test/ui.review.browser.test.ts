@@ -71,7 +71,8 @@ const setup = Effect.gen(function*() {
     config: {
       labels: ["q3_net_sales", "q3_inventory", "q4_forecast", "hostile_markup"],
       verify: { ambiguous: "accept" },
-      capture: { timeoutMs: 10_000, contentTypes: ["text/plain", "application/pdf"] }
+      // Generous: the PDF's extraction runs in a worker that starts cold on a loaded machine.
+      capture: { timeoutMs: 30_000, contentTypes: ["text/plain", "application/pdf"] }
     }
   })
   const start = Effect.gen(function*() {
@@ -83,7 +84,8 @@ const setup = Effect.gen(function*() {
   version = 2
   const newRunId = yield* start
   const manifest = (yield* call(service, `/v1/runs/${runId}`, { token: tokens.admin })).json.manifest
-  const digests = (manifest.sources as Array<{ captureSha256: string }>).map((s) => s.captureSha256)
+  const digests = (manifest.sources as Array<{ status: string; captureSha256: string }>).map((s) => s.captureSha256)
+  assert.deepStrictEqual((manifest.sources as Array<{ status: string }>).map((s) => s.status), ["captured", "captured", "captured"], JSON.stringify(manifest.sources))
   const report = JSON.stringify({
     facts: [
       { state: "cited", label: "q3_net_sales", source: server.url("/sales.txt"), captureSha256: digests[0], snippet: "Net sales were 4,210 units" },
