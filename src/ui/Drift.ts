@@ -5,7 +5,8 @@
  */
 import { getJson, postText } from "./api.ts"
 import { append, clear, el, textSpan } from "./dom.ts"
-import { lastReport, uploadInto } from "./Report.ts"
+import { lastReport } from "./Report.ts"
+import { uploadInto } from "./Upload.ts"
 import { errorText, runHref } from "./Runs.ts"
 import type { View } from "./view.ts"
 

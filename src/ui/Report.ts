@@ -6,6 +6,7 @@
  */
 import { getJson, postText } from "./api.ts"
 import { append, clear, el, textSpan } from "./dom.ts"
+import { uploadInto } from "./Upload.ts"
 import { errorText, runHref } from "./Runs.ts"
 import { type Citation, viewer } from "./Source.ts"
 import type { View } from "./view.ts"
@@ -36,25 +37,6 @@ interface Recorded {
 
 /** The last report text verified per run: the drift page offers it too. */
 export const lastReport = new Map<string, string>()
-
-/** A file input that reads the chosen file as text into `target` (upload as well as paste). */
-export const uploadInto = (id: string, label: string, target: HTMLTextAreaElement, status: HTMLElement) => {
-  const input = el("input", { type: "file", id, accept: ".json,.txt,.evi1,application/json,text/plain" })
-  input.addEventListener("change", () => {
-    const file = input.files?.[0]
-    if (file === undefined) return
-    // A bounded read: the service refuses bodies past its own limit anyway.
-    if (file.size > 8 * 1024 * 1024) {
-      status.textContent = `Not loaded: ${file.name} is larger than 8 MiB`
-      return
-    }
-    file.text().then((text) => {
-      target.value = text
-      status.textContent = `Loaded ${file.name} (${file.size} bytes)`
-    }, (error: unknown) => (status.textContent = `Not loaded: ${String(error)}`))
-  })
-  return el("p", { class: "upload" }, el("label", { for: id }, label), " ", input)
-}
 
 const citationOf = (entry: CitedEntry): Citation => ({
   footnote: entry.index + 1,

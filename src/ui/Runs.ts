@@ -1,7 +1,7 @@
 /** The runs list and one run: status, sources with their capture state, the manifest, an answer to verify live. */
 import { ApiError, getJson, streamAnswer } from "./api.ts"
 import { append, appendText, el, textSpan } from "./dom.ts"
-import { uploadInto } from "./Report.ts"
+import { uploadInto } from "./Upload.ts"
 import type { View } from "./view.ts"
 
 interface RunsList {
