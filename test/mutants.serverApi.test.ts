@@ -48,22 +48,24 @@ describe("the service's OpenAPI document", () => {
       "get /readyz",
       "get /v1/runs",
       "get /v1/runs/{id}",
+      "get /v1/runs/{id}/captures/{sha256}/body",
       "get /v1/runs/{id}/documents",
       "get /v1/runs/{id}/events",
       "get /v1/runs/{id}/reviews",
       "get /v1/session",
       "get /v1/stream/answer/{id}",
       "post /v1/runs",
-      "post /v1/runs/{id}/review-decisions",
+      "post /v1/runs/{id}/audits",
       "post /v1/runs/{id}/reviews",
       "post /v1/session",
       "post /v1/stream/answer",
       "post /v1/verify/answer",
       "post /v1/verify/report"
     ])
-    // The review page's decision route: refused (501) until decisions are recorded; CSRF as 403.
-    assert.deepStrictEqual(summary(operation("post", "/v1/runs/{id}/review-decisions")).responses, {
-      "204": [], ...refusals, "404": json, "501": json
+    // The review page's data routes: a PDF body (404 CaptureBodyUnavailable), the drift audit (CSRF as 403).
+    assert.deepStrictEqual(Object.keys(summary(operation("get", "/v1/runs/{id}/captures/{sha256}/body")).responses).sort(), ["200", "400", "401", "403", "404"])
+    assert.deepStrictEqual(summary(operation("post", "/v1/runs/{id}/audits")).responses, {
+      "200": json, ...refusals, "404": json, "422": json, "503": json
     })
     assert.deepStrictEqual(summary(operation("get", "/healthz")), { responses: { "200": json, "400": json }, body: null, params: [] })
     assert.deepStrictEqual(summary(operation("get", "/readyz")), {

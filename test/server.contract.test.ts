@@ -39,7 +39,7 @@ describe("the service's contract", () => {
       const line = ref(bodyOf("post /v1/stream/answer", "application/x-ndjson"))
       assert.deepStrictEqual(line.required, ["type", "text"])
       // The review page's routes are described too (their cookie and CSRF rules: docs/ui.md).
-      for (const route of ["post /v1/session", "get /v1/session", "delete /v1/session", "get /v1/runs", "post /v1/runs/{id}/review-decisions"]) {
+      for (const route of ["post /v1/session", "get /v1/session", "delete /v1/session", "get /v1/runs", "get /v1/runs/{id}/captures/{sha256}/body", "post /v1/runs/{id}/audits"]) {
         assert.isDefined(operations.find((o) => o.route === route), route)
       }
       // The documents route's answer is the union of the four hand-offs.

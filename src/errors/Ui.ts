@@ -1,6 +1,6 @@
 /**
- * The review page's errors (`/ui/` of `run-pipeline serve`): cross-site request refusals and the
- * review decision the service does not record yet (`UiError`).
+ * The review page's errors (`/ui/` of `run-pipeline serve`): cross-site request refusals, a capture
+ * body the page may not have, and the former review placeholder's refusal (`UiError`).
  *
  * @since 0.3.0
  */
@@ -27,8 +27,9 @@ export class CsrfRejected extends Schema.TaggedError<CsrfRejected>()("CsrfReject
 }
 
 /**
- * HTTP 501: recording a reviewer's decision on a citation is not available in this version; the
- * review page shows where the decision will sit, and the service records nothing.
+ * HTTP 501, no longer returned: the review page's former placeholder route for decisions
+ * (`POST /v1/runs/{id}/review-decisions`) is gone; the page records decisions on a verified
+ * report's facts with `POST /v1/runs/{id}/reviews`. Kept exported for API compatibility.
  */
 export class ReviewRecordingUnavailable extends Schema.TaggedError<ReviewRecordingUnavailable>()("ReviewRecordingUnavailable", {
   runId: Schema.String
@@ -39,6 +40,27 @@ export class ReviewRecordingUnavailable extends Schema.TaggedError<ReviewRecordi
   }
 }
 
+/** Why `GET /v1/runs/{id}/captures/{captureSha256}/body` has no body to give. */
+export const CaptureBodyReason = Schema.Literal("not-in-run", "not-pdf")
+export type CaptureBodyReason = typeof CaptureBodyReason.Type
+
+/**
+ * HTTP 404: the run holds no capture with this digest (`not-in-run`), or its stored body is not a PDF
+ * (`not-pdf`: only PDF bodies are served, for the review page's page view; every other capture is
+ * shown as its extracted text).
+ */
+export class CaptureBodyUnavailable extends Schema.TaggedError<CaptureBodyUnavailable>()("CaptureBodyUnavailable", {
+  runId: Schema.String,
+  captureSha256: Schema.String,
+  reason: CaptureBodyReason
+}) {
+  override get message() {
+    return this.reason === "not-in-run"
+      ? `Run ${this.runId} holds no capture with digest ${this.captureSha256}`
+      : `The capture ${this.captureSha256} of run ${this.runId} is not a PDF: only PDF bodies are served (the page shows other captures as their extracted text)`
+  }
+}
+
 /** Why the review page's routes refused a request (beside `ServiceError`). */
-export const UiError = Schema.Union(CsrfRejected, ReviewRecordingUnavailable)
+export const UiError = Schema.Union(CsrfRejected, ReviewRecordingUnavailable, CaptureBodyUnavailable)
 export type UiError = typeof UiError.Type

@@ -30,7 +30,18 @@ import * as OpenAI from "../answer/OpenAI.js"
 import { Answer } from "../answer/Records.js"
 import { RunId } from "../Config.js"
 import { Report } from "../Domain.js"
-import { CsrfRejected, Forbidden, ReviewRecordingUnavailable, RunNotFound, StreamGone, StreamRequestInvalid, Unauthorized } from "../Errors.js"
+import { AuditResult } from "../audit/Records.js"
+import {
+  AuditBaselineRejected,
+  AuditTimeout,
+  CaptureBodyUnavailable,
+  CsrfRejected,
+  Forbidden,
+  RunNotFound,
+  StreamGone,
+  StreamRequestInvalid,
+  Unauthorized
+} from "../Errors.js"
 import { version } from "../version.js"
 import { DocumentsGroup, HealthGroup, ReviewsGroup, RunsGroup, VerifyGroup } from "./Api.js"
 import { InputLine } from "./AnswerStream.js"
@@ -72,6 +83,23 @@ export const StreamGroup = HttpApiGroup.make("stream")
       .addError(StreamGone, { status: 410 })
   )
 
+const Piece = Schema.Struct({ text: Schema.String, changed: Schema.Boolean })
+
+/** `POST /v1/runs/{id}/audits`: the audit and, per finding, the word diff of its excerpt (null when none). */
+const AuditView = Schema.Struct({
+  format: Schema.Literal("citegate.audit-view/1"),
+  run: Schema.String,
+  against: Schema.String,
+  audit: AuditResult,
+  diffs: Schema.Array(Schema.NullOr(Schema.Struct({
+    old: Schema.Array(Piece),
+    new: Schema.Array(Piece),
+    exact: Schema.Boolean,
+    oldCut: Schema.optional(Schema.Number),
+    newCut: Schema.optional(Schema.Number)
+  })))
+}).annotations({ identifier: "AuditView" })
+
 const SessionInfo = Schema.Struct({ name: Schema.String, csrfToken: Schema.String, expiresAt: Schema.String }).annotations({ identifier: "Session" })
 
 /**
@@ -93,14 +121,27 @@ export const UiGroup = HttpApiGroup.make("ui")
       .addError(Unauthorized, { status: 401 })
   )
   .add(
-    HttpApiEndpoint.post("reviewDecision", "/v1/runs/:id/review-decisions")
+    HttpApiEndpoint.get("captureBody", "/v1/runs/:id/captures/:sha256/body")
+      .setPath(Schema.Struct({ id: Schema.String, sha256: Schema.String }))
+      // A PDF capture's stored body (application/pdf, nosniff, Content-Disposition: attachment, a sandboxing CSP).
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/pdf" }))
+      .addError(Unauthorized, { status: 401 })
+      .addError(Forbidden, { status: 403 })
+      .addError(CaptureBodyUnavailable, { status: 404 })
+  )
+  .add(
+    HttpApiEndpoint.post("auditReport", "/v1/runs/:id/audits")
       .setPath(Schema.Struct({ id: Schema.String }))
-      .addSuccess(HttpApiSchema.NoContent)
+      .setUrlParams(Schema.Struct({ against: RunId }))
+      // The drafted report verified against run {id} (the old run), audited against run `against` (the new run).
+      .setPayload(HttpApiSchema.Text({ contentType: "application/json" }))
+      .addSuccess(AuditView)
       .addError(Unauthorized, { status: 401 })
       .addError(Forbidden, { status: 403 })
       .addError(CsrfRejected, { status: 403 })
       .addError(RunNotFound, { status: 404 })
-      .addError(ReviewRecordingUnavailable, { status: 501 })
+      .addError(AuditBaselineRejected, { status: 422 })
+      .addError(AuditTimeout, { status: 503 })
   )
 
 /** The whole contract: the served API's groups and the streaming routes, each behind the bearer scheme except health. */

@@ -62,6 +62,7 @@ import * as PostgresRuns from "./PostgresRuns.js"
 import * as PostgresStreams from "./PostgresStreams.js"
 import { defaultRetention } from "./stream/Retention.js"
 import * as Ui from "./Ui.js"
+import * as UiData from "./UiData.js"
 
 export { Lifecycle, ServerContext, Telemetry } from "./Context.js"
 
@@ -403,7 +404,7 @@ export const layer = (options: ServeOptions) => {
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive, Reviews.ReviewsLive])
   )
-  const routes = Layer.mergeAll(OpenApiDocument.layer, MetricsRoute.layer, ...rawRoutes, Ui.layer({ sessions, directory: options.uiDirectory }))
+  const routes = Layer.mergeAll(OpenApiDocument.layer, MetricsRoute.layer, ...rawRoutes, Ui.layer({ sessions, directory: options.uiDirectory }), UiData.layer)
   return HttpApiBuilder.serve(middleware(limits, auth, telemetryOn, sessions)).pipe(
     Layer.provide(routes),
     Layer.provide(api),

@@ -2,8 +2,8 @@
  * The review page's routes: the built page under `/ui/` (bundled at build time into `dist/ui/`,
  * nothing fetched from elsewhere, every response under a strict Content-Security-Policy), browser
  * sessions (`POST`, `GET`, `DELETE /v1/session`, see Session.ts), the list of runs a principal may
- * read (`GET /v1/runs`), and the place of a review decision (`POST /v1/runs/{id}/review-decisions`,
- * refused with 501 `ReviewRecordingUnavailable` until decisions are recorded).
+ * read (`GET /v1/runs`). The page records review decisions with `POST /v1/runs/{id}/reviews`
+ * (Reviews.ts) and reads PDF bodies and audits through UiData.ts.
  *
  * The page uses the service's own API only, with the session cookie instead of a bearer token.
  *
@@ -21,7 +21,6 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import {
   type Forbidden,
-  ReviewRecordingUnavailable,
   type RunNotFound,
   ServiceError,
   UiError,
@@ -35,8 +34,10 @@ import type { SessionStore } from "./Session.js"
 
 /**
  * The policy of every `/ui/` response: scripts and styles from this origin only (no inline script, no
- * eval), requests to this origin only, no plugins, no framing, and Trusted Types required with no
- * policy, so no string ever reaches an HTML sink (`innerHTML` and the like throw).
+ * eval), requests to this origin only, no plugins, no framing, and Trusted Types required with one
+ * policy, `citegate-pdf-worker`, which only turns the fixed URL `/ui/pdf.worker.js` into a worker
+ * script URL (src/ui/Pdf.ts); it creates no HTML, so no string ever reaches an HTML sink
+ * (`innerHTML` and the like throw) and the policy cannot be created twice.
  */
 export const contentSecurityPolicy = [
   "default-src 'none'",
@@ -51,7 +52,7 @@ export const contentSecurityPolicy = [
   "form-action 'none'",
   "frame-ancestors 'none'",
   "require-trusted-types-for 'script'",
-  "trusted-types 'none'"
+  "trusted-types citegate-pdf-worker"
 ].join("; ")
 
 const pageHeaders = {
@@ -99,10 +100,10 @@ const loadAssets = (directory: string): Promise<ReadonlyMap<string, { readonly b
 
 const encodeError = Schema.encodeSync(Schema.Union(ServiceError, UiError))
 
-type Refusal = Unauthorized | Forbidden | RunNotFound | ReviewRecordingUnavailable
+type Refusal = Unauthorized | Forbidden | RunNotFound
 
 const refusal = (error: Refusal) => {
-  const status = error._tag === "Unauthorized" ? 401 : error._tag === "Forbidden" ? 403 : error._tag === "RunNotFound" ? 404 : 501
+  const status = error._tag === "Unauthorized" ? 401 : error._tag === "Forbidden" ? 403 : 404
   return HttpServerResponse.unsafeJson(encodeError(error), { status, headers: { "cache-control": "no-store" } })
 }
 
@@ -178,14 +179,6 @@ export const layer = (options: { readonly sessions: SessionStore; readonly direc
         return HttpServerResponse.unsafeJson({ runs: listed, truncated: listed.length >= maxListedRuns && candidates.length > listed.length }, { headers: noStore })
       })
 
-      const reviewDecision = Effect.gen(function*() {
-        const { headers } = yield* request
-        const params = yield* HttpRouter.params
-        const principal = yield* auth.authenticate(headers)
-        const run = yield* readableRun(principal, params["id"] ?? "").pipe(Effect.provideService(Runs, runs))
-        return yield* new ReviewRecordingUnavailable({ runId: run.id })
-      })
-
       yield* router.concat(HttpRouter.empty.pipe(
         HttpRouter.get("/ui/", Effect.sync(() => asset("index.html"))),
         HttpRouter.get("/ui/:file", Effect.map(HttpRouter.params, (params) => asset(params["file"] ?? ""))),
@@ -193,7 +186,6 @@ export const layer = (options: { readonly sessions: SessionStore; readonly direc
         HttpRouter.get("/v1/session", refusals(readSession)),
         HttpRouter.del("/v1/session", refusals(endSession)),
         HttpRouter.get("/v1/runs", refusals(listRuns)),
-        HttpRouter.post("/v1/runs/:id/review-decisions", refusals(reviewDecision))
       ))
     })
   )

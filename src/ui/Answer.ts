@@ -48,7 +48,17 @@ export const answerPage = (view: View, runId: string, streamId: string): void =>
   const body = el("div", { id: "answer-text", class: "answer-text", role: "document", "aria-label": "Answer text" })
   const counts = el("p", { id: "counts", class: "counts", "aria-live": "polite" })
   const list = el("ol", { id: "footnotes", class: "footnotes", "aria-label": "Footnotes" })
-  const source = viewer(runId)
+  const source = viewer(runId, (citation, container) =>
+    append(
+      container,
+      el(
+        "p",
+        { class: "help", id: "answer-review-note" },
+        `Decisions on an answer's citations (footnote ${citation.footnote}) are not recorded by this service; `,
+        el("a", { href: `#/runs/${encodeURIComponent(runId)}/report` }, "verify a report"),
+        " to record a decision on each of its facts."
+      )
+    ))
   append(
     view.root,
     el("p", {}, el("a", { href: runHref(runId) }, `Run ${runId}`)),

@@ -1,6 +1,7 @@
 /** The runs list and one run: status, sources with their capture state, the manifest, an answer to verify live. */
 import { ApiError, getJson, streamAnswer } from "./api.ts"
 import { append, appendText, el, textSpan } from "./dom.ts"
+import { uploadInto } from "./Upload.ts"
 import type { View } from "./view.ts"
 
 interface RunsList {
@@ -92,6 +93,7 @@ export const runPage = async (view: View, runId: string): Promise<void> => {
     el("label", { for: "answer-input" }, "Answer to verify (EVI1: claims with [n]{cX} markers, then the EVI1 appendix)"),
     el("p", { id: "answer-help", class: "help" }, `It is verified against this run's captures (manifest ${run.manifest.digest.slice(0, 12)}…), live.`),
     answer,
+    uploadInto("answer-file", "Or upload an answer file", answer, status),
     el("div", {}, submit),
     status
   )
@@ -121,6 +123,13 @@ export const runPage = async (view: View, runId: string): Promise<void> => {
       el("dd", {}, `${captured} of ${run.manifest.sources.length} captured`)
     ),
     sourcesTable(run),
+    el(
+      "nav",
+      { "aria-label": "Run pages", class: "run-nav" },
+      el("a", { href: `#/runs/${encodeURIComponent(run.id)}/report`, id: "report-link" }, "Review a report"),
+      " · ",
+      el("a", { href: `#/runs/${encodeURIComponent(run.id)}/drift`, id: "drift-link" }, "Drift audit")
+    ),
     run.status === "running" ? el("section", { "aria-label": "Capture progress" }, el("h2", {}, "Capturing"), log) : null,
     el("h2", {}, "Verify an answer"),
     form

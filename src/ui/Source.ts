@@ -1,9 +1,10 @@
 /**
  * The source viewer: the capture's extracted text (the text the verifier searched) with the cited
- * span highlighted and scrolled into view; every occurrence of an exact quote marked, with previous /
- * next; the review decision's place (refused by the service until decisions are recorded).
+ * span highlighted and scrolled into view; a PDF capture drawn as the page that holds the span (its
+ * stored body, pdf.js in the browser) with the sentence marked on it; every occurrence of an exact
+ * quote marked, with previous / next (across pages); below it, the caller's review section.
  */
-import { ApiError, getJson, postJson } from "./api.ts"
+import { ApiError, getBytes, getJson } from "./api.ts"
 import { append, appendText, clear, el, textSpan } from "./dom.ts"
 
 export interface Citation {
@@ -20,6 +21,12 @@ export interface Citation {
   readonly captureText?: string
 }
 
+interface PageRange {
+  readonly number: number
+  readonly start: number
+  readonly end: number
+}
+
 type Document =
   | {
     readonly number: number
@@ -28,7 +35,7 @@ type Document =
     readonly captureSha256: string
     readonly contentType: string
     readonly text: string
-    readonly pages: ReadonlyArray<{ readonly number: number; readonly start: number; readonly end: number }>
+    readonly pages: ReadonlyArray<PageRange>
   }
   | { readonly number: number; readonly source: string; readonly status: "missing"; readonly reason: string }
 
@@ -63,7 +70,29 @@ export interface Viewer {
   readonly open: (citation: Citation, outcome: string, back: HTMLElement) => Promise<void>
 }
 
-export const viewer = (runId: string): Viewer => {
+type PdfModule = typeof import("./Pdf.ts")
+type PdfDocument = Awaited<ReturnType<PdfModule["open"]>>
+
+/** The capture's pages drawn by pdf.js: one stored body read and parsed once per capture. */
+const pdfs = new Map<string, Promise<{ readonly module: PdfModule; readonly document: PdfDocument }>>()
+
+const pdfOf = (runId: string, captureSha256: string) => {
+  const key = `${runId}/${captureSha256}`
+  let found = pdfs.get(key)
+  if (found === undefined) {
+    found = Promise.all([import("./Pdf.ts"), getBytes(`/v1/runs/${encodeURIComponent(runId)}/captures/${captureSha256}/body`)]).then(
+      async ([module, bytes]) => ({ module, document: await module.open(bytes) })
+    )
+    found.catch(() => pdfs.delete(key))
+    pdfs.set(key, found)
+  }
+  return found
+}
+
+/** What the viewer shows under the source: the review section for the opened citation. */
+export type ReviewSection = (citation: Citation, container: HTMLElement) => void
+
+export const viewer = (runId: string, reviewSection: ReviewSection): Viewer => {
   const heading = el("h2", { id: "source-heading" }, "Source")
   const meta = el("div", { class: "source-meta" })
   const position = el("span", { id: "occurrence-position", "aria-live": "polite" })
@@ -71,6 +100,9 @@ export const viewer = (runId: string): Viewer => {
   const next = el("button", { type: "button", id: "occurrence-next", "aria-controls": "source-text" }, "Next occurrence")
   const backButton = el("button", { type: "button", id: "source-back" }, "Back to footnote")
   const text = el("pre", { id: "source-text", class: "source-text", tabindex: "0", "aria-label": "Capture text" })
+  const canvas = el("canvas", { "aria-hidden": "true" })
+  const pageSheet = el("div", { class: "pdf-page" }, canvas)
+  const pdfView = el("div", { id: "pdf-view", class: "pdf-view", role: "region", "aria-label": "Rendered PDF page", hidden: "" }, pageSheet)
   const review = el("div", { class: "review" })
   const element = el(
     "aside",
@@ -79,11 +111,44 @@ export const viewer = (runId: string): Viewer => {
     meta,
     el("div", { class: "occurrences", role: "toolbar", "aria-label": "Occurrences" }, previous, position, next, backButton),
     text,
+    pdfView,
     review
   )
   let marks: Array<HTMLElement> = []
   let current = 0
   let back: HTMLElement | undefined
+  // Set while a PDF capture is shown: its pages are drawn, the text stays hidden.
+  let pdf: { readonly spans: ReadonlyArray<{ start: number; end: number }>; readonly pages: ReadonlyArray<PageRange>; readonly load: ReturnType<typeof pdfOf> } | undefined
+  let drawing = 0
+
+  /** Draws the page holding occurrence `index` and marks the span on it, in view and focused. */
+  const showOnPage = async (index: number) => {
+    if (pdf === undefined) return
+    const mine = ++drawing
+    const span = pdf.spans[index]!
+    const page = pdf.pages.find((p) => p.start <= span.start && span.start < p.end) ?? pdf.pages[0]
+    if (page === undefined) return
+    pdfView.setAttribute("aria-busy", "true")
+    const { document: doc, module } = await pdf.load
+    const width = Math.max(320, pdfView.clientWidth - 24)
+    const rects = await module.drawPage(doc, page.number, canvas, width, span.start - page.start, span.end - page.start)
+    if (mine !== drawing) return
+    for (const old of Array.from(pageSheet.querySelectorAll(".pdf-highlight"))) old.remove()
+    const boxes = rects.map((r, i) => {
+      const box = el("div", { class: "pdf-highlight", ...(i === 0 ? { tabindex: "-1", id: "pdf-highlight", "aria-label": `Cited text on page ${page.number}` } : {}) })
+      box.style.left = `${r.left - 1}px`
+      box.style.top = `${r.top - 1}px`
+      box.style.width = `${r.width + 2}px`
+      box.style.height = `${r.height + 2}px`
+      pageSheet.appendChild(box)
+      return box
+    })
+    pdfView.setAttribute("data-page", String(page.number))
+    pdfView.removeAttribute("aria-busy")
+    position.textContent = `Occurrence ${current + 1} of ${marks.length}, page ${page.number} of ${doc.numPages}`
+    boxes[0]?.scrollIntoView({ block: "center" })
+    boxes[0]?.focus({ preventScroll: true })
+  }
 
   const select = (index: number) => {
     marks[current]?.classList.remove("current")
@@ -95,8 +160,21 @@ export const viewer = (runId: string): Viewer => {
     position.textContent = `Occurrence ${current + 1} of ${marks.length}`
     previous.disabled = marks.length < 2
     next.disabled = marks.length < 2
+    if (pdf !== undefined) {
+      void showOnPage(current).catch((error: unknown) => showText(`The page could not be drawn (${String(error)}): the extracted text is shown.`))
+      return
+    }
     mark.scrollIntoView({ block: "center" })
     mark.focus({ preventScroll: true })
+  }
+
+  /** Falls back to the extracted text (the PDF body could not be read or drawn). */
+  const showText = (why: string) => {
+    pdf = undefined
+    pdfView.hidden = true
+    text.hidden = false
+    append(meta, el("p", { role: "alert" }, why))
+    select(current)
   }
   previous.addEventListener("click", () => select(current - 1))
   next.addEventListener("click", () => select(current + 1))
@@ -127,45 +205,10 @@ export const viewer = (runId: string): Viewer => {
     appendText(text, body.slice(at))
   }
 
-  const reviewForm = (citation: Citation) => {
-    clear(review)
-    const result = el("p", { role: "alert", class: "review-result" })
-    const note = el("textarea", { id: "review-note", rows: "2", cols: "40" })
-    const form = el(
-      "form",
-      { "aria-label": "Review decision" },
-      el(
-        "fieldset",
-        {},
-        el("legend", {}, `Review of footnote ${citation.footnote}`),
-        el("label", {}, el("input", { type: "radio", name: "decision", value: "accept" }), " Supports the claim"),
-        el("label", {}, el("input", { type: "radio", name: "decision", value: "reject" }), " Does not support it"),
-        el("label", { for: "review-note" }, "Note"),
-        note,
-        el("button", { type: "submit", id: "review-submit" }, "Record decision")
-      ),
-      result
-    )
-    form.addEventListener("submit", (event) => {
-      event.preventDefault()
-      const decision = (form.querySelector("input[name=decision]:checked") as HTMLInputElement | null)?.value ?? "none"
-      const body = JSON.stringify({ footnote: citation.footnote, claimId: citation.claimId, captureSha256: citation.captureSha256, decision, note: note.value })
-      postJson(`/v1/runs/${encodeURIComponent(runId)}/review-decisions`, body).then(
-        () => (result.textContent = "Recorded."),
-        (error: unknown) => {
-          result.textContent = error instanceof ApiError && error.body._tag === "ReviewRecordingUnavailable"
-            ? "Not recorded: this service does not record review decisions yet (ReviewRecordingUnavailable)."
-            : `Not recorded: ${error instanceof ApiError ? `${error.status} ${String(error.body._tag)}` : String(error)}`
-        }
-      )
-    })
-    review.appendChild(form)
-  }
-
   const open = async (citation: Citation, outcome: string, from: HTMLElement) => {
     back = from
     element.hidden = false
-    heading.textContent = `Source [${citation.sourceNumber}] for footnote ${citation.footnote}`
+    heading.textContent = citation.sourceNumber === 0 ? `Source of fact ${citation.footnote}` : `Source [${citation.sourceNumber}] for footnote ${citation.footnote}`
     clear(meta)
     const all = await documents(runId).catch((error: unknown) => {
       clear(text)
@@ -175,7 +218,8 @@ export const viewer = (runId: string): Viewer => {
       return undefined
     })
     if (all === undefined) return
-    const found = all.find((d) => d.number === citation.sourceNumber)
+    // A report's fact names its source by URL (sourceNumber 0), an answer's citation by number.
+    const found = all.find((d) => (citation.sourceNumber === 0 ? d.source === citation.source && d.status === "captured" && d.captureSha256 === citation.captureSha256 : d.number === citation.sourceNumber))
     append(meta, el("p", { class: "url" }, textSpan(citation.source)), el("p", {}, `Outcome: ${outcome}`))
     if (found === undefined || found.status !== "captured" || found.captureSha256 !== citation.captureSha256) {
       clear(text)
@@ -193,7 +237,13 @@ export const viewer = (runId: string): Viewer => {
     )
     const spans = occurrencesOf(found.text, citation)
     renderText(found.text, spans)
-    reviewForm(citation)
+    clear(review)
+    reviewSection(citation, review)
+    const isPdf = /^application\/pdf\b/i.test(found.contentType)
+    pdf = isPdf ? { spans, pages: found.pages, load: pdfOf(runId, found.captureSha256) } : undefined
+    text.hidden = isPdf
+    pdfView.hidden = !isPdf
+    if (isPdf) for (const old of Array.from(pageSheet.querySelectorAll(".pdf-highlight"))) old.remove()
     select(Math.max(0, spans.findIndex((s) => s.start === citation.span.start)))
   }
   return { element, open }

@@ -95,3 +95,16 @@ export const streamAnswer = async (runId: string, answer: string): Promise<strin
   }
   return id
 }
+
+/** POSTs `body` as is (a report's JSON text) and returns the status with the parsed answer. */
+export const postText = async (path: string, body: string, contentType = "application/json"): Promise<{ readonly status: number; readonly body: any }> => {
+  const response = await request("POST", path, { body, headers: { "content-type": contentType } })
+  return { status: response.status, body: await readJson(response) }
+}
+
+/** The bytes at `path` (a PDF capture's stored body). */
+export const getBytes = async (path: string): Promise<Uint8Array> => {
+  const response = await request("GET", path)
+  if (!response.ok) throw new ApiError(response.status, await readJson(response))
+  return new Uint8Array(await response.arrayBuffer())
+}

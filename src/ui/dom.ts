@@ -13,6 +13,7 @@ type Attribute =
   | "hidden" | "disabled" | "autocomplete" | "spellcheck" | "placeholder" | "lang" | "dir"
   | "aria-label" | "aria-labelledby" | "aria-describedby" | "aria-live" | "aria-current" | "aria-pressed"
   | "aria-controls" | "aria-expanded" | "aria-busy" | "aria-atomic" | "data-footnote" | "data-outcome" | "data-occurrence"
+  | "aria-hidden" | "accept" | "data-fact" | "data-status" | "data-kind" | "data-side" | "data-page" | "data-seq"
 
 export type Attributes = Partial<Record<Attribute, string>> & { readonly href?: `#/${string}` }
 

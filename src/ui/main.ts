@@ -1,9 +1,12 @@
 /**
  * The review page's entry point (bundled into dist/ui/app.js): sign-in, then a hash router over the
- * pages (`#/` runs, `#/runs/{id}` one run, `#/runs/{id}/streams/{stream}` an answer verified live).
+ * pages (`#/` runs, `#/runs/{id}` one run, `#/runs/{id}/streams/{stream}` an answer verified live,
+ * `#/runs/{id}/report` a report's facts and their review decisions, `#/runs/{id}/drift` the drift audit).
  */
 import { current, resume, signIn, signOut } from "./api.ts"
 import { answerPage } from "./Answer.ts"
+import { driftPage } from "./Drift.ts"
+import { reportPage } from "./Report.ts"
 import { append, clear, el } from "./dom.ts"
 import { errorText, runPage, runsPage } from "./Runs.ts"
 import type { View } from "./view.ts"
@@ -59,6 +62,8 @@ const route = async (): Promise<void> => {
     if (parts.length === 0) await runsPage(view)
     else if (parts[0] === "runs" && parts.length === 2) await runPage(view, parts[1]!)
     else if (parts[0] === "runs" && parts.length === 4 && parts[2] === "streams") answerPage(view, parts[1]!, parts[3]!)
+    else if (parts[0] === "runs" && parts.length === 3 && parts[2] === "report") reportPage(view, parts[1]!)
+    else if (parts[0] === "runs" && parts.length === 3 && parts[2] === "drift") await driftPage(view, parts[1]!)
     else append(main, el("h1", {}, "Not found"), el("p", {}, el("a", { href: "#/" }, "All runs")))
   } catch (error) {
     append(main, el("h1", {}, "Not available"), el("p", { role: "alert" }, errorText(error)))
