@@ -11,7 +11,7 @@
  */
 
 // The parts, as path patterns (relative to the repository root).
-const records = "^src/(Domain|Errors)\\.ts$|^src/errors/|^src/[^/]+/Records\\.ts$|^src/verify/VerifiedReport\\.ts$"
+const records = "^src/(Domain|Errors)\\.ts$|^src/errors/|^src/[^/]+/Records\\.ts$|^src/[^/]+/[^/]+/Records\\.ts$|^src/verify/VerifiedReport\\.ts$"
 const internal = "^src/internal/"
 const verify = "^src/(verify|anchor)/"
 const capture = "^src/(capture|extract)/"

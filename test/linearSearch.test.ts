@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { searchAll, type SearchOptions, start } from "../src/internal/multiSearch.js"
-import { flat, naive, random } from "./searchSupport.js"
+import { flat, naive, onePrefixSnippets, random, randomCase, repetitiveSnippets, searchPaths } from "./searchSupport.js"
 
 
 /** Drives a search in small steps, returning the results and the work it reported. */
@@ -17,40 +17,13 @@ const stepped = (text: string, snippets: ReadonlyArray<string>, budget: number, 
   return { results: search.results(), work, steps }
 }
 
-// Two letters: "a" and a surrogate pair. Slicing at code-unit positions also yields lone halves.
-const letters = ["a", "\ud83d\ude00"]
-
-const paths: ReadonlyArray<readonly [string, SearchOptions]> = [
-  ["default (native indexOf)", {}],
-  ["Knuth-Morris-Pratt only", { fastPathFactor: 0 }],
-  ["native, then Knuth-Morris-Pratt mid-search", { fastPathFactor: 0.001 }],
-  ["one pass", { onePass: true }],
-  ["one pass abandoned at once", { onePass: true, fastPathFactor: 0 }],
-  ["one pass abandoned mid-scan", { onePass: true, fastPathFactor: 0.001 }]
-]
+const paths = searchPaths
 
 describe("linear search", () => {
   it("agrees with the definition on random texts over a two-letter alphabet, on every path", () => {
     const next = random(7)
     for (let round = 0; round < 300; round++) {
-      const parts: Array<string> = []
-      const pieces = next() % 40
-      for (let i = 0; i < pieces; i++) parts.push(letters[next() % 2]!)
-      const text = parts.join("")
-      const snippets: Array<string> = []
-      for (let i = 0; i < 12; i++) {
-        if (next() % 2 === 0 && text.length > 0) {
-          const from = next() % text.length
-          snippets.push(text.slice(from, from + 1 + (next() % 12)))
-        } else {
-          const own: Array<string> = []
-          const count = 1 + (next() % 8)
-          for (let j = 0; j < count; j++) own.push(letters[next() % 2]!)
-          snippets.push(own.join(""))
-        }
-      }
-      // Long enough for the one-pass window too.
-      snippets.push("a".repeat(8), "\ud83d\ude00".repeat(4), "a\ud83d\ude00".repeat(4), "\ude00a")
+      const { snippets, text } = randomCase(next)
       const expected = snippets.map((snippet) => naive(text, snippet))
       for (const [name, options] of paths) {
         const context = `${name}: ${JSON.stringify(text)}`
@@ -81,11 +54,7 @@ describe("linear search", () => {
   it("does work linear in text plus snippet on a repetitive text, on every path", () => {
     const n = 1 << 20
     const text = flat("a".repeat(n))
-    const cases: ReadonlyArray<ReadonlyArray<string>> = [
-      [flat("a".repeat(n / 2))], // half the text: every position but the last half matches
-      [flat("a".repeat(n / 2 - 1) + "b")], // almost matches everywhere
-      [flat("a".repeat(3000) + "b" + "a".repeat(3000))] // defeats native indexOf on a long pattern
-    ]
+    const cases = repetitiveSnippets(n).map(([, snippet]) => [snippet])
     for (const snippets of cases) {
       for (const [name, options] of paths) {
         const { work } = stepped(text, snippets, 1 << 16, options)
@@ -98,7 +67,7 @@ describe("linear search", () => {
   it("keeps many snippets over one repetitive text linear per snippet, one pass or not", () => {
     const text = flat("a".repeat(1 << 19))
     // One prefix for all: every position is a candidate for every snippet.
-    const snippets = Array.from({ length: 40 }, (_, i) => flat("a".repeat(1000 - i) + (i % 2 === 0 ? "" : "b")))
+    const snippets = onePrefixSnippets()
     const expected = snippets.map((s) =>
       s.endsWith("b") ? undefined : { start: 0, occurrences: text.length - s.length + 1 }
     )

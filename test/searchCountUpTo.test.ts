@@ -5,16 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type Found, searchAll, type SearchOptions, start } from "../src/internal/multiSearch.js"
-import { flat, naive, random } from "./searchSupport.js"
+import { flat, naive, onePrefixSnippets, random, randomCase, repetitiveSnippets, searchPaths } from "./searchSupport.js"
 
-const paths: ReadonlyArray<readonly [string, SearchOptions]> = [
-  ["default (native indexOf)", {}],
-  ["Knuth-Morris-Pratt only", { fastPathFactor: 0 }],
-  ["native, then Knuth-Morris-Pratt mid-search", { fastPathFactor: 0.001 }],
-  ["one pass", { onePass: true }],
-  ["one pass abandoned at once", { onePass: true, fastPathFactor: 0 }],
-  ["one pass abandoned mid-scan", { onePass: true, fastPathFactor: 0.001 }]
-]
+const paths = searchPaths
 
 const capped = (found: Found | undefined, limit: number): Found | undefined =>
   found === undefined ? undefined : { start: found.start, occurrences: Math.min(found.occurrences, limit) }
@@ -38,26 +31,12 @@ const workOf = (text: string, snippets: ReadonlyArray<string>, options: SearchOp
   return { work, results: search.results() }
 }
 
-const letters = ["a", "\ud83d\ude00"]
-
 describe("search: counting stops at countUpTo", () => {
   it("equals the full count capped, on random texts over a two-letter alphabet, on every path", () => {
     const next = random(11)
     for (let round = 0; round < 150; round++) {
-      const parts: Array<string> = []
-      const pieces = next() % 40
-      for (let i = 0; i < pieces; i++) parts.push(letters[next() % 2]!)
-      const text = parts.join("")
-      const snippets: Array<string> = []
-      for (let i = 0; i < 12; i++) {
-        if (next() % 2 === 0 && text.length > 0) {
-          const from = next() % text.length
-          snippets.push(text.slice(from, from + 1 + (next() % 12)))
-        } else {
-          snippets.push(Array.from({ length: 1 + (next() % 8) }, () => letters[next() % 2]!).join(""))
-        }
-      }
-      snippets.push("a".repeat(8), "\ud83d\ude00".repeat(4), "a\ud83d\ude00".repeat(4), "\ude00a", "")
+      const { snippets, text } = randomCase(next)
+      snippets.push("")
       // The full count is the definition's, so the capped one is the definition's capped.
       assert.deepStrictEqual(searchAll(text, snippets), snippets.map((s) => naive(text, s)))
       assertEquivalent(text, snippets, JSON.stringify(text))
@@ -72,10 +51,8 @@ describe("search: counting stops at countUpTo", () => {
   it("the hostile fixtures: repetitive texts, long snippets, one prefix for all", () => {
     const n = 1 << 18
     const a = flat("a".repeat(n))
-    assertEquivalent(a, [flat("a".repeat(n / 2))], "half the text")
-    assertEquivalent(a, [flat("a".repeat(n / 2 - 1) + "b")], "almost everywhere")
-    assertEquivalent(a, [flat("a".repeat(3000) + "b" + "a".repeat(3000))], "defeats native indexOf")
-    assertEquivalent(flat("a".repeat(1 << 16)), Array.from({ length: 40 }, (_, i) => flat("a".repeat(1000 - i) + (i % 2 === 0 ? "" : "b"))), "40 snippets, one prefix", [2])
+    for (const [context, snippet] of repetitiveSnippets(n)) assertEquivalent(a, [snippet], context)
+    assertEquivalent(flat("a".repeat(1 << 16)), onePrefixSnippets(), "40 snippets, one prefix", [2])
     assertEquivalent(flat("ab".repeat(1 << 15)), Array.from({ length: 40 }, (_, i) => flat("ab".repeat(500).slice(i % 2))), "40 × 1,000 over ab…", [2])
   })
 

@@ -332,6 +332,36 @@ const documentOutcomes = (claim: BoundClaim, policy: CitationsPolicy, first: num
 }
 
 /**
+ * A citation's claimed character range (`chars`) against where the Verifier found its quote: a
+ * `SpanMismatch` when they differ. Offsets of a capture are computed once, on first use.
+ */
+const spanChecker = (captures: ReadonlyMap<SourceUrl, CaptureRecord>) => {
+  const offsetsOf = new Map<CaptureRecord, Offsets>()
+  return (citation: Citation, evidence: Evidence): CitationError | undefined => {
+    if (citation.chars === undefined) return undefined
+    const record = captures.get(citation.source as SourceUrl)!
+    let o = offsetsOf.get(record)
+    if (o === undefined) offsetsOf.set(record, o = offsets(record.text))
+    const start = o.toUtf16(citation.chars.start)
+    const end = o.toUtf16(citation.chars.end)
+    if (start !== undefined && end !== undefined && end - start === citation.quote.length && record.text.startsWith(citation.quote, start)) {
+      return undefined
+    }
+    // A normalised match (verify.matching: "normalized/2") is at its raw span, which the quote need not equal.
+    if (evidence.method !== undefined && evidence.method !== "exact" && start === evidence.span.start && end === evidence.span.end) return undefined
+    return new SpanMismatch({
+      source: record.source,
+      captureSha256: record.sha256,
+      quote: citation.quote,
+      claimedStart: citation.chars.start,
+      claimedEnd: citation.chars.end,
+      foundStart: o.toCodePoint(evidence.span.start),
+      occurrences: evidence.occurrences
+    })
+  }
+}
+
+/**
  * @since 0.1.0
  * @category constructors
  */
@@ -352,29 +382,7 @@ export const make = (options: AnswersOptions): Effect.Effect<AnswersShape, never
           suffix: c.suffix
         }))
       )
-      const offsetsOf = new Map<CaptureRecord, Offsets>()
-      const spanCheck = (citation: Citation, evidence: Evidence): CitationError | undefined => {
-        if (citation.chars === undefined) return undefined
-        const record = checked.captures.get(citation.source as SourceUrl)!
-        let o = offsetsOf.get(record)
-        if (o === undefined) offsetsOf.set(record, o = offsets(record.text))
-        const start = o.toUtf16(citation.chars.start)
-        const end = o.toUtf16(citation.chars.end)
-        if (start !== undefined && end !== undefined && end - start === citation.quote.length && record.text.startsWith(citation.quote, start)) {
-          return undefined
-        }
-        // A normalised match (verify.matching: "normalized/2") is at its raw span, which the quote need not equal.
-        if (evidence.method !== undefined && evidence.method !== "exact" && start === evidence.span.start && end === evidence.span.end) return undefined
-        return new SpanMismatch({
-          source: record.source,
-          captureSha256: record.sha256,
-          quote: citation.quote,
-          claimedStart: citation.chars.start,
-          claimedEnd: citation.chars.end,
-          foundStart: o.toCodePoint(evidence.span.start),
-          occurrences: evidence.occurrences
-        })
-      }
+      const spanCheck = spanChecker(checked.captures)
 
       const claims: Array<GroundedClaim> = []
       const documentLevel: Array<DocumentLevelClaim> = []

@@ -10,7 +10,9 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import type { JudgeReview } from "../review/Records.js"
 import { type CaptureRecord, Evidence, Mode, NonBlankString, Outcome, QuoteContext, Sha256Hex } from "../Domain.js"
 import { type AnswerError, CitationError, UncitedSentence } from "../Errors.js"
@@ -92,7 +94,33 @@ export const NumberedCitation = Schema.Struct({
 }).annotations({ ...strict, identifier: "NumberedCitation" })
 export type NumberedCitation = typeof NumberedCitation.Type
 
-export const DraftCitation = Schema.Union(Citation, NumberedCitation)
+/** A draft citation is by number when its `source` is a number: that shape alone picks the member. */
+const isNumbered = (input: unknown): boolean =>
+  typeof input === "object" && input !== null && typeof (input as { readonly source?: unknown }).source === "number"
+
+/**
+ * A citation by URL and digest, or by number. Decoded by the member the input's shape selects (a
+ * numeric `source` is a `NumberedCitation`, anything else a `Citation`), so an error names only the
+ * branch that applies: a plain union would also list the other member's complaints. Accepts the same
+ * inputs as `Schema.Union(Citation, NumberedCitation)`, whose JSON Schema it keeps.
+ */
+export const DraftCitation: Schema.Schema<
+  Citation | NumberedCitation,
+  typeof Citation.Encoded | typeof NumberedCitation.Encoded
+> = Schema.declare<
+  Citation | NumberedCitation,
+  typeof Citation.Encoded | typeof NumberedCitation.Encoded,
+  readonly [typeof Citation, typeof NumberedCitation]
+>(
+  [Citation, NumberedCitation],
+  {
+    decode: (explicit, numbered) => (input, options) =>
+      isNumbered(input) ? ParseResult.decodeUnknown(numbered)(input, options) : ParseResult.decodeUnknown(explicit)(input, options),
+    encode: (explicit, numbered) => (input, options) =>
+      isNumbered(input) ? ParseResult.encodeUnknown(numbered)(input, options) : ParseResult.encodeUnknown(explicit)(input, options)
+  },
+  { [SchemaAST.SurrogateAnnotationId]: Schema.Union(Citation, NumberedCitation).ast }
+)
 export type DraftCitation = typeof DraftCitation.Type
 
 export const ClaimId = NonBlankString.pipe(Schema.maxLength(200))

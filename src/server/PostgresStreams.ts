@@ -72,19 +72,14 @@ const lostSummary = (events: ReadonlyArray<StreamEvent>): Summary => {
   }
 }
 
-/**
- * A `StreamLog` over the `SqlClient` given.
- *
- * @since 0.2.0
- */
-export const make = (sql: SqlClient.SqlClient, options: PostgresStreamOptions): StreamLog => {
-  const { replica, leaseMs, retention } = options
-  const pollMs = options.pollMs ?? 100
-  const lease = sql`now() + (${leaseMs}::int * interval '1 millisecond')`
-  const retained = sql`(ended_at IS NULL OR ended_at > now() - (${retention.retainMs}::bigint * interval '1 millisecond'))`
+/** Streams still kept: running, or ended within the retention time. */
+const retainedClause = (sql: SqlClient.SqlClient, retainMs: number) =>
+  sql`(ended_at IS NULL OR ended_at > now() - (${retainMs}::bigint * interval '1 millisecond'))`
 
-  /** Expired streams go; then the oldest ended ones while the count or the bytes are at their limit. */
-  const sweep = Effect.gen(function*() {
+/** Expired streams go; then the oldest ended ones while the count or the bytes are at their limit. */
+const sweepOf = (sql: SqlClient.SqlClient, retention: PostgresStreamOptions["retention"]) => {
+  const retained = retainedClause(sql, retention.retainMs)
+  return Effect.gen(function*() {
     yield* sql`DELETE FROM citegate_streams WHERE NOT ${retained}`
     const [totals] = yield* sql<{ streams: number; bytes: number }>`
       SELECT count(*)::int AS streams, coalesce(sum(bytes), 0)::bigint AS bytes FROM citegate_streams`
@@ -100,6 +95,20 @@ export const make = (sql: SqlClient.SqlClient, options: PostgresStreamOptions): 
     const [after] = yield* sql<{ bytes: number }>`SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM citegate_streams`
     return Number(after!.bytes)
   })
+}
+
+/**
+ * A `StreamLog` over the `SqlClient` given.
+ *
+ * @since 0.2.0
+ */
+export const make = (sql: SqlClient.SqlClient, options: PostgresStreamOptions): StreamLog => {
+  const { replica, leaseMs, retention } = options
+  const pollMs = options.pollMs ?? 100
+  const lease = sql`now() + (${leaseMs}::int * interval '1 millisecond')`
+  const retained = retainedClause(sql, retention.retainMs)
+
+  const sweep = sweepOf(sql, retention)
 
   const renew = (id: string) =>
     sql`UPDATE citegate_streams SET lease_until = ${lease} WHERE id = ${id} AND holder = ${replica} AND ended_at IS NULL`

@@ -142,6 +142,30 @@ interface BodyRow {
   readonly bytes: Uint8Array | null
 }
 
+/** A capture row as its record: present, within the size limit, its bytes and digests as the row says. */
+const rowRecord = (source: SourceUrl, row: CaptureRow | undefined, maxRecordBytes: number): Either.Either<CaptureRecord, CaptureReadError> => {
+  if (row === undefined) return Either.left(new MissingCapture({ source }))
+  if (row.record === null) {
+    return Either.left(corrupt(source, "too-large", `the record is ${row.size} bytes, over the limit of ${maxRecordBytes}`))
+  }
+  if (row.actual_sha256 !== row.record_sha256) {
+    return Either.left(corrupt(
+      source,
+      "record-digest-mismatch",
+      `the record's bytes hash to ${row.actual_sha256}, the row says ${row.record_sha256}`
+    ))
+  }
+  return Either.flatMap(
+    decodeRecordText(source, source, row.record),
+    (record) =>
+      record.sha256 === row.sha256 ? Either.right(record) : Either.left(corrupt(
+        source,
+        "record-digest-mismatch",
+        `the record names the capture digest ${record.sha256}, the row ${row.sha256}`
+      ))
+  )
+}
+
 /**
  * A store on one run, over the `SqlClient` in context (a PostgreSQL client).
  *
@@ -214,29 +238,7 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
           ? corrupt(source, "invalid-utf8", "the record is not valid UTF-8")
           : corrupt(source, "unreadable", `the database: ${sqlDetail(error)}`)
       ),
-      Effect.flatMap((rows): Either.Either<CaptureRecord, CaptureReadError> => {
-        const row = rows[0]
-        if (row === undefined) return Either.left(new MissingCapture({ source }))
-        if (row.record === null) {
-          return Either.left(corrupt(source, "too-large", `the record is ${row.size} bytes, over the limit of ${maxRecordBytes}`))
-        }
-        if (row.actual_sha256 !== row.record_sha256) {
-          return Either.left(corrupt(
-            source,
-            "record-digest-mismatch",
-            `the record's bytes hash to ${row.actual_sha256}, the row says ${row.record_sha256}`
-          ))
-        }
-        return Either.flatMap(
-          decodeRecordText(source, source, row.record),
-          (record) =>
-            record.sha256 === row.sha256 ? Either.right(record) : Either.left(corrupt(
-              source,
-              "record-digest-mismatch",
-              `the record names the capture digest ${record.sha256}, the row ${row.sha256}`
-            ))
-        )
-      }),
+      Effect.flatMap((rows) => rowRecord(source, rows[0], maxRecordBytes)),
       Effect.flatMap((record) => record.format === captureFormat ? Effect.succeed(record) : withBody(source, record))
     )
 

@@ -4,13 +4,12 @@
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import { describe, usageCodes } from "../CommandHelp.js"
-import { checkOut, exitWith, loadConfig, orUsageError } from "../Common.js"
+import { exitWith } from "../Common.js"
 import { configOption, forceOption, formatOption, loopbackOption, modeOption, outOption, reportOption, runDirOption } from "../CommonOptions.js"
 import * as Io from "../Io.js"
-import * as JudgeCli from "../JudgeCli.js"
 import * as Store from "../Store.js"
 import { captureInto } from "./capture.js"
-import { verifyAndRender } from "./verify.js"
+import { verifyAndRender, verifyInputs } from "./verify.js"
 
 export const run = Command.make(
   "run",
@@ -27,14 +26,10 @@ export const run = Command.make(
   },
   (args) =>
     Effect.gen(function*() {
-      const store = yield* orUsageError(Store.choose(args.runDir, args.store))
-      yield* checkOut({ ...args, runDir: Store.runDirectoryOf(store) })
-      const config = yield* orUsageError(loadConfig(args.config))
       // The report must be readable, and the judge startable, before anything is fetched.
-      const judge = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
-      const reportText = yield* orUsageError(Io.readText(args.report, "report"))
-      const allCaptured = yield* captureInto(config, args.config, store, args.allowLoopbackHttp, Io.stderr)
-      const code = yield* verifyAndRender({ ...args, config, reportText, store, judge })
+      const inputs = yield* verifyInputs(args)
+      const allCaptured = yield* captureInto(inputs.config, args.config, inputs.store, args.allowLoopbackHttp, Io.stderr)
+      const code = yield* verifyAndRender({ ...args, ...inputs })
       yield* exitWith(allCaptured && code === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("run", "Capture, verify and render in one go.", {

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as Config from "../../Config.js"
 import { terminal } from "../../render/Escape.js"
 import * as Render from "../../render/Render.js"
@@ -72,6 +73,27 @@ export const verifyAndRender = (options: {
     return Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge) ? 0 : 1
   })
 
+/**
+ * What `verify` and `run` settle before any work, in this order: the store, the output, the
+ * configuration, the judge (startable) and the report (readable); each a usage error.
+ */
+export const verifyInputs = (args: {
+  readonly runDir: string
+  readonly store: Option.Option<Redacted.Redacted>
+  readonly config: string
+  readonly report: string
+  readonly out: Option.Option<string>
+  readonly force: boolean
+}) =>
+  Effect.gen(function*() {
+    const store = yield* orUsageError(Store.choose(args.runDir, args.store))
+    yield* checkOut({ ...args, runDir: Store.runDirectoryOf(store) })
+    const config = yield* orUsageError(loadConfig(args.config))
+    const judge = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
+    const reportText = yield* orUsageError(Io.readText(args.report, "report"))
+    return { store, config, judge, reportText }
+  })
+
 export const verify = Command.make(
   "verify",
   {
@@ -86,12 +108,8 @@ export const verify = Command.make(
   },
   (args) =>
     Effect.gen(function*() {
-      const store = yield* orUsageError(Store.choose(args.runDir, args.store))
-      yield* checkOut({ ...args, runDir: Store.runDirectoryOf(store) })
-      const config = yield* orUsageError(loadConfig(args.config))
-      const judge = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
-      const reportText = yield* orUsageError(Io.readText(args.report, "report"))
-      const code = yield* verifyAndRender({ ...args, config, reportText, store, judge })
+      const inputs = yield* verifyInputs(args)
+      const code = yield* verifyAndRender({ ...args, ...inputs })
       yield* exitWith(code === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe("verify", "Verify a drafted report against a run's captures (read-only) and render it.", {

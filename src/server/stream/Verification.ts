@@ -114,6 +114,24 @@ export class Verification {
     return Effect.map(this.check(batch), (results) => batch.map((pending, i) => this.event(pending, results[i]!)))
   }
 
+  /** The head of an accepted citation's event (a quote or a whole document): its claim, source and capture. */
+  private accepted<T extends "citation" | "document">(
+    type: T,
+    note: Footnote,
+    sourceNumber: number,
+    cited: { readonly source: string; readonly captureSha256: string }
+  ) {
+    return {
+      id: this.id(),
+      type,
+      footnote: note.footnote,
+      claimId: note.claim.id,
+      sourceNumber,
+      source: cited.source,
+      captureSha256: cited.captureSha256
+    }
+  }
+
   private event(pending: Pending, checked: CitationResult): StreamEvent {
     const { note } = pending
     const claim = note.claim
@@ -123,13 +141,7 @@ export class Verification {
       this.documents++
       const d = pending.document
       return {
-        id: this.id(),
-        type: "document",
-        footnote: note.footnote,
-        claimId: claim.id,
-        sourceNumber: note.source,
-        source: d.source,
-        captureSha256: d.captureSha256,
+        ...this.accepted("document", note, note.source, d),
         format: d.format,
         document: d.document,
         label: documentLevelLabel
@@ -142,13 +154,7 @@ export class Verification {
       this.verified++
       const evidence = result.right
       return {
-        id: this.id(),
-        type: "citation",
-        footnote: note.footnote,
-        claimId: claim.id,
-        sourceNumber: note.source!,
-        source: citation.source,
-        captureSha256: citation.captureSha256,
+        ...this.accepted("citation", note, note.source!, citation),
         quote: citation.quote,
         span: evidence.span,
         occurrences: evidence.occurrences,
