@@ -17,9 +17,9 @@ const maxFunctionLines = 120
  * second test fails on a stale one). Each entry is "path:function" or "path" (the module's length).
  */
 const allowed: ReadonlySet<string> = new Set([
-  // Being rewritten in parallel work: split there.
-  "src/server/stream/BedrockReader.ts:bedrockEvents",
+  // The review page's page builders (plain DOM, one per page): to be split into named parts.
   "src/ui/Answer.ts:answerPage",
+  "src/ui/Report.ts:reportPage",
   "src/ui/Source.ts:viewer",
   // Not split yet: long service constructors and single-pass renderers.
   "src/anchor/Normalize.ts:normalize",

@@ -166,6 +166,16 @@ const rowRecord = (source: SourceUrl, row: CaptureRow | undefined, maxRecordByte
   )
 }
 
+/** The run's row: created (`RunExists` if it is there already) or found (else `StoreUnavailable`). */
+const openRun = (sql: SqlClient.SqlClient, run: string, create: boolean): Effect.Effect<void, StoreUnavailable | RunExists> =>
+  create
+    ? sql`INSERT INTO citegate_runs (run) VALUES (${run})`.pipe(
+      Effect.mapError((error) => sqlState(error) === "23505" ? new RunExists({ run }) : unavailable(run)(error)),
+      Effect.asVoid
+    )
+    : Effect.flatMap(Effect.mapError(sql`SELECT run FROM citegate_runs WHERE run = ${run}`, unavailable(run)), (rows) =>
+      rows.length === 0 ? Effect.fail(new StoreUnavailable({ run, detail: "no such run in this database" })) : Effect.void)
+
 /**
  * A store on one run, over the `SqlClient` in context (a PostgreSQL client).
  *
@@ -181,16 +191,7 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
   const problem = runProblem(run)
   if (problem !== undefined) return yield* new StoreUnavailable({ run, detail: problem })
 
-  if (options.create === true) {
-    yield* sql`INSERT INTO citegate_runs (run) VALUES (${run})`.pipe(
-      Effect.mapError((error) =>
-        sqlState(error) === "23505" ? new RunExists({ run }) : unavailable(run)(error)
-      )
-    )
-  } else {
-    const rows = yield* Effect.mapError(sql`SELECT run FROM citegate_runs WHERE run = ${run}`, unavailable(run))
-    if (rows.length === 0) return yield* new StoreUnavailable({ run, detail: "no such run in this database" })
-  }
+  yield* openRun(sql, run, options.create === true)
 
   const write = (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> =>
     Effect.suspend(() => {

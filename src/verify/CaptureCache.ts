@@ -123,39 +123,26 @@ const captureBytes = (record: CaptureRecord): number =>
 
 const manifestBytes = (manifest: Manifest): number => 2 * JSON.stringify(manifest).length + 256
 
-/**
- * A cache of `options.maxBytes`.
- *
- * @since 0.3.0
- * @category constructors
- */
-export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
-  const maxBytes = Math.max(0, options.maxBytes)
+/** Entries least recently used first, bounded by bytes: the bookkeeping behind `make`. */
+const makeEntries = (maxBytes: number) => {
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
   const entries = new Map<string, Entry>()
-  let bytes = 0
-  let hits = 0
-  let misses = 0
-  let evictions = 0
-  let merged = 0
-  // One read in flight per (key, stamp): concurrent misses of the same capture wait for it. Its
-  // outcome goes to those waiters only (a failure is never kept); the entry leaves when it settles.
-  const inflight = new Map<string, Deferred.Deferred<Exit.Exit<VerifiedCapture, CaptureReadError>>>()
+  const counts = { bytes: 0, evictions: 0 }
 
   const drop = (key: string) => {
     const entry = entries.get(key)
     if (entry === undefined) return
     entries.delete(key)
-    bytes -= entry.bytes
+    counts.bytes -= entry.bytes
   }
 
   /** Least recently used first out until the budget holds, never `keep` (the entry just used). */
   const evict = (keep: string) => {
     for (const [oldest] of entries) {
-      if (bytes <= maxBytes) break
+      if (counts.bytes <= maxBytes) break
       if (oldest === keep) continue
       drop(oldest)
-      evictions++
+      counts.evictions++
     }
   }
 
@@ -164,7 +151,7 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
     // Larger than the whole budget: never kept (it would evict everything and then itself).
     if (entry.bytes > maxBytes) return
     entries.set(key, entry)
-    bytes += entry.bytes
+    counts.bytes += entry.bytes
     evict(key)
   }
 
@@ -173,7 +160,7 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
     const entry = entries.get(key)
     if (entry === undefined || entry._tag !== "capture" || entry.value !== value) return
     entry.bytes += extra
-    bytes += extra
+    counts.bytes += extra
     evict(key)
   }
 
@@ -201,6 +188,25 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
     entries.delete(key)
     entries.set(key, entry)
   }
+
+  return { entries, counts, drop, remember, keepCapture, touch }
+}
+
+/**
+ * A cache of `options.maxBytes`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
+  const maxBytes = Math.max(0, options.maxBytes)
+  const { counts, drop, entries, keepCapture, remember, touch } = makeEntries(maxBytes)
+  let hits = 0
+  let misses = 0
+  let merged = 0
+  // One read in flight per (key, stamp): concurrent misses of the same capture wait for it. Its
+  // outcome goes to those waiters only (a failure is never kept); the entry leaves when it settles.
+  const inflight = new Map<string, Deferred.Deferred<Exit.Exit<VerifiedCapture, CaptureReadError>>>()
 
   const load: CaptureCacheShape["load"] = (store, source, read) => {
     const identity = store.identity
@@ -265,7 +271,7 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
   return CaptureCache.of({
     load,
     manifest,
-    stats: Effect.sync(() => ({ maxBytes, bytes, entries: entries.size, hits, misses, evictions, merged }))
+    stats: Effect.sync(() => ({ maxBytes, bytes: counts.bytes, entries: entries.size, hits, misses, evictions: counts.evictions, merged }))
   })
 }
 
