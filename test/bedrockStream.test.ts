@@ -65,4 +65,24 @@ describe("BedrockStream.Accumulator", () => {
     const noStop = run(answer.slice(0, 11))
     assert.isTrue(Either.isLeft(noStop) && noStop.left._tag === "ProviderStreamIncomplete" && noStop.left.at === "before-message-stop")
   })
+  it("a block index that is not a non-negative safe integer, a delta that is not an object or text that is not a string: ProviderEventInvalid", () => {
+    const start = answer[0]
+    const detail = (events: ReadonlyArray<unknown>) => {
+      const outcome = run([start, ...events])
+      return Either.isLeft(outcome) && outcome.left._tag === "ProviderEventInvalid" ? outcome.left.detail : "accepted"
+    }
+    for (const index of [-1, 0.5, "0", null, 2 ** 53]) {
+      assert.strictEqual(detail([{ contentBlockDelta: { contentBlockIndex: index, delta: { text: "x" } } }]), "contentBlockDelta without a contentBlockIndex and a delta")
+      assert.strictEqual(detail([{ contentBlockStart: { contentBlockIndex: index } }]), "contentBlockStart without a contentBlockIndex")
+    }
+    assert.strictEqual(detail([{ contentBlockStart: {} }]), "contentBlockStart without a contentBlockIndex")
+    for (const delta of [null, "text", 7, { text: 7 }, { text: null }]) {
+      assert.strictEqual(detail([{ contentBlockDelta: { contentBlockIndex: 0, delta } }]), "contentBlockDelta without a contentBlockIndex and a delta")
+    }
+    assert.strictEqual(detail([{ contentBlockDelta: { contentBlockIndex: 0 } }]), "contentBlockDelta without a contentBlockIndex and a delta")
+    const opened = { contentBlockDelta: { contentBlockIndex: 0, delta: { text: "x" } } }
+    assert.strictEqual(detail([opened, { contentBlockStop: { contentBlockIndex: "0" } }]), "contentBlockStop for a block that is not open")
+    // Any citation value is passed on (the response's strict decode judges it); unknown delta keys are ignored.
+    assert.strictEqual(detail([opened, { contentBlockDelta: { contentBlockIndex: 0, delta: { text: "y", extra: 1 } } }, { contentBlockStop: { contentBlockIndex: 0 } }]), "accepted")
+  })
 })

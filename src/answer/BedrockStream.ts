@@ -18,7 +18,6 @@
  * @since 0.2.0
  */
 import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
 import {
   type AnswerError,
   ProviderEventInvalid,
@@ -67,15 +66,24 @@ export interface Listener {
   readonly textBlockStop?: (index: number, block: ConverseBlock) => void
 }
 
-const Index = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
-const BlockStart = Schema.Struct({ contentBlockIndex: Index })
-const BlockDelta = Schema.Struct({
-  contentBlockIndex: Index,
-  delta: Schema.Struct({ text: Schema.optional(Schema.String), citation: Schema.optional(Schema.Unknown) })
-})
-const decodeStart = Schema.decodeUnknownEither(BlockStart, { onExcessProperty: "ignore" })
-const decodeDelta = Schema.decodeUnknownEither(BlockDelta, { onExcessProperty: "ignore" })
-const decodeStop = decodeStart
+// The three event shapes are checked by hand, not by Schema: one check per event, thousands per
+// answer, where a Schema decode cost about as much as the rest of the event's handling. The answer
+// they build is decoded strictly at the end (Bedrock.decodeResponse).
+
+/** The event's `contentBlockIndex` when it is a non-negative safe integer (Schema.Int's rule). */
+const blockIndexOf = (body: unknown): number | undefined => {
+  const index = typeof body === "object" && body !== null ? (body as { readonly contentBlockIndex?: unknown }).contentBlockIndex : undefined
+  return typeof index === "number" && Number.isSafeInteger(index) && index >= 0 ? index : undefined
+}
+
+/** A delta event's index and delta (`text` a string when present, `citation` anything), else undefined. */
+const deltaOf = (body: unknown): { readonly index: number; readonly text: string | undefined; readonly citation: unknown } | undefined => {
+  const index = blockIndexOf(body)
+  const delta = index === undefined ? undefined : (body as { readonly delta?: unknown }).delta
+  if (index === undefined || typeof delta !== "object" || delta === null) return undefined
+  const { citation, text } = delta as { readonly text?: unknown; readonly citation?: unknown }
+  return text === undefined || typeof text === "string" ? { index, text, citation } : undefined
+}
 
 /** The stream's exception members (ConverseStreamOutput): the answer is incomplete. */
 const exceptions = [
@@ -140,18 +148,18 @@ export class Accumulator {
         this.started = true
         return Either.void
       case "contentBlockStart": {
-        const start = decodeStart(body)
-        if (Either.isLeft(start)) return this.invalid("contentBlockStart without a contentBlockIndex")
+        const start = blockIndexOf(body)
+        if (start === undefined) return this.invalid("contentBlockStart without a contentBlockIndex")
         // A started block is tool use (text blocks start with their first delta): not part of the answer.
-        return this.begin(start.right.contentBlockIndex, false)
+        return this.begin(start, false)
       }
       case "contentBlockDelta":
         return this.delta(body)
       case "contentBlockStop": {
-        const stop = decodeStop(body)
-        if (Either.isLeft(stop) || stop.right.contentBlockIndex !== this.open) return this.invalid("contentBlockStop for a block that is not open")
+        const stop = blockIndexOf(body)
+        if (stop === undefined || stop !== this.open) return this.invalid("contentBlockStop for a block that is not open")
         this.open = undefined
-        return this.stopBlock(stop.right.contentBlockIndex)
+        return this.stopBlock(stop)
       }
       case "messageStop":
         if (!this.started || this.open !== undefined) return this.invalid("messageStop before messageStart or inside a block")
@@ -176,9 +184,9 @@ export class Accumulator {
   }
 
   private delta(body: unknown): Either.Either<void, BedrockStreamFailure> {
-    const decoded = decodeDelta(body)
-    if (Either.isLeft(decoded)) return this.invalid("contentBlockDelta without a contentBlockIndex and a delta")
-    const { contentBlockIndex: index, delta } = decoded.right
+    const delta = deltaOf(body)
+    if (delta === undefined) return this.invalid("contentBlockDelta without a contentBlockIndex and a delta")
+    const index = delta.index
     const isAnswer = delta.text !== undefined || delta.citation !== undefined
     if (!this.blocks.has(index)) {
       const begun = this.begin(index, isAnswer)
