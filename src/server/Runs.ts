@@ -21,6 +21,7 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Capture from "../capture/Capture.js"
+import * as TrustedKeys from "../evidence/TrustedKeys.js"
 import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../store/CaptureStore.js"
 import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotReady, RunNotFound } from "../Errors.js"
@@ -150,7 +151,7 @@ export const make = Effect.gen(function*() {
   const captureRun = (state: RunState) =>
     Effect.gen(function*() {
       const { config } = context
-      const { caFile, ...budgets } = config.capture ?? {}
+      const { caFile, signing: _signing, ...budgets } = config.capture ?? {}
       const directory = directoryOf(state.id)
       yield* append(state, { _tag: "started", runId: state.id, sources: config.sources.length })
       const capturedOrFailed = yield* Effect.gen(function*() {
@@ -161,7 +162,9 @@ export const make = Effect.gen(function*() {
           approved: config.sources,
           allowLoopbackHttp: context.allowLoopbackHttp,
           ...budgets,
-          ca
+          ca,
+          // Checked when `serve` started (a bad key refuses to start); a key file changed since is a defect.
+          signingKey: yield* Effect.orDie(TrustedKeys.signingKeyOf(config, path.dirname(context.configFile)))
         }).pipe(Layer.provide(CaptureStore.layerFileSystem({ directory })))
         return yield* Effect.flatMap(Capture.Capture, (capture) =>
           capture.captureAll(config.sources, {

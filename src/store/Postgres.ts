@@ -27,7 +27,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
 import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
-import { defaultMaxBodyBytes, defaultMaxRecordBytes, encodeRecordChunks } from "./Format.js"
+import { defaultMaxBodyBytes, defaultMaxRecordBytes, encodeRecordChunks, maxAttestationBytes } from "./Format.js"
 import { type CaptureRecord, captureFormat, type CaptureRecordV2, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
@@ -239,7 +239,34 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
     })
   }
 
-  return CaptureStore.of({ read, write, readBody }) satisfies CaptureStoreShape
+  const writeAttestation = (source: SourceUrl, envelope: string): Effect.Effect<void, CaptureWriteError> =>
+    Buffer.byteLength(envelope, "utf8") > maxAttestationBytes
+      ? Effect.fail(new CaptureWriteFailed({ source, detail: `the attestation is over ${maxAttestationBytes} bytes` }))
+      : sql`INSERT INTO citegate_attestations (run, source, envelope) VALUES (${run}, ${source}, ${envelope})`.pipe(
+        Effect.asVoid,
+        Effect.mapError((error): CaptureWriteError => {
+          const state = sqlState(error)
+          if (state === "23505") return new CaptureExists({ source })
+          const detail = state === "23503" ? `no capture of ${source} in the run ${JSON.stringify(run)}` : sqlDetail(error)
+          return new CaptureWriteFailed({ source, detail })
+        })
+      )
+
+  const readAttestation = (source: SourceUrl): Effect.Effect<string | undefined, CaptureReadError> =>
+    sql<{ readonly size: number; readonly envelope: string | null }>`
+      SELECT octet_length(envelope) AS size, CASE WHEN octet_length(envelope) <= ${maxAttestationBytes} THEN envelope END AS envelope
+      FROM citegate_attestations WHERE run = ${run} AND source = ${source}`.pipe(
+      Effect.mapError((error) => corrupt(source, "unreadable", `the attestation in the database: ${sqlDetail(error)}`)),
+      Effect.flatMap((rows): Either.Either<string | undefined, CorruptCapture> => {
+        const row = rows[0]
+        if (row === undefined) return Either.right(undefined)
+        return row.envelope === null
+          ? Either.left(corrupt(source, "too-large", `the attestation is ${row.size} bytes, over the limit of ${maxAttestationBytes}`))
+          : Either.right(row.envelope)
+      })
+    )
+
+  return CaptureStore.of({ read, write, readBody, writeAttestation, readAttestation }) satisfies CaptureStoreShape
 })
 
 /**
