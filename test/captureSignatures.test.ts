@@ -13,7 +13,7 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, typ
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Capture from "../src/capture/Capture.js"
-import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
+import { type CaptureRef, makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
 import { ReportRejected, SignatureInvalid, UnknownSigningKey, UnsignedCapture } from "../src/Errors.js"
 import * as CaptureAttestation from "../src/evidence/CaptureAttestation.js"
 import * as Signatures from "../src/evidence/Signatures.js"
@@ -292,7 +292,7 @@ const configOf = (
   }
 })
 
-const reportOf = (refs: ReadonlyArray<Capture.CaptureRef>) => ({
+const reportOf = (refs: ReadonlyArray<CaptureRef>) => ({
   facts: [
     { state: "cited", label: "sales", source: refs[0]!.source, captureSha256: refs[0]!.sha256, snippet: "4,210 units" },
     { state: "cited", label: "stock", source: refs[1]!.source, captureSha256: refs[1]!.sha256, snippet: "1,180 units" }
