@@ -162,6 +162,28 @@ describe("capture with capture.signing, verify with verify.signatures", () => {
       assert.include(old.stdout, "UnknownSigningKey")
     }))
 
+  it.scopedLive("doctor counts the attestations beside their records, flags one whose record is gone, and --fix never removes one", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const { run } = yield* capturedRun(s, "run")
+      const healthy = yield* cliInProcess(["doctor", "--run-dir", run])
+      assert.strictEqual(healthy.code, 0, healthy.stdout)
+      assert.strictEqual(healthy.stdout, "2 records verify, 0 leftovers, 0 corrupt records, 2 attestations (0 corrupt)\n")
+      // The record of one source removed (a store writer's doing): its attestation is left without a record.
+      const record = path.join(run, CaptureStore.recordFileName(s.sources[1]!))
+      yield* Effect.promise(() => fsp.rm(record))
+      const orphan = CaptureStore.attestationFileName(s.sources[1]!)
+      for (const args of [["doctor", "--run-dir", run], ["doctor", "--run-dir", run, "--fix"]]) {
+        const found = yield* cliInProcess(args)
+        assert.strictEqual(found.code, 1, found.stdout)
+        assert.include(found.stdout, `CORRUPT   ${orphan}: attestation: no record ${CaptureStore.recordFileName(s.sources[1]!)} beside it`)
+        assert.include(found.stdout, "1 records verify, 0 leftovers")
+        assert.include(found.stdout, "2 attestations (1 corrupt)")
+        assert.notInclude(found.stdout, "other ")
+      }
+      assert.isTrue(yield* Effect.promise(() => fsp.lstat(path.join(run, orphan)).then(() => true, () => false)))
+    }))
+
   it.scopedLive("a bad signing key or a mislabelled trusted key is a usage error before anything is written", () =>
     Effect.gen(function*() {
       const s = yield* setup

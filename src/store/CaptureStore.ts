@@ -104,6 +104,7 @@ export { type FileIo, type FileSystemOptions, nodeIo } from "./Filesystem.js"
 
 /** Inspecting a run directory, `run-pipeline doctor` (store/Inspect.ts). */
 export {
+  type AttestationEntry,
   type BodyEntry,
   inspect,
   type Leftover,

@@ -117,6 +117,9 @@ export const isLeftover = (name: string, stats: fs.Stats) =>
 /** A record's file name: 64 lowercase hex digits and `.json`. */
 export const recordNamePattern = /^[0-9a-f]{64}\.json$/
 
+/** An attestation's file name: 64 lowercase hex digits and `.dsse.json` (the record's name, see `attestationFileName`). */
+export const attestationNamePattern = /^[0-9a-f]{64}\.dsse\.json$/
+
 /** A body's file name: 64 lowercase hex digits and `.body`. */
 export const bodyNamePattern = /^[0-9a-f]{64}\.body$/
 
