@@ -17,6 +17,7 @@ import { type CaptureRef, makeCaptureRecord, type Rfc3339Utc, type SourceUrl } f
 import { ReportRejected, SignatureInvalid, UnknownSigningKey, UnsignedCapture } from "../src/Errors.js"
 import * as CaptureAttestation from "../src/evidence/CaptureAttestation.js"
 import * as Signatures from "../src/evidence/Signatures.js"
+import * as SignatureNotesSection from "../src/render/SignatureNotesSection.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as Gate from "../src/verify/Gate.js"
@@ -422,4 +423,38 @@ describe("signed captures, captured through a loopback server and verified by th
       assert.strictEqual(error._tag, "CaptureWriteFailed")
       assert.include(error.message, "keeps no attestations")
     }))
+})
+
+describe("the check-mode section of renderings", () => {
+  // A key id comes from the envelope, which a store writer controls: it is data in every format.
+  const hostile = "<script>alert(1)</script> **bold** [x](javascript:y) \u001b[31mred\u001b[0m\nsecond line"
+  const notes = [
+    new UnknownSigningKey({ keyids: [hostile], source: "https://example.test/a.txt" }),
+    new UnsignedCapture({ source: "https://example.test/b.txt" })
+  ]
+
+  it("text, Markdown and HTML show each note after the page, escaped; JSON and an empty list leave the page alone", () => {
+    const text = SignatureNotesSection.withSignatureNotes("text", "PAGE\n", notes)
+    assert.isTrue(text.startsWith("PAGE\n\nCapture signatures (verify.signatures: check):\n  2 captures"))
+    assert.include(text, "  UnknownSigningKey: Capture signed by an untrusted key\n    source: https://example.test/a.txt\n")
+    assert.notInclude(text, "\u001b")
+    assert.strictEqual(text.split("\n").filter((line) => line.startsWith("second line")).length, 0)
+
+    const markdown = SignatureNotesSection.withSignatureNotes("markdown", "# Page\n\n", notes)
+    assert.include(markdown, "## Capture signatures (verify.signatures: check)")
+    assert.notInclude(markdown, "<script>")
+    assert.notInclude(markdown, "**bold**")
+    assert.notInclude(markdown, "[x](javascript")
+    assert.include(markdown, "\\[x\\](javascript")
+    assert.notInclude(markdown, "\u001b")
+
+    const html = SignatureNotesSection.withSignatureNotes("html", "<html><body><h1>x</h1></body></html>", notes)
+    assert.match(html, /<section class="signature-notes" id="signature-notes">[\s\S]*<\/section>\n<\/body><\/html>$/)
+    assert.notInclude(html, "<script>")
+    assert.include(html, "&lt;script&gt;")
+    assert.include(html, `data-tag="UnsignedCapture"`)
+
+    assert.strictEqual(SignatureNotesSection.withSignatureNotes("json", "{}", notes), "{}")
+    assert.strictEqual(SignatureNotesSection.withSignatureNotes("text", "PAGE\n", []), "PAGE\n")
+  })
 })

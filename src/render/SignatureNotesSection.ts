@@ -41,7 +41,7 @@ export const markdown = (notes: ReadonlyArray<CaptureSignatureError>): string =>
     "",
     ...notes.map((note) => {
       const d = Describe.captureSignatureError(note)
-      return `- \`${note._tag}\`: ${md(d.title)}; ${d.fields.map(([name, value]) => `${md(name)}: ${md(terminal(value))}`).join("; ")}. ` +
+      return `- \`${note._tag}\`: ${md(d.title)}; ${d.fields.map(([name, value]) => `${md(name)}: ${md(value)}`).join("; ")}. ` +
         `What to do: ${md(d.fix)}`
     }),
     ""
