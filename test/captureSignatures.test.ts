@@ -20,7 +20,10 @@ import * as Signatures from "../src/evidence/Signatures.js"
 import * as SignatureNotesSection from "../src/render/SignatureNotesSection.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as MemoryStore from "../src/store/Memory.js"
+import * as Config from "../src/Config.js"
 import * as Gate from "../src/verify/Gate.js"
+import * as Policy from "../src/verify/Policy.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { type Handler, testServer } from "./httpServer.js"
 import { tempDirectory } from "./support.js"
 
@@ -457,4 +460,37 @@ describe("the check-mode section of renderings", () => {
     assert.strictEqual(SignatureNotesSection.withSignatureNotes("json", "{}", notes), "{}")
     assert.strictEqual(SignatureNotesSection.withSignatureNotes("text", "PAGE\n", []), "PAGE\n")
   })
+})
+
+describe("the citation path (answers) under verify.signatures", () => {
+  it.scopedLive("require fails every citation of an unsigned capture; each attestation is read once however many citations name it", () =>
+    Effect.gen(function*() {
+      const { sales, stock } = yield* setup
+      const key = freshKeys()
+      const { directory, refs } = yield* captureInto([sales], key.signing)
+      const unsigned = yield* captureInto([stock], undefined, directory)
+      const files = yield* CaptureStore.makeFileSystem({ directory })
+      const reads: Array<string> = []
+      // The real store, its attestation reads counted.
+      const store = CaptureStore.CaptureStore.of({
+        ...files,
+        readAttestation: (source) => Effect.zipRight(Effect.sync(() => reads.push(source)), files.readAttestation!(source))
+      })
+      const config = yield* Effect.orDie(Config.decode(configOf([sales, stock], "require", [key.trusted])))
+      const checked = yield* Effect.flatMap(Verifier.Verifier, (verifier) =>
+        verifier.checkCitations([
+          { source: sales, captureSha256: refs[0]!.sha256, snippet: "4,210 units" },
+          { source: stock, captureSha256: unsigned.refs[0]!.sha256, snippet: "1,180 units" },
+          { source: sales, captureSha256: refs[0]!.sha256, snippet: "Net sales" },
+          { source: stock, captureSha256: unsigned.refs[0]!.sha256, snippet: "Inventory" }
+        ])).pipe(
+          Effect.provide(Verifier.layer.pipe(Layer.provide(Policy.layer(config)), Layer.provide(Layer.succeed(CaptureStore.CaptureStore, store))))
+        )
+      assert.deepStrictEqual(
+        checked.results.map((r) => (Either.isRight(r) ? "verified" : r.left.map((f) => f._tag).join(","))),
+        ["verified", "UnsignedCapture", "verified", "UnsignedCapture"]
+      )
+      assert.deepStrictEqual([...reads].sort(), [sales, stock].sort())
+      assert.deepStrictEqual(checked.signatureNotes?.map((n) => n._tag), ["UnsignedCapture"])
+    }))
 })
