@@ -494,3 +494,43 @@ describe("the citation path (answers) under verify.signatures", () => {
       assert.deepStrictEqual(checked.signatureNotes?.map((n) => n._tag), ["UnsignedCapture"])
     }))
 })
+
+describe("attestation files in a run directory", () => {
+  it.scopedLive("never replaced (CaptureExists); one over 64 KiB or a symbolic link is refused unread under require", () =>
+    Effect.gen(function*() {
+      const { sales, stock } = yield* setup
+      const key = freshKeys()
+      const { directory, refs } = yield* captureInto([sales, stock], key.signing)
+      const store = yield* CaptureStore.makeFileSystem({ directory })
+      const before = yield* readAttestation(directory, sales)
+      const stockOwn = yield* readAttestation(directory, stock)
+      const record = yield* Effect.orDie(store.read(sales as SourceUrl))
+      const again = yield* Effect.flip(store.writeAttestation!(sales as SourceUrl, CaptureAttestation.sign(record, freshKeys().signing)))
+      assert.strictEqual(again._tag, "CaptureExists")
+      assert.strictEqual(yield* readAttestation(directory, sales), before)
+      const tooBig = yield* Effect.flip(store.writeAttestation!(stock as SourceUrl, "x".repeat(CaptureStore.maxAttestationBytes + 1)))
+      assert.strictEqual(tooBig._tag, "CaptureWriteFailed")
+
+      const config = configOf([sales, stock], "require", [key.trusted])
+      // Over the limit: refused on its size (a file of 64 KiB + 1 byte of spaces would otherwise parse).
+      yield* replaceAttestation(directory, stock, stockOwn + " ".repeat(CaptureStore.maxAttestationBytes))
+      const large = yield* gateCheck(directory, config, reportOf(refs))
+      if (Either.isRight(large)) return assert.fail("accepted")
+      assert.instanceOf(large.left, ReportRejected)
+      const error = large.left.failures[0]!.error
+      assert.instanceOf(error, SignatureInvalid)
+      assert.match(error.detail ?? "", /cannot be read/)
+      // A symbolic link to a valid attestation is not read (the store reads regular files only).
+      const link = path.join(directory, CaptureStore.attestationFileName(stock))
+      yield* Effect.promise(async () => {
+        await fsp.rm(link)
+        await fsp.writeFile(path.join(directory, "elsewhere.json"), stockOwn)
+        await fsp.symlink("elsewhere.json", link)
+      })
+      const linked = yield* gateCheck(directory, config, reportOf(refs))
+      assert.deepStrictEqual(rejectedTags(linked), [[1, "SignatureInvalid"]])
+      // The same bytes as a regular file verify: it was the link that was refused.
+      yield* replaceAttestation(directory, stock, stockOwn)
+      assert.isTrue(Either.isRight(yield* gateCheck(directory, config, reportOf(refs))))
+    }))
+})
