@@ -82,4 +82,21 @@ describe("signed captures in the service", () => {
       assert.strictEqual(checked.json.status, "verified", checked.text)
       assert.deepStrictEqual(checked.json.signatureNotes, [{ _tag: "UnsignedCapture", source: sales }])
     }))
+
+  it.scopedLive("a signing key file removed after the service started aborts the next run (SigningKeyInvalid): nothing is captured unsigned", () =>
+    Effect.gen(function*() {
+      const { server } = yield* sources
+      const sales = server.url("/q3-sales.txt")
+      const key = yield* keys
+      const service = yield* serviceWith(sales, "require", key, true)
+      yield* Effect.promise(() => fsp.rm(key.keyFile))
+      const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
+      assert.strictEqual(started.status, 202, started.text)
+      const events = yield* waitForRun(service, started.json.id)
+      assert.include(events, "\"_tag\":\"aborted\"")
+      assert.include(events, "SigningKeyInvalid")
+      assert.notInclude(events, "\"_tag\":\"captured\"")
+      const entries = yield* Effect.promise(() => fsp.readdir(path.join(service.runRoot, started.json.id)).catch(() => [] as Array<string>))
+      assert.deepStrictEqual(entries.filter((name) => name.endsWith(".json")), [])
+    }))
 })

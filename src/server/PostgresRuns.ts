@@ -225,8 +225,8 @@ export const make = (options: ReplicaOptions) =>
             allowLoopbackHttp: context.allowLoopbackHttp,
             ...budgets,
             ca,
-            // Checked when `serve` started (a bad key refuses to start); a key file changed since is a defect.
-          signingKey: yield* Effect.orDie(TrustedKeys.signingKeyOf(config, path.dirname(context.configFile)))
+            // Checked when `serve` started; read again per job: a key file removed since aborts the job (see Runs.ts).
+            signingKey: yield* TrustedKeys.signingKeyOf(config, path.dirname(context.configFile))
           })
             .pipe(Layer.provide(Layer.succeed(CaptureStore, store)))
           return yield* Effect.flatMap(Capture.Capture, (capture) =>

@@ -24,7 +24,7 @@ import * as Capture from "../capture/Capture.js"
 import * as TrustedKeys from "../evidence/TrustedKeys.js"
 import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../store/CaptureStore.js"
-import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotReady, RunNotFound } from "../Errors.js"
+import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotReady, RunNotFound, SigningKeyInvalid } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
 import { CaptureCache } from "../verify/CaptureCache.js"
 import type { RunStatus as RunStatusSchema } from "./Api.js"
@@ -45,8 +45,8 @@ export const RunEvent = Schema.Union(
   Schema.TaggedStruct("failed", { id: Schema.Int, number: Schema.Int, source: Schema.String, error: CaptureError }),
   /** A stored run (not started by this server): the source has no usable capture, and why. */
   Schema.TaggedStruct("missing", { id: Schema.Int, number: Schema.Int, source: Schema.String, reason: Manifest.MissingReason }),
-  /** The capture stage could not start (an unusable CA file, say): no source was fetched. */
-  Schema.TaggedStruct("aborted", { id: Schema.Int, error: Schema.Union(InvalidBudget, InvalidCaFile, InvalidRunDirectory) }),
+  /** The capture stage could not start (an unusable CA file or signing key, say): no source was fetched. */
+  Schema.TaggedStruct("aborted", { id: Schema.Int, error: Schema.Union(InvalidBudget, InvalidCaFile, InvalidRunDirectory, SigningKeyInvalid) }),
   /**
    * Replicas over PostgreSQL: the replica holding the run stopped renewing its lease (or shut down),
    * and another took the run over (`attempt`: 2 for the first takeover). Sources already reported
@@ -158,13 +158,15 @@ export const make = Effect.gen(function*() {
         const ca = yield* Trust.loadExtraCa({
           caFile: caFile === undefined ? undefined : path.resolve(path.dirname(context.configFile), caFile)
         })
+        // Checked when `serve` started (a bad key refuses to start); read again per run, like the CA file, so a
+        // key file removed or replaced since aborts this run (nothing fetched) rather than capturing unsigned.
+        const signingKey = yield* TrustedKeys.signingKeyOf(config, path.dirname(context.configFile))
         const captureLayer = Capture.layer({
           approved: config.sources,
           allowLoopbackHttp: context.allowLoopbackHttp,
           ...budgets,
           ca,
-          // Checked when `serve` started (a bad key refuses to start); a key file changed since is a defect.
-          signingKey: yield* Effect.orDie(TrustedKeys.signingKeyOf(config, path.dirname(context.configFile)))
+          signingKey
         }).pipe(Layer.provide(CaptureStore.layerFileSystem({ directory })))
         return yield* Effect.flatMap(Capture.Capture, (capture) =>
           capture.captureAll(config.sources, {
