@@ -534,3 +534,34 @@ describe("attestation files in a run directory", () => {
       assert.isTrue(Either.isRight(yield* gateCheck(directory, config, reportOf(refs))))
     }))
 })
+
+describe("configuration of signatures", () => {
+  const base = { sources: ["https://example.test/a.txt"], labels: ["a"] }
+  const decodeError = (value: unknown) => Effect.flip(Config.decode(value))
+
+  it.effect("trusted keys must be Ed25519 under their own id, at most 16; capture.signing is strict", () =>
+    Effect.gen(function*() {
+      const key = freshKeys()
+      const other = freshKeys()
+      const ok = yield* Config.decode({ ...base, verify: { signatures: "check", trustedKeys: { [key.trusted.keyid]: pem(key.trusted) } } })
+      assert.strictEqual(Config.resolvedSignatures(ok), "check")
+      assert.strictEqual(Config.resolvedSignatures(yield* Config.decode(base)), "off")
+
+      const mislabelled = yield* decodeError({ ...base, verify: { trustedKeys: { [key.trusted.keyid]: pem(other.trusted) } } })
+      assert.include(JSON.stringify(mislabelled.issues), `is the key with id ${other.trusted.keyid}, not ${key.trusted.keyid}`)
+      const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 }).publicKey
+      const rsaId = Signatures.keyIdOf(rsa)
+      const notEd25519 = yield* decodeError({ ...base, verify: { trustedKeys: { [rsaId]: rsa.export({ type: "spki", format: "pem" }).toString() } } })
+      assert.include(JSON.stringify(notEd25519.issues), "not Ed25519")
+      const badId = yield* decodeError({ ...base, verify: { trustedKeys: { "ABC": pem(key.trusted) } } })
+      // Under strict decoding a key outside the id pattern is reported as unexpected, naming the pattern.
+      assert.include(badId.issues.map((i) => i.message).join(), "^[0-9a-f]{64}$")
+      const many = Object.fromEntries(Array.from({ length: 17 }, () => freshKeys()).map((k) => [k.trusted.keyid, pem(k.trusted)]))
+      const tooMany = yield* decodeError({ ...base, verify: { trustedKeys: many } })
+      assert.include(JSON.stringify(tooMany.issues), "at most 16 keys")
+      const extra = yield* decodeError({ ...base, capture: { signing: { keyFile: "k.pem", key: "inline" } } })
+      assert.deepInclude(extra.issues.map((i) => i.path.join(".")), "capture.signing.key")
+      const mode = yield* decodeError({ ...base, verify: { signatures: "sometimes" } })
+      assert.strictEqual(mode._tag, "InvalidConfig")
+    }))
+})
