@@ -358,6 +358,12 @@ describe("signed captures, captured through a loopback server and verified by th
       const allRefs = [refs[0]!, unsigned.refs[0]!]
       const required = yield* gateCheck(directory, configOf([sales, stock], "require", [key.trusted]), reportOf(allRefs))
       assert.deepStrictEqual(rejectedTags(required), [[1, "UnsignedCapture"]])
+      // Drop mode: the unsigned capture's fact is retracted, the signed one stays.
+      const requiredConfig = configOf([sales, stock], "require", [key.trusted])
+      const dropped = yield* gateCheck(directory, { ...requiredConfig, verify: { ...requiredConfig.verify, mode: "drop" } }, reportOf(allRefs))
+      if (Either.isLeft(dropped)) return assert.fail(String(dropped.left))
+      assert.deepStrictEqual(dropped.right.report.retractions.map((r) => [r.index, r.error._tag]), [[1, "UnsignedCapture"]])
+      assert.deepStrictEqual(dropped.right.report.facts.map((f) => f.fact.label), ["sales"])
 
       const checked = yield* gateCheck(directory, configOf([sales, stock], "check", [key.trusted]), reportOf(allRefs))
       if (Either.isLeft(checked)) return assert.fail(String(checked.left))
