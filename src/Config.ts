@@ -11,6 +11,8 @@ import * as Schema from "effect/Schema"
 import { type CitationRule, CitationsPolicy, defaultCitationRule, Exemption } from "./answer/Records.js"
 import { defaultMaxFacts, Label, Mode, SourceUrl } from "./Domain.js"
 import { InvalidConfig } from "./Errors.js"
+import { createPublicKey } from "node:crypto"
+import { keyIdOf } from "./evidence/Signatures.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
 import { JudgeConfig } from "./review/JudgeConfig.js"
 import { parseExpected } from "./review/Period.js"
@@ -77,6 +79,51 @@ export const AuditConfig = Schema.Struct({
 }).annotations({ ...strict, identifier: "AuditConfig" })
 export type AuditConfig = typeof AuditConfig.Type
 
+const configPath = Schema.String.pipe(
+  Schema.filter((s) => (s.length >= 1 && s.length <= 4096) || "must be a path of 1 to 4096 characters")
+)
+
+/** Most keys `verify.trustedKeys` holds (each may cost one Ed25519 check per capture). */
+export const maxTrustedKeys = 16
+
+const pemPublicKeyHeader = "-----BEGIN PUBLIC KEY-----"
+
+/** Whether a `verify.trustedKeys` value is the key itself (SPKI PEM) rather than a file naming it. */
+export const isPemKey = (value: string): boolean => value.trimStart().startsWith(pemPublicKeyHeader)
+
+/** Why an inline PEM key cannot be the key `keyid` names, or `undefined`. */
+const inlineKeyProblem = (keyid: string, pem: string): string | undefined => {
+  try {
+    const key = createPublicKey({ key: pem, format: "pem" })
+    if (key.asymmetricKeyType !== "ed25519") return `is a ${key.asymmetricKeyType ?? "non-asymmetric"} key, not Ed25519`
+    const actual = keyIdOf(key)
+    return actual === keyid ? undefined : `is the key with id ${actual}, not ${keyid}`
+  } catch {
+    return "is not a PEM public key (SPKI)"
+  }
+}
+
+/**
+ * `verify.trustedKeys`: key id (SHA-256 hex of the key's DER SubjectPublicKeyInfo, as envelopes name
+ * it) → the Ed25519 public key, either SPKI PEM text or a file holding it (resolved against
+ * pipeline.json's directory when the configuration is loaded). Several keys: a rotation.
+ */
+export const TrustedKeys = Schema.Record({
+  key: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/, { message: () => "a key id is the 64 hex digits of the key's SHA-256" })),
+  value: Schema.String.pipe(Schema.maxLength(8192), Schema.minLength(1))
+}).pipe(
+  Schema.filter((keys) => {
+    const entries = Object.entries(keys)
+    if (entries.length > maxTrustedKeys) return `must hold at most ${maxTrustedKeys} keys, got ${entries.length}`
+    for (const [keyid, value] of entries) {
+      if (!isPemKey(value)) continue
+      const problem = inlineKeyProblem(keyid, value)
+      if (problem !== undefined) return { path: [keyid], message: `the key ${problem}` }
+    }
+    return true
+  })
+)
+
 export const CaptureBudgets = Schema.Struct({
   timeoutMs: Schema.optional(intBetween(captureLimits.timeoutMs.min, captureLimits.timeoutMs.max)),
   maxBytes: Schema.optional(intBetween(captureLimits.maxBytes.min, captureLimits.maxBytes.max)),
@@ -86,6 +133,12 @@ export const CaptureBudgets = Schema.Struct({
   maxPages: Schema.optional(intBetween(extractionLimits.maxPages.min, extractionLimits.maxPages.max)),
   maxCharacters: Schema.optional(intBetween(extractionLimits.maxCharacters.min, extractionLimits.maxCharacters.max)),
   maxDepth: Schema.optional(intBetween(extractionLimits.maxDepth.min, extractionLimits.maxDepth.max)),
+  /**
+   * Signed captures: `keyFile` names the operator's Ed25519 private key (PKCS#8 PEM; the key itself is
+   * never in the configuration), resolved against pipeline.json's directory. Every record captured is
+   * then followed by its signed attestation (docs/signatures.md).
+   */
+  signing: Schema.optional(Schema.Struct({ keyFile: configPath }).annotations({ ...strict, identifier: "CaptureSigning" })),
   /** A PEM file of extra CA certificates to trust (a private CA); the CLI resolves it against pipeline.json's directory. */
   caFile: Schema.optional(
     Schema.String.pipe(Schema.filter((s) => (s.length >= 1 && s.length <= 4096) || "must be a path of 1 to 4096 characters"))
@@ -114,7 +167,14 @@ export const VerifyOptions = Schema.Struct({
    * included. `tokens`: only an occurrence that starts and ends at number and word boundaries counts
    * (`SnippetCutsToken` otherwise).
    */
-  boundaries: Schema.optional(Schema.Literal("substring", "tokens"))
+  boundaries: Schema.optional(Schema.Literal("substring", "tokens")),
+  /**
+   * Capture attestations (docs/signatures.md): `off` (default) reads none; `check` verifies each
+   * capture's and reports the problems beside the result; `require` also refuses every fact whose
+   * capture is unsigned or wrongly signed (`UnsignedCapture`, `SignatureInvalid`, `UnknownSigningKey`).
+   */
+  signatures: Schema.optional(Schema.Literal("off", "check", "require")),
+  trustedKeys: Schema.optional(TrustedKeys)
 }).annotations({ ...strict, identifier: "VerifyOptions" })
 export type VerifyOptions = typeof VerifyOptions.Type
 
@@ -481,6 +541,7 @@ export type MatchingPolicy = "exact" | "normalized/2"
 export const resolvedNumbers = (config: PipelineConfig) => config.review?.numbers ?? "off"
 export const resolvedAmbiguous = (config: PipelineConfig): "accept" | "reject" => config.verify?.ambiguous ?? "accept"
 export const resolvedHidden = (config: PipelineConfig): "mark" | "reject" => config.verify?.hidden ?? "mark"
+export const resolvedSignatures = (config: PipelineConfig): "off" | "check" | "require" => config.verify?.signatures ?? "off"
 export const resolvedBoundaries = (config: PipelineConfig): "substring" | "tokens" => config.verify?.boundaries ?? "substring"
 /** Telemetry with its defaults filled in, or undefined when off. */
 export const resolvedTelemetry = (config: PipelineConfig) =>

@@ -568,6 +568,7 @@ describe("CaptureStore: inspect and sweep", () => {
         ],
         problems: byName(problems),
         bodies: byName(bodies),
+        attestations: [],
         others: [...others].sort()
       }
       return expected

@@ -417,6 +417,36 @@ const cases: ReadonlyArray<readonly [AnySchema & (new(...args: any) => any), Jso
   ]
 ]
 
+// The signature family (src/errors/Signature.ts): exports' envelopes and captures' attestations.
+const signatureCases: typeof cases = [
+  [E.UnsignedCapture, { _tag: "UnsignedCapture", source: S }, `The capture of ${S} carries no signed attestation`],
+  [
+    E.SignatureInvalid,
+    { _tag: "SignatureInvalid", keyid: "k1", source: S },
+    `The attestation of ${S}: The signature by key k1 does not verify: the signed statement or the signature was altered`
+  ],
+  [E.SignatureInvalid, { _tag: "SignatureInvalid", keyid: "k1" }, "The signature by key k1 does not verify: the signed statement or the signature was altered"],
+  [
+    E.SignatureInvalid,
+    { _tag: "SignatureInvalid", keyid: "", source: S, detail: "the attestation is malformed: x" },
+    `The attestation of ${S}: the attestation is malformed: x`
+  ],
+  [
+    E.UnknownSigningKey,
+    { _tag: "UnknownSigningKey", keyids: ["k1"], source: S },
+    `The attestation of ${S}: No trusted key has the key id the envelope names: k1`
+  ],
+  [E.UnknownSigningKey, { _tag: "UnknownSigningKey", keyids: [] }, "The envelope names no key id and no trusted key verifies it"],
+  [E.UnknownSigningKey, { _tag: "UnknownSigningKey", keyids: ["k1", "k2"] }, "No trusted key has the key ids the envelope names: k1, k2"],
+  [E.SigningKeyInvalid, { _tag: "SigningKeyInvalid", path: "k.pem", detail: "not a PEM public key" }, "The key file k.pem cannot be used: not a PEM public key"],
+  [E.EnvelopeMalformed, { _tag: "EnvelopeMalformed", detail: "not JSON" }, "The signature envelope is malformed: not JSON"],
+  [
+    E.SubjectMismatch,
+    { _tag: "SubjectMismatch", path: "a.warc", signedSha256: "aa", fileSha256: "bb" },
+    "a.warc is not the signed file: its SHA-256 is bb, the statement names aa"
+  ]
+]
+
 // 20 and 21 baseline failures: the first 20 are listed, a 21st only as "…".
 const f = (n: number) => Array.from({ length: n }, (_, i) => baseline(`f${i}`))
 const listed20 = "f0: MissingCapture, f1: MissingCapture, f2: MissingCapture, f3: MissingCapture, f4: MissingCapture, " +
@@ -439,19 +469,21 @@ const everyClass = [
   "ExtractionTooLarge", "MigrationRejected", "SpanMismatch", "AnchorUnsupported", "UncitedSentence", "InvalidAnswer",
   "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "StreamLineInvalid", "StreamLimitExceeded",
   "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull", "Unauthorized", "Forbidden", "PayloadTooLarge", "LengthRequired",
-  "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected", "HiddenEvidence", "SemanticMismatch", "SnippetCutsToken"
+  "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected", "HiddenEvidence", "SemanticMismatch", "SnippetCutsToken",
+  "SigningKeyInvalid", "EnvelopeMalformed", "UnknownSigningKey", "SignatureInvalid", "SubjectMismatch", "UnsignedCapture"
 ]
 
-const jsonOf = (tag: string): Json => cases.find(([, json]) => json._tag === tag)![1]
+const allCases = [...cases, ...signatureCases]
+const jsonOf = (tag: string): Json => allCases.find(([, json]) => json._tag === tag)![1]
 
 describe("every error: tag, exact message, JSON round trip", () => {
-  it("the cases cover all 63 classes", () => {
-    assert.strictEqual(everyClass.length, 63)
-    assert.deepStrictEqual([...new Set(cases.map(([, json]) => json._tag))].sort(), [...everyClass].sort())
+  it("the cases cover all 69 classes", () => {
+    assert.strictEqual(everyClass.length, 69)
+    assert.deepStrictEqual([...new Set([...cases, ...signatureCases].map(([, json]) => json._tag))].sort(), [...everyClass].sort())
     for (const name of everyClass) assert.strictEqual((E as Record<string, any>)[name].name, name)
   })
 
-  for (const [Class, json, message] of [...cases, ...longCases]) {
+  for (const [Class, json, message] of [...cases, ...signatureCases, ...longCases]) {
     it(`${json._tag}: ${message.slice(0, 70)}`, () => {
       const error = roundTrip(Class, json)
       assert.instanceOf(error, Class)
@@ -590,9 +622,14 @@ describe("the families decode every member and nothing else", () => {
   const families: ReadonlyArray<readonly [string, AnySchema, ReadonlyArray<string>]> = [
     ["CaptureReadError", E.CaptureReadError, ["MissingCapture", "CorruptCapture", "LegacyCapture"]],
     ["CaptureWriteError", E.CaptureWriteError, ["CaptureExists", "CaptureWriteFailed"]],
+    ["CaptureSignatureError", E.CaptureSignatureError, ["UnsignedCapture", "SignatureInvalid", "UnknownSigningKey"]],
+    ["SignatureError", E.SignatureError, [
+      "SigningKeyInvalid", "EnvelopeMalformed", "UnknownSigningKey", "SignatureInvalid", "SubjectMismatch", "UnsignedCapture"
+    ]],
     ["FactError", E.FactError, [
       "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
-      "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SnippetCutsToken", "SemanticMismatch"
+      "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SnippetCutsToken", "SemanticMismatch",
+    "UnsignedCapture", "SignatureInvalid", "UnknownSigningKey"
     ]],
     ["VerifyError", E.VerifyError, ["InvalidReport", "ReportRejected", "VerificationTimeout"]],
     ["CaptureError", E.CaptureError, [
@@ -603,7 +640,8 @@ describe("the families decode every member and nothing else", () => {
     ]],
     ["CitationError", E.CitationError, [
       "NotApproved", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch", "SnippetAbsent", "SpanMismatch",
-      "AnchorUnsupported", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SnippetCutsToken"
+      "AnchorUnsupported", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SnippetCutsToken",
+      "UnsignedCapture", "SignatureInvalid", "UnknownSigningKey"
     ]],
     ["AnswerError", E.AnswerError, ["InvalidAnswer", "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "VerificationTimeout"]],
     ["StreamError", E.StreamError, ["StreamLineInvalid", "StreamLimitExceeded", "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull"]],
@@ -613,7 +651,7 @@ describe("the families decode every member and nothing else", () => {
   for (const [name, family, members] of families) {
     it(name, () => {
       for (const tag of members) {
-        for (const [Class, json, message] of cases.filter(([, json]) => json._tag === tag)) {
+        for (const [Class, json, message] of allCases.filter(([, json]) => json._tag === tag)) {
           const error = roundTrip(family, json)
           assert.instanceOf(error, Class)
           assert.strictEqual(error.message, message)
@@ -658,7 +696,8 @@ describe("the families decode every member and nothing else", () => {
 describe("groupFailures", () => {
   const order = [
     "NotApproved", "UnknownLabel", "DuplicateLabel", "MissingCapture", "CorruptCapture", "LegacyCapture", "DigestMismatch",
-    "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SnippetCutsToken", "SemanticMismatch"
+    "SnippetAbsent", "AnchorMismatch", "AmbiguousSnippet", "HiddenEvidence", "SnippetCutsToken", "SemanticMismatch",
+    "UnsignedCapture", "SignatureInvalid", "UnknownSigningKey"
   ]
 
   it("factErrorTags lists the FactError tags in their fixed order", () => {

@@ -155,16 +155,16 @@ const plain = (error: object): Record<string, unknown> => ({ ...error })
 const quote = (s: string) => `'${s.replaceAll("'", "''")}'`
 
 describe.skipIf(skipPostgres)("PostgresMigrations: the schema", () => {
-  it.scopedLive("migrate runs migrations 1 to 3 once, records them, and a second database on the cluster migrates too", () =>
+  it.scopedLive("migrate runs migrations 1 to 5 once, records them, and a second database on the cluster migrates too", () =>
     Effect.gen(function*() {
       yield* ready
-      assert.deepStrictEqual(JSON.parse(JSON.stringify(firstMigration)), { _id: "Either", _tag: "Right", right: [[1, "citegate_store"], [2, "citegate_reviews"], [3, "citegate_replicas"], [4, "citegate_service_reviews"]] })
+      assert.deepStrictEqual(JSON.parse(JSON.stringify(firstMigration)), { _id: "Either", _tag: "Right", right: [[1, "citegate_store"], [2, "citegate_reviews"], [3, "citegate_replicas"], [4, "citegate_service_reviews"], [5, "citegate_attestations"]] })
       assert.deepStrictEqual(JSON.parse(JSON.stringify(secondMigration)), { _id: "Either", _tag: "Right", right: [] })
-      assert.deepStrictEqual(JSON.parse(JSON.stringify(otherDatabase)), { _id: "Either", _tag: "Right", right: [[1, "citegate_store"], [2, "citegate_reviews"], [3, "citegate_replicas"], [4, "citegate_service_reviews"]] })
+      assert.deepStrictEqual(JSON.parse(JSON.stringify(otherDatabase)), { _id: "Either", _tag: "Right", right: [[1, "citegate_store"], [2, "citegate_reviews"], [3, "citegate_replicas"], [4, "citegate_service_reviews"], [5, "citegate_attestations"]] })
       assert.strictEqual(PostgresStore.migrationsTable, "citegate_migrations")
       const sql = yield* sqlAs("postgres")
       const recorded = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM citegate_migrations`
-      assert.deepStrictEqual(recorded.map((r) => [r.migration_id, r.name]), [[1, "citegate_store"], [2, "citegate_reviews"], [3, "citegate_replicas"], [4, "citegate_service_reviews"]])
+      assert.deepStrictEqual(recorded.map((r) => [r.migration_id, r.name]), [[1, "citegate_store"], [2, "citegate_reviews"], [3, "citegate_replicas"], [4, "citegate_service_reviews"], [5, "citegate_attestations"]])
       const roles = yield* sql<{ rolname: string; rolcanlogin: boolean }>`
         SELECT rolname, rolcanlogin FROM pg_roles WHERE rolname LIKE 'citegate%' ORDER BY rolname`
       assert.deepStrictEqual(roles.map((r) => [r.rolname, r.rolcanlogin]), [["citegate_capture", false], ["citegate_reviewer", false], ["citegate_service", false], ["citegate_verifier", false]])

@@ -93,7 +93,8 @@ describe.skipIf(skipPostgres)("PostgreSQL store: the database enforces it", () =
       for (const statement of [
         sql`UPDATE citegate_captures SET sha256 = ${inventoryRecord.sha256} WHERE run = ${run}`,
         sql`DELETE FROM citegate_captures WHERE run = ${run}`,
-        sql`TRUNCATE citegate_captures`,
+        // CASCADE: since migration 4 the attestations reference the captures (plain TRUNCATE is refused below).
+        sql`TRUNCATE citegate_captures CASCADE`,
         sql`UPDATE citegate_runs SET run = 'renamed' WHERE run = ${run}`,
         sql`DELETE FROM citegate_runs WHERE run = ${run}`
       ]) {
@@ -101,6 +102,10 @@ describe.skipIf(skipPostgres)("PostgreSQL store: the database enforces it", () =
         assert.strictEqual(error.code, "42501")
         assert.include(error.message, "append-only")
       }
+      // Without CASCADE the attestations' foreign key refuses it first (feature_not_supported).
+      const plain = yield* refused(sql`TRUNCATE citegate_captures`)
+      assert.strictEqual(plain.code, "0A000")
+      assert.include(plain.message, "foreign key")
       assert.deepStrictEqual(yield* store.read(SALES), salesRecord)
     }))
 

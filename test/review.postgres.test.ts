@@ -34,7 +34,7 @@ beforeAll(async () => {
   const ran = await Effect.runPromise(
     PostgresStore.migrate.pipe(Effect.provide(PostgresStore.layerClient({ url: cluster.url(database) })))
   )
-  assert.deepStrictEqual(ran.map(([id, name]) => `${id}_${name}`), ["1_citegate_store", "2_citegate_reviews", "3_citegate_replicas", "4_citegate_service_reviews"])
+  assert.deepStrictEqual(ran.map(([id, name]) => `${id}_${name}`), ["1_citegate_store", "2_citegate_reviews", "3_citegate_replicas", "4_citegate_service_reviews", "5_citegate_attestations"])
   cluster.psql(
     database,
     `CREATE ROLE worker LOGIN IN ROLE ${PostgresStore.captureRole};

@@ -51,7 +51,9 @@ import {
   sha256Of,
   type SourceUrl
 } from "../Domain.js"
-import { type CaptureError, InvalidBudget, type InvalidCaFile, Timeout } from "../Errors.js"
+import { type CaptureError, CaptureWriteFailed, InvalidBudget, type InvalidCaFile, Timeout } from "../Errors.js"
+import * as CaptureAttestation from "../evidence/CaptureAttestation.js"
+import type { SigningKey } from "../evidence/Signatures.js"
 import type { ExtractionLimits } from "../extract/Records.js"
 
 /** The extraction caps `validateCaps` resolves. */
@@ -131,6 +133,12 @@ export interface CaptureOptions {
   readonly maxPages?: number | undefined
   readonly maxCharacters?: number | undefined
   readonly maxDepth?: number | undefined
+  /**
+   * The operator's Ed25519 key (`capture.signing.keyFile`, loaded with `Signatures.loadSigningKey`):
+   * when given, every record written is followed by its signed attestation
+   * (src/evidence/CaptureAttestation.ts), kept by the store beside it.
+   */
+  readonly signingKey?: SigningKey | undefined
 }
 
 export interface Budgets {
@@ -198,6 +206,16 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     "accept-encoding": "identity"
   }
 
+  const signingKey = options.signingKey
+  /** The record's attestation, right after the record (a crash in between leaves it unsigned: refused under `require`). */
+  const attest = (record: CaptureRecord): Effect.Effect<void, CaptureError> => {
+    if (signingKey === undefined) return Effect.void
+    if (store.writeAttestation === undefined) {
+      return Effect.fail(new CaptureWriteFailed({ source: record.source, detail: "this store keeps no attestations, and capture.signing is set" }))
+    }
+    return store.writeAttestation(record.source, CaptureAttestation.sign(record, signingKey))
+  }
+
   const fetchBody = (source: SourceUrl) =>
     Effect.gen(function*() {
       const response = yield* client.get(source, { headers }).pipe(Effect.mapError(transportError(source)))
@@ -245,6 +263,7 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
         text: extracted.text
       }
       yield* store.write(record)
+      yield* attest(record)
       const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: record.byteLength }
       return ref
     }
@@ -262,6 +281,7 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
       text: extracted.text
     }
     yield* store.write(record, body)
+    yield* attest(record)
     const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: body.byteLength }
     return ref
   }, tagFailure)

@@ -4,7 +4,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as path from "node:path"
 import * as Config from "../Config.js"
+import * as TrustedKeys from "../evidence/TrustedKeys.js"
 import { CliExit } from "./CliError.js"
 import * as Io from "./Io.js"
 import * as Report from "./Report.js"
@@ -42,5 +44,9 @@ export const orUsageError = <A, R>(effect: Effect.Effect<A, Report.UsageError, R
 
 export const exitWith = (code: 0 | 1 | 2) => (code === 0 ? Effect.void : Effect.fail(new CliExit({ code })))
 
+/** pipeline.json decoded, its `verify.trustedKeys` files read (relative ones beside it). */
 export const loadConfig = (file: string) =>
-  Effect.flatMap(Io.readText(file, "configuration"), Config.decodeText)
+  Io.readText(file, "configuration").pipe(
+    Effect.flatMap(Config.decodeText),
+    Effect.flatMap((config) => TrustedKeys.resolve(config, path.dirname(file)))
+  )

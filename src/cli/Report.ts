@@ -10,6 +10,7 @@ import type {
   InvalidRunDirectory,
   JudgeStartError,
   RunExists,
+  SigningKeyInvalid,
   StorePackageMissing,
   StoreUnavailable
 } from "../Errors.js"
@@ -45,6 +46,7 @@ export type UsageError =
   | RecaptureRefused
   | InsecureListen
   | JudgeStartError
+  | SigningKeyInvalid
 
 export const usageError = (error: UsageError): string =>
   Match.valueTags(error, {
@@ -65,7 +67,8 @@ export const usageError = (error: UsageError): string =>
     RecaptureRefused: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     InsecureListen: (e) => `${e._tag}: ${terminal(e.message)}\n`,
     CapabilityError: (e) => `${e._tag}: ${terminal(e.message)}\n`,
-    JudgeKeyUnavailable: (e) => `${e._tag}: ${terminal(e.message)}\n`
+    JudgeKeyUnavailable: (e) => `${e._tag}: ${terminal(e.message)}\n`,
+    SigningKeyInvalid: (e) => `${e._tag}: ${terminal(e.message)}\n`
   })
 
 export const progress = (event: CaptureEvent): string =>

@@ -11,6 +11,7 @@ import { CorruptCapture, LegacyCapture, MissingCapture } from "./Store.js"
 import { AmbiguousSnippet, AnchorMismatch, DigestMismatch, NotApproved, SnippetAbsent, VerificationTimeout } from "./Verify.js"
 import { SnippetCutsToken } from "./Boundaries.js"
 import { HiddenEvidence } from "./Visibility.js"
+import { SignatureInvalid, UnknownSigningKey, UnsignedCapture } from "./Signature.js"
 
 // ---------------------------------------------------------------------------
 // Answers: prose with inline citations (citegate.answer/1, EVI1, Anthropic)
@@ -70,7 +71,9 @@ export const CitationError = Schema.Union(
   HiddenEvidence,
   // From the shared matching path: only inside a longer number or word, under verify.boundaries: "tokens".
   SnippetCutsToken,
-  CoarseCitation, UnresolvableSource
+  CoarseCitation, UnresolvableSource,
+  // From the shared matching path: the capture's attestation, under verify.signatures: "require".
+  UnsignedCapture, SignatureInvalid, UnknownSigningKey
 )
 export type CitationError = typeof CitationError.Type
 

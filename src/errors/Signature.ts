@@ -28,21 +28,46 @@ export class EnvelopeMalformed extends Schema.TaggedError<EnvelopeMalformed>()("
 
 /** No signature of the envelope is by a trusted key (the key ids it names are listed). */
 export class UnknownSigningKey extends Schema.TaggedError<UnknownSigningKey>()("UnknownSigningKey", {
-  keyids: Schema.Array(Schema.String)
+  keyids: Schema.Array(Schema.String),
+  /** The capture whose attestation this is (absent for an export's envelope). */
+  source: Schema.optional(Schema.String)
 }) {
   override get message() {
-    return this.keyids.length === 0
+    const of = this.source === undefined ? "" : `The attestation of ${this.source}: `
+    return of + (this.keyids.length === 0
       ? "The envelope names no key id and no trusted key verifies it"
-      : `No trusted key has the key id${this.keyids.length === 1 ? "" : "s"} the envelope names: ${this.keyids.join(", ")}`
+      : `No trusted key has the key id${this.keyids.length === 1 ? "" : "s"} the envelope names: ${this.keyids.join(", ")}`)
   }
 }
 
 /** A trusted key's signature does not verify: the payload or the signature was changed. */
 export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>()("SignatureInvalid", {
-  keyid: Schema.String
+  /** The key whose check failed; empty when the envelope could not be read far enough to name one. */
+  keyid: Schema.String,
+  /** The capture whose attestation this is (absent for an export's envelope). */
+  source: Schema.optional(Schema.String),
+  /**
+   * Why, when it is not the Ed25519 check itself: a malformed envelope, or a valid signature over a
+   * statement about another capture (a replayed envelope).
+   */
+  detail: Schema.optional(Schema.String)
 }) {
   override get message() {
-    return `The signature by key ${this.keyid} does not verify: the signed statement or the signature was altered`
+    const of = this.source === undefined ? "" : `The attestation of ${this.source}: `
+    if (this.detail !== undefined) return `${of}${this.detail}`
+    return `${of}The signature by key ${this.keyid} does not verify: the signed statement or the signature was altered`
+  }
+}
+
+/**
+ * A capture has no attestation while the policy (`verify.signatures`) checks them: it was captured
+ * without a signing key, by a store that keeps none, or its attestation was removed.
+ */
+export class UnsignedCapture extends Schema.TaggedError<UnsignedCapture>()("UnsignedCapture", {
+  source: Schema.String
+}) {
+  override get message() {
+    return `The capture of ${this.source} carries no signed attestation`
   }
 }
 
@@ -63,6 +88,11 @@ export const SignatureError = Schema.Union(
   EnvelopeMalformed,
   UnknownSigningKey,
   SignatureInvalid,
-  SubjectMismatch
+  SubjectMismatch,
+  UnsignedCapture
 )
 export type SignatureError = typeof SignatureError.Type
+
+/** Why a capture's attestation does not hold under `verify.signatures` (a fact failure under `require`). */
+export const CaptureSignatureError = Schema.Union(UnsignedCapture, SignatureInvalid, UnknownSigningKey)
+export type CaptureSignatureError = typeof CaptureSignatureError.Type

@@ -9,6 +9,7 @@ import { SemanticMismatch } from "./Review.js"
 import { CorruptCapture, LegacyCapture, MissingCapture } from "./Store.js"
 import { SnippetCutsToken } from "./Boundaries.js"
 import { HiddenEvidence } from "./Visibility.js"
+import { SignatureInvalid, UnknownSigningKey, UnsignedCapture } from "./Signature.js"
 
 // ---------------------------------------------------------------------------
 // Verification: per-fact failures
@@ -212,7 +213,10 @@ export const FactError = Schema.Union(
   AmbiguousSnippet,
   HiddenEvidence,
   SnippetCutsToken,
-  SemanticMismatch
+  SemanticMismatch,
+  UnsignedCapture,
+  SignatureInvalid,
+  UnknownSigningKey
 )
 export type FactError = typeof FactError.Type
 
@@ -264,7 +268,10 @@ export const factErrorTags = [
   "AmbiguousSnippet",
   "HiddenEvidence",
   "SnippetCutsToken",
-  "SemanticMismatch"
+  "SemanticMismatch",
+  "UnsignedCapture",
+  "SignatureInvalid",
+  "UnknownSigningKey"
 ] as const satisfies ReadonlyArray<FactError["_tag"]>
 // A FactError tag missing from the list above is a type error here.
 const _everyFactErrorTagListed: Exclude<FactError["_tag"], typeof factErrorTags[number]> extends never ? true : never = true

@@ -187,8 +187,16 @@ export const statementOf = (subject: {
  * @since 0.3.0
  * @category signing
  */
-export const signStatement = (statement: Statement, key: SigningKey): Envelope => {
-  const payload = Buffer.from(JSON.stringify(Schema.encodeSync(Statement)(statement)), "utf8")
+export const signStatement = (statement: Statement, key: SigningKey): Envelope => signStatementOf(Statement)(statement, key)
+
+/**
+ * `signStatement` for any statement schema.
+ *
+ * @since 0.3.0
+ * @category signing
+ */
+export const signStatementOf = <A, I>(schema: Schema.Schema<A, I>) => (statement: A, key: SigningKey): Envelope => {
+  const payload = Buffer.from(JSON.stringify(Schema.encodeSync(schema)(statement)), "utf8")
   const sig = sign(null, pae(payloadType, payload), key.privateKey)
   return { payloadType, payload: payload.toString("base64"), signatures: [{ keyid: key.keyid, sig: sig.toString("base64") }] }
 }
@@ -228,6 +236,22 @@ export const verifyEnvelope = (
 ): Either.Either<
   { readonly statement: Statement; readonly keyid: string },
   EnvelopeMalformed | UnknownSigningKey | SignatureInvalid
+> => verifyEnvelopeOf(Statement)(text, trusted)
+
+/**
+ * `verifyEnvelope` for any statement schema (a capture's attestation, a verification's): the same
+ * checks in the same order, the payload decoded strictly with `schema` last.
+ *
+ * @since 0.3.0
+ * @category verifying
+ */
+export const verifyEnvelopeOf = <A, I>(schema: Schema.Schema<A, I>) =>
+(
+  text: string,
+  trusted: ReadonlyArray<PublicKey>
+): Either.Either<
+  { readonly statement: A; readonly keyid: string },
+  EnvelopeMalformed | UnknownSigningKey | SignatureInvalid
 > =>
   Either.gen(function*() {
     const envelope = yield* decodeEnvelope(text)
@@ -260,7 +284,7 @@ export const verifyEnvelope = (
     }
     const parsed = StrictJson.parse(payload.toString("utf8"))
     if (parsed._tag === "Left") return yield* Either.left(malformed(`the signed payload: ${parsed.issue.message}`))
-    const statement = yield* Schema.decodeUnknownEither(Statement, { errors: "all", onExcessProperty: "error" })(parsed.value).pipe(
+    const statement = yield* Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(parsed.value).pipe(
       Either.mapLeft((error) => malformed(`the signed statement: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
     )
     return { statement, keyid: verifiedKey }

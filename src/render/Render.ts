@@ -10,6 +10,7 @@ import * as JsonLd from "./JsonLd.js"
 import * as HumanReviewSection from "./HumanReviewSection.js"
 import * as JudgeSection from "./JudgeSection.js"
 import * as Markdown from "./Markdown.js"
+import * as SignatureNotesSection from "./SignatureNotesSection.js"
 import type { Rendering } from "./Rendering.js"
 import * as Text from "./Text.js"
 
@@ -23,7 +24,16 @@ export const render = (format: Format, rendering: Rendering): string =>
   // recorded human review (HumanReviewSection.ts) ---
   HumanReviewSection.withHumanReview(
     format,
-    JudgeSection.withJudge(format, renderProvenance(format, rendering), rendering._tag === "Verified" ? rendering.judge : undefined),
+    JudgeSection.withJudge(
+      format,
+      // Capture signatures under verify.signatures "check": their own section, right after provenance.
+      SignatureNotesSection.withSignatureNotes(
+        format,
+        renderProvenance(format, rendering),
+        rendering._tag === "Verified" ? rendering.signatureNotes : undefined
+      ),
+      rendering._tag === "Verified" ? rendering.judge : undefined
+    ),
     rendering._tag === "Verified" ? rendering.humanReview : undefined
   )
 

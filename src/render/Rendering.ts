@@ -8,7 +8,7 @@ import * as Either from "effect/Either"
 import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
 import type { CaptureRecord, HiddenKind } from "../Domain.js"
-import { hiddenLabel, VerifyError } from "../Errors.js"
+import { CaptureSignatureError, hiddenLabel, VerifyError } from "../Errors.js"
 import {
   type HumanReview,
   HumanReview as HumanReviewSchema,
@@ -29,6 +29,8 @@ export type Rendering = Data.TaggedEnum<{
     readonly judge?: JudgeReview | undefined
     /** Recorded human review decisions about the report's verified facts, when any were recorded. */
     readonly humanReview?: HumanReview | undefined
+    /** Captures whose signed attestation does not hold (`verify.signatures: "check"`); shown beside provenance. */
+    readonly signatureNotes?: ReadonlyArray<CaptureSignatureError> | undefined
   }
   Rejected: { readonly error: VerifyError; readonly matching?: string | undefined }
 }>
@@ -37,14 +39,24 @@ export const Rendering = Data.taggedEnum<Rendering>()
 /** The rendering of a Gate outcome (`Effect.either(gate.checkJsonWithCaptures(…))`). */
 export const fromOutcome = (
   outcome: Either.Either<
-    { readonly report: VerifiedReport; readonly captures: ReadonlyMap<string, CaptureRecord> },
+    {
+      readonly report: VerifiedReport
+      readonly captures: ReadonlyMap<string, CaptureRecord>
+      readonly signatureNotes?: ReadonlyArray<CaptureSignatureError> | undefined
+    },
     VerifyError
   >,
   matching?: string
 ): Rendering =>
   Either.match(outcome, {
     onLeft: (error) => Rendering.Rejected({ error, matching }),
-    onRight: ({ captures, report }) => Rendering.Verified({ report, captures, matching })
+    onRight: ({ captures, report, signatureNotes }) =>
+      Rendering.Verified({
+        report,
+        captures,
+        matching,
+        ...(signatureNotes === undefined || signatureNotes.length === 0 ? {} : { signatureNotes })
+      })
   })
 
 export const resultFormat = "citegate.result/1" as const
@@ -61,7 +73,9 @@ export const RenderedResult = Schema.Union(
     report: VerifiedReport,
     // --- semantic review hooks ---
     judge: Schema.optional(JudgeReviewSchema),
-    humanReview: Schema.optional(HumanReviewSchema)
+    humanReview: Schema.optional(HumanReviewSchema),
+    /** Captures whose signed attestation does not hold (`verify.signatures: "check"`); absent when none. */
+    signatureNotes: Schema.optional(Schema.Array(CaptureSignatureError))
   }),
   Schema.Struct({
     format: Schema.Literal(resultFormat),
@@ -73,10 +87,11 @@ export type RenderedResult = typeof RenderedResult.Type
 
 export const toResult = (rendering: Rendering): RenderedResult =>
   Match.valueTags(rendering, {
-    Verified: ({ humanReview, judge, report }): RenderedResult => ({
+    Verified: ({ humanReview, judge, report, signatureNotes }): RenderedResult => ({
       format: resultFormat,
       status: "verified",
       report,
+      ...(signatureNotes === undefined || signatureNotes.length === 0 ? {} : { signatureNotes }),
       // --- semantic review hooks ---
       ...(judge === undefined ? {} : { judge }),
       ...(humanReview === undefined ? {} : { humanReview })

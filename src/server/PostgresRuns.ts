@@ -31,6 +31,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as path from "node:path"
 import * as Capture from "../capture/Capture.js"
+import * as TrustedKeys from "../evidence/TrustedKeys.js"
 import * as Trust from "../capture/Trust.js"
 import { recordBody, type SourceUrl } from "../Domain.js"
 import { NotReady, RunNotFound } from "../Errors.js"
@@ -207,7 +208,7 @@ export const make = (options: ReplicaOptions) =>
       append: (event: WithoutId<RunEvent>) => Effect.Effect<void, JobStopped>
     ) =>
       Effect.gen(function*() {
-        const { caFile, ...budgets } = config.capture ?? {}
+        const { caFile, signing: _signing, ...budgets } = config.capture ?? {}
         const store = yield* Effect.orDie(PostgresStore.make({ run: claim.run }).pipe(Effect.provideService(SqlClient.SqlClient, sql)))
         const remaining: Array<string> = []
         for (const source of config.sources.filter((s) => !reported.has(s))) {
@@ -220,7 +221,14 @@ export const make = (options: ReplicaOptions) =>
           const ca = yield* Trust.loadExtraCa({
             caFile: caFile === undefined ? undefined : path.resolve(path.dirname(context.configFile), caFile)
           })
-          const captureLayer = Capture.layer({ approved: config.sources, allowLoopbackHttp: context.allowLoopbackHttp, ...budgets, ca })
+          const captureLayer = Capture.layer({
+            approved: config.sources,
+            allowLoopbackHttp: context.allowLoopbackHttp,
+            ...budgets,
+            ca,
+            // Checked when `serve` started; read again per job: a key file removed since aborts the job (see Runs.ts).
+            signingKey: yield* TrustedKeys.signingKeyOf(config, path.dirname(context.configFile))
+          })
             .pipe(Layer.provide(Layer.succeed(CaptureStore, store)))
           return yield* Effect.flatMap(Capture.Capture, (capture) =>
             capture.captureAll(remaining, {

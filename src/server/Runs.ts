@@ -21,11 +21,12 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Capture from "../capture/Capture.js"
+import * as TrustedKeys from "../evidence/TrustedKeys.js"
 import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../store/CaptureStore.js"
 import * as ReviewFilesystem from "../store/ReviewFilesystem.js"
 import type { ReviewLog } from "../store/ReviewLog.js"
-import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotReady, RunNotFound } from "../Errors.js"
+import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotReady, RunNotFound, SigningKeyInvalid } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
 import { CaptureCache } from "../verify/CaptureCache.js"
 import type { RunStatus as RunStatusSchema } from "./Api.js"
@@ -46,8 +47,8 @@ export const RunEvent = Schema.Union(
   Schema.TaggedStruct("failed", { id: Schema.Int, number: Schema.Int, source: Schema.String, error: CaptureError }),
   /** A stored run (not started by this server): the source has no usable capture, and why. */
   Schema.TaggedStruct("missing", { id: Schema.Int, number: Schema.Int, source: Schema.String, reason: Manifest.MissingReason }),
-  /** The capture stage could not start (an unusable CA file, say): no source was fetched. */
-  Schema.TaggedStruct("aborted", { id: Schema.Int, error: Schema.Union(InvalidBudget, InvalidCaFile, InvalidRunDirectory) }),
+  /** The capture stage could not start (an unusable CA file or signing key, say): no source was fetched. */
+  Schema.TaggedStruct("aborted", { id: Schema.Int, error: Schema.Union(InvalidBudget, InvalidCaFile, InvalidRunDirectory, SigningKeyInvalid) }),
   /**
    * Replicas over PostgreSQL: the replica holding the run stopped renewing its lease (or shut down),
    * and another took the run over (`attempt`: 2 for the first takeover). Sources already reported
@@ -154,18 +155,22 @@ export const make = Effect.gen(function*() {
   const captureRun = (state: RunState) =>
     Effect.gen(function*() {
       const { config } = context
-      const { caFile, ...budgets } = config.capture ?? {}
+      const { caFile, signing: _signing, ...budgets } = config.capture ?? {}
       const directory = directoryOf(state.id)
       yield* append(state, { _tag: "started", runId: state.id, sources: config.sources.length })
       const capturedOrFailed = yield* Effect.gen(function*() {
         const ca = yield* Trust.loadExtraCa({
           caFile: caFile === undefined ? undefined : path.resolve(path.dirname(context.configFile), caFile)
         })
+        // Checked when `serve` started (a bad key refuses to start); read again per run, like the CA file, so a
+        // key file removed or replaced since aborts this run (nothing fetched) rather than capturing unsigned.
+        const signingKey = yield* TrustedKeys.signingKeyOf(config, path.dirname(context.configFile))
         const captureLayer = Capture.layer({
           approved: config.sources,
           allowLoopbackHttp: context.allowLoopbackHttp,
           ...budgets,
-          ca
+          ca,
+          signingKey
         }).pipe(Layer.provide(CaptureStore.layerFileSystem({ directory })))
         return yield* Effect.flatMap(Capture.Capture, (capture) =>
           capture.captureAll(config.sources, {

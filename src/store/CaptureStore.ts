@@ -69,6 +69,19 @@ export interface CaptureStoreShape {
    * @since 0.3.0
    */
   readonly stamps?: ((sources: Iterable<SourceUrl>) => Effect.Effect<ReadonlyMap<SourceUrl, string>>) | undefined
+  /**
+   * Optional: keep a record's signed attestation (a DSSE envelope's text, at most
+   * `maxAttestationBytes`), exclusively and immutably like the record: a second attestation of the
+   * same source fails `CaptureExists`. The capture stage calls it right after `write` when
+   * `capture.signing.keyFile` is set; a store without it cannot keep signed captures.
+   */
+  readonly writeAttestation?: ((source: SourceUrl, envelope: string) => Effect.Effect<void, CaptureWriteError>) | undefined
+  /**
+   * Optional: the attestation kept for this source, `undefined` when there is none. Read-only, like
+   * `read`; the Verifier calls it once per distinct capture when `verify.signatures` is not `off`.
+   * A store without it has no signed captures.
+   */
+  readonly readAttestation?: ((source: SourceUrl) => Effect.Effect<string | undefined, CaptureReadError>) | undefined
 }
 
 /**
@@ -83,12 +96,14 @@ export { checkBody, checkRecord, decodeRecord } from "../internal/recordDecode.j
 
 /** The stored form every store shares (store/Format.ts). */
 export {
+  attestationFileName,
   bodyFileName,
   defaultMaxBodyBytes,
   defaultMaxRecordBytes,
   encodeChunkCodeUnits,
   encodeRecord,
   encodeRecordChunks,
+  maxAttestationBytes,
   partialPrefix,
   recordFileName
 } from "./Format.js"
@@ -98,6 +113,7 @@ export { type FileIo, type FileSystemOptions, nodeIo } from "./Filesystem.js"
 
 /** Inspecting a run directory, `run-pipeline doctor` (store/Inspect.ts). */
 export {
+  type AttestationEntry,
   type BodyEntry,
   inspect,
   type Leftover,

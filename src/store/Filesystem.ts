@@ -24,10 +24,12 @@ import {
 import { checkBody, checkWrittenBody, corrupt, decodeRecordBytes } from "../internal/recordDecode.js"
 import { errorCode, errorText, readRegularFile } from "../internal/safeRead.js"
 import {
+  attestationFileName,
   bodyFileName,
   defaultMaxBodyBytes,
   defaultMaxRecordBytes,
   encodeRecordChunks,
+  maxAttestationBytes,
   partialPrefix,
   recordFileName
 } from "./Format.js"
@@ -276,7 +278,28 @@ export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: 
       return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.mode}:${stats.nlink}`
     }).pipe(Effect.catchAllDefect(() => Effect.succeed(undefined)))
 
-  return { read, write, readBody, identity: `file:${directory}`, stamp }
+  /** Beside the record, written like it: exclusive, read-only, crash-safe. */
+  const writeAttestation = (source: SourceUrl, envelope: string): Effect.Effect<void, CaptureWriteError> => {
+    const bytes = Buffer.from(envelope, "utf8")
+    if (bytes.byteLength > maxAttestationBytes) {
+      return Effect.fail(new CaptureWriteFailed({ source, detail: `the attestation is over ${maxAttestationBytes} bytes` }))
+    }
+    return writeFile(source, path.join(directory, attestationFileName(source)), [bytes]).pipe(
+      Effect.flatMap((outcome) => outcome === "written" ? Effect.void : Effect.fail(new CaptureExists({ source })))
+    )
+  }
+
+  const readAttestation = (source: SourceUrl): Effect.Effect<string | undefined, CaptureReadError> =>
+    readRegularFile(path.join(directory, attestationFileName(source)), maxAttestationBytes).pipe(
+      Effect.map((bytes): string | undefined => bytes.toString("utf8")),
+      Effect.catchAll((failure) =>
+        failure.reason === "missing"
+          ? Effect.succeed(undefined)
+          : Effect.fail(corrupt(source, failure.reason, `the attestation file: ${failure.detail}`))
+      )
+    )
+
+  return { read, write, readBody, identity: `file:${directory}`, stamp, writeAttestation, readAttestation }
 })
 
 /** The run directory, resolved; it must exist and be a directory. */

@@ -14,6 +14,16 @@ import { type CaptureRecord, captureFormat, type CaptureRecordV2 } from "../Doma
 export const recordFileName = (source: string): string =>
   `${createHash("sha256").update(source, "utf8").digest("hex")}.json`
 
+/**
+ * The file name of a source's signed attestation (a DSSE envelope, src/evidence/CaptureAttestation.ts):
+ * the record's name with `.dsse.json`.
+ */
+export const attestationFileName = (source: string): string =>
+  `${createHash("sha256").update(source, "utf8").digest("hex")}.dsse.json`
+
+/** Largest attestation a store keeps or reads, in bytes (an envelope is about 1 KiB). */
+export const maxAttestationBytes = 64 * 1024
+
 /** The file name of a stored body: its SHA-256 hex and `.body`. */
 export const bodyFileName = (sha256: string): string => `${sha256}.body`
 
@@ -106,6 +116,9 @@ export const isLeftover = (name: string, stats: fs.Stats) =>
 
 /** A record's file name: 64 lowercase hex digits and `.json`. */
 export const recordNamePattern = /^[0-9a-f]{64}\.json$/
+
+/** An attestation's file name: 64 lowercase hex digits and `.dsse.json` (the record's name, see `attestationFileName`). */
+export const attestationNamePattern = /^[0-9a-f]{64}\.dsse\.json$/
 
 /** A body's file name: 64 lowercase hex digits and `.body`. */
 export const bodyNamePattern = /^[0-9a-f]{64}\.body$/

@@ -17,11 +17,13 @@ import { checkBody, decodeRecordBytes } from "../internal/recordDecode.js"
 import { errorCode, errorText, readRegularFile } from "../internal/safeRead.js"
 import { runDirectory } from "./Filesystem.js"
 import {
+  attestationNamePattern,
   bodyFileName,
   bodyNamePattern,
   defaultMaxBodyBytes,
   defaultMaxRecordBytes,
   isLeftover,
+  maxAttestationBytes,
   recordFileName,
   recordNamePattern
 } from "./Format.js"
@@ -74,6 +76,21 @@ export interface BodyEntry {
 }
 
 /**
+ * A capture's signed attestation (`<sha256(source)>.dsse.json`, beside its record). Never removed by
+ * `sweep`. Its signature is not checked here (that needs the trusted keys: `verify` under
+ * `verify.signatures` checks it); only that it is a readable file within the size limit whose record exists.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface AttestationEntry {
+  readonly name: string
+  readonly bytes: number
+  /** `null` when it is a readable file of at most `maxAttestationBytes` beside a record of its name; else why not. */
+  readonly problem: string | null
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -85,6 +102,8 @@ export interface RunInspection {
   readonly problems: ReadonlyArray<RecordProblem>
   /** Stored bodies of v2 records, each rehashed against its name. */
   readonly bodies: ReadonlyArray<BodyEntry>
+  /** Signed attestations of captures (`capture.signing`), each beside its record. */
+  readonly attestations: ReadonlyArray<AttestationEntry>
   /** Entries citegate did not write (left alone). */
   readonly others: ReadonlyArray<string>
 }
@@ -123,6 +142,7 @@ export const inspect = Effect.fn("CaptureStore.inspect")(function*(options: {
   const problems: Array<RecordProblem> = []
   const bodyNames: Array<{ readonly name: string; readonly stats: fs.Stats }> = []
   const referencedBodies = new Set<string>()
+  const attestationNames: Array<{ readonly name: string; readonly stats: fs.Stats }> = []
   let records = 0
   for (const name of names) {
     const full = path.join(directory, name)
@@ -134,6 +154,12 @@ export const inspect = Effect.fn("CaptureStore.inspect")(function*(options: {
     }
     if (bodyNamePattern.test(name)) {
       bodyNames.push({ name, stats })
+      continue
+    }
+    if (attestationNamePattern.test(name)) {
+      // A leftover linked to it is a second link of a finished write, as for a record.
+      if (stats.isFile()) recordInodes.set(`${stats.dev}:${stats.ino}`, name)
+      attestationNames.push({ name, stats })
       continue
     }
     if (!recordNamePattern.test(name)) {
@@ -177,12 +203,22 @@ export const inspect = Effect.fn("CaptureStore.inspect")(function*(options: {
     )
     bodies.push({ name, bytes: stats.size, referenced: referencedBodies.has(name), problem })
   }
+  const recordNames = new Set(names.filter((name) => recordNamePattern.test(name)))
+  const attestations: Array<AttestationEntry> = []
+  for (const { name, stats } of attestationNames) {
+    const record = name.slice(0, 64) + ".json"
+    const problem = yield* readRegularFile(path.join(directory, name), maxAttestationBytes).pipe(
+      Effect.as(recordNames.has(record) ? null : `no record ${record} beside it (the record was removed or renamed)`),
+      Effect.catchAll((failure) => Effect.succeed(`${failure.reason}: ${failure.detail}`))
+    )
+    attestations.push({ name, bytes: stats.size, problem })
+  }
   const leftovers = partials.map(({ name, stats }): Leftover => ({
     name,
     bytes: stats.size,
     linkedTo: recordInodes.get(`${stats.dev}:${stats.ino}`) ?? null
   }))
-  const inspection: RunInspection = { directory, records, leftovers, problems, bodies, others }
+  const inspection: RunInspection = { directory, records, leftovers, problems, bodies, attestations, others }
   return inspection
 })
 
@@ -239,7 +275,7 @@ export const sweep = Effect.fn("CaptureStore.sweep")(function*(options: {
   const inspection = yield* inspect(options)
   // Only in a run directory: one holding something citegate wrote besides leftovers, or nothing else at all
   // (a new run whose first write died). A directory of other files is not swept.
-  const written = inspection.records + inspection.problems.length + inspection.bodies.length
+  const written = inspection.records + inspection.problems.length + inspection.bodies.length + inspection.attestations.length
   if (written === 0 && inspection.others.length > 0) {
     return yield* new InvalidRunDirectory({
       path: inspection.directory,

@@ -17,7 +17,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { randomUUID } from "node:crypto"
 import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
-import { encodeRecord } from "./Format.js"
+import { encodeRecord, maxAttestationBytes } from "./Format.js"
 import { type CaptureRecord, captureFormat, captureFormatV2, sha256Of, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
@@ -104,9 +104,22 @@ export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptio
         )
     })
 
+  // Attestations by source, kept like records: once, never replaced.
+  const attestations = new Map<string, string>()
+  const writeAttestation = (source: SourceUrl, envelope: string): Effect.Effect<void, CaptureWriteError> =>
+    Effect.suspend((): Effect.Effect<void, CaptureWriteError> => {
+      if (attestations.has(source)) return Effect.fail(new CaptureExists({ source }))
+      if (Buffer.byteLength(envelope, "utf8") > maxAttestationBytes) {
+        return Effect.fail(new CaptureWriteFailed({ source, detail: `the attestation is over ${maxAttestationBytes} bytes` }))
+      }
+      attestations.set(source, envelope)
+      return Effect.void
+    })
+  const readAttestation = (source: SourceUrl): Effect.Effect<string | undefined> => Effect.sync(() => attestations.get(source))
+
   for (const record of options.records ?? []) yield* write(record)
   // One store is one run, and its records are never replaced: a fresh identity, and no stamp.
-  return CaptureStore.of({ read, write, readBody, identity: `memory:${randomUUID()}` }) satisfies CaptureStoreShape
+  return CaptureStore.of({ read, write, readBody, identity: `memory:${randomUUID()}`, writeAttestation, readAttestation }) satisfies CaptureStoreShape
 })
 
 /**

@@ -27,7 +27,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
 import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
-import { defaultMaxBodyBytes, defaultMaxRecordBytes, encodeRecordChunks } from "./Format.js"
+import { defaultMaxBodyBytes, defaultMaxRecordBytes, encodeRecordChunks, maxAttestationBytes } from "./Format.js"
 import { type CaptureRecord, captureFormat, type CaptureRecordV2, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
@@ -166,6 +166,38 @@ const rowRecord = (source: SourceUrl, row: CaptureRow | undefined, maxRecordByte
   )
 }
 
+/** A run's signed attestations (migration 5): written once, read back bounded. */
+const attestationsOf = (sql: SqlClient.SqlClient, run: string) => {
+  const writeAttestation = (source: SourceUrl, envelope: string): Effect.Effect<void, CaptureWriteError> =>
+    Buffer.byteLength(envelope, "utf8") > maxAttestationBytes
+      ? Effect.fail(new CaptureWriteFailed({ source, detail: `the attestation is over ${maxAttestationBytes} bytes` }))
+      : sql`INSERT INTO citegate_attestations (run, source, envelope) VALUES (${run}, ${source}, ${envelope})`.pipe(
+        Effect.asVoid,
+        Effect.mapError((error): CaptureWriteError => {
+          const state = sqlState(error)
+          if (state === "23505") return new CaptureExists({ source })
+          const detail = state === "23503" ? `no capture of ${source} in the run ${JSON.stringify(run)}` : sqlDetail(error)
+          return new CaptureWriteFailed({ source, detail })
+        })
+      )
+
+  const readAttestation = (source: SourceUrl): Effect.Effect<string | undefined, CaptureReadError> =>
+    sql<{ readonly size: number; readonly envelope: string | null }>`
+      SELECT octet_length(envelope) AS size, CASE WHEN octet_length(envelope) <= ${maxAttestationBytes} THEN envelope END AS envelope
+      FROM citegate_attestations WHERE run = ${run} AND source = ${source}`.pipe(
+      Effect.mapError((error) => corrupt(source, "unreadable", `the attestation in the database: ${sqlDetail(error)}`)),
+      Effect.flatMap((rows): Either.Either<string | undefined, CorruptCapture> => {
+        const row = rows[0]
+        if (row === undefined) return Either.right(undefined)
+        return row.envelope === null
+          ? Either.left(corrupt(source, "too-large", `the attestation is ${row.size} bytes, over the limit of ${maxAttestationBytes}`))
+          : Either.right(row.envelope)
+      })
+    )
+
+  return { writeAttestation, readAttestation }
+}
+
 /** The run's row: created (`RunExists` if it is there already) or found (else `StoreUnavailable`). */
 const openRun = (sql: SqlClient.SqlClient, run: string, create: boolean): Effect.Effect<void, StoreUnavailable | RunExists> =>
   create
@@ -296,7 +328,7 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
 
   const database = yield* databaseIdentity(sql)
   const identity = database === undefined ? undefined : `postgres:${database}:${JSON.stringify(run)}`
-  return CaptureStore.of({ read, write, readBody, identity, stamp, stamps }) satisfies CaptureStoreShape
+  return CaptureStore.of({ read, write, readBody, identity, stamp, stamps, ...attestationsOf(sql, run) }) satisfies CaptureStoreShape
 })
 
 /**

@@ -209,10 +209,32 @@ const reviews: ReadonlyArray<string> = [
  */
 const serviceReviews: ReadonlyArray<string> = [`GRANT ${reviewerRole} TO ${serviceRole}`]
 
+/**
+ * Migration 5: signed attestations of captures (src/evidence/CaptureAttestation.ts), one per capture,
+ * append-only by the same trigger: a capture worker inserts them (never reads them back), verifiers and
+ * reviewers read them.
+ */
+const attestations: ReadonlyArray<string> = [
+  `CREATE TABLE citegate_attestations (
+     run text NOT NULL,
+     source text NOT NULL,
+     envelope text NOT NULL CHECK (octet_length(envelope) <= 65536),
+     created_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (run, source),
+     FOREIGN KEY (run, source) REFERENCES citegate_captures (run, source)
+   )`,
+  ...appendOnly("citegate_attestations"),
+  "REVOKE ALL ON citegate_attestations FROM PUBLIC",
+  `GRANT INSERT ON citegate_attestations TO ${captureRole}`,
+  `GRANT SELECT ON citegate_attestations TO ${verifierRole}`,
+  `GRANT SELECT ON citegate_attestations TO ${reviewerRole}`
+]
+
 /** The migrations, by `<id>_<name>` (the key format `Migrator.fromRecord` reads). */
 export const migrations = {
   "1_citegate_store": statements(initial),
   "2_citegate_reviews": statements(reviews),
   "3_citegate_replicas": statements(replicas),
-  "4_citegate_service_reviews": statements(serviceReviews)
+  "4_citegate_service_reviews": statements(serviceReviews),
+  "5_citegate_attestations": statements(attestations)
 }

@@ -19,6 +19,7 @@ import * as Layer from "effect/Layer"
 import * as CaptureStore from "../store/CaptureStore.js"
 import * as Config from "../Config.js"
 import type {
+  CaptureSignatureError,
   InvalidConfig,
   InvalidReport,
   InvalidRunDirectory,
@@ -64,6 +65,8 @@ export interface GateShape {
 export interface Checked {
   readonly report: VerifiedReport
   readonly captures: ReadonlyMap<string, CaptureRecord>
+  /** Captures whose signed attestation does not hold (`verify.signatures: "check"`); empty when off. */
+  readonly signatureNotes?: ReadonlyArray<CaptureSignatureError> | undefined
 }
 
 /**
@@ -88,7 +91,8 @@ export const make: Effect.Effect<GateShape, never, Verifier.Verifier | Policy.Po
         report: numberReview === undefined
           ? report
           : new VerifiedReportClass({ ...report, semanticReview: "performed", numberReview }, { disableValidation: true }),
-        captures: verification.captures
+        captures: verification.captures,
+        signatureNotes: verified.signatureNotes ?? []
       })
     if (policy.mode === "drop") {
       return checked(

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { type CaptureRecord, sha256Of, type SourceUrl, urlProblem } from "../Domain.js"
-import { type CaptureReadError, NotApproved } from "../Errors.js"
+import { type CaptureReadError, type CaptureSignatureError, NotApproved } from "../Errors.js"
 import { spanAttributes, tagFailure } from "../internal/Spans.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import type { CaptureCacheShape, VerifiedCapture } from "./CaptureCache.js"
@@ -22,8 +22,8 @@ import type { CitationInput, Failures } from "./Records.js"
 /** A capture as read once for this verification, with its text rehashed once. */
 export type LoadedCapture = VerifiedCapture
 
-/** A capture as loaded, or why it could not be read. */
-export type Loaded = Either.Either<LoadedCapture, CaptureReadError>
+/** A capture as loaded, or why it could not be read (or, under `verify.signatures: "require"`, trusted). */
+export type Loaded = Either.Either<LoadedCapture, CaptureReadError | CaptureSignatureError>
 
 const notApproved = (source: string): NotApproved => {
   const problem = urlProblem(source)
@@ -65,7 +65,7 @@ export const loadCaptures = (
   store: CaptureStoreShape,
   sources: ReadonlySet<SourceUrl>,
   cache: Option.Option<CaptureCacheShape> = Option.none()
-): Effect.Effect<ReadonlyMap<SourceUrl, Loaded>> =>
+): Effect.Effect<Map<SourceUrl, Loaded>> =>
   Effect.flatMap(stampedOnce(store, sources, cache), (stamped) =>
     Effect.map(
       Effect.forEach(sources, (source) => Effect.map(loadCapture(stamped, source, cache), (capture) => [source, capture] as const)),

@@ -16,6 +16,8 @@ import { type Catalogue, compile } from "../review/Catalogue.js"
 export type { Catalogue, CompiledLabel } from "../review/Catalogue.js"
 export type { Period } from "../review/Period.js"
 import type { NumbersPolicy } from "../review/Records.js"
+import type { PublicKey } from "../evidence/Signatures.js"
+import * as TrustedKeys from "../evidence/TrustedKeys.js"
 
 /**
  * @since 0.1.0
@@ -47,6 +49,11 @@ export interface PolicyShape {
   readonly boundaries?: "substring" | "tokens"
   /** Semantic review by the number adapter (`review.numbers`, default off) and its compiled catalogue. */
   readonly review?: { readonly numbers: NumbersPolicy; readonly catalogue: Catalogue } | undefined
+  /**
+   * Capture attestations (`verify.signatures`, absent means off): `check` verifies each capture's
+   * signed attestation against `trusted` and reports problems; `require` also refuses the facts.
+   */
+  readonly signatures?: { readonly mode: "off" | "check" | "require"; readonly trusted: ReadonlyArray<PublicKey> } | undefined
 }
 
 /**
@@ -67,7 +74,8 @@ export const fromConfig = (config: Config.PipelineConfig): PolicyShape =>
     ambiguous: Config.resolvedAmbiguous(config),
     hidden: Config.resolvedHidden(config),
     boundaries: Config.resolvedBoundaries(config),
-    review: { numbers: Config.resolvedNumbers(config), catalogue: compile(config.review?.catalogue ?? []) }
+    review: { numbers: Config.resolvedNumbers(config), catalogue: compile(config.review?.catalogue ?? []) },
+    signatures: { mode: Config.resolvedSignatures(config), trusted: TrustedKeys.publicKeys(config) }
   })
 
 /** A policy layer from an already-decoded configuration. */

@@ -7,7 +7,7 @@
  */
 import type * as Either from "effect/Either"
 import type { CaptureRecord, Evidence, SourceUrl, VerifiedEntry } from "../Domain.js"
-import type { DuplicateLabel, FactError, FactRejection, SemanticMismatch, UnknownLabel } from "../Errors.js"
+import type { CaptureSignatureError, DuplicateLabel, FactError, FactRejection, SemanticMismatch, UnknownLabel } from "../Errors.js"
 
 /**
  * Every fact's result: the entries that passed (report order) and the facts
@@ -21,6 +21,11 @@ export interface Verification {
   readonly rejections: ReadonlyArray<FactRejection>
   /** The captures as read (and verified) by this call, for renderers: never read twice. */
   readonly captures: ReadonlyMap<SourceUrl, CaptureRecord>
+  /**
+   * Under `verify.signatures: "check"` (or `require`): the captures whose signed attestation does not
+   * hold, one note each. Under `check` their facts still verify; under `require` they failed too.
+   */
+  readonly signatureNotes?: ReadonlyArray<CaptureSignatureError> | undefined
 }
 
 /**
@@ -61,6 +66,8 @@ export interface CitationsChecked {
   readonly results: ReadonlyArray<CitationResult>
   /** The captures at least one citation was verified against, read once by this call. */
   readonly captures: ReadonlyMap<SourceUrl, CaptureRecord>
+  /** The captures whose attestation does not hold (`verify.signatures`), as for reports. */
+  readonly signatureNotes?: ReadonlyArray<CaptureSignatureError> | undefined
 }
 
 /**

@@ -9,7 +9,7 @@ import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { CaptureRecord, CitedFact, Evidence, Report, SourceUrl, VerifiedEntry } from "../Domain.js"
-import { DuplicateLabel, type FactError, type FactRejection, UnknownLabel, type VerificationTimeout } from "../Errors.js"
+import { type CaptureSignatureError, DuplicateLabel, type FactError, type FactRejection, UnknownLabel, type VerificationTimeout } from "../Errors.js"
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, CitationResult, Verification } from "./Records.js"
 
@@ -17,7 +17,11 @@ import type { CitationInput, CitationResult, Verification } from "./Records.js"
 export type CheckCited = (
   citations: ReadonlyArray<CitationInput>
 ) => Effect.Effect<
-  { readonly results: ReadonlyArray<CitationResult>; readonly loaded: ReadonlyMap<SourceUrl, CaptureRecord> },
+  {
+    readonly results: ReadonlyArray<CitationResult>
+    readonly loaded: ReadonlyMap<SourceUrl, CaptureRecord>
+    readonly signatureNotes: ReadonlyArray<CaptureSignatureError>
+  },
   VerificationTimeout
 >
 
@@ -44,7 +48,7 @@ export const checkReport = (
 (report: Report): Effect.Effect<Verification, VerificationTimeout> =>
   Effect.gen(function*() {
     const { citedIndices, failuresByIndex } = checkLabels(policy, report)
-    const { loaded, results } = yield* checkCited(citedIndices.map((index) => report.facts[index] as CitedFact))
+    const { loaded, results, signatureNotes } = yield* checkCited(citedIndices.map((index) => report.facts[index] as CitedFact))
     const evidenceByIndex = new Map<number, Evidence>()
     citedIndices.forEach((index, k) => {
       const result = results[k]!
@@ -67,5 +71,5 @@ export const checkReport = (
         entries.push({ index, fact })
       }
     })
-    return { entries, rejections, captures: verifiedCaptures }
+    return { entries, rejections, captures: verifiedCaptures, signatureNotes }
   })

@@ -26,6 +26,7 @@ import { decodeJson, decodeUnknown } from "../internal/decode.js"
 import { spanAttributes } from "../internal/Spans.js"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as Boundaries from "./Boundaries.js"
+import * as CaptureSignatures from "./CaptureSignatures.js"
 import { CaptureCache } from "./CaptureCache.js"
 import * as Digests from "./Digests.js"
 import * as Evidence from "./Evidence.js"
@@ -129,7 +130,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     Effect.gen(function*() {
       const results: Array<CitationResult> = citations.map(() => Either.left([]))
       const failures: Array<Array<CitationFailure>> = citations.map(() => [])
-      const captures = yield* Load.loadCaptures(store, Load.approve(policy, citations, failures), cache)
+      const loadedCaptures = yield* Load.loadCaptures(store, Load.approve(policy, citations, failures), cache)
+      // Under verify.signatures: each capture's attestation, read once; refused ones fail their citations here.
+      const { captures, notes } = yield* CaptureSignatures.screen(policy, store, loadedCaptures)
       const toSearch = Digests.groupByCapture(citations, captures, failures)
       const loaded = new Map<SourceUrl, CaptureRecord>()
       // Repair diagnostics on SnippetAbsent (nearest passage), bounded in count and to a quarter of the deadline (at most 500 ms).
@@ -157,7 +160,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       failures.forEach((list, i) => {
         if (list.length > 0) results[i] = Either.left(list)
       })
-      return { results, loaded }
+      return { results, loaded, signatureNotes: notes }
     }).pipe(
       // One deadline for reading and searching every capture (decoding is bounded by the input's size).
       Effect.timeoutFail({
@@ -169,14 +172,14 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   const checkReport = ReportCheck.checkReport(policy, checkCited)
 
   const checkCitations = Effect.fn("Verifier.checkCitations")(function*(citations: ReadonlyArray<CitationInput>) {
-    const { loaded, results } = yield* checkCited(citations)
+    const { loaded, results, signatureNotes } = yield* checkCited(citations)
     // Only the captures at least one citation was verified against, as for reports.
     const captures = new Map<SourceUrl, CaptureRecord>()
     results.forEach((result, i) => {
       const record = loaded.get(citations[i]!.source as SourceUrl)
       if (Either.isRight(result) && record !== undefined) captures.set(record.source, record)
     })
-    return { results, captures } satisfies CitationsChecked
+    return { results, captures, signatureNotes } satisfies CitationsChecked
   })
 
   const check = Effect.fn("Verifier.check")(function*(input: unknown) {

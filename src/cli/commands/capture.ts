@@ -7,6 +7,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
+import * as TrustedKeys from "../../evidence/TrustedKeys.js"
 import * as Capture from "../../capture/Capture.js"
 import * as Trust from "../../capture/Trust.js"
 import * as Config from "../../Config.js"
@@ -57,12 +58,14 @@ export const captureInto = (
     if (plainHttp.length > 0) yield* orUsageError(Effect.fail(new TestModeRequired({ sources: plainHttp })))
     // A relative caFile names a file beside pipeline.json, wherever the command is run from. It is read
     // (and checked) before the run directory exists, so a bad one leaves nothing behind.
-    const { caFile, ...budgets } = config.capture ?? {}
+    const { caFile, signing: _signing, ...budgets } = config.capture ?? {}
     const ca = yield* orUsageError(
       Trust.loadExtraCa({ caFile: caFile === undefined ? undefined : path.resolve(path.dirname(configFile), caFile) })
     )
+    // The signing key (capture.signing.keyFile), read and checked before the run exists, like the CA file.
+    const signingKey = yield* orUsageError(TrustedKeys.signingKeyOf(config, path.dirname(configFile)))
     const storeLayer = yield* orUsageError(Store.createRun(store))
-    const captureLayer = Capture.layer({ approved: config.sources, allowLoopbackHttp, ...budgets, ca }).pipe(
+    const captureLayer = Capture.layer({ approved: config.sources, allowLoopbackHttp, ...budgets, ca, signingKey }).pipe(
       Layer.provide(storeLayer)
     )
     const results = yield* Effect.flatMap(

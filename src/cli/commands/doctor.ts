@@ -30,16 +30,23 @@ const doctorLines = (result: CaptureStore.RunInspection, removed: ReadonlyArray<
         ? []
         : [`unused    ${terminal(b.name)} (${b.bytes} bytes): a stored body no record names (a write that died before its record), left alone`]
     ),
+    ...result.attestations.flatMap((a) =>
+      a.problem === null ? [] : [`CORRUPT   ${terminal(a.name)}: attestation: ${terminal(a.problem)} (left alone)`]
+    ),
     ...result.others.map((name) => `other     ${terminal(name)}: not written by citegate, left alone`),
     `${result.records} records verify, ${result.leftovers.length} leftovers${
       removed === undefined ? "" : ` (${gone.size} removed)`
     }, ${result.problems.length} corrupt records${
       result.bodies.length === 0 ? "" : `, ${result.bodies.length} stored bodies (${badBodies(result)} corrupt)`
+    }${
+      // Signatures are checked by verify (verify.signatures), which has the trusted keys; doctor checks the files.
+      result.attestations.length === 0 ? "" : `, ${result.attestations.length} attestations (${badAttestations(result)} corrupt)`
     }`
   ]
 }
 
 const badBodies = (result: CaptureStore.RunInspection) => result.bodies.filter((b) => b.problem !== null).length
+const badAttestations = (result: CaptureStore.RunInspection) => result.attestations.filter((a) => a.problem !== null).length
 
 export const doctor = Command.make(
   "doctor",
@@ -56,7 +63,7 @@ export const doctor = Command.make(
         const result = yield* orUsageError(CaptureStore.inspect(options))
         yield* Io.stdout(doctorLines(result, undefined).join("\n") + "\n")
         return yield* exitWith(
-          result.leftovers.length === 0 && result.problems.length === 0 && badBodies(result) === 0 ? 0 : 1
+          result.leftovers.length === 0 && result.problems.length === 0 && badBodies(result) + badAttestations(result) === 0 ? 0 : 1
         )
       }
       const result = yield* orUsageError(CaptureStore.sweep(options))
@@ -65,14 +72,14 @@ export const doctor = Command.make(
         ...result.failed.map((f) => `NOT REMOVED ${terminal(f.name)}: ${terminal(f.detail)}`)
       ]
       yield* Io.stdout(lines.join("\n") + "\n")
-      yield* exitWith(result.failed.length === 0 && result.problems.length === 0 && badBodies(result) === 0 ? 0 : 1)
+      yield* exitWith(result.failed.length === 0 && result.problems.length === 0 && badBodies(result) + badAttestations(result) === 0 ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe(
   "doctor",
   "Check a run directory: every record verifies; list (and with --fix remove) leftovers of interrupted writes.",
   {
     success: "every record and body verifies, and no leftover remains (or --fix removed them)",
-    failure: "a leftover found without --fix, one --fix could not remove, or a record or body that does not verify",
+    failure: "a leftover found without --fix, one --fix could not remove, or a record, body or attestation file that does not check out",
     usage: `${usageCodes}, or not a run directory`
   }
 )))

@@ -9,6 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliExit, TestModeRequired } from "../CliError.js"
 import { describe, usageCodes } from "../CommandHelp.js"
+import * as path from "node:path"
+import * as TrustedKeys from "../../evidence/TrustedKeys.js"
 import { loadConfig, needsLoopbackFlag, orUsageError } from "../Common.js"
 import { configOption, loopbackOption } from "../CommonOptions.js"
 import * as Io from "../Io.js"
@@ -51,6 +53,8 @@ export const serve = Command.make(
       // Capability gating before anything listens: a configuration asking for a judge it lacks is exit 2.
       yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
       const tls = yield* orUsageError(Serve.loadTls(config, args.config))
+      // The capture signing key, checked before listening: a service that would capture unsigned never starts.
+      yield* orUsageError(TrustedKeys.signingKeyOf(config, path.dirname(args.config)))
       // The run name is not used: a replica serves every run in the database.
       const store = yield* orUsageError(Store.choose("", args.store))
       yield* Serve.serve({

@@ -46,7 +46,10 @@ const citationErrorUnbounded = (error: CitationError): Description =>
     AnchorMismatch: (e) => factErrorUnbounded(e),
     AmbiguousSnippet: (e) => factErrorUnbounded(e),
     HiddenEvidence: (e) => factErrorUnbounded(e),
-    SnippetCutsToken: (e) => factErrorUnbounded(e)
+    SnippetCutsToken: (e) => factErrorUnbounded(e),
+    UnsignedCapture: (e) => factErrorUnbounded(e),
+    SignatureInvalid: (e) => factErrorUnbounded(e),
+    UnknownSigningKey: (e) => factErrorUnbounded(e)
   })
 
 /** One issue of an EVI1 text, with its line. */

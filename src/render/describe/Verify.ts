@@ -2,7 +2,14 @@
  * Descriptions of a report's failures: per fact (`FactError`) and of the whole report (`VerificationTimeout`).
  */
 import * as Match from "effect/Match"
-import type { FactError, VerificationTimeout } from "../../Errors.js"
+import type {
+  CaptureSignatureError,
+  FactError,
+  SignatureInvalid,
+  UnknownSigningKey,
+  UnsignedCapture,
+  VerificationTimeout
+} from "../../Errors.js"
 import { hiddenLabel } from "../../Errors.js"
 import { absentFix, anchorHintFields, changedFields, changedFix, type Description, nearestFields, prefix, shown } from "./Shared.js"
 
@@ -120,8 +127,38 @@ export const factErrorUnbounded = (error: FactError): Description =>
         ["snippet", e.snippet]
       ],
       fix: "Quote the whole number or word as the capture has it (the policy is verify.boundaries: \"tokens\"), or mark the fact unavailable."
-    })
+    }),
+    ...captureSignatureDescriptions
   })
+
+/** A capture whose attestation does not hold (verify.signatures); shared with answers and the check-mode notes. */
+export const captureSignatureError = (error: CaptureSignatureError): Description =>
+  shown(Match.valueTags(error, captureSignatureDescriptions))
+
+const captureSignatureDescriptions = {
+  UnsignedCapture: (e: UnsignedCapture): Description => ({
+    title: "Capture is not signed",
+    fields: [["source", e.source]],
+    fix: "Capture the source again with capture.signing.keyFile set, into a new run; or relax verify.signatures."
+  }),
+  SignatureInvalid: (e: SignatureInvalid): Description => ({
+    title: "Capture's signature does not hold",
+    fields: [
+      ...(e.source === undefined ? [] : [["source", e.source] as const]),
+      ...(e.keyid === "" ? [] : [["key id", e.keyid] as const]),
+      ["detail", e.detail ?? "the Ed25519 signature does not verify"]
+    ],
+    fix: "Treat the capture as tampered with (record or attestation changed or swapped); capture it again into a new run."
+  }),
+  UnknownSigningKey: (e: UnknownSigningKey): Description => ({
+    title: "Capture signed by an untrusted key",
+    fields: [
+      ...(e.source === undefined ? [] : [["source", e.source] as const]),
+      ["key ids", e.keyids.length === 0 ? "none named" : e.keyids.join(", ")]
+    ],
+    fix: "Add the signing key's public key to verify.trustedKeys (under its key id) if you trust it; otherwise recapture."
+  })
+}
 
 /** A whole-report failure that is neither a schema issue nor a fact failure. */
 export const verifyError = (error: VerificationTimeout): Description =>
