@@ -2,16 +2,15 @@
  * Reading a body within the byte cap (capture/Body.ts), on each of its three
  * paths: an announced length up to 1 MiB (read whole), an announced length past
  * 1 MiB (copied into one buffer as it arrives) and no announced length (streamed
- * against the cap, switching to one buffer past 1 MiB). The responses are real
- * platform responses over web streams (`HttpClientResponse.fromWeb`), so the
- * chunk sizes, a short or long body and a failure mid-body are exact. Expected
+ * against the cap, switching to one buffer past 1 MiB). The bodies are real Node
+ * readable streams, so the chunk sizes, a short or long body and a failure
+ * mid-body are exact. Expected
  * bytes come from a position-keyed pattern, so a piece copied to the wrong place
  * shows.
  */
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { Readable } from "node:stream"
 import { readBody } from "../src/capture/Body.js"
 import { AddressRefusedError } from "../src/capture/Dispatcher.js"
 import type { SourceUrl } from "../src/Domain.js"
@@ -39,17 +38,16 @@ const pieces = (sizes: ReadonlyArray<number>) => {
 
 const total = (sizes: ReadonlyArray<number>) => sizes.reduce((a, b) => a + b, 0)
 
-/** A response whose body arrives as exactly these pieces, then ends or fails with `failure`. */
+/** A body that arrives as exactly these pieces, then ends or fails with `failure`. */
 const responseOf = (chunks: ReadonlyArray<Uint8Array>, failure?: Error) => {
   let next = 0
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (next < chunks.length) return controller.enqueue(chunks[next++]!)
-      if (failure !== undefined) return controller.error(failure)
-      controller.close()
+  return new Readable({
+    read() {
+      if (next < chunks.length) return void this.push(chunks[next++]!)
+      if (failure !== undefined) return void this.destroy(failure)
+      this.push(null)
     }
   })
-  return HttpClientResponse.fromWeb(HttpClientRequest.get(source), new Response(body, { status: 200 }))
 }
 
 const read = (sizes: ReadonlyArray<number>, declared: number | null, maxBytes: number, failure?: Error) =>

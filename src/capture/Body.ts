@@ -1,84 +1,74 @@
 /**
- * Reading a checked response's body within the byte cap.
+ * Reading a checked response's body within the byte cap, straight from the
+ * HTTP client's body stream: one listener per chunk, no stream library in between.
  */
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
+import type { Readable } from "node:stream"
 import type { SourceUrl } from "../Domain.js"
 import { AmbiguousHeader, type CaptureError, TooLarge, TruncatedBody } from "../Errors.js"
 import { transportError } from "./Transport.js"
 
-/** Bodies with a Content-Length up to this size are read whole (cheapest); larger ones into one buffer as they arrive. */
+/** Bodies with a Content-Length up to this size are read whole; larger ones must fill the announced length exactly. */
 const wholeReadBytes = 1024 * 1024
 
 /** A transport failure while a framed body is read: the body was cut short, unless the address policy refused. */
-const truncated = (source: SourceUrl, declared: number) => (error: Parameters<ReturnType<typeof transportError>>[0]) => {
+const truncated = (source: SourceUrl, declared: number) => (error: Error) => {
   const refused = transportError(source)(error)
   return refused._tag === "ConnectionFailed"
     ? new TruncatedBody({ source, expectedBytes: declared, receivedBytes: null })
     : refused
 }
 
+/** What one chunk does to the body being read: nothing (kept), or the typed refusal that ends the read. */
+interface Sink {
+  readonly push: (piece: Uint8Array) => CaptureError | undefined
+  readonly end: () => Buffer | CaptureError
+  readonly failed: (error: Error) => CaptureError
+}
+
 /**
- * Reads the body within the cap. With a Content-Length (already checked
- * against the cap) the HTTP parser frames the body to exactly that length;
- * otherwise it is streamed and the request aborted as soon as the total passes
- * the cap. Memory holds the body once (plus one chunk): past 1 MiB, chunks are
- * copied into one buffer as they arrive rather than collected and concatenated
- * at the end, which would hold the body twice.
+ * An announced length. The HTTP parser frames the body to exactly that length,
+ * so the bytes go straight into one buffer of that size. Up to 1 MiB a body of
+ * another length is `TruncatedBody` with the count received; past it a piece
+ * that would overrun the buffer is refused as `AmbiguousHeader` (never happens
+ * over HTTP; checked so a copy can never overrun).
  */
-export const readBody = (
-  source: SourceUrl,
-  response: HttpClientResponse.HttpClientResponse,
-  declared: number | null,
-  budgets: { readonly maxBytes: number }
-): Effect.Effect<Buffer, CaptureError> => {
-  if (declared !== null && declared > wholeReadBytes) {
-    const body = Buffer.allocUnsafe(declared)
-    let filled = 0
-    return Stream.runForEachChunk(response.stream, (chunk) => {
-      for (const piece of chunk) {
-        // Never happens (the HTTP parser frames the body to its length); checked so a copy can never overrun.
-        if (filled + piece.byteLength > declared) {
-          return Effect.fail(new AmbiguousHeader({ source, header: "content-length", value: String(declared) }))
-        }
-        body.set(piece, filled)
-        filled += piece.byteLength
-      }
-      return Effect.void
-    }).pipe(
-      Effect.catchTag("ResponseError", (error) => Effect.fail(truncated(source, declared)(error))),
-      Effect.flatMap(() =>
-        filled === declared
-          ? Effect.succeed(body)
-          : Effect.fail(new TruncatedBody({ source, expectedBytes: declared, receivedBytes: filled }))
-      )
-    )
+const declaredSink = (source: SourceUrl, declared: number): Sink => {
+  const body = Buffer.allocUnsafe(declared)
+  let received = 0
+  return {
+    push: (piece) => {
+      if (received + piece.byteLength > declared) {
+        if (declared > wholeReadBytes) return new AmbiguousHeader({ source, header: "content-length", value: String(declared) })
+      } else body.set(piece, received)
+      received += piece.byteLength
+      return undefined
+    },
+    end: () =>
+      received === declared ? body : new TruncatedBody({ source, expectedBytes: declared, receivedBytes: received }),
+    failed: truncated(source, declared)
   }
-  if (declared !== null) {
-    return response.arrayBuffer.pipe(
-      Effect.mapError(truncated(source, declared)),
-      Effect.flatMap((buffer) =>
-        buffer.byteLength === declared
-          ? Effect.succeed(Buffer.from(buffer))
-          : Effect.fail(new TruncatedBody({ source, expectedBytes: declared, receivedBytes: buffer.byteLength }))
-      )
-    )
-  }
+}
+
+/**
+ * No announced length: streamed against the cap, which ends the read as soon as
+ * the total passes it. Memory holds the body once (plus one chunk): past 1 MiB,
+ * chunks are copied into one buffer as they arrive rather than collected and
+ * concatenated at the end, which would hold the body twice.
+ */
+const cappedSink = (source: SourceUrl, maxBytes: number): Sink => {
   const chunks: Array<Uint8Array> = []
   let received = 0
   // Its pages become resident only as they are written, so the cap-sized buffer costs what arrived.
   let whole: Buffer | undefined
-  return Stream.runForEachChunk(response.stream, (chunk) => {
-    for (const piece of chunk) {
-      if (received + piece.byteLength > budgets.maxBytes) {
+  return {
+    push: (piece) => {
+      if (received + piece.byteLength > maxBytes) {
         received += piece.byteLength
-        return Effect.fail(
-          new TooLarge({ source, maxBytes: budgets.maxBytes, declaredBytes: null, receivedBytes: received })
-        )
+        return new TooLarge({ source, maxBytes, declaredBytes: null, receivedBytes: received })
       }
       if (whole === undefined && received + piece.byteLength > wholeReadBytes) {
-        whole = Buffer.allocUnsafe(budgets.maxBytes)
+        whole = Buffer.allocUnsafe(maxBytes)
         let at = 0
         for (const earlier of chunks) {
           whole.set(earlier, at)
@@ -89,10 +79,52 @@ export const readBody = (
       if (whole === undefined) chunks.push(piece)
       else whole.set(piece, received)
       received += piece.byteLength
-    }
-    return Effect.void
-  }).pipe(
-    Effect.catchTag("ResponseError", (error) => Effect.fail(transportError(source)(error))),
-    Effect.map(() => (whole === undefined ? Buffer.concat(chunks, received) : whole.subarray(0, received)))
-  )
+      return undefined
+    },
+    end: () => (whole === undefined ? Buffer.concat(chunks, received) : whole.subarray(0, received)),
+    failed: transportError(source)
+  }
 }
+
+const ignore = () => undefined
+
+/**
+ * Reads the body within the cap (see the two sinks above). A refusal destroys
+ * the stream, which aborts the request and closes its socket; so does
+ * interruption (the capture's deadline).
+ */
+export const readBody = (
+  source: SourceUrl,
+  body: Readable,
+  declared: number | null,
+  budgets: { readonly maxBytes: number }
+): Effect.Effect<Buffer, CaptureError> =>
+  Effect.async<Buffer, CaptureError>((resume) => {
+    const sink = declared !== null ? declaredSink(source, declared) : cappedSink(source, budgets.maxBytes)
+    const detach = () => {
+      body.off("data", onData)
+      body.off("end", onEnd)
+      body.off("error", onError)
+    }
+    const finish = (result: Buffer | CaptureError) => {
+      detach()
+      resume(result instanceof Uint8Array ? Effect.succeed(result) : Effect.fail(result))
+    }
+    const onData = (piece: Uint8Array) => {
+      const refused = sink.push(piece)
+      if (refused === undefined) return
+      finish(refused)
+      body.destroy()
+    }
+    const onEnd = () => finish(sink.end())
+    const onError = (error: Error) => finish(sink.failed(error))
+    // Destroying the stream emits an error after this read has let go of it: never an unhandled one.
+    body.on("error", ignore)
+    body.on("data", onData)
+    body.once("end", onEnd)
+    body.once("error", onError)
+    return Effect.sync(() => {
+      detach()
+      body.destroy()
+    })
+  })

@@ -24,8 +24,6 @@
  *
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -34,10 +32,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { CaptureStore } from "../store/CaptureStore.js"
-import { readBody } from "./Body.js"
 import * as Dispatcher from "./Dispatcher.js"
-import { checkResponse } from "./Response.js"
-import { transportError } from "./Transport.js"
+import { fetchBody, type FetchPolicy } from "./Fetch.js"
 import * as Trust from "./Trust.js"
 import * as UrlPolicy from "./UrlPolicy.js"
 import { type ContentType, captureLimits, defaultContentTypes, extractionLimits } from "../Config.js"
@@ -54,7 +50,7 @@ import {
 import { type CaptureError, CaptureWriteFailed, InvalidBudget, type InvalidCaFile, Timeout } from "../Errors.js"
 import * as CaptureAttestation from "../evidence/CaptureAttestation.js"
 import type { SigningKey } from "../evidence/Signatures.js"
-import type { ExtractionLimits } from "../extract/Records.js"
+import type { Extracted, ExtractionLimits } from "../extract/Records.js"
 
 /** The extraction caps `validateCaps` resolves. */
 export type { ExtractionLimits } from "../extract/Records.js"
@@ -172,18 +168,113 @@ export const validateCaps = (options: Partial<Record<keyof ExtractionLimits, num
 /** `text/plain`, with no parameter but an optional `charset=utf-8` (case-insensitive, quoted allowed). */
 export { isPlainTextUtf8 } from "./Response.js"
 
+/** The validated settings of a stage: budgets, extraction caps, and what every request sends and accepts. */
+const settings = (options: CaptureOptions) =>
+  Effect.gen(function*() {
+    const budgets = yield* validateBudgets(options)
+    const caps = yield* validateCaps(options)
+    const contentTypes: ReadonlyArray<ContentType> = options.contentTypes ?? defaultContentTypes
+    const fetchPolicy: FetchPolicy = {
+      maxBytes: budgets.maxBytes,
+      contentTypes,
+      headers: { "user-agent": `citegate/${version}`, "accept": contentTypes.join(", "), "accept-encoding": "identity" }
+    }
+    return {
+      budgets,
+      caps,
+      contentTypes,
+      fetchPolicy,
+      approved: new Set(options.approved),
+      allowLoopbackHttp: options.allowLoopbackHttp === true
+    }
+  })
+
+/**
+ * The record's attestation, right after the record (a crash in between leaves it unsigned: refused
+ * under `require`). Without a signing key, nothing.
+ */
+const attester = (store: CaptureStore["Type"], signingKey: SigningKey | undefined) =>
+(record: CaptureRecord): Effect.Effect<void, CaptureError> => {
+  if (signingKey === undefined) return Effect.void
+  if (store.writeAttestation === undefined) {
+    return Effect.fail(
+      new CaptureWriteFailed({ source: record.source, detail: "this store keeps no attestations, and capture.signing is set" })
+    )
+  }
+  return store.writeAttestation(record.source, CaptureAttestation.sign(record, signingKey))
+}
+
+/** What one fetch produced: the body as sent, its content type, and the text extracted from it. */
+interface Fetched {
+  readonly body: Buffer
+  readonly contentType: string
+  readonly extracted: Extracted
+}
+
+/**
+ * The record of a fetched source: v1 for `text/plain` (the text is the body), else v2 with the body
+ * beside it. Every field is valid by construction (policy-checked URL, computed digest and length, ISO
+ * time, fatally decoded text), so a multi-megabyte text is not validated a second time.
+ */
+const toRecord = (source: SourceUrl, accessedAt: Rfc3339Utc, { body, contentType, extracted }: Fetched): CaptureRecord => {
+  if (extracted.extraction === "text/1") {
+    return {
+      format: captureFormat,
+      source,
+      sha256: sha256Of(body),
+      accessedAt,
+      contentType,
+      byteLength: body.byteLength,
+      text: extracted.text
+    }
+  }
+  const record: CaptureRecordV2 = {
+    format: captureFormatV2,
+    source,
+    sha256: sha256Of(extracted.text),
+    accessedAt,
+    extraction: extracted.extraction,
+    body: { sha256: sha256Of(body), byteLength: body.byteLength, contentType },
+    ...(extracted.pages === undefined ? {} : { pages: extracted.pages }),
+    ...(extracted.headings === undefined ? {} : { headings: extracted.headings }),
+    ...(extracted.bodyMap === undefined ? {} : { bodyMap: extracted.bodyMap }),
+    ...(extracted.hidden === undefined || extracted.hidden.length === 0 ? {} : { hidden: extracted.hidden }),
+    text: extracted.text
+  }
+  return record
+}
+
+/** `captureAll` over one `capture`: bounded concurrency, events around each source, results in input order. */
+const captureAllOf = (
+  capture: CaptureShape["capture"],
+  concurrency: number
+): CaptureShape["captureAll"] =>
+(sources, captureOptions) => {
+  const emit = captureOptions?.onEvent ?? (() => Effect.void)
+  return Effect.forEach(
+    sources,
+    (source) =>
+      emit(CaptureEvent.Started({ source })).pipe(
+        Effect.zipRight(Effect.either(capture(source))),
+        Effect.tap((result) =>
+          Either.match(result, {
+            onLeft: (error) => emit(CaptureEvent.Failed({ source, error })),
+            onRight: (ref) => emit(CaptureEvent.Captured({ source, ref }))
+          })
+        ),
+        Effect.map((result): CaptureResult => ({ source, result }))
+      ),
+    { concurrency }
+  ).pipe(Effect.withSpan("Capture.captureAll"))
+}
+
 /**
  * @since 0.1.0
  * @category constructors
  */
 export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions) {
-  const budgets = yield* validateBudgets(options)
-  const caps = yield* validateCaps(options)
-  const contentTypes: ReadonlyArray<ContentType> = options.contentTypes ?? defaultContentTypes
-  const responsePolicy = { maxBytes: budgets.maxBytes, contentTypes }
+  const { allowLoopbackHttp, approved, budgets, caps, contentTypes, fetchPolicy } = yield* settings(options)
   const store = yield* CaptureStore
-  const allowLoopbackHttp = options.allowLoopbackHttp === true
-  const approved = new Set(options.approved)
   const ca = yield* Trust.loadExtraCa(options)
   const dispatcher = yield* Dispatcher.make({
     allowLoopbackHttp,
@@ -195,46 +286,18 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
   // types are accepted, the first capture starts one, so its start-up overlaps the fetch.
   const runner = yield* Runner.make({ maxBytes: budgets.maxBytes, size: budgets.concurrency })
   const warm = contentTypes.some((type) => type !== "text/plain") ? runner.warm : Effect.void
-  const client = NodeHttpClient.makeUndici(dispatcher).pipe(
-    HttpClient.withTracerPropagation(false),
-    // Closing the request's scope aborts it, so a response rejected before its body is read frees the socket.
-    HttpClient.withScope
-  )
-  const headers = {
-    "user-agent": `citegate/${version}`,
-    "accept": contentTypes.join(", "),
-    "accept-encoding": "identity"
-  }
-
-  const signingKey = options.signingKey
-  /** The record's attestation, right after the record (a crash in between leaves it unsigned: refused under `require`). */
-  const attest = (record: CaptureRecord): Effect.Effect<void, CaptureError> => {
-    if (signingKey === undefined) return Effect.void
-    if (store.writeAttestation === undefined) {
-      return Effect.fail(new CaptureWriteFailed({ source: record.source, detail: "this store keeps no attestations, and capture.signing is set" }))
-    }
-    return store.writeAttestation(record.source, CaptureAttestation.sign(record, signingKey))
-  }
-
-  const fetchBody = (source: SourceUrl) =>
-    Effect.gen(function*() {
-      const response = yield* client.get(source, { headers }).pipe(Effect.mapError(transportError(source)))
-      const { contentType, declared } = yield* checkResponse(source, response, responsePolicy)
-      const body = yield* readBody(source, response, declared, budgets)
-      return { contentType, body }
-    }).pipe(Effect.scoped)
+  const attest = attester(store, options.signingKey)
 
   /**
    * The body and, for the extracted types, its text, all under ONE deadline:
    * connect, headers, body and extraction. Interruption aborts the socket, or
    * kills the extraction process.
    */
-  const fetchAndExtract = (source: SourceUrl) =>
-    Effect.gen(function*() {
-      const { body, contentType } = yield* fetchBody(source)
-      const extracted = yield* runner.extract(source, contentType, body, caps)
-      return { body, contentType, extracted }
-    }).pipe(
+  const fetchAndExtract = (source: SourceUrl): Effect.Effect<Fetched, CaptureError> =>
+    fetchBody(dispatcher, source, fetchPolicy).pipe(
+      Effect.flatMap(({ body, contentType }) =>
+        Effect.map(runner.extract(source, contentType, body, caps), (extracted) => ({ body, contentType, extracted }))
+      ),
       Effect.timeoutFail({
         duration: Duration.millis(budgets.timeoutMs),
         onTimeout: () => new Timeout({ source, timeoutMs: budgets.timeoutMs })
@@ -248,64 +311,16 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     if (typeof checked !== "string") return yield* checked
     const source = checked
     yield* warm
-    const { body, contentType, extracted } = yield* fetchAndExtract(source)
+    const fetched = yield* fetchAndExtract(source)
     const accessedAt = new Date(yield* Clock.currentTimeMillis).toISOString() as Rfc3339Utc
-    if (extracted.extraction === "text/1") {
-      // Every field is valid by construction (policy-checked URL, computed digest and length, ISO time,
-      // fatally decoded text), so a multi-megabyte text is not validated a second time.
-      const record: CaptureRecord = {
-        format: captureFormat,
-        source,
-        sha256: sha256Of(body),
-        accessedAt,
-        contentType,
-        byteLength: body.byteLength,
-        text: extracted.text
-      }
-      yield* store.write(record)
-      yield* attest(record)
-      const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: record.byteLength }
-      return ref
-    }
-    const record: CaptureRecordV2 = {
-      format: captureFormatV2,
-      source,
-      sha256: sha256Of(extracted.text),
-      accessedAt,
-      extraction: extracted.extraction,
-      body: { sha256: sha256Of(body), byteLength: body.byteLength, contentType },
-      ...(extracted.pages === undefined ? {} : { pages: extracted.pages }),
-      ...(extracted.headings === undefined ? {} : { headings: extracted.headings }),
-      ...(extracted.bodyMap === undefined ? {} : { bodyMap: extracted.bodyMap }),
-      ...(extracted.hidden === undefined || extracted.hidden.length === 0 ? {} : { hidden: extracted.hidden }),
-      text: extracted.text
-    }
-    yield* store.write(record, body)
+    const record = toRecord(source, accessedAt, fetched)
+    yield* record.format === captureFormat ? store.write(record) : store.write(record, fetched.body)
     yield* attest(record)
-    const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: body.byteLength }
+    const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: fetched.body.byteLength }
     return ref
   }, tagFailure)
 
-  const captureAll: CaptureShape["captureAll"] = (sources, captureOptions) => {
-    const emit = captureOptions?.onEvent ?? (() => Effect.void)
-    return Effect.forEach(
-      sources,
-      (source) =>
-        emit(CaptureEvent.Started({ source })).pipe(
-          Effect.zipRight(Effect.either(capture(source))),
-          Effect.tap((result) =>
-            Either.match(result, {
-              onLeft: (error) => emit(CaptureEvent.Failed({ source, error })),
-              onRight: (ref) => emit(CaptureEvent.Captured({ source, ref }))
-            })
-          ),
-          Effect.map((result): CaptureResult => ({ source, result }))
-        ),
-      { concurrency: budgets.concurrency }
-    ).pipe(Effect.withSpan("Capture.captureAll"))
-  }
-
-  return Capture.of({ capture, captureAll })
+  return Capture.of({ capture, captureAll: captureAllOf(capture, budgets.concurrency) })
 })
 
 /**

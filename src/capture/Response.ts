@@ -4,9 +4,7 @@
  * framing headers, no transfer coding but `chunked`, identity encoding, `text/plain` UTF-8, and an announced
  * length within the byte cap.
  */
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import type { SourceUrl } from "../Domain.js"
 import {
   AmbiguousHeader,
@@ -41,8 +39,20 @@ export const isAllowedContentType = (contentType: string, allowed: ReadonlyArray
   return mediaType === "text/plain" ? isPlainTextUtf8(contentType) : true
 }
 
-export const headerValue = (response: HttpClientResponse.HttpClientResponse, name: string): string | null =>
-  Option.getOrNull(Option.fromNullable(response.headers[name]))
+/**
+ * A response's status line and headers, as the HTTP client hands them over: lowercase names, and a
+ * header sent more than once as an array of its values.
+ */
+export interface ResponseHead {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+}
+
+/** A header's value; one sent more than once is joined with ", " (as HTTP folds repeated fields). */
+export const headerValue = (response: ResponseHead, name: string): string | null => {
+  const value = response.headers[name]
+  return value === undefined ? null : typeof value === "string" ? value : value.join(", ")
+}
 
 /** What the checks let through: the content type to record and the announced length, if any. */
 export interface CheckedResponse {
@@ -53,7 +63,7 @@ export interface CheckedResponse {
 /** Checks status and headers; yields the content type and the declared length, if any. */
 export const checkResponse = (
   source: SourceUrl,
-  response: HttpClientResponse.HttpClientResponse,
+  response: ResponseHead,
   budgets: { readonly maxBytes: number; readonly contentTypes: ReadonlyArray<string> }
 ) =>
   Effect.gen(function*() {
