@@ -86,3 +86,34 @@ describe("BedrockStream.Accumulator", () => {
     assert.strictEqual(detail([opened, { contentBlockDelta: { contentBlockIndex: 0, delta: { text: "y", extra: 1 } } }, { contentBlockStop: { contentBlockIndex: 0 } }]), "accepted")
   })
 })
+
+describe("BedrockStream.Accumulator.pushMember", () => {
+  // The wire's route (an :event-type and a payload) must be push({ [name]: body }) exactly: the same
+  // blocks, the same failures, the same event numbers in them.
+  const viaMembers = (events: ReadonlyArray<Record<string, unknown>>) => {
+    const accumulator = new BedrockStream.Accumulator()
+    for (const event of events) {
+      const [name, body] = Object.entries(event)[0]!
+      const pushed = accumulator.pushMember(name, body)
+      if (Either.isLeft(pushed)) return Either.left(pushed.left)
+    }
+    return accumulator.end()
+  }
+
+  it("gives what push gives, on the answer and on every prefix and misordering of it", () => {
+    const cases: Array<ReadonlyArray<Record<string, unknown>>> = [answer]
+    for (let n = 0; n < answer.length; n++) cases.push(answer.slice(0, n), [...answer.slice(0, n), ...answer.slice(n + 1)], [answer[n]!, ...answer])
+    cases.push([answer[0]!, { throttlingException: { message: "slow down" } }], [answer[0]!, { __proto__x: {} }, ...answer.slice(1)])
+    for (const events of cases) assert.deepStrictEqual(viaMembers(events), run(events))
+  })
+
+  it("a refused non-event still counts: the next failure names the same event number", () => {
+    const accumulator = new BedrockStream.Accumulator()
+    assert.isTrue(Either.isLeft(accumulator.push(7)))
+    assert.isTrue(Either.isLeft(accumulator.push({ a: {}, b: {} })))
+    assert.strictEqual(accumulator.count, 2)
+    const next = accumulator.pushMember("contentBlockStop", { contentBlockIndex: 0 })
+    assert.isTrue(Either.isLeft(next))
+    if (Either.isLeft(next)) assert.strictEqual((next.left as { event?: number }).event, 3)
+  })
+})

@@ -131,12 +131,24 @@ export class Accumulator {
 
   /** One event (`{ messageStart }`, `{ contentBlockDelta }`, …), as the SDK yields it. */
   push(event: unknown): Either.Either<void, BedrockStreamFailure> {
-    this.events++
-    if (typeof event !== "object" || event === null) return this.invalid("an event must be an object")
+    if (typeof event !== "object" || event === null) return this.refuse("an event must be an object")
     const keys = Object.keys(event).filter((k) => (event as Record<string, unknown>)[k] !== undefined)
-    if (keys.length !== 1) return this.invalid(`an event has exactly one member, got ${keys.length}`)
-    const name = keys[0]!
-    const body = (event as Record<string, unknown>)[name]
+    if (keys.length !== 1) return this.refuse(`an event has exactly one member, got ${keys.length}`)
+    return this.pushMember(keys[0]!, (event as Record<string, unknown>)[keys[0]!])
+  }
+
+  /** An event that is not one: counted, then refused. */
+  private refuse(detail: string): Either.Either<never, BedrockStreamFailure> {
+    this.events++
+    return this.invalid(detail)
+  }
+
+  /**
+   * One event given as its member's name and body (`push({ [name]: body })` without the wrapper
+   * object): how the wire carries it, an `:event-type` header and a payload.
+   */
+  pushMember(name: string, body: unknown): Either.Either<void, BedrockStreamFailure> {
+    this.events++
     if (exceptions.includes(name)) {
       const message = typeof body === "object" && body !== null && typeof (body as { message?: unknown }).message === "string" ? (body as { message: string }).message : ""
       return Either.left(new ProviderStreamError({ format: "bedrock-converse-stream", errorType: name, detail: boundMessage(message) }))
@@ -271,8 +283,16 @@ const header = (message: EventStream.Message, name: string): string | undefined 
  * one strict JSON object, or another message type, is `ProviderEventInvalid`. `n` is the message's
  * 1-based number.
  */
-export const messageEvent = (message: EventStream.Message, n: number): Either.Either<unknown, BedrockStreamFailure> => {
-  const invalid = (detail: string) => Either.left(new ProviderEventInvalid({ format, event: n, line: n, detail }))
+export const messageEvent = (message: EventStream.Message, n: number): Either.Either<unknown, BedrockStreamFailure> =>
+  Either.map(messageMember(message, n), ({ body, name }) => ({ [name]: body }))
+
+const invalidAt = (n: number, detail: string) => Either.left(new ProviderEventInvalid({ format, event: n, line: n, detail }))
+
+/** `messageEvent`'s event as its member's name and body (for `Accumulator.pushMember`). */
+export const messageMember = (
+  message: EventStream.Message,
+  n: number
+): Either.Either<{ readonly name: string; readonly body: object }, BedrockStreamFailure> => {
   const type = header(message, ":message-type")
   if (type === "error") {
     return Either.left(
@@ -282,22 +302,22 @@ export const messageEvent = (message: EventStream.Message, n: number): Either.Ei
   let body: unknown
   try {
     const parsed = StrictJson.parse(utf8.decode(message.payload))
-    if (parsed._tag === "Left") return invalid(`the payload is not strict JSON: ${boundMessage(parsed.issue.message)}`)
+    if (parsed._tag === "Left") return invalidAt(n, `the payload is not strict JSON: ${boundMessage(parsed.issue.message)}`)
     body = parsed.value
   } catch {
-    return invalid("the payload is not UTF-8")
+    return invalidAt(n, "the payload is not UTF-8")
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return invalid("the payload is not a JSON object")
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return invalidAt(n, "the payload is not a JSON object")
   if (type === "exception") {
     const detail = (body as { message?: unknown }).message
     return Either.left(
       new ProviderStreamError({ format, errorType: cut(header(message, ":exception-type") ?? "exception"), detail: boundMessage(typeof detail === "string" ? detail : "") })
     )
   }
-  if (type !== "event") return invalid(`a message of type ${JSON.stringify(cut(type ?? "(none)"))}`)
+  if (type !== "event") return invalidAt(n, `a message of type ${JSON.stringify(cut(type ?? "(none)"))}`)
   const name = header(message, ":event-type")
-  if (name === undefined || name === "") return invalid("an event without :event-type")
-  return Either.right({ [name]: body })
+  if (name === undefined || name === "") return invalidAt(n, "an event without :event-type")
+  return Either.right({ name, body })
 }
 
 /** A frame the decoder refused, as the stream's failure (a message past the size limit is `LimitPassed` "event-size"). */
@@ -322,9 +342,9 @@ export const decodeEventStream = (bytes: Uint8Array): Either.Either<Bedrock.Resp
   const accumulator = new Accumulator()
   const { messages, error } = decoder.push(bytes)
   for (const [i, message] of messages.entries()) {
-    const event = messageEvent(message, i + 1)
+    const event = messageMember(message, i + 1)
     if (Either.isLeft(event)) return failed(event.left)
-    const pushed = accumulator.push(event.right)
+    const pushed = accumulator.pushMember(event.right.name, event.right.body)
     if (Either.isLeft(pushed)) return failed(pushed.left)
   }
   if (error !== undefined) return failed(frameFailure(error, decoder.messages + 1, answerLimits.maxChars))

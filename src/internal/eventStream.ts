@@ -54,6 +54,27 @@ const preludeBytes = 12
 const minMessageBytes = 16
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
+/** Bytes of the fixed-size header values, by type (booleans carry none). */
+const fixedSizes: ReadonlyArray<number> = [0, 0, 1, 2, 4, 8]
+
+/**
+ * `bytes[from, to)` as text: ASCII (every header name and value Bedrock sends) read here, anything
+ * else by the fatal UTF-8 decoder, which throws on invalid UTF-8. ASCII is UTF-8 decoded to the same
+ * code points, so both give the same string; a native call and a copy per header cost more than the loop.
+ */
+const text = (bytes: Uint8Array, from: number, to: number): string => {
+  if (to - from <= 64) {
+    let out = ""
+    for (let i = from; i < to; i++) {
+      const b = bytes[i]!
+      if (b >= 0x80) return utf8.decode(bytes.subarray(from, to))
+      out += String.fromCharCode(b)
+    }
+    return out
+  }
+  return utf8.decode(bytes.subarray(from, to))
+}
+
 const decodeHeaders = (view: DataView, bytes: Uint8Array, from: number, to: number): Map<string, boolean | number | string | Uint8Array> | FrameError => {
   const headers = new Map<string, boolean | number | string | Uint8Array>()
   let at = from
@@ -63,7 +84,7 @@ const decodeHeaders = (view: DataView, bytes: Uint8Array, from: number, to: numb
     if (nameLength === 0 || !need(nameLength + 1)) return new FrameError("malformed", "a header name runs past the headers")
     let name: string
     try {
-      name = utf8.decode(bytes.subarray(at, at + nameLength))
+      name = text(bytes, at, at + nameLength)
     } catch {
       return new FrameError("malformed", "a header name is not UTF-8")
     }
@@ -71,7 +92,7 @@ const decodeHeaders = (view: DataView, bytes: Uint8Array, from: number, to: numb
     if (headers.has(name)) return new FrameError("malformed", `header ${JSON.stringify(name)} is repeated`)
     const type = bytes[at++]!
     let value: boolean | number | string | Uint8Array
-    const fixed = [0, 0, 1, 2, 4, 8][type]
+    const fixed = fixedSizes[type]
     if (type <= 1) value = type === 0
     else if (fixed !== undefined) {
       if (!need(fixed)) return new FrameError("malformed", `header ${JSON.stringify(name)} runs past the headers`)
@@ -82,16 +103,15 @@ const decodeHeaders = (view: DataView, bytes: Uint8Array, from: number, to: numb
       const length = view.getUint16(at)
       at += 2
       if (!need(length)) return new FrameError("malformed", `header ${JSON.stringify(name)} runs past the headers`)
-      const raw = bytes.slice(at, at + length)
-      at += length
-      if (type === 6) value = raw
+      if (type === 6) value = bytes.slice(at, at + length)
       else {
         try {
-          value = utf8.decode(raw)
+          value = text(bytes, at, at + length)
         } catch {
           return new FrameError("malformed", `header ${JSON.stringify(name)} is not UTF-8`)
         }
       }
+      at += length
     } else if (type === 8 || type === 9) {
       const length = type === 8 ? 8 : 16
       if (!need(length)) return new FrameError("malformed", `header ${JSON.stringify(name)} runs past the headers`)
@@ -138,6 +158,9 @@ export class Decoder {
   /** The total length in the prelude, once 4 bytes are held. */
   private totalLength(): number | undefined {
     if (this.held < 4) return undefined
+    const first = this.parts[0]!
+    // Big-endian uint32, read in place when the first part holds it (nearly always).
+    if (first.length >= 4) return ((first[0]! << 24) | (first[1]! << 16) | (first[2]! << 8) | first[3]!) >>> 0
     const head = new Uint8Array(4)
     let n = 0
     for (const part of this.parts) {

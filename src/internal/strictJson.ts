@@ -11,6 +11,11 @@
  * issue is reported. Then the native `JSON.parse` checks syntax: a syntax error
  * is reported in preference to a key issue, which the scan may have seen in
  * text that is not JSON at all.
+ *
+ * A small text (a stream event's payload) is first offered to a fast path that
+ * can only accept: it proves the full parser would accept the text, with the same
+ * value, or hands the text to the full parser (test/strictJson.fastPath.test.ts
+ * compares the two on random and hostile texts).
  */
 import { boundMessage, boundSegment, closingQuote, quote } from "./bounded.js"
 
@@ -160,7 +165,104 @@ const scan = (text: string, options: Options | undefined): Scan => {
   return { limit: tooLong, key }
 }
 
-export const parse = (text: string, options?: Options): StrictJsonResult => {
+// ---------------------------------------------------------------------------
+// The fast path for small texts (stream events: thousands of ~200-byte payloads per answer)
+// ---------------------------------------------------------------------------
+
+/**
+ * Longest text (UTF-16 code units) the fast path takes. It runs `JSON.parse` BEFORE any limit is
+ * checked, so it is only for texts whose parse is cheap whatever they hold: a few thousand values.
+ */
+export const fastPathMaxLength = 4096
+
+/**
+ * Member separators (`:` outside string literals) of `text` when its nesting stays within
+ * `maxDepth`, else -1. In valid JSON a `:` outside a string follows a key and nothing else, so this
+ * is the number of members of all its objects, repeated keys included. No allocation: strings are
+ * jumped over as the full scan jumps them.
+ */
+const countMembers = (text: string): number => {
+  let depth = 0
+  let members = 0
+  const length = text.length
+  for (let i = 0; i < length; i++) {
+    switch (text.charCodeAt(i)) {
+      case 0x7b: // {
+      case 0x5b: // [
+        if (++depth > maxDepth) return -1
+        break
+      case 0x7d: // }
+      case 0x5d: // ]
+        depth--
+        break
+      case 0x3a: // :
+        members++
+        break
+      case QUOTE: {
+        const close = closingQuote(text, i)
+        if (close === -1) return -1
+        i = close
+        break
+      }
+      default:
+        break
+    }
+  }
+  return members
+}
+
+/**
+ * Own keys of every object in `value` (a `JSON.parse` result nested at most `maxDepth` deep, so the
+ * recursion is bounded), or -1 when an object is over `maxObjectKeys` or holds a forbidden key, or an
+ * array is over `maxArrayLength`: those the full parser reports.
+ */
+const countKeys = (value: unknown, maxArrayLength: number): number => {
+  if (typeof value !== "object" || value === null) return 0
+  let total = 0
+  if (Array.isArray(value)) {
+    if (value.length > maxArrayLength) return -1
+    for (let i = 0; i < value.length; i++) {
+      const n = countKeys(value[i], maxArrayLength)
+      if (n < 0) return -1
+      total += n
+    }
+    return total
+  }
+  const keys = Object.keys(value)
+  if (keys.length > maxObjectKeys) return -1
+  total = keys.length
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    if (key === "__proto__" || key === "constructor" || key === "prototype") return -1
+    const n = countKeys((value as Record<string, unknown>)[key], maxArrayLength)
+    if (n < 0) return -1
+    total += n
+  }
+  return total
+}
+
+/**
+ * The full parser's result for a small text it would accept, or `undefined` (unproven). `JSON.parse` keeps one own
+ * key per distinct name of each object (a repeated name overwrites; `__proto__` too is an own key),
+ * so the parsed objects' keys add up to the text's member count exactly when no object repeats a
+ * name. Depth is checked on the text first; key counts, forbidden keys and array lengths on the
+ * parsed value. Anything else, and any doubt, goes to the full parser, which alone words issues.
+ */
+export const parseFast = (text: string, options?: Options): StrictJsonResult | undefined => {
+  if (text.length > fastPathMaxLength) return undefined
+  const members = countMembers(text)
+  if (members < 0) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  return countKeys(value, options?.maxArrayLength ?? Infinity) === members ? { _tag: "Right", value } : undefined
+}
+
+/** The full parser: the structural scan, then `JSON.parse`; every issue worded. */
+export const parseFull = (text: string, options?: Options): StrictJsonResult => {
   const found = scan(text, options)
   if (found.limit !== undefined) return { _tag: "Left", issue: found.limit }
   let value: unknown
@@ -171,4 +273,13 @@ export const parse = (text: string, options?: Options): StrictJsonResult => {
   }
   if (found.key !== undefined) return { _tag: "Left", issue: found.key }
   return { _tag: "Right", value }
+}
+
+/**
+ * Strict JSON: what the full parser (`parseFull`) returns, for every text. A small text it would
+ * accept is proven so by the fast path (one allocation-free pass, `JSON.parse`, a walk of the value)
+ * without the scan's per-container frames and key sets; any other text is parsed by the full parser.
+ */
+export const parse = (text: string, options?: Options): StrictJsonResult => {
+  return parseFast(text, options) ?? parseFull(text, options)
 }

@@ -108,7 +108,10 @@ export const bedrockEvents = (options: StreamOptions, limits: StreamLimits) => (
       const before = decoder.messages
       const { messages, error } = decoder.push(chunk)
       // The messages before a refused one are read first: their text goes out before the error.
-      messages.forEach((message, i) => orAbort(accumulator.push(orAbort(BedrockStream.messageEvent(message, before + i + 1)))))
+      messages.forEach((message, i) => {
+        const { body, name } = orAbort(BedrockStream.messageMember(message, before + i + 1))
+        orAbort(accumulator.pushMember(name, body))
+      })
       if (error !== undefined) throw new Abort(failureOf(BedrockStream.frameFailure(error, decoder.messages + 1, limits.maxLineBytes)))
     },
     takeDelta: (): PendingDelta | undefined => deltas.take(),
