@@ -245,11 +245,15 @@ const measure = async (options: BenchOptions, shape: Shape, telemetry: false | R
     try {
       const url = `${server.base}/v1/verify/report?run=bench`
       const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" }
-      // One checked request first: the load below must measure grounded verifications, not refusals.
-      const check = await fetch(url, { method: "POST", headers, body })
-      const result = await check.json() as { status: string; report?: { outcome: string; facts: ReadonlyArray<unknown> } }
-      if (check.status !== 200 || result.status !== "verified" || result.report?.facts.length !== shape.facts) {
-        throw new Error(`the bench report does not verify: ${check.status} ${JSON.stringify(result).slice(0, 500)}`)
+      // Checked requests first: the load below must measure grounded verifications, not refusals. Three,
+      // one after the other: each builds the search indexes its deadline's allowance has room for
+      // (about 18 Mi code units at the default 15 s), so the builds fall outside the measured window.
+      for (let i = 0; i < 3; i++) {
+        const check = await fetch(url, { method: "POST", headers, body })
+        const result = await check.json() as { status: string; report?: { outcome: string; facts: ReadonlyArray<unknown> } }
+        if (check.status !== 200 || result.status !== "verified" || result.report?.facts.length !== shape.facts) {
+          throw new Error(`the bench report does not verify: ${check.status} ${JSON.stringify(result).slice(0, 500)}`)
+        }
       }
       const cpuBefore = server.cpuMs()
       const run = await autocannon({ url, connections: shape.connections, duration: shape.duration, method: "POST", headers, body, timeout: 60 })
