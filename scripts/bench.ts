@@ -6,6 +6,7 @@
  *   --only verify|answers|capture|memory|hostile|search|startup|extract|bombs|postgres|audit|server|telemetry|streams
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *   --section-deadline MS   a section that runs longer ends the bench with its name (default: none; 180000 with --smoke)
+ *   --server-seconds S   seconds of load per service row (default 15; short runs repeated suit a loaded machine)
  *
  * Writes a Markdown table to stdout and the results as JSON.
  */
@@ -48,6 +49,7 @@ const runs = smoke ? 1 : 7
 // Untimed runs first, so that both sides are measured with warm JIT and page cache.
 const warmups = smoke ? 1 : 3
 const resultsFile = args.includes("--results") ? args[args.indexOf("--results") + 1]! : path.join("bench", "results.json")
+const serverSeconds = args.includes("--server-seconds") ? Number(args[args.indexOf("--server-seconds") + 1]) : undefined
 const sectionDeadlineMs = args.includes("--section-deadline")
   ? Number(args[args.indexOf("--section-deadline") + 1])
   : smoke ? 180_000 : undefined
@@ -1283,7 +1285,7 @@ const main = async () => {
     })
   }
   let postgres: Array<PostgresRow> | undefined
-  const server: Array<ServerRow> = wanted("server") ? await section("server", () => benchServer({ smoke, makeText })) : []
+  const server: Array<ServerRow> = wanted("server") ? await section("server", () => benchServer({ smoke, makeText, seconds: serverSeconds })) : []
   if (wanted("server", "telemetry")) server.push(...await section("telemetry", () => benchTelemetry({ smoke, makeText })))
   if (wanted("postgres")) {
     if (postgresPresent) postgres = await section("postgres", benchPostgres)

@@ -3,6 +3,7 @@ import { Console, Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
+import { postgresPresent } from "./support/postgresCluster.js"
 import { fixturePath, tempDirectory } from "./support.js"
 
 /** Exit code of `scripts/bench.ts` when a section ran past its `--section-deadline`. */
@@ -58,5 +59,8 @@ it.scopedLive("npm run bench -- --smoke runs every benchmark on tiny shapes", ()
     assert.isAbove(json.audits.length, 0)
     // The service row, and the telemetry off/on rows.
     assert.isAtLeast(json.server.length, 1)
+    const serverRows = json.server.map((row: { name: string }) => row.name)
+    // The same row over PostgreSQL (`serve --store`), when the server binaries are installed (CI installs them).
+    if (postgresPresent) assert.isTrue(serverRows.some((name: string) => name.includes("--store postgres")), serverRows.join("; "))
     assert.isObject(json.streams)
   }), 600_000)

@@ -19,7 +19,7 @@ import * as AnswerRender from "../answer/Render.js"
 import * as Config from "../Config.js"
 import { type AnswerError, Forbidden, type ReportRejected, RunNotFound } from "../Errors.js"
 import { NotReady } from "../Errors.js"
-import * as Gate from "../verify/Gate.js"
+import type * as Gate from "../verify/Gate.js"
 import * as Policy from "../verify/Policy.js"
 import * as Json from "../render/Json.js"
 import { fromOutcome, Rendering } from "../render/Rendering.js"
@@ -30,6 +30,7 @@ import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import * as Verifier from "../verify/Verifier.js"
 import * as CaptureCache from "../verify/CaptureCache.js"
 import { CitegateApi, namedManifest } from "./Api.js"
+import * as Gates from "./Gates.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import * as Metrics from "./Metrics.js"
@@ -138,74 +139,70 @@ const recordedReview = (run: RunView, report: VerifiedReport) =>
 const storeOf = (run: RunView) => Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.store(run)))
 
 export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers) =>
-  handlers
-    .handleRaw("verifyReport", ({ request, urlParams }) =>
-      Effect.gen(function*() {
-        const principal = yield* authenticated(request.headers)
-        const run = yield* readableRun(principal, urlParams.run)
-        const { config } = yield* ServerContext
-        // The body was read (and bounded) by the server middleware; this is the cached text.
-        const text = yield* Effect.orDie(request.text)
-        const mode = urlParams.mode ?? Config.resolvedMode(config)
-        const gateLayer = Gate.layerWithStore({ ...config, verify: { ...config.verify, mode } }).pipe(
-          Layer.provide(storeOf(run)),
-          Layer.orDie
-        )
-        // The service's verified-capture cache, for the Verifier's load step.
-        const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
-        const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
-          Effect.provide(gateLayer),
-          CaptureCache.provideOption(cache),
-          Effect.annotateSpans(Metrics.attributes.runId, run.id)
-        )
-        const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
-        yield* verificationSpan(run.id, tag)
-        yield* Metrics.verification("report", tag, factTags(outcome))
-        // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
-        const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
-        // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
-        const humanReview = Either.isRight(outcome) ? yield* recordedReview(run, outcome.right.report) : undefined
-        const provenance = fromOutcome(outcome)
-        return json(yield* rendered(() => Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance)))
-      }))
-    .handleRaw("verifyAnswer", ({ request, urlParams }) =>
-      Effect.gen(function*() {
-        const principal = yield* authenticated(request.headers)
-        const run = yield* readableRun(principal, urlParams.run)
-        const { config } = yield* ServerContext
-        const format = urlParams.format ?? "json"
-        // A binary format's body is bytes (never decoded as text, which would replace invalid UTF-8).
-        const text = AnswerFormats.isBinary(format)
-          ? yield* Effect.serviceOption(RequestBytes).pipe(
-            Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => Effect.map(Effect.orDie(request.arrayBuffer), (b) => new Uint8Array(b)) }))
+  Effect.gen(function*() {
+    // One Gate per (run, mode), built on first use and kept (Gates.ts), not one per request.
+    const gates = yield* Gates.make()
+    return handlers
+      .handleRaw("verifyReport", ({ request, urlParams }) =>
+        Effect.gen(function*() {
+          const principal = yield* authenticated(request.headers)
+          const run = yield* readableRun(principal, urlParams.run)
+          const { config } = yield* ServerContext
+          // The body was read (and bounded) by the server middleware; this is the cached text.
+          const text = yield* Effect.orDie(request.text)
+          const mode = urlParams.mode ?? Config.resolvedMode(config)
+          const outcome = yield* Effect.flatMap(gates.gate(run, mode), (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
+            Effect.scoped,
+            Effect.annotateSpans(Metrics.attributes.runId, run.id)
           )
-          : yield* Effect.orDie(request.text)
-        const mode = urlParams.mode ?? Config.resolvedMode(config)
-        const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
-          Layer.provide(Verifier.layer),
-          Layer.provide(Policy.layer(config)),
-          Layer.provideMerge(storeOf(run)),
-          Layer.orDie
-        )
-        const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
-        // The run's manifest, kept once the run is finished (Runs.manifest).
-        const runManifest = (yield* Runs).manifest(run)
-        const outcome = yield* Effect.gen(function*() {
-          const manifest = yield* Effect.orDie(runManifest)
-          const options = { manifestDigest: namedManifest(urlParams) }
-          const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(format, text, manifest, options)
-          const answers = yield* Answer.Answers
-          return yield* Effect.either(Effect.flatMap(bound, answers.verify))
-        }).pipe(Effect.provide(answersLayer), CaptureCache.provideOption(cache), Effect.annotateSpans(Metrics.attributes.runId, run.id))
-        const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
-        yield* verificationSpan(run.id, tag)
-        yield* Metrics.verification("answer", tag, Either.isRight(outcome) ? [] : [tag])
-        // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
-        const judge = Either.isRight(outcome) ? yield* JudgeReview.ofAnswer(outcome.right.answer, outcome.right.captures) : undefined
-        const rendering = Either.match(outcome, {
-          onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error }),
-          onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures, judge })
-        })
-        return json(yield* rendered(() => AnswerRender.render("json", rendering)))
-      }))
-)
+          const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
+          yield* verificationSpan(run.id, tag)
+          yield* Metrics.verification("report", tag, factTags(outcome))
+          // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
+          const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
+          // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
+          const humanReview = Either.isRight(outcome) ? yield* recordedReview(run, outcome.right.report) : undefined
+          const provenance = fromOutcome(outcome)
+          return json(yield* rendered(() => Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance)))
+        }))
+      .handleRaw("verifyAnswer", ({ request, urlParams }) =>
+        Effect.gen(function*() {
+          const principal = yield* authenticated(request.headers)
+          const run = yield* readableRun(principal, urlParams.run)
+          const { config } = yield* ServerContext
+          const format = urlParams.format ?? "json"
+          // A binary format's body is bytes (never decoded as text, which would replace invalid UTF-8).
+          const text = AnswerFormats.isBinary(format)
+            ? yield* Effect.serviceOption(RequestBytes).pipe(
+              Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => Effect.map(Effect.orDie(request.arrayBuffer), (b) => new Uint8Array(b)) }))
+            )
+            : yield* Effect.orDie(request.text)
+          const mode = urlParams.mode ?? Config.resolvedMode(config)
+          const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
+            Layer.provide(Verifier.layer),
+            Layer.provide(Policy.layer(config)),
+            Layer.provideMerge(storeOf(run)),
+            Layer.orDie
+          )
+          const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
+          // The run's manifest, kept once the run is finished (Runs.manifest).
+          const runManifest = (yield* Runs).manifest(run)
+          const outcome = yield* Effect.gen(function*() {
+            const manifest = yield* Effect.orDie(runManifest)
+            const options = { manifestDigest: namedManifest(urlParams) }
+            const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(format, text, manifest, options)
+            const answers = yield* Answer.Answers
+            return yield* Effect.either(Effect.flatMap(bound, answers.verify))
+          }).pipe(Effect.provide(answersLayer), CaptureCache.provideOption(cache), Effect.annotateSpans(Metrics.attributes.runId, run.id))
+          const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
+          yield* verificationSpan(run.id, tag)
+          yield* Metrics.verification("answer", tag, Either.isRight(outcome) ? [] : [tag])
+          // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
+          const judge = Either.isRight(outcome) ? yield* JudgeReview.ofAnswer(outcome.right.answer, outcome.right.captures) : undefined
+          const rendering = Either.match(outcome, {
+            onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error }),
+            onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures, judge })
+          })
+          return json(yield* rendered(() => AnswerRender.render("json", rendering)))
+        }))
+  }))

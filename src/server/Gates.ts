@@ -1,0 +1,154 @@
+/**
+ * The Gate the service verifies reports with, one per (run, mode), built once and kept. Building
+ * one per request cost about 2.6 ms of CPU (the run's store opened, the policy made again, the
+ * Verifier and its report schema made again: docs/performance.md); a kept Gate costs a map lookup.
+ *
+ * What a kept Gate holds cannot go stale: the policy comes from the service's configuration, which
+ * is read once at start, and the mode, which is part of the key; the store names the run's
+ * directory (or its rows) and reads every capture through it on each verification, where the
+ * verified-capture cache stamps each one (a record added, replaced or rewritten since is read
+ * again). A run still capturing gets new captures verified as they land: the Gate holds no list of
+ * them and no manifest. A store with no cache identity (a PostgreSQL role that may not name its
+ * database, say) is never kept: it is opened again per request, as before, so that a later
+ * request can get an identity.
+ *
+ * Bounded: at most `maxGates` (least recently used first out); a Gate that failed to build (its
+ * run directory gone) is never kept.
+ *
+ * @since 0.4.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import type { Mode } from "../Domain.js"
+import type { RunNotFound } from "../Errors.js"
+import { CaptureStore } from "../store/CaptureStore.js"
+import * as CaptureCache from "../verify/CaptureCache.js"
+import * as Gate from "../verify/Gate.js"
+import * as Policy from "../verify/Policy.js"
+import * as Verifier from "../verify/Verifier.js"
+import { ServerContext } from "./Context.js"
+import { type RunView, Runs } from "./Runs.js"
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export interface GatesStats {
+  /** Gates built (each a store opened, a policy and a Verifier made). */
+  readonly builds: number
+  /** Requests served by a kept Gate. */
+  readonly hits: number
+  readonly entries: number
+  readonly evictions: number
+}
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export interface GatesShape {
+  /**
+   * The Gate of `run` under `mode`: the kept one, else built (and kept when it can be). A Gate not
+   * kept lives as long as the caller's scope.
+   */
+  readonly gate: (run: RunView, mode: Mode) => Effect.Effect<Gate.GateShape, RunNotFound, Scope.Scope>
+  readonly stats: Effect.Effect<GatesStats>
+}
+
+/** Gates kept at most: each holds a policy and a Verifier (kilobytes), not captures. */
+export const maxGates = 128
+
+interface Kept {
+  readonly gate: Gate.GateShape
+  readonly scope: Scope.CloseableScope
+}
+
+/**
+ * Gates over the service's configuration, runs and verified-capture cache (when there is one),
+ * released with the scope they are made in (the verify handlers make theirs when the service starts).
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const make = (options: { readonly maxEntries?: number } = {}) =>
+  Effect.gen(function*() {
+    const { config } = yield* ServerContext
+    const runs = yield* Runs
+    const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
+    const parent = yield* Effect.scope
+    const maxEntries = Math.max(0, options.maxEntries ?? maxGates)
+    // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
+    const entries = new Map<string, Kept>()
+    const counts = { builds: 0, hits: 0, evictions: 0 }
+    // The policy of each mode, made once (the configuration does not change while the service runs).
+    const policies = new Map<Mode, Policy.PolicyShape>()
+    const policyOf = (mode: Mode) => {
+      let policy = policies.get(mode)
+      if (policy === undefined) {
+        policy = Policy.fromConfig({ ...config, verify: { ...config.verify, mode } })
+        policies.set(mode, policy)
+      }
+      return policy
+    }
+
+    const build = (run: RunView, mode: Mode) =>
+      Effect.flatMap(Scope.fork(parent, ExecutionStrategy.sequential), (scope) =>
+        Layer.buildWithScope(
+          Layer.effect(Gate.Gate, Gate.make).pipe(
+            Layer.provide(Verifier.layer),
+            Layer.provide(Layer.succeed(Policy.Policy, policyOf(mode))),
+            Layer.provideMerge(runs.store(run))
+          ),
+          scope
+        ).pipe(
+          CaptureCache.provideOption(cache),
+          Effect.map((context) => ({
+            gate: Context.get(context, Gate.Gate),
+            keep: Context.get(context, CaptureStore).identity !== undefined,
+            scope
+          })),
+          Effect.onError(() => Scope.close(scope, Exit.void))
+        ))
+
+    /** Least recently used first out past the bound; their scopes closed. */
+    const evict = Effect.suspend(() => {
+      const out: Array<Kept> = []
+      for (const [key, kept] of entries) {
+        if (entries.size <= maxEntries) break
+        entries.delete(key)
+        out.push(kept)
+        counts.evictions++
+      }
+      return Effect.forEach(out, (kept) => Scope.close(kept.scope, Exit.void), { discard: true })
+    })
+
+    const gate: GatesShape["gate"] = (run, mode) =>
+      Effect.suspend(() => {
+        const key = `${run.id}\u0000${run.directory}\u0000${mode}`
+        const found = entries.get(key)
+        if (found !== undefined) {
+          counts.hits++
+          entries.delete(key)
+          entries.set(key, found)
+          return Effect.succeed(found.gate)
+        }
+        return Effect.flatMap(build(run, mode), (built) => {
+          counts.builds++
+          // Concurrent first requests each build one; the first to finish is kept, the others serve their request only.
+          if (built.keep && maxEntries > 0 && !entries.has(key)) {
+            entries.set(key, { gate: built.gate, scope: built.scope })
+            return Effect.as(evict, built.gate)
+          }
+          return Effect.as(Effect.addFinalizer(() => Scope.close(built.scope, Exit.void)), built.gate)
+        })
+      })
+
+    return {
+      gate,
+      stats: Effect.sync(() => ({ ...counts, entries: entries.size }))
+    } satisfies GatesShape
+  })
