@@ -27,7 +27,6 @@ const allowed: ReadonlySet<string> = new Set([
   "src/capture/Capture.ts:make",
   "src/store/Filesystem.ts:make",
   // Not split yet: long service constructors and single-pass renderers.
-  "src/extract/MarkdownRender.ts:render",
   "src/extract/Runner.ts:make",
   "src/server/PostgresRuns.ts:make",
   "src/server/Runs.ts:make"
