@@ -11,11 +11,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
-import * as path from "node:path"
-import type { Page } from "playwright-core"
 import { testServer } from "./httpServer.js"
-import { call, startService, tokens, waitForRun } from "./serverSupport.js"
-import { browser, skipped } from "./support/browser.js"
+import { call, startService, tokens } from "./serverSupport.js"
+import { skipped } from "./support/browser.js"
+import { completedRun, promise, screenshotDirectory, screenshots, shot, signedInPage, waitFor } from "./support/reviewPage.js"
 
 const filler = (what: string, lines: number) => Array.from({ length: lines }, (_, i) => `Line ${i + 1} of the ${what}, which says nothing of note.\n`).join("")
 
@@ -50,27 +49,6 @@ const evidenceLines = [
 
 const answerOf = (digest: string) => `${answerBody}EVI1\nMANIFEST ${digest}\n${evidenceLines.join("\n")}\nEND_EVI1\n`
 
-const screenshots = process.env["UI_SCREENSHOTS"] === "1"
-const shot = (page: Page, name: string) =>
-  screenshots
-    ? Effect.promise(() => page.screenshot({ path: path.join(import.meta.dirname, "..", "docs", "ui", `${name}.png`), fullPage: false }))
-    : Effect.void
-
-const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
-
-/**
- * Polls `expression` in the page until it is truthy (page.waitForFunction would evaluate it with
- * eval, which the page's Content-Security-Policy refuses; page.evaluate is not subject to it).
- */
-const waitFor = (page: Page, expression: string, timeoutMs = 10_000) =>
-  promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (!(await page.evaluate(expression))) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${expression}`)
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
-  })
-
 /** Sources, the service, a completed run, a browser page signed in; executions and errors recorded. */
 const setup = Effect.gen(function*() {
   const server = yield* testServer((req, res) => {
@@ -87,43 +65,10 @@ const setup = Effect.gen(function*() {
     sources: [server.url("/sales.txt"), server.url("/hostile.txt"), server.url("/stock.html")],
     config: { verify: { ambiguous: "accept" }, capture: { timeoutMs: 10_000, contentTypes: ["text/plain", "text/html"] } }
   })
-  const runId = (yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })).json.id as string
-  yield* waitForRun(service, runId)
+  const runId = yield* completedRun(service)
   const digest = (yield* call(service, `/v1/runs/${runId}`, { token: tokens.admin })).json.manifest.digest as string
-  const b = yield* browser
-  const context = yield* Effect.acquireRelease(promise(() => b.newContext({ viewport: { width: 1280, height: 900 } })), (c) => promise(() => c.close()))
-  const page = yield* promise(() => context.newPage())
-  // Only the service: any other request is aborted (the page must fetch nothing from elsewhere).
-  const foreign: Array<string> = []
-  yield* promise(() =>
-    page.route("**/*", (route) => {
-      if (route.request().url().startsWith(service.base)) return route.continue()
-      foreign.push(route.request().url())
-      return route.abort()
-    })
-  )
-  const executed: Array<string> = []
-  yield* promise(() => page.exposeFunction("__citegateExecuted", (what: string) => void executed.push(what)))
-  const problems: Array<string> = []
   // The page's expected refusal (no session yet: 401) is not a problem.
-  const expected = /Failed to load resource: the server responded with a status of 401/
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`))
-  page.on("console", (message) => {
-    if (message.type() === "error" && !expected.test(message.text())) problems.push(`console: ${message.text()}`)
-  })
-  page.on("dialog", (dialog) => {
-    executed.push(`dialog: ${dialog.message()}`)
-    void dialog.dismiss()
-  })
-  // Recorded before any page script runs: every CSP or Trusted Types violation.
-  yield* promise(() =>
-    page.addInitScript(`window.__violations = []; document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI))`)
-  )
-  yield* promise(() => page.goto(`${service.base}/ui/`))
-  yield* promise(() => page.fill("#token", tokens.admin))
-  yield* promise(() => page.press("#token", "Enter"))
-  yield* promise(() => page.waitForSelector("table.runs"))
-  const evaluate = <A>(expression: string) => promise(() => page.evaluate(expression) as Promise<A>)
+  const { evaluate, executed, foreign, page, problems } = yield* signedInPage(service, /Failed to load resource: the server responded with a status of 401/)
   const pasteAndVerify = Effect.gen(function*() {
     yield* promise(() => page.click(`a[href="#/runs/${runId}"]`))
     yield* promise(() => page.waitForSelector("#answer-input"))
@@ -307,4 +252,4 @@ describe.skipIf(skipped("test/ui.browser.test.ts"))("the review page in Chromium
 })
 
 // The screenshots directory exists for UI_SCREENSHOTS=1 runs.
-if (screenshots) fs.mkdirSync(path.join(import.meta.dirname, "..", "docs", "ui"), { recursive: true })
+if (screenshots) fs.mkdirSync(screenshotDirectory, { recursive: true })

@@ -9,12 +9,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as path from "node:path"
 import type { Page } from "playwright-core"
 import { testServer } from "./httpServer.js"
 import { makePdf } from "./pdfWriter.js"
-import { call, startService, tokens, waitForRun } from "./serverSupport.js"
-import { browser, skipped } from "./support/browser.js"
+import { call, startService, tokens } from "./serverSupport.js"
+import { skipped } from "./support/browser.js"
+import { completedRun, promise, shot, signedInPage, waitFor as waitInPage } from "./support/reviewPage.js"
 
 const quote = "Inventory at the end of Q3 was 1,120 units"
 const filler = (page: number, lines: number) => Array.from({ length: lines }, (_, i) => `Page ${page}, line ${i + 1}: nothing of note here.`)
@@ -35,23 +35,8 @@ const hostileOf = (version: 1 | 2) =>
 
 const answerOf = (digest: string) => `Sales were 4,210 units.[1]{c1}\nEVI1\nMANIFEST ${digest}\nc1|1|"Net sales were 4,210 units"\nEND_EVI1\n`
 
-const screenshots = process.env["UI_SCREENSHOTS"] === "1"
-const shot = (page: Page, name: string) =>
-  screenshots
-    ? Effect.promise(() => page.screenshot({ path: path.join(import.meta.dirname, "..", "docs", "ui", `${name}.png`), fullPage: false }))
-    : Effect.void
-
-const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
-
-/** Polls `expression` in the page (waitForFunction would use eval, which the page's CSP refuses). */
-const waitFor = (page: Page, expression: string, timeoutMs = 15_000) =>
-  promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (!(await page.evaluate(expression))) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${expression}`)
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
-  })
+/** Polls `expression` in the page, allowing for the PDF worker's cold start. */
+const waitFor = (page: Page, expression: string, timeoutMs = 15_000) => waitInPage(page, expression, timeoutMs)
 
 /** Sources, the service, two runs (the sources change between them), a browser page signed in. */
 const setup = Effect.gen(function*() {
@@ -75,14 +60,9 @@ const setup = Effect.gen(function*() {
       capture: { timeoutMs: 30_000, contentTypes: ["text/plain", "application/pdf"] }
     }
   })
-  const start = Effect.gen(function*() {
-    const id = (yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })).json.id as string
-    yield* waitForRun(service, id)
-    return id
-  })
-  const runId = yield* start
+  const runId = yield* completedRun(service)
   version = 2
-  const newRunId = yield* start
+  const newRunId = yield* completedRun(service)
   const manifest = (yield* call(service, `/v1/runs/${runId}`, { token: tokens.admin })).json.manifest
   const digests = (manifest.sources as Array<{ status: string; captureSha256: string }>).map((s) => s.captureSha256)
   assert.deepStrictEqual((manifest.sources as Array<{ status: string }>).map((s) => s.status), ["captured", "captured", "captured"], JSON.stringify(manifest.sources))
@@ -94,38 +74,8 @@ const setup = Effect.gen(function*() {
       { state: "cited", label: "hostile_markup", source: server.url("/hostile.txt"), captureSha256: digests[2], snippet: "<img src=x onerror=\"window.__citegateExecuted('img')\">" }
     ]
   }, null, 2)
-  const b = yield* browser
-  const context = yield* Effect.acquireRelease(promise(() => b.newContext({ viewport: { width: 1280, height: 900 } })), (c) => promise(() => c.close()))
-  const page = yield* promise(() => context.newPage())
-  const foreign: Array<string> = []
-  yield* promise(() =>
-    page.route("**/*", (route) => {
-      if (route.request().url().startsWith(service.base)) return route.continue()
-      foreign.push(route.request().url())
-      return route.abort()
-    })
-  )
-  const executed: Array<string> = []
-  yield* promise(() => page.exposeFunction("__citegateExecuted", (what: string) => void executed.push(what)))
-  const problems: Array<string> = []
   // Expected refusals (no session yet: 401; the test's own request without a CSRF token: 403).
-  const expected = /Failed to load resource: the server responded with a status of (401|403)/
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`))
-  page.on("console", (message) => {
-    if (message.type() === "error" && !expected.test(message.text())) problems.push(`console: ${message.text()}`)
-  })
-  page.on("dialog", (dialog) => {
-    executed.push(`dialog: ${dialog.message()}`)
-    void dialog.dismiss()
-  })
-  yield* promise(() =>
-    page.addInitScript(`window.__violations = []; document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI))`)
-  )
-  yield* promise(() => page.goto(`${service.base}/ui/`))
-  yield* promise(() => page.fill("#token", tokens.admin))
-  yield* promise(() => page.press("#token", "Enter"))
-  yield* promise(() => page.waitForSelector("table.runs"))
-  const evaluate = <A>(expression: string) => promise(() => page.evaluate(expression) as Promise<A>)
+  const { evaluate, executed, foreign, page, problems } = yield* signedInPage(service, /Failed to load resource: the server responded with a status of (401|403)/)
   const verifyReport = Effect.gen(function*() {
     yield* promise(() => page.goto(`${service.base}/ui/#/runs/${runId}/report`))
     yield* promise(() => page.waitForSelector("#report-input"))

@@ -175,165 +175,195 @@ const normalizeUnit = (c: number, version: Version): string => {
 }
 
 /**
- * The normalisation of `text` (a capture or a snippet) with its offset map. With `maxUnits`, it
- * stops before the segment that would pass that many normalised code units (`truncated`).
+ * The normalised code units and their map back to the raw text, built as `normalize` walks it.
+ * The map is a list of runs of normalised code units, not one entry per unit: a "linear" run
+ * maps its k-th unit to raw [rawFrom + k, rawFrom + k + 1) (ASCII copied as is), any other run
+ * maps every unit to the one raw span [rawFrom, rawTo) (a segment's output, a collapsed space).
+ * A run ends where the next begins (`runAt`), the last at the text's end.
  */
-export const normalize = (
-  text: string,
-  maxUnits: number = Number.POSITIVE_INFINITY,
-  version: Version = normalizedVersion
-): Normalized => {
-  const n = text.length
-  // Never below the raw length: the ASCII fast path (one unit per unit) does not check the cap.
-  const cap = Math.max(maxUnits, n)
-  let truncated = false
-  // The map is a list of runs of normalised code units, not one entry per unit: a "linear" run
-  // maps its k-th unit to raw [rawFrom + k, rawFrom + k + 1) (ASCII copied as is), any other run
-  // maps every unit to the one raw span [rawFrom, rawTo) (a segment's output, a collapsed space).
-  // A run ends where the next begins (`runAt`), the last at the text's end.
-  let capacity = 64
-  let runAt = new Int32Array(capacity)
-  let runFrom = new Int32Array(capacity)
-  let runTo = new Int32Array(capacity) // -1 for a linear run
-  let runs = 0
-  let length = 0
-  let lastWasSpace = false
-  // The normalised code units; normalised output rarely outgrows the raw text, the array doubles when it does.
-  let units = new Uint16Array(Math.max(16, n + (n >> 4)))
-  const reserve = (count: number) => {
-    if (length + count > units.length) {
-      const u = new Uint16Array(Math.max(units.length * 2, length + count))
-      u.set(units.subarray(0, length))
-      units = u
+class Output {
+  capacity = 64
+  runAt = new Int32Array(64)
+  runFrom = new Int32Array(64)
+  runTo = new Int32Array(64) // -1 for a linear run
+  runs = 0
+  length = 0
+  lastWasSpace = false
+  /** The normalised code units; normalised output rarely outgrows the raw text, the array doubles when it does. */
+  units: Uint16Array
+
+  constructor(rawLength: number) {
+    this.units = new Uint16Array(Math.max(16, rawLength + (rawLength >> 4)))
+  }
+
+  reserve(count: number): void {
+    if (this.length + count > this.units.length) {
+      const u = new Uint16Array(Math.max(this.units.length * 2, this.length + count))
+      u.set(this.units.subarray(0, this.length))
+      this.units = u
     }
   }
-  const pushRun = (at: number, from: number, to: number) => {
-    if (runs === capacity) {
-      capacity *= 2
-      const a = new Int32Array(capacity)
-      a.set(runAt)
-      runAt = a
-      const f = new Int32Array(capacity)
-      f.set(runFrom)
-      runFrom = f
-      const t = new Int32Array(capacity)
-      t.set(runTo)
-      runTo = t
+
+  pushRun(at: number, from: number, to: number): void {
+    if (this.runs === this.capacity) {
+      this.capacity *= 2
+      const a = new Int32Array(this.capacity)
+      a.set(this.runAt)
+      this.runAt = a
+      const f = new Int32Array(this.capacity)
+      f.set(this.runFrom)
+      this.runFrom = f
+      const t = new Int32Array(this.capacity)
+      t.set(this.runTo)
+      this.runTo = t
     }
-    runAt[runs] = at
-    runFrom[runs] = from
-    runTo[runs] = to
-    runs++
+    this.runAt[this.runs] = at
+    this.runFrom[this.runs] = from
+    this.runTo[this.runs] = to
+    this.runs++
   }
+
   /** Appends units [length, length + count) mapping one by one to raw [from, from + count). */
-  const pushLinear = (from: number, count: number) => {
-    const last = runs - 1
+  pushLinear(from: number, count: number): void {
+    const last = this.runs - 1
     // Continues the previous linear run when both sides are contiguous.
-    if (!(last >= 0 && runTo[last] === -1 && runFrom[last]! + (length - runAt[last]!) === from)) pushRun(length, from, -1)
-    length += count
+    if (!(last >= 0 && this.runTo[last] === -1 && this.runFrom[last]! + (this.length - this.runAt[last]!) === from)) {
+      this.pushRun(this.length, from, -1)
+    }
+    this.length += count
   }
+
   /** Appends one unit mapping to raw [from, to). */
-  const pushUnit = (from: number, to: number) => {
-    const last = runs - 1
-    if (last >= 0 && runTo[last] !== -1 && runFrom[last] === from && runTo[last] === to) {
-      length++ // another unit of the same segment
+  pushUnit(from: number, to: number): void {
+    const last = this.runs - 1
+    if (last >= 0 && this.runTo[last] !== -1 && this.runFrom[last] === from && this.runTo[last] === to) {
+      this.length++ // another unit of the same segment
     } else if (to === from + 1) {
-      pushLinear(from, 1)
+      this.pushLinear(from, 1)
     } else {
-      pushRun(length, from, to)
-      length++
+      this.pushRun(this.length, from, to)
+      this.length++
     }
   }
+
   /** Makes the last unit (a space) map up to raw `to`: a run of white space is one space. */
-  const extendLast = (to: number) => {
-    const last = runs - 1
-    const count = length - runAt[last]!
-    const from = runTo[last] === -1 ? runFrom[last]! + count - 1 : runFrom[last]!
+  extendLast(to: number): void {
+    const last = this.runs - 1
+    const count = this.length - this.runAt[last]!
+    const from = this.runTo[last] === -1 ? this.runFrom[last]! + count - 1 : this.runFrom[last]!
     if (count === 1) {
-      runFrom[last] = from
-      runTo[last] = to
+      this.runFrom[last] = from
+      this.runTo[last] = to
     } else {
-      pushRun(length - 1, from, to)
+      this.pushRun(this.length - 1, from, to)
     }
   }
-  const emit = (c: number, from: number, to: number) => {
+
+  /** Appends one normalised code unit from raw [from, to), white space collapsed (step 6). */
+  emit(c: number, from: number, to: number): void {
     if (isSpace(c)) {
-      if (lastWasSpace) {
-        extendLast(to)
+      if (this.lastWasSpace) {
+        this.extendLast(to)
         return
       }
       c = 0x20
-      lastWasSpace = true
+      this.lastWasSpace = true
     } else {
+      this.lastWasSpace = false
+    }
+    this.reserve(1)
+    this.units[this.length] = c
+    this.pushUnit(from, to)
+  }
+}
+
+/**
+ * Copies the run of ASCII at `start` in which every space is a single U+0020: as it is, but for
+ * lower casing (NFKC is the identity on ASCII), mapped one to one onto the raw text. Returns where
+ * the run ends (an ASCII character followed by a combining mark is left to the mark's segment).
+ */
+const copyAscii = (out: Output, text: string, start: number): number => {
+  const n = text.length
+  const spaceBefore = out.lastWasSpace
+  out.reserve(n - start)
+  const units = out.units
+  let lastWasSpace = spaceBefore
+  let i = start
+  let at = out.length
+  let c = 0
+  while (i < n) {
+    c = text.charCodeAt(i)
+    if (c > 0x20) {
+      if (c >= 0x80) break
+      units[at++] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c
+      lastWasSpace = false
+    } else if (c === 0x20) {
+      if (lastWasSpace) break
+      units[at++] = c
+      lastWasSpace = true
+    } else if (c >= 0x09 && c <= 0x0d) {
+      break
+    } else {
+      units[at++] = c
       lastWasSpace = false
     }
-    reserve(1)
-    units[length] = c
-    pushUnit(from, to)
+    i++
   }
+  // An ASCII character followed by a combining mark belongs to the mark's segment.
+  if (i < n && i > start && c >= 0x300 && continues(text, i)) {
+    i--
+    lastWasSpace = i > start ? text.charCodeAt(i - 1) === 0x20 : spaceBefore
+  }
+  out.lastWasSpace = lastWasSpace
+  if (i > start) out.pushLinear(start, i - start)
+  return i
+}
 
+/** Where the segment starting at `from` (code unit `c`) ends: its combining marks, at most `maxSegment` units. */
+const segmentEnd = (text: string, from: number, c: number): number => {
+  const n = text.length
+  let i = from + (c >= 0xd800 && c <= 0xdbff && from + 1 < n && (text.charCodeAt(from + 1) & 0xfc00) === 0xdc00 ? 2 : 1)
+  while (i < n && continues(text, i)) {
+    const width = text.codePointAt(i)! > 0xffff ? 2 : 1
+    if (i + width - from > maxSegment) break
+    i += width
+  }
+  return i
+}
+
+/** Normalises `text` into `out`; true when it stopped before a segment that would pass `cap` units. */
+const normalizeInto = (out: Output, text: string, cap: number, version: Version): boolean => {
+  const n = text.length
   let i = 0
   while (i < n) {
-    // Fast path: a run of ASCII in which every space is a single U+0020 stays as it is, but for
-    // lower casing (NFKC is the identity on ASCII), and maps one to one onto the raw text.
-    const start = i
-    const spaceBefore: boolean = lastWasSpace
-    reserve(n - i)
-    let at = length
-    let c = 0
-    while (i < n) {
-      c = text.charCodeAt(i)
-      if (c > 0x20) {
-        if (c >= 0x80) break
-        units[at++] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c
-        lastWasSpace = false
-      } else if (c === 0x20) {
-        if (lastWasSpace) break
-        units[at++] = c
-        lastWasSpace = true
-      } else if (c >= 0x09 && c <= 0x0d) {
-        break
-      } else {
-        units[at++] = c
-        lastWasSpace = false
-      }
-      i++
-    }
-    // An ASCII character followed by a combining mark belongs to the mark's segment.
-    if (i < n && i > start && c >= 0x300 && continues(text, i)) {
-      i--
-      lastWasSpace = i > start ? text.charCodeAt(i - 1) === 0x20 : spaceBefore
-    }
-    if (i > start) pushLinear(start, i - start)
+    i = copyAscii(out, text, i)
     if (i >= n) break
-    c = text.charCodeAt(i)
+    const c = text.charCodeAt(i)
     // ASCII not followed by a combining mark: NFKC changes nothing, lower casing is arithmetic.
     if (c < 0x80 && (i + 1 >= n || text.charCodeAt(i + 1) < 0x300)) {
-      emit(c >= 0x41 && c <= 0x5a ? c + 0x20 : c, i, i + 1)
+      out.emit(c >= 0x41 && c <= 0x5a ? c + 0x20 : c, i, i + 1)
       i++
       continue
     }
     const from = i
-    i += c >= 0xd800 && c <= 0xdbff && i + 1 < n && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1
-    while (i < n && continues(text, i)) {
-      const width = text.codePointAt(i)! > 0xffff ? 2 : 1
-      if (i + width - from > maxSegment) break
-      i += width
-    }
-    const out = i === from + 1
+    i = segmentEnd(text, from, c)
+    const segment = i === from + 1
       ? normalizeUnit(c, version)
       : version === normalizedVersion
       ? normalizeSegment(text.slice(from, i))
       : normalizeSegment2(text.slice(from, i))
     // ASCII never expands, so only here can the output pass the cap: stop at a segment boundary.
-    if (length + out.length > cap) {
-      truncated = true
-      break
-    }
-    for (let k = 0; k < out.length; k++) emit(out.charCodeAt(k), from, i)
+    if (out.length + segment.length > cap) return true
+    for (let k = 0; k < segment.length; k++) out.emit(segment.charCodeAt(k), from, i)
   }
+  return false
+}
+
+/** The result of `normalize`: the text and the lookups through the run map. */
+const normalized = (out: Output, rawLength: number, truncated: boolean): Normalized => {
+  const { length, runAt, runFrom, runTo, runs } = out
   // A UTF-16LE copy keeps lone surrogates as they are (String.fromCharCode would too; TextDecoder would not).
-  const normalized = Buffer.from(units.buffer, units.byteOffset, length * 2).toString("utf16le")
+  const text = Buffer.from(out.units.buffer, out.units.byteOffset, length * 2).toString("utf16le")
 
   /** The run holding normalised unit `index` (0 ≤ index < length). */
   const runOf = (index: number): number => {
@@ -355,10 +385,10 @@ export const normalize = (
     return runTo[r] === -1 ? runFrom[r]! + index - runAt[r]! + 1 : runTo[r]!
   }
   // A negative index counts as 0 (and, with nothing normalised, gives 0, as it always has).
-  const rawStart = (index: number) => (index >= length ? n : length === 0 ? 0 : unitStart(Math.max(0, index)))
+  const rawStart = (index: number) => (index >= length ? rawLength : length === 0 ? 0 : unitStart(Math.max(0, index)))
   return {
-    text: normalized,
-    rawLength: n,
+    text,
+    rawLength,
     truncated,
     rawStart,
     toRaw: (start, end) => {
@@ -371,6 +401,21 @@ export const normalize = (
       return { start: unitStart(s), end: unitEnd(e - 1) }
     }
   }
+}
+
+/**
+ * The normalisation of `text` (a capture or a snippet) with its offset map. With `maxUnits`, it
+ * stops before the segment that would pass that many normalised code units (`truncated`).
+ */
+export const normalize = (
+  text: string,
+  maxUnits: number = Number.POSITIVE_INFINITY,
+  version: Version = normalizedVersion
+): Normalized => {
+  const out = new Output(text.length)
+  // Never below the raw length: the ASCII fast path (one unit per unit) does not check the cap.
+  const truncated = normalizeInto(out, text, Math.max(maxUnits, text.length), version)
+  return normalized(out, text.length, truncated)
 }
 
 /** The normalised text alone (for a snippet, when no map is needed). */

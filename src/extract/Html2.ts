@@ -115,6 +115,167 @@ const singleText = (element: Element): string | undefined => {
 class TooDeep {}
 class TooLong {}
 
+/** The text being written by the walk of one document, with what is owed before the next piece. */
+class Writer {
+  readonly out: Array<string> = []
+  length = 0
+  pendingBreak = false
+  pendingSpace = false
+  pendingCells = 0
+  preDepth = 0
+  cellDepth = 0
+  declared: string | undefined
+  readonly rows: Array<number> = [] // cells seen in each open row
+  // Open brackets of superscripts and subscripts: the mark is written with their first text.
+  readonly brackets: Array<{ mark: string; open: boolean }> = []
+  firstUnopened = 0
+  readonly found: Array<{ level: number; text: string; start: number }> = []
+  heading: { level: number; start: number | undefined; parts: Array<string> } | undefined
+
+  constructor(readonly maxCharacters: number) {}
+
+  emit(content: string): void {
+    if (content === "") return
+    let piece = content
+    if (this.firstUnopened < this.brackets.length) {
+      let marks = ""
+      for (let i = this.firstUnopened; i < this.brackets.length; i++) {
+        marks += this.brackets[i]!.mark
+        this.brackets[i]!.open = true
+      }
+      this.firstUnopened = this.brackets.length
+      piece = marks + piece
+    }
+    let separator = ""
+    if (this.pendingBreak && this.length > 0) separator = "\n"
+    if (this.pendingCells > 0) separator += cellSeparator.repeat(this.pendingCells)
+    else if (this.pendingSpace && separator === "" && this.length > 0) separator = " "
+    this.pendingBreak = false
+    this.pendingSpace = false
+    this.pendingCells = 0
+    this.length += separator.length + piece.length
+    if (this.length > this.maxCharacters) throw new TooLong()
+    this.out.push(separator, piece)
+    const heading = this.heading
+    if (heading !== undefined) {
+      if (heading.start === undefined) heading.start = this.length - piece.length
+      else heading.parts.push(separator)
+      heading.parts.push(piece)
+    }
+  }
+
+  text(value: string): void {
+    if (this.preDepth > 0) return this.emit(value.replace(noBreak, " "))
+    const collapsed = value.replace(space, " ")
+    if (collapsed.startsWith(" ")) this.pendingSpace = true
+    this.emit(collapsed.trim())
+    if (collapsed.endsWith(" ")) this.pendingSpace = true
+  }
+
+  // Inside a table cell a block boundary is a space: a row stays one line.
+  boundary(): void {
+    if (this.cellDepth > 0) this.pendingSpace = true
+    else this.pendingBreak = true
+  }
+
+  /** A closing bracket, without taking the space or break that follows the script. */
+  close(): void {
+    const saved = { pendingBreak: this.pendingBreak, pendingSpace: this.pendingSpace }
+    this.pendingBreak = false
+    this.pendingSpace = false
+    this.emit(")")
+    this.pendingBreak = saved.pendingBreak
+    this.pendingSpace = saved.pendingSpace
+  }
+
+  /** Enters a `sup`/`sub`: true when its one word was written here (its children are then skipped). */
+  script(element: Element, mark: string): boolean {
+    const single = singleText(element)
+    if (single !== undefined) {
+      const collapsed = single.replace(space, " ")
+      const value = collapsed.trim()
+      if (collapsed.startsWith(" ")) this.pendingSpace = true
+      if (value !== "") this.emit(!meaningful.test(value) ? value : word.test(value) ? mark + value : `${mark}(${value})`)
+      if (collapsed.endsWith(" ")) this.pendingSpace = true
+      return true
+    }
+    this.brackets.push({ mark: `${mark}(`, open: false })
+    return false
+  }
+
+  /** Enters an element: false when its content is not walked (the head, hidden, a one-word script). */
+  enter(element: Element, name: string): boolean {
+    if (name === "meta" && this.declared === undefined) this.declared = metaCharset(element)
+    if (name === "head") {
+      for (const child of element.childNodes) {
+        if (child.nodeName === "meta" && this.declared === undefined) this.declared = metaCharset(child as Element)
+      }
+      return false
+    }
+    if (isHidden(element)) return false
+    if (blocks.has(name)) this.boundary()
+    if (name === "pre") this.preDepth++
+    if (name === "tr") this.rows.push(0)
+    if (name === "td" || name === "th") {
+      const rows = this.rows
+      if (rows.length > 0 && rows[rows.length - 1]! > 0) {
+        this.pendingCells++
+        this.pendingSpace = false
+      }
+      if (rows.length > 0) rows[rows.length - 1]!++
+      this.cellDepth++
+    }
+    if ((name === "sup" || name === "sub") && this.script(element, scriptMarks[name])) return false
+    const level = headingLevel(name)
+    if (level > 0 && this.heading === undefined) this.heading = { level, start: undefined, parts: [] }
+    return true
+  }
+
+  /** Leaves a node whose content was walked. */
+  exit(name: string): void {
+    if (name === "pre") this.preDepth--
+    if (name === "td" || name === "th") this.cellDepth--
+    if (name === "tr") {
+      this.rows.pop()
+      this.pendingCells = 0 // empty cells at the end of a row add nothing
+    }
+    if (name === "sup" || name === "sub") {
+      const bracket = this.brackets.pop()!
+      if (bracket.open) this.close()
+      this.firstUnopened = Math.min(this.firstUnopened, this.brackets.length)
+    }
+    const level = headingLevel(name)
+    if (level > 0 && this.heading !== undefined) {
+      if (this.heading.start !== undefined) this.found.push({ level, text: this.heading.parts.join(""), start: this.heading.start })
+      this.heading = undefined
+    }
+    if (blocks.has(name)) this.boundary()
+  }
+}
+
+/** Walks the document with an explicit stack (no recursion), writing into `writer`; throws TooDeep past `maxDepth`. */
+const walk = (document: Node, writer: Writer, maxDepth: number): void => {
+  const stack: Array<{ node: Node; depth: number; exit: boolean }> = [{ node: document, depth: 0, exit: false }]
+  while (stack.length > 0) {
+    const { depth, exit, node } = stack.pop()!
+    if (node.nodeName === "#text") {
+      writer.text((node as DefaultTreeAdapterTypes.TextNode).value)
+      continue
+    }
+    if (!("childNodes" in node)) continue
+    const name = node.nodeName
+    if (exit) {
+      writer.exit(name)
+      continue
+    }
+    if (depth > maxDepth) throw new TooDeep()
+    if ("tagName" in node && !writer.enter(node as Element, name)) continue
+    stack.push({ node, depth, exit: true })
+    const children = node.childNodes
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, depth: depth + 1, exit: false })
+  }
+}
+
 export const extract = (
   source: string,
   text: string,
@@ -123,149 +284,9 @@ export const extract = (
 ): Effect.Effect<Extracted, ExtractionTooLarge | UnsupportedEncoding> =>
   Effect.suspend((): Effect.Effect<Extracted, ExtractionTooLarge | UnsupportedEncoding> => {
     const document = parse(text)
-    const out: Array<string> = []
-    let length = 0
-    let pendingBreak = false
-    let pendingSpace = false
-    let pendingCells = 0
-    let preDepth = 0
-    let cellDepth = 0
-    let declared: string | undefined
-    const rows: Array<number> = [] // cells seen in each open row
-    // Open brackets of superscripts and subscripts: the mark is written with their first text.
-    const brackets: Array<{ mark: string; open: boolean }> = []
-    let firstUnopened = 0
-    const found: Array<{ level: number; text: string; start: number }> = []
-    let heading: { level: number; start: number | undefined; parts: Array<string> } | undefined
-
-    const emit = (content: string) => {
-      if (content === "") return
-      let piece = content
-      if (firstUnopened < brackets.length) {
-        let marks = ""
-        for (let i = firstUnopened; i < brackets.length; i++) {
-          marks += brackets[i]!.mark
-          brackets[i]!.open = true
-        }
-        firstUnopened = brackets.length
-        piece = marks + piece
-      }
-      let separator = ""
-      if (pendingBreak && length > 0) separator = "\n"
-      if (pendingCells > 0) separator += cellSeparator.repeat(pendingCells)
-      else if (pendingSpace && separator === "" && length > 0) separator = " "
-      pendingBreak = false
-      pendingSpace = false
-      pendingCells = 0
-      length += separator.length + piece.length
-      if (length > limits.maxCharacters) throw new TooLong()
-      out.push(separator, piece)
-      if (heading !== undefined) {
-        if (heading.start === undefined) heading.start = length - piece.length
-        else heading.parts.push(separator)
-        heading.parts.push(piece)
-      }
-    }
-
-    const text_ = (value: string) => {
-      if (preDepth > 0) return emit(value.replace(noBreak, " "))
-      const collapsed = value.replace(space, " ")
-      if (collapsed.startsWith(" ")) pendingSpace = true
-      emit(collapsed.trim())
-      if (collapsed.endsWith(" ")) pendingSpace = true
-    }
-
-    // Inside a table cell a block boundary is a space: a row stays one line.
-    const boundary = () => {
-      if (cellDepth > 0) pendingSpace = true
-      else pendingBreak = true
-    }
-
-    /** A closing bracket, without taking the space or break that follows the script. */
-    const close = () => {
-      const saved = { pendingBreak, pendingSpace }
-      pendingBreak = false
-      pendingSpace = false
-      emit(")")
-      pendingBreak = saved.pendingBreak
-      pendingSpace = saved.pendingSpace
-    }
-
-    /** Enters a `sup`/`sub`: true when its one word was written here (its children are then skipped). */
-    const script = (element: Element, mark: string): boolean => {
-      const single = singleText(element)
-      if (single !== undefined) {
-        const collapsed = single.replace(space, " ")
-        const value = collapsed.trim()
-        if (collapsed.startsWith(" ")) pendingSpace = true
-        if (value !== "") emit(!meaningful.test(value) ? value : word.test(value) ? mark + value : `${mark}(${value})`)
-        if (collapsed.endsWith(" ")) pendingSpace = true
-        return true
-      }
-      brackets.push({ mark: `${mark}(`, open: false })
-      return false
-    }
-
-    const stack: Array<{ node: Node; depth: number; exit: boolean }> = [{ node: document, depth: 0, exit: false }]
+    const writer = new Writer(limits.maxCharacters)
     try {
-      while (stack.length > 0) {
-        const { depth, exit, node } = stack.pop()!
-        if (node.nodeName === "#text") {
-          text_((node as DefaultTreeAdapterTypes.TextNode).value)
-          continue
-        }
-        if (!("childNodes" in node)) continue
-        const name = node.nodeName
-        const element = "tagName" in node ? node as Element : undefined
-        if (exit) {
-          if (name === "pre") preDepth--
-          if (name === "td" || name === "th") cellDepth--
-          if (name === "tr") {
-            rows.pop()
-            pendingCells = 0 // empty cells at the end of a row add nothing
-          }
-          if (name === "sup" || name === "sub") {
-            const bracket = brackets.pop()!
-            if (bracket.open) close()
-            firstUnopened = Math.min(firstUnopened, brackets.length)
-          }
-          const level = headingLevel(name)
-          if (level > 0 && heading !== undefined) {
-            if (heading.start !== undefined) found.push({ level, text: heading.parts.join(""), start: heading.start })
-            heading = undefined
-          }
-          if (blocks.has(name)) boundary()
-          continue
-        }
-        if (depth > limits.maxDepth) throw new TooDeep()
-        if (element !== undefined) {
-          if (name === "meta" && declared === undefined) declared = metaCharset(element)
-          if (name === "head") {
-            for (const child of element.childNodes) {
-              if (child.nodeName === "meta" && declared === undefined) declared = metaCharset(child as Element)
-            }
-            continue
-          }
-          if (isHidden(element)) continue
-          if (blocks.has(name)) boundary()
-          if (name === "pre") preDepth++
-          if (name === "tr") rows.push(0)
-          if (name === "td" || name === "th") {
-            if (rows.length > 0 && rows[rows.length - 1]! > 0) {
-              pendingCells++
-              pendingSpace = false
-            }
-            if (rows.length > 0) rows[rows.length - 1]!++
-            cellDepth++
-          }
-          if ((name === "sup" || name === "sub") && script(element, scriptMarks[name])) continue
-          const level = headingLevel(name)
-          if (level > 0 && heading === undefined) heading = { level, start: undefined, parts: [] }
-        }
-        stack.push({ node, depth, exit: true })
-        const children = node.childNodes
-        for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, depth: depth + 1, exit: false })
-      }
+      walk(document, writer, limits.maxDepth)
     } catch (error) {
       if (error instanceof TooDeep) {
         return Effect.fail(new ExtractionTooLarge({ source, format: "html", cap: "maxDepth", limit: limits.maxDepth }))
@@ -277,13 +298,14 @@ export const extract = (
       }
       throw error
     }
+    const declared = writer.declared
     if (headerCharset === undefined && declared !== undefined && !isUtf8Label(declared)) {
       return Effect.fail(new UnsupportedEncoding({ source, charset: declared, declaredIn: "meta" }))
     }
-    const result = out.join("")
+    const result = writer.out.join("")
     return Effect.succeed({
       extraction: "html/2",
       text: result,
-      headings: sections(found, result.length)
+      headings: sections(writer.found, result.length)
     } satisfies Extracted)
   })

@@ -85,56 +85,69 @@ const decode = (units: Uint16Array, from: number, to: number) => utf16.decode(un
 /** Thrown past `maxCharacters`; the caller turns it into ExtractionTooLarge. */
 export class RenderTooLong {}
 
-/**
- * Render the events of `body` (offsets in the events count from `shift`: the
- * parser skips a BOM). Throws `RenderTooLong` past `maxCharacters`.
- */
-export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift: number, maxCharacters: number): Rendered => {
+/** The text being rendered from one body's events: its code units, its body map, what is owed before the next unit. */
+class Renderer {
   // The text as UTF-16 code units, grown by doubling: one typed array, not a string per unit.
-  let units = new Uint16Array(Math.min(Math.max(body.length, 16), maxCharacters + 1))
-  const runs: Array<[number, number, number]> = []
-  let length = 0
-  let pendingBreak = false
-  let pendingSpace = false
-  let spaceAt = -1 // where the pending space is in the body, if it is a copy
-  let pendingCells = 0 // tabs owed between table cells
-  const rows: Array<number> = [] // cells seen in each open table row
+  units: Uint16Array
+  readonly runs: Array<[number, number, number]> = []
+  length = 0
+  pendingBreak = false
+  pendingSpace = false
+  spaceAt = -1 // where the pending space is in the body, if it is a copy
+  pendingCells = 0 // tabs owed between table cells
+  readonly rows: Array<number> = [] // cells seen in each open table row
+  readonly found: Array<{ level: number; text: string; start: number }> = []
+  heading: { level: number; start: number } | undefined
+  readonly open: Array<string> = [] // node types entered and not yet left
+  readonly scripts: Array<boolean> = [] // raw-HTML superscripts open: whether a bracket was written
+  skipDepth = 0
+  readonly hiddenInline: Array<string> = [] // raw inline tags that hide what follows, innermost last
+
+  constructor(
+    readonly body: string,
+    readonly events: ReadonlyArray<MarkdownEvent>,
+    readonly shift: number,
+    readonly maxCharacters: number
+  ) {
+    this.units = new Uint16Array(Math.min(Math.max(body.length, 16), maxCharacters + 1))
+  }
 
   /** One output code unit, copied from the body at `at` (or written by the rule: `at` is -1). */
-  const put = (c: string, at: number) => {
-    if (length === units.length) {
-      const grown = new Uint16Array(units.length * 2)
-      grown.set(units)
-      units = grown
+  put(c: string, at: number): void {
+    if (this.length === this.units.length) {
+      const grown = new Uint16Array(this.units.length * 2)
+      grown.set(this.units)
+      this.units = grown
     }
-    units[length] = c.charCodeAt(0)
+    this.units[this.length] = c.charCodeAt(0)
     if (at >= 0) {
+      const runs = this.runs
       const last = runs[runs.length - 1]
-      if (last !== undefined && last[0] + last[2] === length && last[1] + last[2] === at) last[2]++
-      else runs.push([length, at, 1])
+      if (last !== undefined && last[0] + last[2] === this.length && last[1] + last[2] === at) last[2]++
+      else runs.push([this.length, at, 1])
     }
-    length++
-    if (length > maxCharacters) throw new RenderTooLong()
+    this.length++
+    if (this.length > this.maxCharacters) throw new RenderTooLong()
   }
 
   /** Separators owed before the next code unit; `at` is where that unit is in the body. */
-  const separate = (at: number) => {
-    if (length > 0 && pendingBreak) put("\n", -1)
-    if (pendingCells > 0) for (let k = 0; k < pendingCells; k++) put("\t", -1)
-    else if (length > 0 && pendingSpace && !pendingBreak) {
-      put(" ", spaceAt >= 0 ? spaceAt : at > 0 && body[at - 1] === " " ? at - 1 : -1)
+  separate(at: number): void {
+    if (this.length > 0 && this.pendingBreak) this.put("\n", -1)
+    if (this.pendingCells > 0) for (let k = 0; k < this.pendingCells; k++) this.put("\t", -1)
+    else if (this.length > 0 && this.pendingSpace && !this.pendingBreak) {
+      this.put(" ", this.spaceAt >= 0 ? this.spaceAt : at > 0 && this.body[at - 1] === " " ? at - 1 : -1)
     }
-    pendingBreak = false
-    pendingSpace = false
-    pendingCells = 0
-    spaceAt = -1
+    this.pendingBreak = false
+    this.pendingSpace = false
+    this.pendingCells = 0
+    this.spaceAt = -1
   }
 
   /** Write a string the rule makes (a mark): no place in the body. */
-  const write = (s: string) => {
+  write(s: string): void {
     for (let k = 0; k < s.length; k++) {
-      if (k === 0) separate(-1)
-      put(s[k]!, -1)
+      if (k === 0) this.separate(-1)
+      this.put(s[k]!, -1)
     }
   }
 
@@ -144,7 +157,8 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
    * prefixes, escapes, indentation) and taking a character reference whole. `collapse`: white space
    * runs become one space.
    */
-  const aligned = (value: string, from: number, to: number, collapse: boolean) => {
+  aligned(value: string, from: number, to: number, collapse: boolean): void {
+    const body = this.body
     let j = from
     let i = 0
     while (i < value.length) {
@@ -161,10 +175,10 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
             const count = i + 1 < value.length && value[i + 1] !== after && value[i + 2] === after ? 2 : 1
             for (let k = 0; k < count && i < value.length; k++) {
               const u = value[i++]!
-              if (collapse && isSpace(u)) pendingSpace = true
+              if (collapse && isSpace(u)) this.pendingSpace = true
               else {
-                separate(-1)
-                put(u, -1)
+                this.separate(-1)
+                this.put(u, -1)
               }
             }
             j += match[0].length
@@ -183,87 +197,90 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
       i++
       if (collapse && isSpace(c)) {
         // The first white space of a run stands for the run: a copy when it is a space in the body.
-        if (!pendingSpace) spaceAt = c === " " ? at : -1
-        pendingSpace = true
+        if (!this.pendingSpace) this.spaceAt = c === " " ? at : -1
+        this.pendingSpace = true
         continue
       }
-      separate(at)
-      put(c, at)
+      this.separate(at)
+      this.put(c, at)
     }
   }
 
-  const found: Array<{ level: number; text: string; start: number }> = []
-  let heading: { level: number; start: number } | undefined
-  const open: Array<string> = [] // node types entered and not yet left
-  const scripts: Array<boolean> = [] // raw-HTML superscripts open: whether a bracket was written
-  let skipDepth = 0
-  const hiddenInline: Array<string> = [] // raw inline tags that hide what follows, innermost last
+  /** Leaves the innermost node. */
+  leave(): void {
+    const type = this.open.pop()!
+    if (this.skipDepth > 0) {
+      this.skipDepth--
+      return
+    }
+    if (type === "heading" && this.heading !== undefined) {
+      const start = this.heading.start
+      if (this.length > start) this.found.push({ level: this.heading.level, text: decode(this.units, start, this.length), start })
+      this.heading = undefined
+    }
+    if (type === "paragraph" || type === "heading" || type === "tableCell") this.hiddenInline.length = 0
+    if (type === "tableRow") {
+      this.rows.pop()
+      this.pendingCells = 0 // empty cells at the end of a row add nothing
+    }
+    if (blockTypes.has(type)) this.pendingBreak = true
+  }
 
-  for (let e = 0; e < events.length; e++) {
-    const event = events[e]!
-    if (event[0] === 0) {
-      const type = open.pop()!
-      if (skipDepth > 0) {
-        skipDepth--
-        continue
-      }
-      if (type === "heading" && heading !== undefined) {
-        if (length > heading.start) found.push({ level: heading.level, text: decode(units, heading.start, length), start: heading.start })
-        heading = undefined
-      }
-      if (type === "paragraph" || type === "heading" || type === "tableCell") hiddenInline.length = 0
-      if (type === "tableRow") {
-        rows.pop()
-        pendingCells = 0 // empty cells at the end of a row add nothing
-      }
-      if (blockTypes.has(type)) pendingBreak = true
-      continue
+  /** Enters the node of event `e`. Returns the last event used. */
+  enter(e: number): number {
+    const [, type, start, end, value, level] = this.events[e] as Extract<MarkdownEvent, { 0: 1 }>
+    this.open.push(type)
+    if (this.skipDepth > 0 || skippedTypes.has(type)) {
+      this.skipDepth++
+      return e
     }
-    const [, type, start, end, value, level] = event
-    open.push(type)
-    if (skipDepth > 0 || skippedTypes.has(type)) {
-      skipDepth++
-      continue
-    }
-    const from = start + shift
-    const to = end + shift
-    if (blockTypes.has(type)) pendingBreak = true
-    if (type === "heading") heading = { level, start: length + (length > 0 ? 1 : 0) }
+    const from = start + this.shift
+    const to = end + this.shift
+    if (blockTypes.has(type)) this.pendingBreak = true
+    if (type === "heading") this.heading = { level, start: this.length + (this.length > 0 ? 1 : 0) }
+    const rows = this.rows
     if (type === "tableRow") rows.push(0)
     if (type === "tableCell" && rows.length > 0) {
-      if (rows[rows.length - 1]! > 0) pendingCells++
+      if (rows[rows.length - 1]! > 0) this.pendingCells++
       rows[rows.length - 1]!++
     }
-    if (hiddenInline.length > 0 && type !== "html") continue
-    if (type === "text" || type === "inlineCode") aligned(value ?? "", from, to, true)
-    else if (type === "code") aligned(value ?? "", from, to, false)
-    else if (type === "break") pendingBreak = true
-    else if (type === "html") e = html(value ?? "", from, e)
+    if (this.hiddenInline.length > 0 && type !== "html") return e
+    if (type === "text" || type === "inlineCode") this.aligned(value ?? "", from, to, true)
+    else if (type === "code") this.aligned(value ?? "", from, to, false)
+    else if (type === "break") this.pendingBreak = true
+    else if (type === "html") return this.html(value ?? "", from, e)
+    return e
+  }
+
+  /** An HTML block: its text between tags and comments, unless it is dropped or hidden whole. */
+  htmlBlock(value: string, from: number): void {
+    this.pendingBreak = true
+    const first = /<[^>]*>/.exec(value)?.[0] ?? ""
+    const hiddenBlock = hides(openTag.exec(first)?.[2] ?? "")
+    if (!dropBlock.test(value) && !hiddenBlock) {
+      // Text between tags and comments, white space collapsed; character references kept as written.
+      const tags = /<!--[\s\S]*?-->|<[^>]*>/g
+      let last = 0
+      for (const match of value.matchAll(tags)) {
+        if (match.index > last) this.aligned(value.slice(last, match.index), from + last, from + match.index, true)
+        last = match.index + match[0].length
+      }
+      if (last < value.length) this.aligned(value.slice(last), from + last, from + value.length, true)
+    }
+    this.pendingBreak = true
   }
 
   /** Raw HTML at event `e`: a block's text between tags, or an inline tag. Returns the last event used. */
-  function html(value: string, from: number, e: number): number {
-    const parent = open[open.length - 2]
+  html(value: string, from: number, e: number): number {
+    const parent = this.open[this.open.length - 2]
     if (parent === "root" || parent === "blockquote" || parent === "listItem") {
-      pendingBreak = true
-      const first = /<[^>]*>/.exec(value)?.[0] ?? ""
-      const hiddenBlock = hides(openTag.exec(first)?.[2] ?? "")
-      if (!dropBlock.test(value) && !hiddenBlock) {
-        // Text between tags and comments, white space collapsed; character references kept as written.
-        const tags = /<!--[\s\S]*?-->|<[^>]*>/g
-        let last = 0
-        for (const match of value.matchAll(tags)) {
-          if (match.index > last) aligned(value.slice(last, match.index), from + last, from + match.index, true)
-          last = match.index + match[0].length
-        }
-        if (last < value.length) aligned(value.slice(last), from + last, from + value.length, true)
-      }
-      pendingBreak = true
+      this.htmlBlock(value, from)
       return e
     }
     const raw = value.trim()
     const opening = openTag.exec(raw)
     const closing = closeTag.exec(raw)
+    const hiddenInline = this.hiddenInline
     if (hiddenInline.length > 0) {
       // Inside hidden raw HTML: only the tags that open or close the hiding element count.
       const top = hiddenInline[hiddenInline.length - 1]!
@@ -279,15 +296,20 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
     if (tag === null) return e
     const mark = tag[2]!.toLowerCase() === "sup" ? "^" : "_"
     if (tag[1] === "/") {
-      if (scripts.pop() === true) {
-        const saved = pendingSpace
-        pendingSpace = false
-        write(")")
-        pendingSpace = saved
+      if (this.scripts.pop() === true) {
+        const saved = this.pendingSpace
+        this.pendingSpace = false
+        this.write(")")
+        this.pendingSpace = saved
       }
       return e
     }
-    // `<sup>word</sup>`: the mark and the word; anything else: the mark and a bracket.
+    return this.script(mark, e)
+  }
+
+  /** An opening `<sup>`/`<sub>` at event `e`: `<sup>word</sup>` is the mark and the word; anything else the mark and a bracket. */
+  script(mark: string, e: number): number {
+    const events = this.events
     const text = events[e + 2]
     const next = events[e + 3]
     const close = events[e + 4]
@@ -295,18 +317,29 @@ export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift
       text !== undefined && text[0] === 1 && text[1] === "text" && next?.[0] === 0 && close?.[0] === 1 &&
       close[1] === "html" && scriptTag.exec((close[4] ?? "").trim())?.[1] === "/" && word.test((text[4] ?? "").trim())
     ) {
-      write(mark)
-      aligned(text[4]!.trim(), text[2] + shift, text[3] + shift, true)
+      this.write(mark)
+      this.aligned(text[4]!.trim(), text[2] + this.shift, text[3] + this.shift, true)
       // Leave the html node, skip the text node's events and the closing tag's enter and exit.
-      open.pop()
+      this.open.pop()
       return e + 5
     }
-    scripts.push(true)
-    write(`${mark}(`)
+    this.scripts.push(true)
+    this.write(`${mark}(`)
     return e
   }
+}
 
-  const text = decode(units, 0, length)
+/**
+ * Render the events of `body` (offsets in the events count from `shift`: the
+ * parser skips a BOM). Throws `RenderTooLong` past `maxCharacters`.
+ */
+export const render = (body: string, events: ReadonlyArray<MarkdownEvent>, shift: number, maxCharacters: number): Rendered => {
+  const renderer = new Renderer(body, events, shift, maxCharacters)
+  for (let e = 0; e < events.length; e++) {
+    if (events[e]![0] === 0) renderer.leave()
+    else e = renderer.enter(e)
+  }
+  const text = decode(renderer.units, 0, renderer.length)
   // Headings: the section rule of markdown/1; a heading's text is what was written for it.
-  return { text, headings: sections(found, text.length), bodyMap: runs }
+  return { text, headings: sections(renderer.found, text.length), bodyMap: renderer.runs }
 }

@@ -92,7 +92,8 @@ const pdfOf = (runId: string, captureSha256: string) => {
 /** What the viewer shows under the source: the review section for the opened citation. */
 export type ReviewSection = (citation: Citation, container: HTMLElement) => void
 
-export const viewer = (runId: string, reviewSection: ReviewSection): Viewer => {
+/** The viewer's parts: heading, meta, the occurrence toolbar, the text, the PDF page, the review section. */
+const layout = () => {
   const heading = el("h2", { id: "source-heading" }, "Source")
   const meta = el("div", { class: "source-meta" })
   const position = el("span", { id: "occurrence-position", "aria-live": "polite" })
@@ -114,6 +115,60 @@ export const viewer = (runId: string, reviewSection: ReviewSection): Viewer => {
     pdfView,
     review
   )
+  return { heading, meta, position, previous, next, backButton, text, canvas, pageSheet, pdfView, review, element }
+}
+
+/** Marks the cited text on the drawn page: one box per rectangle, the first focusable. */
+const highlightBoxes = (pageSheet: HTMLElement, rects: ReadonlyArray<{ left: number; top: number; width: number; height: number }>, pageNumber: number) => {
+  for (const old of Array.from(pageSheet.querySelectorAll(".pdf-highlight"))) old.remove()
+  return rects.map((r, i) => {
+    const box = el("div", { class: "pdf-highlight", ...(i === 0 ? { tabindex: "-1", id: "pdf-highlight", "aria-label": `Cited text on page ${pageNumber}` } : {}) })
+    box.style.left = `${r.left - 1}px`
+    box.style.top = `${r.top - 1}px`
+    box.style.width = `${r.width + 2}px`
+    box.style.height = `${r.height + 2}px`
+    pageSheet.appendChild(box)
+    return box
+  })
+}
+
+/** Writes `body` into `text` with each span (in order, not overlapping) marked; returns the marks. */
+const markedText = (text: HTMLElement, body: string, spans: ReadonlyArray<{ start: number; end: number }>): Array<HTMLElement> => {
+  clear(text)
+  const marks: Array<HTMLElement> = []
+  let at = 0
+  spans.forEach((span, index) => {
+    if (span.start < at) return
+    appendText(text, body.slice(at, span.start))
+    const mark = el("mark", { class: "occurrence", tabindex: "-1", "data-occurrence": String(index + 1) })
+    appendText(mark, body.slice(span.start, span.end))
+    text.appendChild(mark)
+    marks.push(mark)
+    at = span.end
+  })
+  appendText(text, body.slice(at))
+  return marks
+}
+
+/** The capture a citation names, when the run holds it. A report's fact names its source by URL (sourceNumber 0), an answer's citation by number. */
+const captured = (all: ReadonlyArray<Document>, citation: Citation) => {
+  const found = all.find((d) => (citation.sourceNumber === 0 ? d.source === citation.source && d.status === "captured" && d.captureSha256 === citation.captureSha256 : d.number === citation.sourceNumber))
+  return found === undefined || found.status !== "captured" || found.captureSha256 !== citation.captureSha256 ? undefined : found
+}
+
+/** The capture's digest, type and page, the quote's occurrences and method. */
+const describe = (meta: HTMLElement, found: Extract<Document, { status: "captured" }>, citation: Citation) => {
+  const page = found.pages.find((p) => p.start <= citation.span.start && citation.span.start < p.end)
+  append(
+    meta,
+    el("p", {}, el("code", { title: found.captureSha256 }, `${found.captureSha256.slice(0, 12)}…`), " ", textSpan(found.contentType), page === undefined ? "" : `, page ${page.number}`),
+    el("p", {}, `${citation.occurrences} occurrence${citation.occurrences === 1 ? "" : "s"} of the quote in the capture; method ${citation.method ?? "exact"}`),
+    (citation.method ?? "exact") === "exact" ? null : el("p", { class: "warning" }, "Normalized match: the capture's text differs from the quote (NOT verbatim).")
+  )
+}
+
+export const viewer = (runId: string, reviewSection: ReviewSection): Viewer => {
+  const { backButton, canvas, element, heading, meta, next, pageSheet, pdfView, position, previous, review, text } = layout()
   let marks: Array<HTMLElement> = []
   let current = 0
   let back: HTMLElement | undefined
@@ -133,16 +188,7 @@ export const viewer = (runId: string, reviewSection: ReviewSection): Viewer => {
     const width = Math.max(320, pdfView.clientWidth - 24)
     const rects = await module.drawPage(doc, page.number, canvas, width, span.start - page.start, span.end - page.start)
     if (mine !== drawing) return
-    for (const old of Array.from(pageSheet.querySelectorAll(".pdf-highlight"))) old.remove()
-    const boxes = rects.map((r, i) => {
-      const box = el("div", { class: "pdf-highlight", ...(i === 0 ? { tabindex: "-1", id: "pdf-highlight", "aria-label": `Cited text on page ${page.number}` } : {}) })
-      box.style.left = `${r.left - 1}px`
-      box.style.top = `${r.top - 1}px`
-      box.style.width = `${r.width + 2}px`
-      box.style.height = `${r.height + 2}px`
-      pageSheet.appendChild(box)
-      return box
-    })
+    const boxes = highlightBoxes(pageSheet, rects, page.number)
     pdfView.setAttribute("data-page", String(page.number))
     pdfView.removeAttribute("aria-busy")
     position.textContent = `Occurrence ${current + 1} of ${marks.length}, page ${page.number} of ${doc.numPages}`
@@ -189,22 +235,6 @@ export const viewer = (runId: string, reviewSection: ReviewSection): Viewer => {
     event.preventDefault()
   })
 
-  const renderText = (body: string, spans: ReadonlyArray<{ start: number; end: number }>) => {
-    clear(text)
-    marks = []
-    let at = 0
-    spans.forEach((span, index) => {
-      if (span.start < at) return
-      appendText(text, body.slice(at, span.start))
-      const mark = el("mark", { class: "occurrence", tabindex: "-1", "data-occurrence": String(index + 1) })
-      appendText(mark, body.slice(span.start, span.end))
-      text.appendChild(mark)
-      marks.push(mark)
-      at = span.end
-    })
-    appendText(text, body.slice(at))
-  }
-
   const open = async (citation: Citation, outcome: string, from: HTMLElement) => {
     back = from
     element.hidden = false
@@ -218,25 +248,18 @@ export const viewer = (runId: string, reviewSection: ReviewSection): Viewer => {
       return undefined
     })
     if (all === undefined) return
-    // A report's fact names its source by URL (sourceNumber 0), an answer's citation by number.
-    const found = all.find((d) => (citation.sourceNumber === 0 ? d.source === citation.source && d.status === "captured" && d.captureSha256 === citation.captureSha256 : d.number === citation.sourceNumber))
+    const found = captured(all, citation)
     append(meta, el("p", { class: "url" }, textSpan(citation.source)), el("p", {}, `Outcome: ${outcome}`))
-    if (found === undefined || found.status !== "captured" || found.captureSha256 !== citation.captureSha256) {
+    if (found === undefined) {
       clear(text)
       marks = []
       position.textContent = ""
       append(meta, el("p", { role: "alert" }, "This run holds no capture with the cited digest."))
       return
     }
-    const page = found.pages.find((p) => p.start <= citation.span.start && citation.span.start < p.end)
-    append(
-      meta,
-      el("p", {}, el("code", { title: found.captureSha256 }, `${found.captureSha256.slice(0, 12)}…`), " ", textSpan(found.contentType), page === undefined ? "" : `, page ${page.number}`),
-      el("p", {}, `${citation.occurrences} occurrence${citation.occurrences === 1 ? "" : "s"} of the quote in the capture; method ${citation.method ?? "exact"}`),
-      (citation.method ?? "exact") === "exact" ? null : el("p", { class: "warning" }, "Normalized match: the capture's text differs from the quote (NOT verbatim).")
-    )
+    describe(meta, found, citation)
     const spans = occurrencesOf(found.text, citation)
-    renderText(found.text, spans)
+    marks = markedText(text, found.text, spans)
     clear(review)
     reviewSection(citation, review)
     const isPdf = /^application\/pdf\b/i.test(found.contentType)
