@@ -13,6 +13,7 @@ import { defaultMaxFacts, Label, Mode, SourceUrl } from "./Domain.js"
 import { InvalidConfig } from "./Errors.js"
 import { createPublicKey } from "node:crypto"
 import { keyIdOf } from "./evidence/Signatures.js"
+import { ResultSigning } from "./evidence/ResultSigningConfig.js"
 import { decodeJson, decodeUnknown } from "./internal/decode.js"
 import { JudgeConfig } from "./review/JudgeConfig.js"
 import { parseExpected } from "./review/Period.js"
@@ -174,7 +175,9 @@ export const VerifyOptions = Schema.Struct({
    * capture is unsigned or wrongly signed (`UnsignedCapture`, `SignatureInvalid`, `UnknownSigningKey`).
    */
   signatures: Schema.optional(Schema.Literal("off", "check", "require")),
-  trustedKeys: Schema.optional(TrustedKeys)
+  trustedKeys: Schema.optional(TrustedKeys),
+  /** Signed results (docs/signatures.md): the key the service signs with when asked (`?sign=1`). */
+  resultSigning: Schema.optional(ResultSigning)
 }).annotations({ ...strict, identifier: "VerifyOptions" })
 export type VerifyOptions = typeof VerifyOptions.Type
 

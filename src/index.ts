@@ -73,3 +73,6 @@ export * as JudgeReview from "./review/JudgeReview.js"
 export * as ReviewDecisions from "./review/Decisions.js"
 export * as ReviewLog from "./store/ReviewLog.js"
 export * as ReviewFilesystem from "./store/ReviewFilesystem.js"
+
+// Signed verification results (docs/signatures.md, "Signed results"): sign a result that passed, check one offline.
+export * as ResultAttestation from "./evidence/ResultAttestation.js"

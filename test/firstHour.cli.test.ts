@@ -85,13 +85,13 @@ describe("help", () => {
       assert.strictEqual(ran.code, 0)
       const section = ran.stdout.slice(ran.stdout.indexOf("COMMANDS"))
       const items = section.split("\n").filter((line) => line.startsWith("  - "))
-      const names = ["capture", "verify", "run", "migrate", "demo", "sources", "doctor", "verify-answer", "store-init", "recapture", "audit", "serve", "judge-prompt", "export", "verify-signature", "review", "review", "review", "validate-graph"]
+      const names = ["capture", "verify", "run", "migrate", "demo", "sources", "doctor", "verify-answer", "store-init", "recapture", "audit", "serve", "judge-prompt", "export", "verify-signature", "review", "review", "review", "validate-graph", "check-attestation"]
       assert.deepStrictEqual(items.map((line) => line.slice(4).split(" ")[0]), names)
       for (const line of items) {
         assert.isBelow(line.trimEnd().length, 200, line)
         assert.notMatch(line, /--(config|run-dir|report) /, line)
       }
-      assert.include(section, `  - ${"capture".padEnd("verify-signature".length)}  Capture every approved source into a NEW run directory.`)
+      assert.include(section, `  - ${"capture".padEnd("check-attestation".length)}  Capture every approved source into a NEW run directory.`)
     }))
 
   it.effect("option values are described; no option says \"A user-defined piece of text\"", () =>

@@ -447,6 +447,35 @@ const signatureCases: typeof cases = [
   ]
 ]
 
+// The signed-result family (src/errors/ResultAttestation.ts).
+const resultAttestationCases: typeof cases = [
+  [
+    E.AttestationSubjectMismatch,
+    { _tag: "AttestationSubjectMismatch", path: "r.json", signedSha256: "aa", actualSha256: "bb" },
+    "r.json is not the attested input: its SHA-256 is bb, the signed result names aa"
+  ],
+  [
+    E.AttestationTypeMismatch,
+    { _tag: "AttestationTypeMismatch", expected: "urn:a", found: "urn:b" },
+    "The signed statement is not a verification result: its predicate type is urn:b, expected urn:a"
+  ],
+  [
+    E.AttestationCaptureMismatch,
+    { _tag: "AttestationCaptureMismatch", source: S, detail: "it cannot be read (MissingCapture)" },
+    `The signed result's capture of ${S} is not the run's: it cannot be read (MissingCapture)`
+  ],
+  [
+    E.ResultNotPassed,
+    { _tag: "ResultNotPassed", kind: "report", outcome: "no_evidence" },
+    "The report did not pass the gate (outcome no_evidence): only a grounded result is signed"
+  ],
+  [
+    E.ResultSigningUnavailable,
+    { _tag: "ResultSigningUnavailable" },
+    "This service signs no verification results: verify.resultSigning.keyFile is not configured"
+  ]
+]
+
 // 20 and 21 baseline failures: the first 20 are listed, a 21st only as "…".
 const f = (n: number) => Array.from({ length: n }, (_, i) => baseline(`f${i}`))
 const listed20 = "f0: MissingCapture, f1: MissingCapture, f2: MissingCapture, f3: MissingCapture, f4: MissingCapture, " +
@@ -470,20 +499,21 @@ const everyClass = [
   "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "StreamLineInvalid", "StreamLimitExceeded",
   "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull", "Unauthorized", "Forbidden", "PayloadTooLarge", "LengthRequired",
   "RequestTimeout", "RunNotFound", "NotReady", "AuditBaselineRejected", "HiddenEvidence", "SemanticMismatch", "SnippetCutsToken",
-  "SigningKeyInvalid", "EnvelopeMalformed", "UnknownSigningKey", "SignatureInvalid", "SubjectMismatch", "UnsignedCapture"
+  "SigningKeyInvalid", "EnvelopeMalformed", "UnknownSigningKey", "SignatureInvalid", "SubjectMismatch", "UnsignedCapture",
+  "AttestationSubjectMismatch", "AttestationTypeMismatch", "AttestationCaptureMismatch", "ResultNotPassed", "ResultSigningUnavailable"
 ]
 
-const allCases = [...cases, ...signatureCases]
+const allCases = [...cases, ...signatureCases, ...resultAttestationCases]
 const jsonOf = (tag: string): Json => allCases.find(([, json]) => json._tag === tag)![1]
 
 describe("every error: tag, exact message, JSON round trip", () => {
-  it("the cases cover all 69 classes", () => {
-    assert.strictEqual(everyClass.length, 69)
-    assert.deepStrictEqual([...new Set([...cases, ...signatureCases].map(([, json]) => json._tag))].sort(), [...everyClass].sort())
+  it("the cases cover all 74 classes", () => {
+    assert.strictEqual(everyClass.length, 74)
+    assert.deepStrictEqual([...new Set(allCases.map(([, json]) => json._tag))].sort(), [...everyClass].sort())
     for (const name of everyClass) assert.strictEqual((E as Record<string, any>)[name].name, name)
   })
 
-  for (const [Class, json, message] of [...cases, ...signatureCases, ...longCases]) {
+  for (const [Class, json, message] of [...allCases, ...longCases]) {
     it(`${json._tag}: ${message.slice(0, 70)}`, () => {
       const error = roundTrip(Class, json)
       assert.instanceOf(error, Class)
@@ -646,7 +676,10 @@ describe("the families decode every member and nothing else", () => {
     ["AnswerError", E.AnswerError, ["InvalidAnswer", "StaleManifest", "Evi1Invalid", "AnswerTooLarge", "AnswerRejected", "VerificationTimeout"]],
     ["StreamError", E.StreamError, ["StreamLineInvalid", "StreamLimitExceeded", "StreamDeadline", "StreamGone", "StreamRequestInvalid", "StreamRetentionFull"]],
     ["ServiceError", E.ServiceError, ["Unauthorized", "Forbidden", "PayloadTooLarge", "LengthRequired", "RequestTimeout", "RunNotFound", "NotReady"]],
-    ["AuditError", E.AuditError, ["AuditBaselineRejected", "VerificationTimeout"]]
+    ["AuditError", E.AuditError, ["AuditBaselineRejected", "VerificationTimeout"]],
+    ["ResultAttestationError", E.ResultAttestationError, [
+      "AttestationSubjectMismatch", "AttestationTypeMismatch", "AttestationCaptureMismatch", "ResultNotPassed", "ResultSigningUnavailable"
+    ]]
   ]
   for (const [name, family, members] of families) {
     it(name, () => {

@@ -42,6 +42,12 @@ describe("the service's contract", () => {
       for (const route of ["post /v1/session", "get /v1/session", "delete /v1/session", "get /v1/runs", "get /v1/runs/{id}/captures/{sha256}/body", "post /v1/runs/{id}/audits"]) {
         assert.isDefined(operations.find((o) => o.route === route), route)
       }
+      // Signed results: `sign` on both verify routes, 409 ResultSigningUnavailable without a key (docs/signatures.md).
+      for (const route of ["post /v1/verify/report", "post /v1/verify/answer"]) {
+        const op = operations.find((o) => o.route === route)!.op
+        assert.deepStrictEqual(op.parameters.find((p: any) => p.name === "sign").schema.enum, ["0", "1"], route)
+        assert.isDefined(op.responses["409"], route)
+      }
       // The documents route's answer is the union of the four hand-offs.
       const documents = operations.find((o) => o.route === "get /v1/runs/{id}/documents")!.op
       assert.strictEqual(documents.responses["200"].content["application/json"].schema.anyOf.length, 4)

@@ -23,12 +23,13 @@ import { storeInit } from "./commands/store-init.js"
 import { verifyAnswer } from "./commands/verify-answer.js"
 import { validateGraph } from "./commands/validate-graph.js"
 import { verifySignature } from "./commands/verify-signature.js"
+import { checkAttestation } from "./commands/check-attestation.js"
 import { verify } from "./commands/verify.js"
 import { judgePrompt } from "./JudgeCli.js"
 
 export { commandSummaries } from "./CommandHelp.js"
 
-const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serve, judgePrompt, exportCommand, verifySignature, review, validateGraph] as const
+const commands = [capture, verify, run, migrate, demo, sources, doctor, verifyAnswer, storeInit, recapture, audit, serve, judgePrompt, exportCommand, verifySignature, review, validateGraph, checkAttestation] as const
 
 /** The subcommands' names. */
 export const commandNames: ReadonlyArray<string> = commands.flatMap((c) => [

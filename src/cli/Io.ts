@@ -12,12 +12,14 @@ export const stdout = (text: string) => Effect.sync(() => void process.stdout.wr
 export const stderr = (text: string) => Effect.sync(() => void process.stderr.write(text))
 
 /** Reads a UTF-8 text file (config, report, map), refusing invalid UTF-8 rather than replacing it. */
-export const readText = (file: string, what: string) =>
-  Effect.flatMap(readBytes(file, what), (bytes) =>
-    Effect.try({
-      try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-      catch: (error) => new FileUnreadable({ path: file, what, detail: errorText(error) })
-    }))
+export const readText = (file: string, what: string) => Effect.flatMap(readBytes(file, what), (bytes) => decodeText(bytes, file, what))
+
+/** Bytes read by `readBytes` as text, as `readText` decodes them (strict UTF-8): one read, both forms. */
+export const decodeText = (bytes: Uint8Array, file: string, what: string) =>
+  Effect.try({
+    try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+    catch: (error) => new FileUnreadable({ path: file, what, detail: errorText(error) })
+  })
 
 /** Reads a file's bytes (a binary answer format), bounded as `readText`. */
 export const readBytes = (file: string, what: string) =>

@@ -206,10 +206,10 @@ export const renderEnvelope = (envelope: Envelope): string => JSON.stringify(env
 
 const malformed = (detail: string) => new EnvelopeMalformed({ detail })
 
-const decodeEnvelope = (text: string): Either.Either<Envelope, EnvelopeMalformed> => {
+const decodeEnvelope = (text: string, maxBytes: number): Either.Either<Envelope, EnvelopeMalformed> => {
   // A string longer than the limit in UTF-16 units is longer in bytes too: no need to count them.
-  if (text.length > maxEnvelopeBytes || Buffer.byteLength(text, "utf8") > maxEnvelopeBytes) {
-    return Either.left(malformed(`more than ${maxEnvelopeBytes} bytes`))
+  if (text.length > maxBytes || Buffer.byteLength(text, "utf8") > maxBytes) {
+    return Either.left(malformed(`more than ${maxBytes} bytes`))
   }
   const parsed = StrictJson.parse(text)
   if (parsed._tag === "Left") return Either.left(malformed(parsed.issue.message))
@@ -240,12 +240,13 @@ export const verifyEnvelope = (
 
 /**
  * `verifyEnvelope` for any statement schema (a capture's attestation, a verification's): the same
- * checks in the same order, the payload decoded strictly with `schema` last.
+ * checks in the same order, the payload decoded strictly with `schema` last. `maxBytes` (default
+ * `maxEnvelopeBytes`) is the largest envelope text taken, checked before it is parsed.
  *
  * @since 0.3.0
  * @category verifying
  */
-export const verifyEnvelopeOf = <A, I>(schema: Schema.Schema<A, I>) =>
+export const verifyEnvelopeOf = <A, I>(schema: Schema.Schema<A, I>, options?: { readonly maxBytes?: number | undefined }) =>
 (
   text: string,
   trusted: ReadonlyArray<PublicKey>
@@ -254,7 +255,7 @@ export const verifyEnvelopeOf = <A, I>(schema: Schema.Schema<A, I>) =>
   EnvelopeMalformed | UnknownSigningKey | SignatureInvalid
 > =>
   Either.gen(function*() {
-    const envelope = yield* decodeEnvelope(text)
+    const envelope = yield* decodeEnvelope(text, options?.maxBytes ?? maxEnvelopeBytes)
     if (envelope.payloadType !== payloadType) {
       return yield* Either.left(malformed(`payload type ${JSON.stringify(envelope.payloadType)}, expected ${payloadType}`))
     }

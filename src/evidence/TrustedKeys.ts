@@ -10,6 +10,7 @@ import { createPublicKey } from "node:crypto"
 import * as path from "node:path"
 import * as Config from "../Config.js"
 import { SigningKeyInvalid } from "../Errors.js"
+import { readRegularFile } from "../internal/safeRead.js"
 import { keyIdOf, loadPublicKey, loadSigningKey, type PublicKey } from "./Signatures.js"
 
 /**
@@ -65,3 +66,44 @@ export const signingKeyOf = (config: Config.PipelineConfig, baseDirectory: strin
   config.capture?.signing === undefined
     ? Effect.succeed(undefined)
     : loadSigningKey(path.resolve(baseDirectory, config.capture.signing.keyFile))
+
+/** Largest keyring file read, and the most keys it may hold. */
+export const keyringLimits = { bytes: 64 * 1024, keys: 64 } as const
+
+const pemBlocks = /-----BEGIN PUBLIC KEY-----[A-Za-z0-9+/=\r\n\t ]*-----END PUBLIC KEY-----/g
+
+/**
+ * The Ed25519 public keys of a keyring file: one or more SPKI PEM blocks, one after another (at most
+ * `keyringLimits`), each key's id derived from the key. What `run-pipeline check-attestation
+ * --trusted-keys` reads: whoever checks a signed result holds public keys, not pipeline.json.
+ *
+ * @since 0.4.0
+ * @category keys
+ */
+export const loadKeyring = Effect.fn("TrustedKeys.loadKeyring")(function*(file: string) {
+  const text = (yield* readRegularFile(file, keyringLimits.bytes).pipe(
+    Effect.mapError((failure) => new SigningKeyInvalid({ path: file, detail: failure.detail }))
+  )).toString("utf8")
+  if (text.includes("PRIVATE KEY")) {
+    return yield* new SigningKeyInvalid({ path: file, detail: "it holds a private key: pass public keys (SPKI PEM) to check" })
+  }
+  const blocks = text.match(pemBlocks) ?? []
+  if (blocks.length === 0) return yield* new SigningKeyInvalid({ path: file, detail: "it holds no PEM public key" })
+  if (blocks.length > keyringLimits.keys) {
+    return yield* new SigningKeyInvalid({ path: file, detail: `it holds more than ${keyringLimits.keys} keys` })
+  }
+  const keys: Array<PublicKey> = []
+  for (const [i, pem] of blocks.entries()) {
+    let publicKey
+    try {
+      publicKey = createPublicKey({ key: pem, format: "pem" })
+    } catch {
+      return yield* new SigningKeyInvalid({ path: file, detail: `key ${i + 1} is not a PEM public key` })
+    }
+    if (publicKey.asymmetricKeyType !== "ed25519") {
+      return yield* new SigningKeyInvalid({ path: file, detail: `key ${i + 1} is a ${publicKey.asymmetricKeyType ?? "non-asymmetric"} key, not Ed25519` })
+    }
+    keys.push({ keyid: keyIdOf(publicKey), publicKey })
+  }
+  return keys
+})

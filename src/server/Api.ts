@@ -24,12 +24,14 @@ import {
   DocumentsTooLarge,
   Forbidden,
   NotReady,
+  ResultSigningUnavailable,
   RunNotFound,
   Unauthorized
 } from "../Errors.js"
 import { DecisionLog, RecordedDecision } from "../review/Records.js"
 import { Manifest } from "../Manifest.js"
 import { RenderedResult } from "../render/Rendering.js"
+import { Envelope } from "../evidence/Signatures.js"
 
 /** `GET /healthz`: the process is up. */
 export const Health = Schema.Struct({ status: Schema.Literal("ok") })
@@ -137,9 +139,13 @@ export const DocumentsGroup = HttpApiGroup.make("documents")
       .addError(DocumentsTooLarge, { status: 422 })
   )
 
+/** `sign=1`: sign the result if it passes (docs/signatures.md, "Signed results"); `0` or absent: do not. */
+const signParam = Schema.optionalWith(oneOf(["0", "1"]), { exact: true })
+
 export const ReportParams = readable(Schema.Struct({
   run: RunId,
-  mode: Schema.optionalWith(oneOf(["reject", "drop"]), { exact: true })
+  mode: Schema.optionalWith(oneOf(["reject", "drop"]), { exact: true }),
+  sign: signParam
 }))
 
 /**
@@ -152,7 +158,8 @@ export const AnswerParams = readable(Schema.Struct({
   format: Schema.optionalWith(oneOf(answerFormats), { exact: true }),
   manifest: Schema.optionalWith(digestParam, { exact: true }),
   manifestDigest: Schema.optionalWith(digestParam, { exact: true }),
-  mode: Schema.optionalWith(oneOf(["reject", "drop"]), { exact: true })
+  mode: Schema.optionalWith(oneOf(["reject", "drop"]), { exact: true }),
+  sign: signParam
 }).pipe(
   Schema.filter((p) =>
     p.manifest === undefined || p.manifestDigest === undefined || p.manifest === p.manifestDigest ||
@@ -163,26 +170,35 @@ export const AnswerParams = readable(Schema.Struct({
 /** The manifest digest an answer request names (`manifest`, or its alias `manifestDigest`). */
 export const namedManifest = (params: typeof AnswerParams.Type): string | undefined => params.manifest ?? params.manifestDigest
 
+/**
+ * A verification's JSON, and with `sign=1` on a result that passed, `attestation`: the signed
+ * result (a DSSE envelope over an in-toto Statement, src/evidence/ResultAttestation.ts).
+ */
+const signed = <A, I>(rendered: Schema.Schema<A, I>) =>
+  Schema.extend(rendered, Schema.Struct({ attestation: Schema.optional(Envelope) }))
+
 export const VerifyGroup = HttpApiGroup.make("verify")
   .add(
     HttpApiEndpoint.post("verifyReport", "/v1/verify/report")
       .setUrlParams(ReportParams)
       // The drafted report, exactly the text `run-pipeline verify --report` reads (strictly decoded).
       .setPayload(HttpApiSchema.Text({ contentType: "application/json" }))
-      .addSuccess(RenderedResult)
+      .addSuccess(signed(RenderedResult))
       .addError(Unauthorized, { status: 401 })
       .addError(Forbidden, { status: 403 })
       .addError(RunNotFound, { status: 404 })
+      .addError(ResultSigningUnavailable, { status: 409 })
   )
   .add(
     HttpApiEndpoint.post("verifyAnswer", "/v1/verify/answer")
       .setUrlParams(AnswerParams)
       // The drafted answer: citegate.answer/1 JSON, EVI1 text or an Anthropic Messages response.
       .setPayload(HttpApiSchema.Text())
-      .addSuccess(RenderedAnswer)
+      .addSuccess(signed(RenderedAnswer))
       .addError(Unauthorized, { status: 401 })
       .addError(Forbidden, { status: 403 })
       .addError(RunNotFound, { status: 404 })
+      .addError(ResultSigningUnavailable, { status: 409 })
   )
 
 /**

@@ -17,7 +17,11 @@ import * as AnswerFormats from "../answer/Formats.js"
 import type { BoundAnswer } from "../answer/Records.js"
 import * as AnswerRender from "../answer/Render.js"
 import * as Config from "../Config.js"
-import { type AnswerError, Forbidden, type ReportRejected, RunNotFound } from "../Errors.js"
+import { type AnswerError, Forbidden, type ReportRejected, ResultSigningUnavailable, RunNotFound } from "../Errors.js"
+import * as ResultAttestation from "../evidence/ResultAttestation.js"
+import * as Signatures from "../evidence/Signatures.js"
+import * as CaptureStore from "../store/CaptureStore.js"
+import * as path from "node:path"
 import { NotReady } from "../Errors.js"
 import type * as Gate from "../verify/Gate.js"
 import * as Policy from "../verify/Policy.js"
@@ -135,8 +139,31 @@ const recordedReview = (run: RunView, report: VerifiedReport) =>
     Effect.catchAll((error) => Effect.as(Effect.logWarning("review log not shown").pipe(Effect.annotateLogs({ error: error._tag })), undefined))
   )
 
+/**
+ * `sign=1`: the service's result signing key (`verify.resultSigning.keyFile`, read per signed
+ * request like the capture key per run; checked when `serve` starts), or `ResultSigningUnavailable`
+ * when none is configured. `undefined` when the request does not ask.
+ */
+const signingKeyFor = (sign: "0" | "1" | undefined) =>
+  Effect.gen(function*() {
+    if (sign !== "1") return undefined
+    const { config, configFile } = yield* ServerContext
+    const keyFile = config.verify?.resultSigning?.keyFile
+    if (keyFile === undefined) return yield* new ResultSigningUnavailable()
+    // A key file removed or broken since start-up is the operator's fault, not the client's: a 500.
+    return yield* Effect.orDie(Signatures.loadSigningKey(path.resolve(path.dirname(configFile), keyFile)))
+  })
+
+/** A rendering's JSON text with the signed result added under `attestation`. */
+const withAttestation = (rendered: string, envelope: Signatures.Envelope | undefined) =>
+  envelope === undefined ? rendered : JSON.stringify({ ...JSON.parse(rendered), attestation: envelope }, null, 2) + "\n"
+
 /** The run's captures behind the verifier, for one request (its directory, or its rows in PostgreSQL). */
 const storeOf = (run: RunView) => Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.store(run)))
+
+/** The run's store identity, for a signed result's `run.store` (opened only when a result is signed). */
+const storeIdentityOf = (run: RunView) =>
+  Effect.map(CaptureStore.CaptureStore, (store) => store.identity).pipe(Effect.provide(storeOf(run)))
 
 export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers) =>
   Effect.gen(function*() {
@@ -148,10 +175,14 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           const principal = yield* authenticated(request.headers)
           const run = yield* readableRun(principal, urlParams.run)
           const { config } = yield* ServerContext
+          const key = yield* signingKeyFor(urlParams.sign)
           // The body was read (and bounded) by the server middleware; this is the cached text.
           const text = yield* Effect.orDie(request.text)
           const mode = urlParams.mode ?? Config.resolvedMode(config)
-          const outcome = yield* Effect.flatMap(gates.gate(run, mode), (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
+          const [policy, outcome] = yield* Effect.flatMap(
+            gates.gate(run, mode),
+            (gate) => Effect.map(Effect.either(gate.checkJsonWithCaptures(text)), (outcome) => [gate.policy, outcome] as const)
+          ).pipe(
             Effect.scoped,
             Effect.annotateSpans(Metrics.attributes.runId, run.id)
           )
@@ -163,13 +194,27 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
           const humanReview = Either.isRight(outcome) ? yield* recordedReview(run, outcome.right.report) : undefined
           const provenance = fromOutcome(outcome)
-          return json(yield* rendered(() => Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance)))
+          const passed = Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge)
+          // --- signed result (`sign=1`): only a result that passed is signed ---
+          const envelope = key === undefined || !passed || Either.isLeft(outcome) ? undefined : yield* Effect.orDie(
+            Effect.flatMap(storeIdentityOf(run), (storeIdentity) =>
+              ResultAttestation.signResult({ kind: "report", ...outcome.right }, {
+                name: "report",
+                // The text as verified, hashed as UTF-8: the body's bytes unless it had a BOM or invalid UTF-8.
+                input: text,
+                policy,
+                run: { id: run.id, store: ResultAttestation.storeKindOf(storeIdentity) }
+              }, key))
+          )
+          const body = yield* rendered(() => Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance))
+          return json(withAttestation(body, envelope))
         }))
       .handleRaw("verifyAnswer", ({ request, urlParams }) =>
         Effect.gen(function*() {
           const principal = yield* authenticated(request.headers)
           const run = yield* readableRun(principal, urlParams.run)
           const { config } = yield* ServerContext
+          const key = yield* signingKeyFor(urlParams.sign)
           const format = urlParams.format ?? "json"
           // A binary format's body is bytes (never decoded as text, which would replace invalid UTF-8).
           const text = AnswerFormats.isBinary(format)
@@ -178,7 +223,13 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
             )
             : yield* Effect.orDie(request.text)
           const mode = urlParams.mode ?? Config.resolvedMode(config)
-          const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
+          const answersOptions = {
+            mode,
+            uncited: Config.resolvedUncited(config),
+            needsCitation: Config.resolvedCitationRule(config),
+            citations: Config.resolvedCitations(config)
+          }
+          const answersLayer = Answer.layer(answersOptions).pipe(
             Layer.provide(Verifier.layer),
             Layer.provide(Policy.layer(config)),
             Layer.provideMerge(storeOf(run)),
@@ -187,12 +238,13 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
           // The run's manifest, kept once the run is finished (Runs.manifest).
           const runManifest = (yield* Runs).manifest(run)
-          const outcome = yield* Effect.gen(function*() {
+          const [storeIdentity, outcome] = yield* Effect.gen(function*() {
             const manifest = yield* Effect.orDie(runManifest)
             const options = { manifestDigest: namedManifest(urlParams) }
             const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(format, text, manifest, options)
             const answers = yield* Answer.Answers
-            return yield* Effect.either(Effect.flatMap(bound, answers.verify))
+            const store = yield* CaptureStore.CaptureStore
+            return [store.identity, yield* Effect.either(Effect.flatMap(bound, answers.verify))] as const
           }).pipe(Effect.provide(answersLayer), CaptureCache.provideOption(cache), Effect.annotateSpans(Metrics.attributes.runId, run.id))
           const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
           yield* verificationSpan(run.id, tag)
@@ -203,6 +255,17 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
             onLeft: (error) => AnswerRender.AnswerRendering.Rejected({ error }),
             onRight: ({ answer, captures }) => AnswerRender.AnswerRendering.Verified({ answer, captures, judge })
           })
-          return json(yield* rendered(() => AnswerRender.render("json", rendering)))
+          const passed = Either.isRight(outcome) && outcome.right.answer.outcome === "grounded" && !JudgeReview.failsRun(judge)
+          // --- signed result (`sign=1`): only a result that passed is signed ---
+          const envelope = key === undefined || !passed || Either.isLeft(outcome) ? undefined : yield* Effect.orDie(
+            ResultAttestation.signResult({ kind: "answer", ...outcome.right, options: answersOptions }, {
+              name: "answer",
+              // A binary format's exact bytes; a text format's text as verified, hashed as UTF-8.
+              input: text,
+              policy: Policy.fromConfig(config),
+              run: { id: run.id, store: ResultAttestation.storeKindOf(storeIdentity) }
+            }, key)
+          )
+          return json(withAttestation(yield* rendered(() => AnswerRender.render("json", rendering)), envelope))
         }))
   }))

@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import { CliExit, TestModeRequired } from "../CliError.js"
 import { describe, usageCodes } from "../CommandHelp.js"
 import * as path from "node:path"
+import * as Signatures from "../../evidence/Signatures.js"
 import * as TrustedKeys from "../../evidence/TrustedKeys.js"
 import { loadConfig, needsLoopbackFlag, orUsageError } from "../Common.js"
 import { configOption, loopbackOption } from "../CommonOptions.js"
@@ -55,6 +56,9 @@ export const serve = Command.make(
       const tls = yield* orUsageError(Serve.loadTls(config, args.config))
       // The capture signing key, checked before listening: a service that would capture unsigned never starts.
       yield* orUsageError(TrustedKeys.signingKeyOf(config, path.dirname(args.config)))
+      // The result signing key (`verify.resultSigning`), checked the same way: `?sign=1` never finds it broken.
+      const resultKey = config.verify?.resultSigning?.keyFile
+      if (resultKey !== undefined) yield* orUsageError(Signatures.loadSigningKey(path.resolve(path.dirname(args.config), resultKey)))
       // The run name is not used: a replica serves every run in the database.
       const store = yield* orUsageError(Store.choose("", args.store))
       yield* Serve.serve({

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as path from "node:path"
 import * as Answer from "../../answer/Answer.js"
 import { answerFormatHelp, answerFormats } from "../../answer/Formats.js"
 import * as AnswerFormats from "../../answer/Formats.js"
@@ -26,6 +27,7 @@ import { checkOut, exitWith, loadConfig, orUsageError } from "../Common.js"
 import { choiceOption, configOption, forceOption, modeOption, outOption, repairFormatOption, runDirOption } from "../CommonOptions.js"
 import * as Io from "../Io.js"
 import * as JudgeCli from "../JudgeCli.js"
+import * as ResultSigning from "../ResultSigning.js"
 
 /**
  * Verifies an answer (citegate.answer/1 JSON, EVI1 text or an Anthropic Messages response) against
@@ -53,21 +55,36 @@ export const verifyAnswer = Command.make(
     mode: modeOption,
     format: repairFormatOption,
     out: outOption,
-    force: forceOption
+    force: forceOption,
+    signKey: ResultSigning.signKeyOption,
+    attestationOut: ResultSigning.attestationOutOption
   },
   (args) =>
     Effect.gen(function*() {
       // The answer is an input like a report: --out may never replace it (nor a capture or the config).
       yield* checkOut({ ...args, report: args.answer, reportWhat: "answer" })
+      const signing = yield* ResultSigning.setup({
+        command: "verify-answer",
+        signKey: args.signKey,
+        attestationOut: args.attestationOut,
+        out: args.out,
+        runDirectory: args.runDir,
+        inputs: [{ path: args.config, what: "configuration" }, { path: args.answer, what: "answer" }]
+      })
       const config = yield* orUsageError(loadConfig(args.config))
       const judgeLayer = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
-      const read: Effect.Effect<string | Uint8Array, Effect.Effect.Error<ReturnType<typeof Io.readText>>> = AnswerFormats.isBinary(args.formatIn)
-        ? Io.readBytes(args.answer, "answer")
-        : Io.readText(args.answer, "answer")
-      const text = yield* orUsageError(read)
+      // One read: the answer verified and the bytes a signed result names are the same.
+      const bytes = yield* orUsageError(Io.readBytes(args.answer, "answer"))
+      const text = AnswerFormats.isBinary(args.formatIn) ? bytes : yield* orUsageError(Io.decodeText(bytes, args.answer, "answer"))
       const mode = Option.getOrElse(args.mode, () => Config.resolvedMode(config))
       const storeLayer = CaptureStore.layerFileSystem({ directory: args.runDir })
-      const answersLayer = Answer.layer({ mode, uncited: Config.resolvedUncited(config), needsCitation: Config.resolvedCitationRule(config), citations: Config.resolvedCitations(config) }).pipe(
+      const answersOptions = {
+        mode,
+        uncited: Config.resolvedUncited(config),
+        needsCitation: Config.resolvedCitationRule(config),
+        citations: Config.resolvedCitations(config)
+      }
+      const answersLayer = Answer.layer(answersOptions).pipe(
         Layer.provide(Verifier.layer),
         Layer.provide(Policy.layer(config)),
         Layer.provideMerge(storeLayer)
@@ -101,7 +118,23 @@ export const verifyAnswer = Command.make(
       })
       const written = Option.match(args.out, { onNone: () => "", onSome: (file) => `; written to ${terminal(file)}` })
       yield* Io.stderr(`${summary}${written}\n${JudgeCli.summaryLine("verify-answer", judge)}`)
-      yield* exitWith(Either.isRight(outcome) && outcome.right.answer.outcome === "grounded" && !JudgeReview.failsRun(judge) ? 0 : 1)
+      const passed = Either.isRight(outcome) && outcome.right.answer.outcome === "grounded" && !JudgeReview.failsRun(judge)
+      yield* ResultSigning.write(
+        "verify-answer",
+        signing,
+        passed && Either.isRight(outcome)
+          ? [
+            { kind: "answer", ...outcome.right, options: answersOptions },
+            {
+              name: path.basename(args.answer),
+              input: bytes,
+              policy: Policy.fromConfig(config),
+              run: { id: path.basename(path.resolve(args.runDir)), store: "filesystem" }
+            }
+          ]
+          : undefined
+      )
+      yield* exitWith(passed ? 0 : 1)
     })
 ).pipe(Command.withDescription(describe(
   "verify-answer",

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as path from "node:path"
 import type * as Redacted from "effect/Redacted"
 import * as Config from "../../Config.js"
 import { terminal } from "../../render/Escape.js"
@@ -21,6 +22,7 @@ import { checkOut, exitWith, loadConfig, orUsageError } from "../Common.js"
 import { configOption, forceOption, modeOption, outOption, repairFormatOption, reportOption, runDirOption } from "../CommonOptions.js"
 import * as Io from "../Io.js"
 import * as JudgeCli from "../JudgeCli.js"
+import * as ResultSigning from "../ResultSigning.js"
 import * as Store from "../Store.js"
 import { recordedReview } from "./review.js"
 
@@ -38,13 +40,18 @@ export const verifyAndRender = (options: {
   readonly force: boolean
   /** The judge layer (`review.judge`), empty when judging is off. */
   readonly judge: Layer.Layer<never> | Layer.Layer<Judge.Judge>
+  /** `--sign-key`: sign the result if it passes (the report's exact bytes and its file name). */
+  readonly signing?: { readonly signing: ResultSigning.Signing; readonly reportBytes: Uint8Array; readonly reportName: string } | undefined
 }) =>
   Effect.gen(function*() {
     const text = options.reportText
     const mode = Option.getOrElse(options.mode, () => Config.resolvedMode(options.config))
     const config = { ...options.config, verify: { ...options.config.verify, mode } }
     const storeLayer = yield* Store.existingRun(options.store)
-    const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
+    const [policy, outcome] = yield* Effect.flatMap(
+      Gate.Gate,
+      (gate) => Effect.map(Effect.either(gate.checkJsonWithCaptures(text)), (outcome) => [gate.policy, outcome] as const)
+    ).pipe(
       Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(storeLayer))),
       orUsageError
     )
@@ -70,7 +77,21 @@ export const verifyAndRender = (options: {
     })
     const written = Option.match(options.out, { onNone: () => "", onSome: (file) => `; written to ${terminal(file)}` })
     yield* Io.stderr(`${summary}${written}\n${JudgeCli.summaryLine("verify", judge)}`)
-    return Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge) ? 0 : 1
+    const passed = Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge)
+    const signing = options.signing
+    if (signing !== undefined) {
+      yield* ResultSigning.write(
+        "verify",
+        signing.signing,
+        passed && Either.isRight(outcome)
+          ? [
+            { kind: "report", ...outcome.right },
+            { name: signing.reportName, input: signing.reportBytes, policy, run: ResultSigning.runOf(options.store) }
+          ]
+          : undefined
+      )
+    }
+    return passed ? 0 : 1
   })
 
 /**
@@ -84,14 +105,29 @@ export const verifyInputs = (args: {
   readonly report: string
   readonly out: Option.Option<string>
   readonly force: boolean
+  readonly signKey?: Option.Option<string>
+  readonly attestationOut?: Option.Option<string>
 }) =>
   Effect.gen(function*() {
     const store = yield* orUsageError(Store.choose(args.runDir, args.store))
     yield* checkOut({ ...args, runDir: Store.runDirectoryOf(store) })
+    const resultSigning = yield* ResultSigning.setup({
+      command: "verify",
+      signKey: args.signKey ?? Option.none(),
+      attestationOut: args.attestationOut ?? Option.none(),
+      out: args.out,
+      runDirectory: Store.runDirectoryOf(store),
+      inputs: [{ path: args.config, what: "configuration" }, { path: args.report, what: "report" }]
+    })
     const config = yield* orUsageError(loadConfig(args.config))
     const judge = yield* orUsageError(JudgeCli.judgeLayer(config, args.config))
-    const reportText = yield* orUsageError(Io.readText(args.report, "report"))
-    return { store, config, judge, reportText }
+    // One read: the text verified and the bytes a signed result names are the same.
+    const reportBytes = yield* orUsageError(Io.readBytes(args.report, "report"))
+    const reportText = yield* orUsageError(Io.decodeText(reportBytes, args.report, "report"))
+    const signing = resultSigning === undefined
+      ? undefined
+      : { signing: resultSigning, reportBytes, reportName: path.basename(args.report) }
+    return { store, config, judge, reportText, signing }
   })
 
 export const verify = Command.make(
@@ -104,7 +140,9 @@ export const verify = Command.make(
     mode: modeOption,
     format: repairFormatOption,
     out: outOption,
-    force: forceOption
+    force: forceOption,
+    signKey: ResultSigning.signKeyOption,
+    attestationOut: ResultSigning.attestationOutOption
   },
   (args) =>
     Effect.gen(function*() {
