@@ -21,11 +21,10 @@ const allowed: ReadonlySet<string> = new Set([
   "src/ui/Answer.ts:answerPage",
   "src/ui/Report.ts:reportPage",
   "src/ui/Source.ts:viewer",
-  // Grown by signed captures (the signing config, the capture stage's signing step, the store's
-  // attestation files): to be split into named steps.
+  // Grown by signed captures (the signing config, the capture stage's signing step): to be split
+  // into named steps.
   "src/Config.ts",
   "src/capture/Capture.ts:make",
-  "src/store/Filesystem.ts:make",
   // Not split yet: long service constructors and single-pass renderers.
   "src/anchor/Normalize.ts:normalize",
   "src/extract/Html2.ts:extract",

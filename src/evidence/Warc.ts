@@ -23,20 +23,15 @@ import { captureFormat, recordBody, recordExtraction } from "../Domain.js"
 import { CaptureStore, makeFileSystem } from "../store/CaptureStore.js"
 import { ExportOutputExists, ExportWriteFailed, WarcFieldInvalid } from "../Errors.js"
 import { errorCode, errorText } from "../internal/safeRead.js"
+import { uuidOf } from "../internal/uuid.js"
 import { version } from "../version.js"
 import { listSources, readCapture, type RunCapturesOptions, type StoredCapture } from "./RunCaptures.js"
 
 const crlf = "\r\n"
 const encoder = new TextEncoder()
 
-/** A urn:uuid (RFC 9562 version 8: custom, here the first 122 bits of a SHA-256) of `name`. */
-export const recordId = (name: string): string => {
-  const h = createHash("sha256").update(name, "utf8").digest()
-  h[6] = (h[6]! & 0x0f) | 0x80
-  h[8] = (h[8]! & 0x3f) | 0x80
-  const x = h.subarray(0, 16).toString("hex")
-  return `<urn:uuid:${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}>`
-}
+/** A record id: the urn:uuid of `name` (src/internal/uuid.ts) in angle brackets, as WARC writes ids. */
+export const recordId = (name: string): string => `<${uuidOf(name)}>`
 
 const sha256Label = (...parts: ReadonlyArray<Uint8Array>): string => {
   const hash = createHash("sha256")
