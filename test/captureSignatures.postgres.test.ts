@@ -9,7 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, type Scope } from "effect"
 import { generateKeyPairSync } from "node:crypto"
-import { afterAll, beforeAll } from "vitest"
+import { beforeAll } from "vitest"
 import * as Capture from "../src/capture/Capture.js"
 import type { CaptureRef, SourceUrl } from "../src/Domain.js"
 import { CaptureExists, CaptureWriteFailed, ReportRejected } from "../src/Errors.js"
@@ -19,35 +19,26 @@ import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import * as Gate from "../src/verify/Gate.js"
 import { testServer } from "./httpServer.js"
-import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
+import type { Cluster } from "./support/postgresCluster.js"
+import { migratedDatabase, skipPostgres } from "./support/postgresDatabase.js"
 
+const pg = migratedDatabase("attestations", { worker: [PostgresStore.captureRole], auditor: [PostgresStore.verifierRole] })
 let cluster: Cluster
 let database = ""
 let runs = 0
 const newRun = () => `signed-${++runs}`
 
-beforeAll(async () => {
+beforeAll(() => {
   if (skipPostgres) return
-  cluster = await startCluster()
-  database = createDatabase(cluster, "attestations")
-  const ran = await Effect.runPromise(
-    PostgresStore.migrate.pipe(Effect.provide(PostgresStore.layerClient({ url: cluster.url(database) })))
-  )
-  assert.deepStrictEqual(ran.map(([id, name]) => `${id}_${name}`), [
+  ;({ cluster, database } = pg.current)
+  assert.deepStrictEqual(pg.current.migrations, [
     "1_citegate_store",
     "2_citegate_reviews",
     "3_citegate_replicas",
     "4_citegate_service_reviews",
     "5_citegate_attestations"
   ])
-  cluster.psql(
-    database,
-    `CREATE ROLE worker LOGIN IN ROLE ${PostgresStore.captureRole};
-     CREATE ROLE auditor LOGIN IN ROLE ${PostgresStore.verifierRole};`
-  )
-}, 120_000)
-
-afterAll(() => cluster?.stop())
+})
 
 const build = <A, I>(tag: Context.Tag<I, A>, layer: Layer.Layer<I, unknown>): Effect.Effect<A, unknown, Scope.Scope> =>
   Effect.map(Layer.build(layer), (context) => Context.get(context, tag))

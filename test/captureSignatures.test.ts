@@ -422,7 +422,7 @@ describe("signed captures, captured through a loopback server and verified by th
       const { sales } = yield* setup
       const key = freshKeys()
       const base = yield* Effect.orDie(MemoryStore.make({}))
-      const store = CaptureStore.CaptureStore.of({ read: base.read, write: base.write, readBody: base.readBody })
+      const store = CaptureStore.CaptureStore.of({ read: base.read, write: base.write, readBody: base.readBody, list: base.list })
       const context = yield* Layer.build(
         Capture.layer({ approved: [sales], allowLoopbackHttp: true, timeoutMs: 5_000, signingKey: key.signing }).pipe(
           Layer.provide(Layer.succeed(CaptureStore.CaptureStore, store))

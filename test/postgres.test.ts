@@ -9,38 +9,31 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, type Scope } from "effect"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
-import { afterAll, beforeAll } from "vitest"
+import { beforeAll } from "vitest"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import { captureFormatV2, type CaptureRecordV2, makeCaptureRecord, sha256Of, type SourceUrl } from "../src/Domain.js"
 import { CaptureExists, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected, RunExists, StoreUnavailable } from "../src/Errors.js"
 import * as Gate from "../src/verify/Gate.js"
 import * as PostgresStore from "../src/store/Postgres.js"
-import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
+import { type Cluster, createDatabase, skipPostgres } from "./support/postgresCluster.js"
+import { migratedDatabase } from "./support/postgresDatabase.js"
 import { childRecord } from "./support/postgresRecords.js"
 import { cited, INVENTORY, inventoryRecord, pipelineConfig, SALES, salesRecord } from "./support.js"
 
+// Login roles as an operator makes them: members of the group roles the migration created.
+const pg = migratedDatabase("pgstore", {
+  worker: [PostgresStore.captureRole],
+  auditor: [PostgresStore.verifierRole],
+  outsider: []
+})
 let cluster: Cluster
 let database = ""
 let runs = 0
 const newRun = () => `pg-${++runs}`
 
-beforeAll(async () => {
-  if (skipPostgres) return
-  cluster = await startCluster()
-  database = createDatabase(cluster, "pgstore")
-  await Effect.runPromise(
-    PostgresStore.migrate.pipe(Effect.provide(PostgresStore.layerClient({ url: cluster.url(database) })))
-  )
-  // Login roles as an operator makes them: members of the group roles the migration created.
-  cluster.psql(
-    database,
-    `CREATE ROLE worker LOGIN IN ROLE ${PostgresStore.captureRole};
-     CREATE ROLE auditor LOGIN IN ROLE ${PostgresStore.verifierRole};
-     CREATE ROLE outsider LOGIN;`
-  )
-}, 120_000)
-
-afterAll(() => cluster?.stop())
+beforeAll(() => {
+  if (!skipPostgres) ({ cluster, database } = pg.current)
+})
 
 /** A client connected as `user` (the cluster trusts local connections: no password). */
 const clientAs = (user: string) => PostgresStore.layerClient({ url: cluster.url(database, user), maxConnections: 2 })

@@ -4,15 +4,15 @@
  * cluster (test/support/postgresCluster.ts); without its binaries that part is
  * skipped with the reason printed, unless CI is set.
  *
- * "Listing" in the contract is the manifest: a run's sources are the
- * configuration's approved sources, each read through `read` (the store has
- * no listing of its own, so nothing can list a capture that was not approved).
+ * Verification never lists: a report's sources are the configuration's approved
+ * sources, each read through `read`. `list` (bounded, for exports) returns a
+ * run's sources, sorted, and fails `CaptureListTooLarge` past its limit.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, type Scope } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { afterAll, beforeAll } from "vitest"
+import { beforeAll } from "vitest"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import {
   type CaptureRecord,
@@ -22,12 +22,21 @@ import {
   sha256Of,
   type SourceUrl
 } from "../src/Domain.js"
-import { CaptureExists, CaptureWriteFailed, CorruptCapture, DigestMismatch, MissingCapture, ReportRejected } from "../src/Errors.js"
+import {
+  CaptureExists,
+  CaptureListTooLarge,
+  CaptureWriteFailed,
+  CorruptCapture,
+  DigestMismatch,
+  MissingCapture,
+  ReportRejected
+} from "../src/Errors.js"
 import * as Gate from "../src/verify/Gate.js"
 import * as Manifest from "../src/Manifest.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as PostgresStore from "../src/store/Postgres.js"
-import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
+import type { Cluster } from "./support/postgresCluster.js"
+import { migratedDatabase, skipPostgres } from "./support/postgresDatabase.js"
 import {
   accessedAt,
   cited,
@@ -137,16 +146,10 @@ const postgres: StoreUnderTest = {
   })
 }
 
-beforeAll(async () => {
-  if (skipPostgres) return
-  cluster = await startCluster()
-  database = createDatabase(cluster, "contract")
-  await Effect.runPromise(
-    PostgresStore.migrate.pipe(Effect.provide(PostgresStore.layerClient({ url: cluster.url(database) })))
-  )
-}, 120_000)
-
-afterAll(() => cluster?.stop())
+const pg = migratedDatabase("contract")
+beforeAll(() => {
+  if (!skipPostgres) ({ cluster, database } = pg.current)
+})
 
 /** A record whose text exercises the serialisation: escapes, surrogate pairs, NUL, separators, many chunks. */
 const awkwardRecord = makeCaptureRecord({
@@ -186,6 +189,41 @@ for (const subject of [filesystem, memory, postgres]) {
         const awkward = yield* reader.read(awkwardRecord.source)
         assert.deepStrictEqual(awkward, awkwardRecord)
         assert.strictEqual(awkward.text, awkwardRecord.text)
+      }))
+
+    it.scopedLive("list: the run's sources, sorted, through a new handle; an empty run lists none", () =>
+      Effect.gen(function*() {
+        const run = yield* subject.freshRun
+        const writer = yield* run.open
+        assert.deepStrictEqual(yield* writer.list(), [])
+        yield* writer.write(salesRecord)
+        yield* writer.write(v2Record, htmlBody)
+        yield* writer.write(awkwardRecord)
+        const reader = yield* run.open
+        const listed = yield* reader.list()
+        assert.deepStrictEqual(listed, [SALES, v2Record.source, awkwardRecord.source].sort())
+        // Every source listed reads back as written.
+        for (const source of listed) assert.strictEqual((yield* reader.read(source)).source, source)
+        // Another run's captures are not listed.
+        const other = yield* Effect.flatMap(subject.freshRun, (r) => r.open)
+        assert.deepStrictEqual(yield* other.list(), [])
+      }))
+
+    it.scopedLive("list past its limit is CaptureListTooLarge with the count; at the limit it lists", () =>
+      Effect.gen(function*() {
+        const run = yield* subject.freshRun
+        const store = yield* run.open
+        yield* store.write(salesRecord)
+        yield* store.write(inventoryRecord)
+        yield* store.write(awkwardRecord)
+        const error = yield* Effect.flip(store.list({ limit: 2 }))
+        assert.instanceOf(error, CaptureListTooLarge)
+        assert.deepInclude(error, { captures: 3, limit: 2 })
+        assert.match(error.message, /holds 3 captures, more than the 2 one listing returns$/)
+        assert.strictEqual((yield* store.list({ limit: 3 })).length, 3)
+        const none = yield* Effect.flip(store.list({ limit: 0 }))
+        assert.instanceOf(none, CaptureListTooLarge)
+        assert.strictEqual(CaptureStore.defaultMaxListedCaptures, 10_000)
       }))
 
     it.scopedLive("a missing capture is MissingCapture, and another run's capture is not this run's", () =>

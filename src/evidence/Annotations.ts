@@ -15,12 +15,12 @@
  *
  * @since 0.3.0
  */
-import { createHash } from "node:crypto"
 import type { VerifiedAnswer } from "../answer/Records.js"
 import type { Evidence, TextPositionSelector, TextQuoteSelector } from "../Domain.js"
 import { isVerifiedCitation } from "../Domain.js"
 import { AnnotationSelectorMissing } from "../Errors.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
+import { uuidOf } from "../internal/uuid.js"
 
 /** The W3C Web Annotation context. */
 export const annoContext = "http://www.w3.org/ns/anno.jsonld"
@@ -54,15 +54,6 @@ export interface AnnotationCollection {
   readonly label: string
   readonly total: number
   readonly first: { readonly id: string; readonly type: "AnnotationPage"; readonly items: ReadonlyArray<Annotation> }
-}
-
-/** A urn:uuid (version 8) of a name: the same citation gets the same id in every export. */
-const uuidOf = (name: string): string => {
-  const h = createHash("sha256").update(name, "utf8").digest()
-  h[6] = (h[6]! & 0x0f) | 0x80
-  h[8] = (h[8]! & 0x3f) | 0x80
-  const x = h.subarray(0, 16).toString("hex")
-  return `urn:uuid:${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`
 }
 
 interface Cited {

@@ -1,25 +1,15 @@
 /**
- * The captures of a run directory, one at a time, each read strictly and checked exactly as the store
- * reads it for verification: the record under its own source's name, a v2 body beside it of the right
- * length and digest, and the text hashing to the record's digest. Read-only.
+ * The captures of a run, one at a time, from any store (filesystem, PostgreSQL, memory): the run's
+ * sources from the store's bounded `list`, then each capture read through `read` (strictly, a v2
+ * record only with its body stored and matching, as for verification), its text hashing to the
+ * capture digest, and its body through `readBody` (checked against its digest). Read-only.
  *
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as fsp from "node:fs/promises"
-import * as path from "node:path"
-import { type CaptureRecord, captureFormat, recordBody, sha256Of } from "../Domain.js"
-import {
-  type CaptureReadError,
-  DigestMismatch,
-  ExportTooLarge,
-  InvalidRunDirectory,
-  MissingCapture
-} from "../Errors.js"
-import { checkBody, corrupt, decodeRecordBytes } from "../internal/recordDecode.js"
-import { errorText, readRegularFile } from "../internal/safeRead.js"
-import { bodyFileName, defaultMaxBodyBytes, defaultMaxRecordBytes, recordFileName } from "../store/CaptureStore.js"
+import { type CaptureRecord, captureFormat, recordBody, sha256Of, type SourceUrl } from "../Domain.js"
+import { type CaptureListError, type CaptureReadError, DigestMismatch, ExportTooLarge } from "../Errors.js"
+import { type CaptureStoreShape, defaultMaxListedCaptures } from "../store/CaptureStore.js"
 
 /** A capture with the body it describes (for a v1 record, the UTF-8 bytes of its text). */
 export interface StoredCapture {
@@ -28,6 +18,7 @@ export interface StoredCapture {
 }
 
 export interface RunCapturesOptions {
+  /** The run directory (`exportWarc`); a store's export (`exportRun`) takes the store from context. */
   readonly directory: string
   /** Captures one export takes at most (default 10 000), checked on the listing before any is read. */
   readonly maxCaptures?: number
@@ -36,39 +27,24 @@ export interface RunCapturesOptions {
   readonly maxBodyBytes?: number
 }
 
-export const defaultMaxCaptures = 10_000
+export const defaultMaxCaptures = defaultMaxListedCaptures
 
-const recordNamePattern = /^[0-9a-f]{64}\.json$/
+/** The run's sources, sorted (so an export of the same run is the same file), at most `maxCaptures`. */
+export const listSources = (
+  store: CaptureStoreShape,
+  maxCaptures: number | undefined
+): Effect.Effect<ReadonlyArray<SourceUrl>, ExportTooLarge | Exclude<CaptureListError, { readonly _tag: "CaptureListTooLarge" }>> =>
+  store.list({ limit: maxCaptures ?? defaultMaxCaptures }).pipe(
+    Effect.catchTag("CaptureListTooLarge", (error) => new ExportTooLarge({ captures: error.captures, limit: error.limit }))
+  )
 
-/** The record file names of a run directory, sorted (so an export of the same run is the same file). */
-export const recordNames = Effect.fn("RunCaptures.recordNames")(function*(options: RunCapturesOptions) {
-  const directory = path.resolve(options.directory)
-  const names = yield* Effect.tryPromise({
-    try: () => fsp.readdir(directory),
-    catch: (error) => new InvalidRunDirectory({ path: directory, detail: errorText(error) })
-  })
-  const records = names.filter((name) => recordNamePattern.test(name)).sort()
-  const limit = options.maxCaptures ?? defaultMaxCaptures
-  if (records.length > limit) return yield* new ExportTooLarge({ captures: records.length, limit })
-  return records
-})
-
-/** One capture by its record file name, checked; memory: the one record and its body. */
+/** One capture, checked; memory: the one record and its body. */
 export const readCapture = (
-  options: RunCapturesOptions,
-  name: string
+  store: CaptureStoreShape,
+  source: SourceUrl
 ): Effect.Effect<StoredCapture, CaptureReadError | DigestMismatch> =>
   Effect.gen(function*() {
-    const directory = path.resolve(options.directory)
-    const bytes = yield* readRegularFile(path.join(directory, name), options.maxRecordBytes ?? defaultMaxRecordBytes).pipe(
-      Effect.mapError((failure) =>
-        failure.reason === "missing" ? new MissingCapture({ source: name }) : corrupt(name, failure.reason, failure.detail)
-      )
-    )
-    const record = yield* decodeRecordBytes(name, undefined, bytes)
-    if (recordFileName(record.source) !== name) {
-      return yield* corrupt(name, "source-mismatch", `the record is a capture of ${record.source}, stored under another name`)
-    }
+    const record = yield* store.read(source)
     const textSha256 = sha256Of(record.text)
     if (textSha256 !== record.sha256) {
       return yield* new DigestMismatch({
@@ -80,16 +56,5 @@ export const readCapture = (
       })
     }
     if (record.format === captureFormat) return { record, body: Buffer.from(record.text, "utf8") }
-    const ref = recordBody(record)
-    const body = yield* readRegularFile(path.join(directory, bodyFileName(ref.sha256)), options.maxBodyBytes ?? defaultMaxBodyBytes).pipe(
-      Effect.mapError((failure) =>
-        corrupt(
-          record.source,
-          failure.reason === "missing" ? "body-missing" : failure.reason,
-          `the body file ${bodyFileName(ref.sha256)}: ${failure.detail}`
-        )
-      )
-    )
-    yield* Either.match(checkBody(record.source, record, body), { onLeft: Effect.fail, onRight: () => Effect.void })
-    return { record, body }
+    return { record, body: yield* store.readBody(recordBody(record).sha256) }
   })

@@ -1,6 +1,6 @@
 /**
  * A run's captures as a WARC/1.1 file (ISO 28500:2017), so web-archive tools (warcio, pywb) can read
- * and replay what was cited. Per capture, in record-name order:
+ * and replay what was cited. Per capture, in source order (the store's `list`), from any store:
  *
  * - `response`: the stored body as the payload of an HTTP message. citegate keeps no response
  *   headers: the message has the status line every capture had (only a 200 is ever stored) and the
@@ -20,22 +20,18 @@ import { createHash, randomUUID } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { captureFormat, recordBody, recordExtraction } from "../Domain.js"
+import { CaptureStore, makeFileSystem } from "../store/CaptureStore.js"
 import { ExportOutputExists, ExportWriteFailed, WarcFieldInvalid } from "../Errors.js"
 import { errorCode, errorText } from "../internal/safeRead.js"
+import { uuidOf } from "../internal/uuid.js"
 import { version } from "../version.js"
-import { readCapture, recordNames, type RunCapturesOptions, type StoredCapture } from "./RunCaptures.js"
+import { listSources, readCapture, type RunCapturesOptions, type StoredCapture } from "./RunCaptures.js"
 
 const crlf = "\r\n"
 const encoder = new TextEncoder()
 
-/** A urn:uuid (RFC 9562 version 8: custom, here the first 122 bits of a SHA-256) of `name`. */
-export const recordId = (name: string): string => {
-  const h = createHash("sha256").update(name, "utf8").digest()
-  h[6] = (h[6]! & 0x0f) | 0x80
-  h[8] = (h[8]! & 0x3f) | 0x80
-  const x = h.subarray(0, 16).toString("hex")
-  return `<urn:uuid:${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}>`
-}
+/** A record id: the urn:uuid of `name` (src/internal/uuid.ts) in angle brackets, as WARC writes ids. */
+export const recordId = (name: string): string => `<${uuidOf(name)}>`
 
 const sha256Label = (...parts: ReadonlyArray<Uint8Array>): string => {
   const hash = createHash("sha256")
@@ -167,6 +163,17 @@ export interface WarcExportOptions extends RunCapturesOptions {
   readonly out: string
 }
 
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface RunExportOptions {
+  /** The WARC file to create; it must not exist. */
+  readonly out: string
+  /** Captures one export takes at most (default 10 000), checked on the store's listing before any is read. */
+  readonly maxCaptures?: number
+}
+
 export interface WarcExportSummary {
   readonly captures: number
   readonly records: number
@@ -181,20 +188,22 @@ const writeFailed = (out: string, temp: string) => (error: unknown) =>
     : new ExportWriteFailed({ path: out, detail: errorText(error).split(temp).join(out) })
 
 /**
- * Writes every capture of a run directory to a new WARC file: into a temporary file beside it, synced,
- * then linked to `out` (an existing name is never replaced: `ExportOutputExists`) and the temporary
- * name removed, so a complete file appears under the name or nothing does. One capture is held in
- * memory at a time; a capture that does not read back exactly as verification would read it stops
- * the export (the store's typed error).
+ * Writes every capture of the run in context (the `CaptureStore`: a run directory, a PostgreSQL run,
+ * …) to a new WARC file: into a temporary file beside it, synced, then linked to `out` (an existing
+ * name is never replaced: `ExportOutputExists`) and the temporary name removed, so a complete file
+ * appears under the name or nothing does. The run's sources come from the store's bounded `list`
+ * (`ExportTooLarge` past `maxCaptures`); one capture is held in memory at a time; a capture that does
+ * not read back exactly as verification would read it stops the export (the store's typed error).
  *
  * @since 0.3.0
  * @category exports
  */
-export const exportWarc = Effect.fn("Warc.exportWarc")(function*(options: WarcExportOptions) {
+export const exportRun = Effect.fn("Warc.exportRun")(function*(options: RunExportOptions) {
+  const store = yield* CaptureStore
   const out = path.resolve(options.out)
   const exists = yield* Effect.promise(() => fsp.lstat(out).then(() => true, () => false))
   if (exists) return yield* new ExportOutputExists({ path: out })
-  const names = yield* recordNames(options)
+  const sources = yield* listSources(store, options.maxCaptures)
   const temp = path.join(path.dirname(out), `.${path.basename(out)}.${randomUUID()}.partial`)
   const failed = writeFailed(out, temp)
   const date = new Date(yield* Clock.currentTimeMillis).toISOString()
@@ -218,8 +227,8 @@ export const exportWarc = Effect.fn("Warc.exportWarc")(function*(options: WarcEx
     (handle) =>
       Effect.gen(function*() {
         yield* write(handle, info.bytes)
-        for (const name of names) {
-          const capture = yield* readCapture(options, name)
+        for (const source of sources) {
+          const capture = yield* readCapture(store, source)
           const pieces = captureRecords(capture, info.id)
           if (pieces instanceof WarcFieldInvalid) return yield* pieces
           records += capture.record.format === captureFormat ? 2 : 3
@@ -232,5 +241,22 @@ export const exportWarc = Effect.fn("Warc.exportWarc")(function*(options: WarcEx
     Effect.zipRight(Effect.tryPromise({ try: () => fsp.link(temp, out), catch: failed })),
     Effect.ensuring(Effect.promise(() => fsp.rm(temp, { force: true })))
   )
-  return { captures: names.length, records, bytes, sha256: digest.digest("hex") } satisfies WarcExportSummary
+  return { captures: sources.length, records, bytes, sha256: digest.digest("hex") } satisfies WarcExportSummary
+})
+
+/**
+ * `exportRun` over a run directory (the filesystem store on `directory`, with the size limits given).
+ *
+ * @since 0.3.0
+ * @category exports
+ */
+export const exportWarc = Effect.fn("Warc.exportWarc")(function*(options: WarcExportOptions) {
+  const store = yield* makeFileSystem({
+    directory: options.directory,
+    ...(options.maxRecordBytes === undefined ? {} : { maxRecordBytes: options.maxRecordBytes }),
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes })
+  })
+  return yield* exportRun({ out: options.out, ...(options.maxCaptures === undefined ? {} : { maxCaptures: options.maxCaptures }) }).pipe(
+    Effect.provideService(CaptureStore, store)
+  )
 })

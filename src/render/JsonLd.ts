@@ -19,21 +19,12 @@
  *
  * @since 0.4.0
  */
-import { createHash } from "node:crypto"
 import { contextIri } from "../evidence/Records.js"
+import { uuidOf } from "../internal/uuid.js"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | JsonObject
 interface JsonObject {
   readonly [key: string]: Json
-}
-
-/** A urn:uuid (version 8) of a name. */
-const uuidOf = (name: string): string => {
-  const h = createHash("sha256").update(name, "utf8").digest()
-  h[6] = (h[6]! & 0x0f) | 0x80
-  h[8] = (h[8]! & 0x3f) | 0x80
-  const x = h.subarray(0, 16).toString("hex")
-  return `urn:uuid:${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`
 }
 
 const isObject = (value: Json | undefined): value is JsonObject =>

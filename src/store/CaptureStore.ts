@@ -15,7 +15,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { CaptureRecord, Sha256Hex, SourceUrl } from "../Domain.js"
-import type { CaptureReadError, CaptureWriteError, InvalidRunDirectory } from "../Errors.js"
+import type { CaptureListError, CaptureReadError, CaptureWriteError, InvalidRunDirectory } from "../Errors.js"
 import * as Filesystem from "./Filesystem.js"
 
 /**
@@ -46,6 +46,16 @@ export interface CaptureStoreShape {
    * `MissingCapture` / `CorruptCapture` name the body as `body <sha256>`.
    */
   readonly readBody: (sha256: Sha256Hex) => Effect.Effect<Uint8Array, CaptureReadError>
+  /**
+   * The sources of every capture in the run, sorted, for exports (`run-pipeline export --format warc`)
+   * that read each one after through `read` and `readBody`. Bounded: at most `limit` sources (default
+   * `defaultMaxListedCaptures`, 10 000); a run holding more fails `CaptureListTooLarge` with the count,
+   * taken before any record is read. Read-only. Listing is never how verification finds a capture: a
+   * report's sources are the configuration's approved sources, each read by its exact name.
+   *
+   * @since 0.3.0
+   */
+  readonly list: (options?: ListOptions) => Effect.Effect<ReadonlyArray<SourceUrl>, CaptureListError>
   /**
    * Optional: names the data this store reads (backend, location and run), the same for two store
    * values over the same data. The verified-capture cache (`verify/CaptureCache.ts`) keys on it; a
@@ -85,6 +95,15 @@ export interface CaptureStoreShape {
 }
 
 /**
+ * @since 0.3.0
+ * @category models
+ */
+export interface ListOptions {
+  /** The most sources one listing returns (a whole number; default `defaultMaxListedCaptures`). */
+  readonly limit?: number
+}
+
+/**
  * @since 0.1.0
  * @category tags
  */
@@ -99,6 +118,7 @@ export {
   attestationFileName,
   bodyFileName,
   defaultMaxBodyBytes,
+  defaultMaxListedCaptures,
   defaultMaxRecordBytes,
   encodeChunkCodeUnits,
   encodeRecord,

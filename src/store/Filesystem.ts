@@ -23,6 +23,7 @@ import {
 } from "../Errors.js"
 import { checkBody, checkWrittenBody, corrupt, decodeRecordBytes } from "../internal/recordDecode.js"
 import { errorCode, errorText, readRegularFile } from "../internal/safeRead.js"
+import { listSources } from "./FilesystemList.js"
 import {
   attestationFileName,
   bodyFileName,
@@ -171,24 +172,9 @@ export interface FileSystemOptions {
   readonly io?: FileIo
 }
 
-/**
- * A store over one run directory on the local filesystem: the implementation
- * `CaptureStore.makeFileSystem` and `CaptureStore.layerFileSystem` bind to the
- * `CaptureStore` tag (this module does not import the tag, so the contract
- * module can re-export it without an import circle).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: FileSystemOptions) {
-  const io = options.io ?? nodeIo
-  const directory = yield* runDirectory(options.directory)
-  const maxRecordBytes = options.maxRecordBytes ?? defaultMaxRecordBytes
-
-  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes
-
-  const readBodyFile = (sha256: string) =>
-    readRegularFile(path.join(directory, bodyFileName(sha256)), maxBodyBytes)
+/** Reading: records strictly, a v2 record only with its body, bodies checked against their digests. */
+const recordReader = (directory: string, maxRecordBytes: number, maxBodyBytes: number) => {
+  const readBodyFile = (sha256: string) => readRegularFile(path.join(directory, bodyFileName(sha256)), maxBodyBytes)
 
   /** A v2 record's body must be stored beside it and be the body it describes. */
   const withBody = (source: SourceUrl, record: CaptureRecord): Effect.Effect<CaptureRecord, CaptureReadError> =>
@@ -231,26 +217,34 @@ export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: 
     )
   }
 
-  /** One file, written crash-safely (writeRecordFile); interruption stops it at the next buffer. */
-  const writeFile = (
-    source: string,
-    finalPath: string,
-    buffers: Iterable<Uint8Array>
-  ): Effect.Effect<"written" | "exists", CaptureWriteFailed> =>
-    Effect.async<"written" | "exists", CaptureWriteFailed>((resume) => {
-      const tempPath = path.join(directory, `${partialPrefix}${randomUUID()}`)
-      const controller = new AbortController()
-      const done = writeRecordFile(io, tempPath, finalPath, buffers, controller.signal).then(
-        (outcome) => resume(Effect.succeed(outcome)),
-        (error) => resume(Effect.fail(new CaptureWriteFailed({ source, detail: errorText(error) })))
-      )
-      // Interruption stops the write at the next chunk and waits for the temporary file to be removed.
-      return Effect.promise(() => {
-        controller.abort()
-        return done
-      })
-    })
+  return { read, readBody }
+}
 
+/** One file, written crash-safely (writeRecordFile); interruption stops it at the next buffer. */
+const fileWriter = (io: FileIo, directory: string) =>
+(
+  source: string,
+  finalPath: string,
+  buffers: Iterable<Uint8Array>
+): Effect.Effect<"written" | "exists", CaptureWriteFailed> =>
+  Effect.async<"written" | "exists", CaptureWriteFailed>((resume) => {
+    const tempPath = path.join(directory, `${partialPrefix}${randomUUID()}`)
+    const controller = new AbortController()
+    const done = writeRecordFile(io, tempPath, finalPath, buffers, controller.signal).then(
+      (outcome) => resume(Effect.succeed(outcome)),
+      (error) => resume(Effect.fail(new CaptureWriteFailed({ source, detail: errorText(error) })))
+    )
+    // Interruption stops the write at the next chunk and waits for the temporary file to be removed.
+    return Effect.promise(() => {
+      controller.abort()
+      return done
+    })
+  })
+
+type WriteFile = ReturnType<typeof fileWriter>
+
+/** Writing a record: its body first (a record never names a body that is not stored), then the record. */
+const recordWriter = (directory: string, writeFile: WriteFile) => {
   const writeRecord = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
     writeFile(record.source, path.join(directory, recordFileName(record.source)), staged(encodeRecordChunks(record)))
       .pipe(
@@ -259,26 +253,28 @@ export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: 
         )
       )
 
-  const write = (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> => {
+  return (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> => {
     if (record.format === captureFormat) return writeRecord(record)
     const checked = checkWrittenBody(record, body)
     if (Either.isLeft(checked)) return Effect.fail(checked.left)
-    // Body first: a record never names a body that is not stored. A body already stored under its
-    // digest (another source sent the same bytes) is kept; read checks it against the digest anyway.
+    // A body already stored under its digest (another source sent the same bytes) is kept; read
+    // checks it against the digest anyway.
     return writeFile(record.source, path.join(directory, bodyFileName(record.body.sha256)), [checked.right]).pipe(
       Effect.zipRight(writeRecord(record))
     )
   }
+}
 
-  /** The record file as `lstat` sees it (read refuses links, so a link has nothing to stamp). */
-  const stamp = (source: SourceUrl): Effect.Effect<string | undefined> =>
-    Effect.sync(() => {
-      const stats = fs.lstatSync(path.join(directory, recordFileName(source)), { bigint: true, throwIfNoEntry: false })
-      if (stats === undefined || !stats.isFile()) return undefined
-      return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.mode}:${stats.nlink}`
-    }).pipe(Effect.catchAllDefect(() => Effect.succeed(undefined)))
+/** The record file as `lstat` sees it (read refuses links, so a link has nothing to stamp). */
+const recordStamp = (directory: string) => (source: SourceUrl): Effect.Effect<string | undefined> =>
+  Effect.sync(() => {
+    const stats = fs.lstatSync(path.join(directory, recordFileName(source)), { bigint: true, throwIfNoEntry: false })
+    if (stats === undefined || !stats.isFile()) return undefined
+    return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.mode}:${stats.nlink}`
+  }).pipe(Effect.catchAllDefect(() => Effect.succeed(undefined)))
 
-  /** Beside the record, written like it: exclusive, read-only, crash-safe. */
+/** Attestations beside their records, written like them: exclusive, read-only, crash-safe. */
+const attestationFiles = (directory: string, writeFile: WriteFile) => {
   const writeAttestation = (source: SourceUrl, envelope: string): Effect.Effect<void, CaptureWriteError> => {
     const bytes = Buffer.from(envelope, "utf8")
     if (bytes.byteLength > maxAttestationBytes) {
@@ -299,7 +295,32 @@ export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: 
       )
     )
 
-  return { read, write, readBody, identity: `file:${directory}`, stamp, writeAttestation, readAttestation }
+  return { writeAttestation, readAttestation }
+}
+
+/**
+ * A store over one run directory on the local filesystem: the implementation
+ * `CaptureStore.makeFileSystem` and `CaptureStore.layerFileSystem` bind to the
+ * `CaptureStore` tag (this module does not import the tag, so the contract
+ * module can re-export it without an import circle).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: FileSystemOptions) {
+  const directory = yield* runDirectory(options.directory)
+  const maxRecordBytes = options.maxRecordBytes ?? defaultMaxRecordBytes
+  const { read, readBody } = recordReader(directory, maxRecordBytes, options.maxBodyBytes ?? defaultMaxBodyBytes)
+  const writeFile = fileWriter(options.io ?? nodeIo, directory)
+  return {
+    read,
+    write: recordWriter(directory, writeFile),
+    readBody,
+    list: (listOptions?: { readonly limit?: number }) => listSources(directory, maxRecordBytes, listOptions),
+    identity: `file:${directory}`,
+    stamp: recordStamp(directory),
+    ...attestationFiles(directory, writeFile)
+  }
 })
 
 /** The run directory, resolved; it must exist and be a directory. */

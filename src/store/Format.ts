@@ -127,3 +127,10 @@ export const bodyNamePattern = /^[0-9a-f]{64}\.body$/
 export const defaultMaxRecordBytes = 400 * 1024 * 1024
 export const defaultMaxBodyBytes = 64 * 1024 * 1024
 
+
+/** The most sources one `list` of a run returns by default (`CaptureListTooLarge` past it). */
+export const defaultMaxListedCaptures = 10_000
+
+/** The limit a listing applies: the caller's, as a whole number of at least 0 (NaN is 0), else the default. */
+export const listLimit = (limit: number | undefined): number =>
+  limit === undefined ? defaultMaxListedCaptures : Number.isNaN(limit) ? 0 : Math.max(0, Math.floor(limit))

@@ -17,10 +17,11 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { randomUUID } from "node:crypto"
 import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
-import { encodeRecord, maxAttestationBytes } from "./Format.js"
+import { encodeRecord, listLimit, maxAttestationBytes } from "./Format.js"
 import { type CaptureRecord, captureFormat, captureFormatV2, sha256Of, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
+  CaptureListTooLarge,
   type CaptureReadError,
   type CaptureWriteError,
   CaptureWriteFailed,
@@ -117,9 +118,18 @@ export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptio
     })
   const readAttestation = (source: SourceUrl): Effect.Effect<string | undefined> => Effect.sync(() => attestations.get(source))
 
+  const identity = `memory:${randomUUID()}`
+  const list = (listOptions?: { readonly limit?: number }): Effect.Effect<ReadonlyArray<SourceUrl>, CaptureListTooLarge> =>
+    Effect.suspend(() => {
+      const limit = listLimit(listOptions?.limit)
+      if (stored.size > limit) return Effect.fail(new CaptureListTooLarge({ run: identity, captures: stored.size, limit }))
+      // Only sources `write` accepted are keys (a record's source is a SourceUrl).
+      return Effect.succeed(Array.from(stored.keys() as Iterable<SourceUrl>).sort())
+    })
+
   for (const record of options.records ?? []) yield* write(record)
   // One store is one run, and its records are never replaced: a fresh identity, and no stamp.
-  return CaptureStore.of({ read, write, readBody, identity: `memory:${randomUUID()}`, writeAttestation, readAttestation }) satisfies CaptureStoreShape
+  return CaptureStore.of({ read, write, readBody, list, identity, writeAttestation, readAttestation }) satisfies CaptureStoreShape
 })
 
 /**

@@ -27,10 +27,11 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
 import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
-import { defaultMaxBodyBytes, defaultMaxRecordBytes, encodeRecordChunks, maxAttestationBytes } from "./Format.js"
+import { defaultMaxBodyBytes, defaultMaxRecordBytes, encodeRecordChunks, listLimit, maxAttestationBytes } from "./Format.js"
 import { type CaptureRecord, captureFormat, type CaptureRecordV2, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
+  CaptureListTooLarge,
   type CaptureReadError,
   type CaptureWriteError,
   CaptureWriteFailed,
@@ -198,6 +199,29 @@ const attestationsOf = (sql: SqlClient.SqlClient, run: string) => {
   return { writeAttestation, readAttestation }
 }
 
+/**
+ * The run's sources, sorted: at most `limit` + 1 rows fetched (the primary key's index, no record read);
+ * only past the limit is the run counted, for the error.
+ */
+const listOf = (sql: SqlClient.SqlClient, run: string) =>
+(
+  options?: { readonly limit?: number }
+): Effect.Effect<ReadonlyArray<SourceUrl>, CaptureListTooLarge | StoreUnavailable> => {
+  const limit = listLimit(options?.limit)
+  return sql<{ readonly source: string }>`
+    SELECT source FROM citegate_captures WHERE run = ${run} ORDER BY source COLLATE "C" LIMIT ${limit + 1}`.pipe(
+    Effect.flatMap((rows) =>
+      rows.length <= limit
+        ? Effect.succeed(rows.map((row) => row.source as SourceUrl).sort())
+        : Effect.flatMap(
+          sql<{ readonly count: string }>`SELECT count(*)::text AS count FROM citegate_captures WHERE run = ${run}`,
+          ([row]) => new CaptureListTooLarge({ run, captures: Number(row?.count ?? rows.length), limit })
+        )
+    ),
+    Effect.catchTag("SqlError", (error) => Effect.fail(unavailable(run)(error)))
+  )
+}
+
 /** The run's row: created (`RunExists` if it is there already) or found (else `StoreUnavailable`). */
 const openRun = (sql: SqlClient.SqlClient, run: string, create: boolean): Effect.Effect<void, StoreUnavailable | RunExists> =>
   create
@@ -328,7 +352,8 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
 
   const database = yield* databaseIdentity(sql)
   const identity = database === undefined ? undefined : `postgres:${database}:${JSON.stringify(run)}`
-  return CaptureStore.of({ read, write, readBody, identity, stamp, stamps, ...attestationsOf(sql, run) }) satisfies CaptureStoreShape
+  const list = listOf(sql, run)
+  return CaptureStore.of({ read, write, readBody, list, identity, stamp, stamps, ...attestationsOf(sql, run) }) satisfies CaptureStoreShape
 })
 
 /**

@@ -1,7 +1,8 @@
 /**
  * `run-pipeline export`: a run's evidence in formats other tools read (docs/evidence.md).
  *
- * - `--format warc`: every capture of a run directory as WARC/1.1 records (src/evidence/Warc.ts).
+ * - `--format warc`: every capture of a run as WARC/1.1 records (src/evidence/Warc.ts), from the run
+ *   directory or, with `--store postgres://…`, from the PostgreSQL run `--run-dir` names.
  * - `--format annotations`: a report (`--report`) or answer (`--answer`) is verified against the run
  *   exactly as `verify` / `verify-answer` verify it, and each verified citation becomes a W3C Web
  *   Annotation (src/evidence/Annotations.ts). A rejected report or answer exports nothing.
@@ -27,7 +28,6 @@ import * as Warc from "../../evidence/Warc.js"
 import * as Signatures from "../../evidence/Signatures.js"
 import * as Manifest from "../../Manifest.js"
 import { terminal } from "../../render/Escape.js"
-import * as CaptureStore from "../../store/CaptureStore.js"
 import * as Gate from "../../verify/Gate.js"
 import * as Policy from "../../verify/Policy.js"
 import * as Verifier from "../../verify/Verifier.js"
@@ -35,6 +35,7 @@ import { CliExit } from "../CliError.js"
 import * as Io from "../Io.js"
 import { describe } from "../CommandHelp.js"
 import { loadConfig, orUsageError } from "../Common.js"
+import * as Store from "../Store.js"
 
 export const exportFormats = ["warc", "annotations"] as const
 
@@ -48,7 +49,7 @@ const usage = (error: { readonly _tag: string; readonly message: string }) =>
 
 interface AnnotationArgs {
   readonly config: Config.PipelineConfig
-  readonly runDir: string
+  readonly store: Store.StoreChoice
   readonly report: Option.Option<string>
   readonly answer: Option.Option<string>
   readonly formatIn: "json" | "evi1" | "anthropic"
@@ -61,7 +62,7 @@ const verifiedAnnotations = (args: AnnotationArgs, text: string) =>
   Effect.gen(function*() {
     const mode = Option.getOrElse(args.mode, () => Config.resolvedMode(args.config))
     const config = { ...args.config, verify: { ...args.config.verify, mode } }
-    const storeLayer = CaptureStore.layerFileSystem({ directory: args.runDir })
+    const storeLayer = yield* Store.existingRun(args.store)
     if (Option.isSome(args.report)) {
       const checked = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(text))).pipe(
         Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(storeLayer))),
@@ -100,7 +101,12 @@ interface Signing {
  * envelope name that exists stops the export with nothing written.
  */
 const signingSetup = (
-  args: { readonly signKey: Option.Option<string>; readonly signatureOut: Option.Option<string>; readonly out: string; readonly runDir: string },
+  args: {
+    readonly signKey: Option.Option<string>
+    readonly signatureOut: Option.Option<string>
+    readonly out: string
+    readonly runDirectory: string | undefined
+  },
   inputs: ReadonlyArray<{ readonly path: string; readonly what: string }>
 ) =>
   Effect.gen(function*() {
@@ -117,7 +123,7 @@ const signingSetup = (
       return yield* Effect.fail(new CliExit({ code: 2 }))
     }
     const keyInput = { path: args.signKey.value, what: "signing key" }
-    yield* orUsageError(Io.checkOutput({ out, runDirectory: args.runDir, inputs: [...inputs, keyInput], force: false }))
+    yield* orUsageError(Io.checkOutput({ out, runDirectory: args.runDirectory, inputs: [...inputs, keyInput], force: false }))
     // The envelope must not replace the key either; the key is only read, never shown.
     const key = yield* Signatures.loadSigningKey(args.signKey.value).pipe(Effect.catchAll(usage))
     return { key, out } satisfies Signing
@@ -143,7 +149,10 @@ export const exportCommand = Command.make(
     format: Options.choice("format", exportFormats).pipe(
       Options.withDescription("warc: every capture of the run as WARC/1.1; annotations: W3C Web Annotations of a verified report or answer")
     ),
-    runDir: Options.directory("run-dir").pipe(Options.withDescription("The run directory of captures (only read)")),
+    runDir: Options.directory("run-dir").pipe(
+      Options.withDescription("The run directory of captures (only read); with --store, the run's name in the database")
+    ),
+    store: Store.storeOption,
     out: Options.file("out").pipe(Options.withDescription("The file to create (atomically); never an existing file, never inside the run directory")),
     config: Options.file("config").pipe(Options.optional, Options.withDescription("The operator's pipeline.json (annotations)")),
     report: Options.file("report").pipe(Options.optional, Options.withDescription("The drafted report (annotations)")),
@@ -168,11 +177,22 @@ export const exportCommand = Command.make(
       const inputs = [args.config, args.report, args.answer].flatMap((file, i) =>
         Option.isSome(file) ? [{ path: file.value, what: ["configuration", "report", "answer"][i]! }] : []
       )
-      yield* orUsageError(Io.checkOutput({ out: args.out, runDirectory: args.runDir, inputs, force: false }))
-      const signing = yield* signingSetup(args, inputs)
+      const store = yield* orUsageError(Store.choose(args.runDir, args.store))
+      const runDirectory = Store.runDirectoryOf(store)
+      yield* orUsageError(Io.checkOutput({ out: args.out, runDirectory, inputs, force: false }))
+      const signing = yield* signingSetup({ ...args, runDirectory }, inputs)
       if (args.format === "warc") {
-        const summary = yield* Warc.exportWarc({ directory: args.runDir, out: args.out }).pipe(
-          Effect.catchTags({ ExportOutputExists: usage, ExportWriteFailed: usage, InvalidRunDirectory: usage }),
+        const storeLayer = yield* Store.existingRun(store)
+        const summary = yield* Warc.exportRun({ out: args.out }).pipe(
+          Effect.provide(storeLayer),
+          Effect.catchTags({
+            ExportOutputExists: usage,
+            ExportWriteFailed: usage,
+            InvalidRunDirectory: usage,
+            StoreUnavailable: usage,
+            StorePackageMissing: usage,
+            RunExists: usage
+          }),
           Effect.catchIf((e): e is Exclude<typeof e, CliExit> => !(e instanceof CliExit), failWith)
         )
         yield* Io.stderr(
@@ -187,7 +207,7 @@ export const exportCommand = Command.make(
       }
       const config = yield* orUsageError(loadConfig(args.config.value))
       const text = yield* orUsageError(Io.readText(input.value, Option.isSome(args.report) ? "report" : "answer"))
-      const annotations = yield* verifiedAnnotations({ ...args, config }, text)
+      const annotations = yield* verifiedAnnotations({ ...args, store, config }, text)
       if (!("first" in annotations)) return yield* failWith(annotations)
       const rendered = Annotations.render(annotations)
       yield* orUsageError(Io.writeOutput(args.out, rendered))
@@ -197,7 +217,7 @@ export const exportCommand = Command.make(
     })
 ).pipe(Command.withDescription(describe(
   "export",
-  "Export a run's captures as WARC, or a verified report's or answer's citations as W3C Web Annotations (read-only).",
+  "Export a run's captures (a run directory or, with --store, a PostgreSQL run) as WARC, or a verified report's or answer's citations as W3C Web Annotations (read-only).",
   {
     success: "the export was written",
     failure: "nothing written: a capture does not read back intact, or the report or answer was rejected",
