@@ -8,6 +8,8 @@
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
+import * as FiberRefs from "effect/FiberRefs"
+import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
 
 export const spanAttributes = {
@@ -23,8 +25,12 @@ export const spanAttributes = {
 export const tagFailure = <A, E extends { readonly _tag: string }, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.tapError(self, (error) => Effect.annotateCurrentSpan(spanAttributes.errorTag, error._tag))
 
-/** Effect's own in-process tracer, the default: its spans are kept by nobody outside the fiber. */
-const inProcess = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+/**
+ * Effect's own in-process tracer, the default: its spans are kept by nobody outside the fiber. Taken
+ * from the default services every runtime starts with (shared by every copy of `effect` of this
+ * version in the process, so a second copy's tracer still counts as in-process).
+ */
+const inProcess = Context.get(FiberRefs.getOrDefault(Runtime.defaultRuntime.fiberRefs, DefaultServices.currentServices), Tracer.Tracer)
 
 /**
  * Whether spans leave the process: a tracer other than Effect's in-process one is installed (the
