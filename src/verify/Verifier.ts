@@ -146,10 +146,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         loaded.set(record.source, record)
         const index = Load.indexOf(captures, record.source)
         const capture: Match.CaptureSearch = { policy, search, record, index, citations, indices, failures }
-        const { exact, normal } = yield* Effect.flatMap(
-          Match.matchExact(capture),
-          (exact) => Effect.map(Match.matchNormalized(capture, exact.absent), (normal) => ({ exact, normal }))
-        ).pipe(perItem(spans, "Verifier.search", { [spanAttributes.source]: record.source, "citegate.citations": indices.length }))
+        const { exact, normal } = yield* Match.matchCapture(capture).pipe(
+          perItem(spans, "Verifier.search", { [spanAttributes.source]: record.source, "citegate.citations": indices.length })
+        )
         Evidence.absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
         // Text no reader sees: refused here under verify.hidden: "reject", else marked on the evidence (Visibility.ts).
         const matched = normal.matched.length === 0 ? exact.matched : [...exact.matched, ...normal.matched]
