@@ -12,7 +12,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { type CaptureRecord, sha256Of, type SourceUrl, urlProblem } from "../Domain.js"
 import { type CaptureReadError, type CaptureSignatureError, NotApproved } from "../Errors.js"
-import { spanAttributes, tagFailure } from "../internal/Spans.js"
+import { exported, perItem, spanAttributes } from "../internal/Spans.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import type { CaptureCacheShape, VerifiedCapture } from "./CaptureCache.js"
 import type { CaptureIndex } from "./CaptureIndex.js"
@@ -49,10 +49,15 @@ export const approve = (
 const readCapture = (store: CaptureStoreShape, source: SourceUrl): Effect.Effect<LoadedCapture, CaptureReadError> =>
   Effect.map(store.read(source), (record: CaptureRecord) => ({ record, textSha256: sha256Of(record.text) }))
 
-const loadCapture = (store: CaptureStoreShape, source: SourceUrl, cache: Option.Option<CaptureCacheShape>): Effect.Effect<Loaded> =>
+const loadCapture = (
+  store: CaptureStoreShape,
+  source: SourceUrl,
+  cache: Option.Option<CaptureCacheShape>,
+  spans: boolean
+): Effect.Effect<Loaded> =>
   (Option.isSome(cache) ? cache.value.load(store, source, readCapture(store, source)) : readCapture(store, source)).pipe(
-    tagFailure,
-    Effect.withSpan("Verifier.read", { attributes: { [spanAttributes.source]: source }, captureStackTrace: false }),
+    // A span per capture only when spans are exported (internal/Spans.ts `exported`).
+    perItem(spans, "Verifier.read", { [spanAttributes.source]: source }),
     Effect.either
   )
 
@@ -66,9 +71,9 @@ export const loadCaptures = (
   sources: ReadonlySet<SourceUrl>,
   cache: Option.Option<CaptureCacheShape> = Option.none()
 ): Effect.Effect<Map<SourceUrl, Loaded>> =>
-  Effect.flatMap(stampedOnce(store, sources, cache), (stamped) =>
+  Effect.flatMap(Effect.zip(stampedOnce(store, sources, cache), exported), ([stamped, spans]) =>
     Effect.map(
-      Effect.forEach(sources, (source) => Effect.map(loadCapture(stamped, source, cache), (capture) => [source, capture] as const)),
+      Effect.forEach(sources, (source) => Effect.map(loadCapture(stamped, source, cache, spans), (capture) => [source, capture] as const)),
       (entries) => new Map(entries)
     ))
 

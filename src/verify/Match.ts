@@ -8,6 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { CaptureRecord, MatchMethod, Span } from "../Domain.js"
+import type * as MultiSearch from "../internal/multiSearch.js"
 import { AmbiguousSnippet } from "../Errors.js"
 import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
 import * as Normalized from "../anchor/Normalize.js"
@@ -50,36 +51,74 @@ const ambiguous = (record: CaptureRecord, citation: CitationInput, occurrences: 
   })
 }
 
-/** Exact: every snippet (and needle) of this capture in one search. */
-export const matchExact = (
-  { citations, failures, index, indices, policy, record, search }: CaptureSearch
-): Effect.Effect<{ readonly matched: ReadonlyArray<Matched>; readonly absent: ReadonlyArray<number> }> => {
-  const exact = keysOf(indices.map((i) => [citations[i]!.prefix, citations[i]!.snippet, citations[i]!.suffix]))
-  // Effect.map, not a generator: this runs once per capture, and a verification may name thousands.
-  // With the capture's index when it has one: the same answers as the linear search (tested).
-  return Effect.map(search(record.text, exact.keys, index), (found) => {
-    const matched: Array<Matched> = []
-    const absent: Array<number> = []
-    indices.forEach((i, k) => {
-      const citation = citations[i]!
-      const withContext = hasContext(citation)
-      const at = exact.at[k]!
-      const picked = pick(policy, withContext, found[at], withContext ? found[at + 1] : undefined, citation.prefix?.length ?? 0)
-      if (picked._tag === "Absent") return absent.push(i)
-      if (picked._tag === "Ambiguous") return failures[i]!.push(ambiguous(record, citation, picked.occurrences))
-      const needle = needleOf(citation.prefix ?? "", citation.snippet, citation.suffix ?? "")
-      const span = { start: picked.start, end: picked.start + citation.snippet.length }
-      const anchored = checkAnchors(record, citation, span, needle)
-      if (typeof anchored !== "number") return failures[i]!.push(anchored)
-      matched.push({
-        i,
-        span: { start: anchored, end: anchored + citation.snippet.length },
-        occurrences: picked.occurrences,
-        ambiguous: picked.ambiguous,
-        method: "exact"
-      })
+/** The exact step's outcome for one capture: the citations matched, and those it did not find. */
+export interface ExactMatches {
+  readonly matched: ReadonlyArray<Matched>
+  readonly absent: ReadonlyArray<number>
+}
+
+/** The normalised step's outcome: what it matched, what is still absent, and the meaning changes it refused. */
+export interface NormalMatches {
+  readonly matched: ReadonlyArray<Matched>
+  readonly stillAbsent: ReadonlyArray<number>
+  readonly changedBy: ReadonlyMap<number, MeaningChange>
+}
+
+const noMatches: ReadonlyArray<Matched> = []
+const noChanges: ReadonlyMap<number, MeaningChange> = new Map()
+
+/** Each citation's exact occurrence picked from the search results `found` (at `at` in the keys). */
+const pickExact = (
+  { citations, failures, indices, policy, record }: CaptureSearch,
+  at: ReadonlyArray<number>,
+  found: ReadonlyArray<MultiSearch.Found | undefined>
+): ExactMatches => {
+  const matched: Array<Matched> = []
+  const absent: Array<number> = []
+  indices.forEach((i, k) => {
+    const citation = citations[i]!
+    const withContext = hasContext(citation)
+    const picked = pick(policy, withContext, found[at[k]!], withContext ? found[at[k]! + 1] : undefined, citation.prefix?.length ?? 0)
+    if (picked._tag === "Absent") return absent.push(i)
+    if (picked._tag === "Ambiguous") return failures[i]!.push(ambiguous(record, citation, picked.occurrences))
+    const needle = needleOf(citation.prefix ?? "", citation.snippet, citation.suffix ?? "")
+    const span = { start: picked.start, end: picked.start + citation.snippet.length }
+    const anchored = checkAnchors(record, citation, span, needle)
+    if (typeof anchored !== "number") return failures[i]!.push(anchored)
+    matched.push({
+      i,
+      span: { start: anchored, end: anchored + citation.snippet.length },
+      occurrences: picked.occurrences,
+      ambiguous: picked.ambiguous,
+      method: "exact"
     })
-    return { matched, absent }
+  })
+  return { matched, absent }
+}
+
+/** Every snippet (and needle) of this capture in one search, with the capture's index when it has one. */
+const searchExact = (capture: CaptureSearch) => {
+  const { citations, index, indices, record, search } = capture
+  const exact = keysOf(indices.map((i) => [citations[i]!.prefix, citations[i]!.snippet, citations[i]!.suffix]))
+  // With the capture's index when it has one: the same answers as the linear search (tested).
+  return { at: exact.at, found: search(record.text, exact.keys, index) }
+}
+
+/**
+ * Steps 3 and 4 for one capture: the exact search, then (only under `verify.matching:
+ * "normalized/2"`, and only when the exact search missed a quote) the normalised one. One search
+ * effect and one `flatMap` per capture in the common case: a verification may name thousands.
+ */
+export const matchCapture = (
+  capture: CaptureSearch
+): Effect.Effect<{ readonly exact: ExactMatches; readonly normal: NormalMatches }> => {
+  const { at, found } = searchExact(capture)
+  return Effect.flatMap(found, (found) => {
+    const exact = pickExact(capture, at, found)
+    if (capture.policy.matching === "exact" || exact.absent.length === 0) {
+      return Effect.succeed({ exact, normal: { matched: noMatches, stillAbsent: exact.absent, changedBy: noChanges } })
+    }
+    return Effect.map(matchNormalized(capture, exact.absent), (normal) => ({ exact, normal }))
   })
 }
 
@@ -91,14 +130,10 @@ export const matchExact = (
 export const matchNormalized = (
   { citations, failures, policy, record, search }: CaptureSearch,
   absent: ReadonlyArray<number>
-): Effect.Effect<{
-  readonly matched: ReadonlyArray<Matched>
-  readonly stillAbsent: ReadonlyArray<number>
-  readonly changedBy: ReadonlyMap<number, MeaningChange>
-}> =>
+): Effect.Effect<NormalMatches> =>
 {
   // Nothing to do (the common case): no generator, no normalisation.
-  if (policy.matching === "exact" || absent.length === 0) return Effect.succeed({ matched: [], stillAbsent: absent, changedBy: new Map() })
+  if (policy.matching === "exact" || absent.length === 0) return Effect.succeed({ matched: noMatches, stillAbsent: absent, changedBy: noChanges })
   return Effect.gen(function*() {
     const matched: Array<Matched> = []
     const changedBy = new Map<number, MeaningChange>()

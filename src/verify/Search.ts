@@ -66,18 +66,20 @@ export const indexUnitsFor = (timeoutMs: number): number => Math.min(maxIndexedU
 export const sliced = (indexUnits = 0): SlicedSearch => {
   let credit = searchSlice
   let buildLeft = indexUnits
-  const linear = (text: string, keys: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      const search = MultiSearch.start(text, keys, { countUpTo })
-      while (!search.done) {
-        credit -= search.step(credit)
-        if (credit <= 0) {
-          yield* yieldToTimers
-          credit = searchSlice
-        }
+  // A loop that returns an effect only to yield, not a generator: this runs once per capture, and a
+  // search of a small capture ends within the slice it starts in (one `suspend`, one `succeed`).
+  const resume = (search: MultiSearch.Search): Effect.Effect<Array<MultiSearch.Found | undefined>> => {
+    while (!search.done) {
+      credit -= search.step(credit)
+      if (credit <= 0) {
+        credit = searchSlice
+        return Effect.flatMap(yieldToTimers, () => resume(search))
       }
-      return search.results()
-    })
+    }
+    return Effect.succeed(search.results())
+  }
+  const linear = (text: string, keys: ReadonlyArray<string>) =>
+    Effect.suspend(() => resume(MultiSearch.start(text, keys, { countUpTo })))
   const lookup = (index: SuffixIndex, keys: ReadonlyArray<string>) => keys.map((key) => index.find(key, countUpTo))
   return (text, keys, index) => {
     if (index === undefined) return linear(text, keys)

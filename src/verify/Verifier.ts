@@ -23,7 +23,7 @@ import { type CaptureRecord, factLimits, makeReport, type SourceUrl, type Verifi
 import { type FactRejection, InvalidReport, ReportRejected, VerificationTimeout } from "../Errors.js"
 import * as Diagnostic from "../anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "../internal/decode.js"
-import { spanAttributes } from "../internal/Spans.js"
+import { exported, perItem, spanAttributes } from "../internal/Spans.js"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as Boundaries from "./Boundaries.js"
 import * as CaptureSignatures from "./CaptureSignatures.js"
@@ -140,14 +140,14 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       // A cached capture's index is built here once, within an allowance from the deadline (Search.indexUnitsFor).
       const search = Search.sliced(indexUnits)
+      // A span per capture searched only when spans are exported (internal/Spans.ts `exported`).
+      const spans = yield* exported
       for (const [record, indices] of toSearch) {
         loaded.set(record.source, record)
         const index = Load.indexOf(captures, record.source)
         const capture: Match.CaptureSearch = { policy, search, record, index, citations, indices, failures }
-        const { exact, normal } = yield* Effect.withSpan(
-          Effect.flatMap(Match.matchExact(capture), (exact) => Effect.map(Match.matchNormalized(capture, exact.absent), (normal) => ({ exact, normal }))),
-          "Verifier.search",
-          { attributes: { [spanAttributes.source]: record.source, "citegate.citations": indices.length }, captureStackTrace: false }
+        const { exact, normal } = yield* Match.matchCapture(capture).pipe(
+          perItem(spans, "Verifier.search", { [spanAttributes.source]: record.source, "citegate.citations": indices.length })
         )
         Evidence.absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
         // Text no reader sees: refused here under verify.hidden: "reject", else marked on the evidence (Visibility.ts).

@@ -46,13 +46,16 @@ export const kindsAt = (runs: ReadonlyArray<HiddenRun>, span: Span): Array<Hidde
   return order.filter((kind) => found.has(kind))
 }
 
+/** Visible text: nothing to mark (one shared value, as this runs once per verified citation). */
+const visible: Marked = {}
+
 /** The evidence fields for a span of a record. */
 export const mark = (record: CaptureRecord, span: Span): Marked => {
   const runs = record.format === "citegate.capture/2" ? record.hidden : undefined
-  if (runs === undefined || runs.length === 0) return {}
+  if (runs === undefined || runs.length === 0) return visible
   const kinds = kindsAt(runs, span)
   const [first, ...rest] = kinds
-  if (first === undefined) return {}
+  if (first === undefined) return visible
   return { visibility: kinds.some((kind) => kind !== "ocr") ? "hidden" : "ocr", hiddenBy: [first, ...rest] }
 }
 

@@ -1,0 +1,133 @@
+/**
+ * What a verification costs per capture in spans. Under Effect's default in-process tracer (the
+ * CLI, the library, the service without telemetry) nothing reads a span, so a verification makes
+ * the same few spans however many captures it reads: none per capture. With a tracer that exports
+ * (the service's telemetry, an embedding program's own), each capture read gets its `Verifier.read`
+ * span and each capture searched its `Verifier.search` span, with the source and the error tag of a
+ * failed read. The signature step, off by default, reads no attestation. Counted, not timed.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import * as DefaultServices from "effect/DefaultServices"
+import * as Tracer from "effect/Tracer"
+import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
+import * as CaptureStore from "../src/store/CaptureStore.js"
+import * as MemoryStore from "../src/store/Memory.js"
+import * as Policy from "../src/verify/Policy.js"
+import * as Verifier from "../src/verify/Verifier.js"
+
+const accessedAt = "2026-11-30T00:00:00.000Z" as Rfc3339Utc
+const sourceOf = (i: number) => `https://spans.example.com/source-${i}.txt` as SourceUrl
+const textOf = (i: number) => `Capture ${i}: net sales rose by ${i * 7} units in the north region.\n`
+
+/** The in-process tracer every program runs with unless it installs another (Effect's default). */
+const inProcess = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+
+/** A store of `stored` captures that counts attestation reads and notes the span each read runs in. */
+const countingStore = (stored: number) =>
+  Effect.gen(function*() {
+    const records = Array.from({ length: stored }, (_, i) => makeCaptureRecord({ source: sourceOf(i), text: textOf(i), accessedAt, contentType: "text/plain" }))
+    const inner = yield* MemoryStore.make({ records })
+    const seen = { attestations: 0, readSpans: [] as Array<string> }
+    const store: CaptureStore.CaptureStoreShape = {
+      ...inner,
+      read: (source) =>
+        Effect.zipRight(
+          Effect.catchAll(Effect.map(Effect.currentSpan, (span) => seen.readSpans.push(span.name)), () => Effect.void),
+          inner.read(source)
+        ),
+      readAttestation: (source) => {
+        seen.attestations++
+        return inner.readAttestation === undefined ? Effect.succeed(undefined) : inner.readAttestation(source)
+      }
+    }
+    return { records, store, seen }
+  })
+
+/** One verification of a fact per capture (`captures` of them, plus one cited capture that is not stored). */
+const verifyAll = (captures: number) =>
+  Effect.gen(function*() {
+    const { records, seen, store } = yield* countingStore(captures)
+    const missing = sourceOf(captures)
+    const sources = [...records.map((r) => r.source), missing]
+    const labels = sources.map((_, i) => `fact_${i}`)
+    const facts = [
+      ...records.map((r, i) => ({ state: "cited", label: labels[i], source: r.source, captureSha256: r.sha256, snippet: r.text.slice(0, 24) })),
+      { state: "cited", label: labels[captures], source: missing, captureSha256: records[0]!.sha256, snippet: "net sales" }
+    ]
+    const verifier = yield* Effect.provide(
+      Verifier.make,
+      Layer.merge(Policy.layer({ sources, labels, verify: { maxFacts: 1000, mode: "drop" } } as never), Layer.succeed(CaptureStore.CaptureStore, store))
+    )
+    const verification = yield* verifier.check({ facts })
+    assert.strictEqual(verification.entries.length, captures)
+    assert.deepStrictEqual(verification.rejections.map((r) => r.error._tag), ["MissingCapture"])
+    return seen
+  })
+
+/** Runs `effect` counting the spans Effect's in-process tracer makes meanwhile. */
+const countingInProcess = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const original = inProcess.span
+      const names: Array<string> = []
+      // The same tracer object (programs compare it by identity), its spans counted.
+      ;(inProcess as { span: Tracer.Tracer["span"] }).span = (...args) => {
+        names.push(args[0])
+        return original(...args)
+      }
+      return { original, names }
+    }),
+    ({ names }) => Effect.map(effect, (value) => ({ value, names })),
+    ({ original }) => Effect.sync(() => (inProcess as { span: Tracer.Tracer["span"] }).span = original)
+  )
+
+/** A tracer that exports (here: keeps) every span, as the service's telemetry does. */
+const exportingTracer = () => {
+  const spans: Array<Tracer.Span> = []
+  const tracer = Tracer.make({
+    span: (...args) => {
+      const span = inProcess.span(...args)
+      spans.push(span)
+      return span
+    },
+    context: (f) => f()
+  })
+  return { tracer, spans }
+}
+
+describe("Verifier spans", () => {
+  it.effect("under the in-process tracer: no span per capture (1 capture and 40 make the same spans)", () =>
+    Effect.gen(function*() {
+      const one = yield* countingInProcess(verifyAll(1))
+      const forty = yield* countingInProcess(verifyAll(40))
+      assert.isAbove(one.names.length, 0, "the in-process tracer was counted")
+      assert.deepStrictEqual(forty.names, one.names)
+      assert.notInclude(forty.names, "Verifier.read")
+      assert.notInclude(forty.names, "Verifier.search")
+      // Each capture read runs in the verification's own span, not one of its own.
+      assert.strictEqual(forty.value.readSpans.length, 41)
+      assert.notInclude(forty.value.readSpans, "Verifier.read")
+    }))
+
+  it.effect("with an exporting tracer: one Verifier.read per capture read and one Verifier.search per capture searched", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = exportingTracer()
+      const seen = yield* Effect.withTracer(verifyAll(3), tracer)
+      const named = (name: string) => spans.filter((s) => s.name === name)
+      const source = (span: Tracer.Span) => span.attributes.get("citegate.source")
+      assert.sameMembers(named("Verifier.read").map(source), [0, 1, 2, 3].map(sourceOf))
+      assert.sameMembers(named("Verifier.search").map(source), [0, 1, 2].map(sourceOf))
+      for (const span of named("Verifier.search")) assert.strictEqual(span.attributes.get("citegate.citations"), 1)
+      const tags = named("Verifier.read").map((s) => [source(s), s.attributes.get("citegate.error_tag")])
+      assert.sameDeepMembers(tags, [[sourceOf(0), undefined], [sourceOf(1), undefined], [sourceOf(2), undefined], [sourceOf(3), "MissingCapture"]])
+      // Each read runs inside its own span.
+      assert.deepStrictEqual(seen.readSpans, ["Verifier.read", "Verifier.read", "Verifier.read", "Verifier.read"])
+    }))
+
+  it.effect("verify.signatures off (the default): no attestation is read", () =>
+    Effect.gen(function*() {
+      const seen = yield* verifyAll(40)
+      assert.strictEqual(seen.attestations, 0)
+    }))
+})
