@@ -23,7 +23,6 @@ const allowed: ReadonlySet<string> = new Set([
   "src/ui/Source.ts:viewer",
   // Grown by signed captures (the signing config, the capture stage's signing step, the store's
   // attestation files): to be split into named steps.
-  "src/Config.ts",
   "src/capture/Capture.ts:make",
   "src/store/Filesystem.ts:make",
   // Not split yet: long service constructors and single-pass renderers.
