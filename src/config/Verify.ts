@@ -5,7 +5,7 @@
 import * as Schema from "effect/Schema"
 import { createPublicKey } from "node:crypto"
 import { Mode } from "../Domain.js"
-import { keyIdOf } from "../evidence/Signatures.js"
+import { keyIdOf } from "../internal/keyId.js"
 import { intBetween, strict } from "./Common.js"
 
 export const maxFactsLimit = 10_000
