@@ -29,7 +29,6 @@ const allowed: ReadonlySet<string> = new Set([
   "src/anchor/Normalize.ts:normalize",
   "src/extract/Html2.ts:extract",
   "src/extract/MarkdownRender.ts:render",
-  "src/extract/Runner.ts:make",
   "src/server/PostgresRuns.ts:make",
   "src/server/Runs.ts:make"
 ])
