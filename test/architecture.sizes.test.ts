@@ -29,8 +29,7 @@ const allowed: ReadonlySet<string> = new Set([
   "src/anchor/Normalize.ts:normalize",
   "src/extract/Html2.ts:extract",
   "src/extract/MarkdownRender.ts:render",
-  "src/server/PostgresRuns.ts:make",
-  "src/server/Runs.ts:make"
+  "src/server/PostgresRuns.ts:make"
 ])
 
 export interface Offender {
