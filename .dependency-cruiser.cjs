@@ -42,8 +42,8 @@ module.exports = {
       name: "read-side-not-capture",
       severity: "error",
       comment:
-        "What is built on Verify (answers, audits) and what Verify reads (Manifest.ts, Config.ts) never imports Capture either: an audit recaptures through the edge, never by itself.",
-      from: { path: "^src/(answer|audit)/|^src/(Manifest|Config)\\.ts$" },
+        "What is built on Verify (answers, audits) and what Verify reads (Manifest.ts, Config.ts and config/) never imports Capture either: an audit recaptures through the edge, never by itself.",
+      from: { path: "^src/(answer|audit)/|^src/(Manifest|Config)\\.ts$|^src/config/" },
       to: { path: capture }
     },
     {
@@ -105,6 +105,14 @@ module.exports = {
       comment: "Records (strict Schemas, tagged errors) import no logic, no service and no storage: only other records.",
       from: { path: records },
       to: { path: "^src/", pathNot: records }
+    },
+    {
+      name: "config-records-and-decoding-only",
+      severity: "error",
+      comment:
+        "The configuration (Config.ts and its sections in config/) is records and their decoding: it imports records, internal leaves, its own sections and the grammars it checks while decoding (review/JudgeConfig.ts, review/Period.ts), never a service, a store or a part's logic.",
+      from: { path: "^src/config/|^src/Config\\.ts$" },
+      to: { path: "^src/", pathNot: `${records}|${internal}|^src/config/|^src/review/(JudgeConfig|Period)\\.ts$` }
     },
     {
       name: "ui-browser-only",

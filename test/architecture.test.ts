@@ -96,6 +96,18 @@ const broken: ReadonlyArray<{ readonly rule: string; readonly files: Record<stri
     files: { "src/extract/Records.ts": imports("./Extraction.js"), "src/extract/Extraction.ts": leaf }
   },
   {
+    rule: "config-records-and-decoding-only",
+    files: { "src/config/Probe.ts": imports("../evidence/Signatures.js"), "src/evidence/Signatures.ts": leaf }
+  },
+  {
+    rule: "config-records-and-decoding-only",
+    files: { "src/Config.ts": imports("./verify/Policy.js"), "src/verify/Policy.ts": leaf }
+  },
+  {
+    rule: "read-side-not-capture",
+    files: { "src/config/Probe.ts": imports("../extract/Records.js"), "src/extract/Records.ts": leaf }
+  },
+  {
     rule: "internal-imports-no-logic",
     files: { "src/internal/probe.ts": imports("../verify/Policy.js"), "src/verify/Policy.ts": leaf }
   },
@@ -133,7 +145,7 @@ describe("architecture (dependency-cruiser, .dependency-cruiser.cjs)", () => {
       }
     }), 60_000)
 
-  it.live("the allowed shapes pass: Verify reads through the contract, Render reads records", () =>
+  it.live("the allowed shapes pass: Verify reads through the contract, Render and the configuration read records", () =>
     Effect.gen(function*() {
       const options = yield* Effect.promise(() => extractDepcruiseOptions(configFile))
       const found = yield* Effect.scoped(Effect.flatMap(
@@ -148,11 +160,15 @@ describe("architecture (dependency-cruiser, .dependency-cruiser.cjs)", () => {
           "src/answer/Records.ts": imports("../Domain.js"),
           "src/cli/Probe.ts": imports("../capture/Capture.js", "../store/Migrate.js", "../store/Filesystem.js"),
           "src/capture/Capture.ts": imports("../store/CaptureStore.js"),
-          "src/store/Migrate.ts": imports("./CaptureStore.js")
+          "src/store/Migrate.ts": imports("./CaptureStore.js"),
+          "src/Config.ts": imports("./config/Probe.js"),
+          "src/config/Probe.ts": imports("../Domain.js", "../answer/Records.js", "../internal/keyId.js", "../review/Period.js"),
+          "src/internal/keyId.ts": leaf,
+          "src/review/Period.ts": leaf
         }),
         (dir) => check(dir, options)
       ))
       assert.deepStrictEqual(found.summary.violations.map(describeViolation), [])
-      assert.strictEqual(found.summary.totalCruised, 11)
+      assert.strictEqual(found.summary.totalCruised, 15)
     }), 60_000)
 })

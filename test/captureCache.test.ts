@@ -5,55 +5,20 @@
  * file changed on disk is read again; and the service uses it (`server.cacheBytes`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Layer, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import fsDefault from "node:fs"
 import * as fsp from "node:fs/promises"
 import { syncBuiltinESMExports } from "node:module"
 import * as path from "node:path"
 import * as Config from "../src/Config.js"
-import { type CaptureRecord, makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as CaptureCache from "../src/verify/CaptureCache.js"
-import * as Policy from "../src/verify/Policy.js"
-import * as Verifier from "../src/verify/Verifier.js"
 import { call, sources as sourceServer, startService, tokens, waitForRun } from "./serverSupport.js"
 import { tempDirectory } from "./support.js"
+import { citationOf, counting, fixtureSources, verifierFor } from "./support/captureCacheFixture.js"
 
-const accessedAt = "2026-11-30T00:00:00.000Z" as Rfc3339Utc
-const sourceOf = (i: number) => `https://cache.example.com/source-${i}.txt` as SourceUrl
-const recordOf = (i: number, text = `Source ${i}: net sales rose 4% to 1,180 units in Q3 2026. `.repeat(40)) =>
-  makeCaptureRecord({ source: sourceOf(i), text, accessedAt, contentType: "text/plain" })
-
-/** A store that counts its reads (a fault-injection wrapper: same identity and stamp, so the cache sees the same store). */
-const counting = (store: CaptureStore.CaptureStoreShape, tamper?: (record: CaptureRecord) => CaptureRecord) => {
-  const reads: Array<string> = []
-  const wrapped: CaptureStore.CaptureStoreShape = {
-    ...store,
-    read: (source) =>
-      Effect.suspend(() => {
-        reads.push(source)
-        return tamper === undefined ? store.read(source) : Effect.map(store.read(source), tamper)
-      })
-  }
-  return { store: wrapped, reads }
-}
-
-const citationOf = (record: CaptureRecord, sha256: string = record.sha256) => ({
-  source: record.source,
-  captureSha256: sha256,
-  snippet: record.text.slice(8, 40)
-}) as Verifier.CitationInput
-
-/** A Verifier over `store` for `records`' sources, with `cache` when given (as the service provides it). */
-const verifierFor = (store: CaptureStore.CaptureStoreShape, sources: ReadonlyArray<SourceUrl>, cache?: CaptureCache.CaptureCacheShape) =>
-  Verifier.make.pipe(
-    Effect.provide(Layer.merge(
-      Layer.succeed(CaptureStore.CaptureStore, store),
-      Policy.layer({ sources, labels: ["fact_0"] } as unknown as Config.PipelineConfig)
-    )),
-    CaptureCache.provideOption(Option.fromNullable(cache))
-  )
+const { recordOf, sourceOf } = fixtureSources("cache.example.com")
 
 const verifiedCount = (checked: { readonly results: ReadonlyArray<Either.Either<unknown, unknown>> }) =>
   checked.results.filter(Either.isRight).length

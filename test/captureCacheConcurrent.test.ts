@@ -5,37 +5,19 @@
  * was interrupted reads for itself; the service, under concurrent requests, opens each record once.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Fiber, Layer, Option } from "effect"
+import { Deferred, Effect, Either, Fiber, Option } from "effect"
 import fsDefault from "node:fs"
 import * as fsp from "node:fs/promises"
 import { syncBuiltinESMExports } from "node:module"
 import * as path from "node:path"
-import type * as Config from "../src/Config.js"
-import { type CaptureRecord, makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
 import { CorruptCapture } from "../src/Errors.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as CaptureCache from "../src/verify/CaptureCache.js"
-import * as Policy from "../src/verify/Policy.js"
-import * as Verifier from "../src/verify/Verifier.js"
 import { call, startService, tokens } from "./serverSupport.js"
+import { citationOf, fixtureSources, textOf, verifierFor } from "./support/captureCacheFixture.js"
 
-const accessedAt = "2026-11-30T00:00:00.000Z" as Rfc3339Utc
-const sourceOf = (i: number) => `https://merge.example.com/source-${i}.txt` as SourceUrl
-const recordOf = (i: number, repeat = 40) =>
-  makeCaptureRecord({ source: sourceOf(i), text: `Source ${i}: net sales rose 4% to 1,180 units in Q3 2026. `.repeat(repeat), accessedAt, contentType: "text/plain" })
-
-const citationOf = (record: CaptureRecord) =>
-  ({ source: record.source, captureSha256: record.sha256, snippet: record.text.slice(8, 40) }) as Verifier.CitationInput
-
-const verifierFor = (store: CaptureStore.CaptureStoreShape, sources: ReadonlyArray<SourceUrl>, cache: CaptureCache.CaptureCacheShape) =>
-  Verifier.make.pipe(
-    Effect.provide(Layer.merge(
-      Layer.succeed(CaptureStore.CaptureStore, store),
-      Policy.layer({ sources, labels: ["fact_0"] } as unknown as Config.PipelineConfig)
-    )),
-    CaptureCache.provideOption(Option.some(cache))
-  )
+const { recordOf } = fixtureSources("merge.example.com")
 
 /** A store whose reads are counted and pass through `gate` first (a fault injected on read: slow, failing or stuck). */
 const gated = (
@@ -134,7 +116,7 @@ describe("the service under concurrent requests on a cold cache (loopback)", () 
   it.scoped("eight requests at once open each record once", () =>
     Effect.gen(function*() {
       // Over 256 KiB each: read asynchronously, so the requests' reads overlap.
-      const records = [1, 2, 3].map((i) => recordOf(i, 8_000))
+      const records = [1, 2, 3].map((i) => recordOf(i, textOf(i, 8_000)))
       const sources = records.map((r) => r.source)
       const service = yield* startService({ sources, readerRuns: "*", server: {} })
       const directory = path.join(service.runRoot, "stored-run")

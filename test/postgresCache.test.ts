@@ -10,13 +10,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, Option, type Scope } from "effect"
 import { afterAll, beforeAll } from "vitest"
-import type * as Config from "../src/Config.js"
-import { captureFormatV2, type CaptureRecord, type CaptureRecordV2, makeCaptureRecord, type Rfc3339Utc, sha256Of, type SourceUrl } from "../src/Domain.js"
-import * as CaptureStore from "../src/store/CaptureStore.js"
+import { captureFormatV2, type CaptureRecordV2, sha256Of } from "../src/Domain.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import * as CaptureCache from "../src/verify/CaptureCache.js"
-import * as Policy from "../src/verify/Policy.js"
 import * as Verifier from "../src/verify/Verifier.js"
+import { accessedAt, citationOf, counting, fixtureSources, verifierFor } from "./support/captureCacheFixture.js"
 import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
 
 let cluster: Cluster
@@ -38,10 +36,7 @@ beforeAll(async () => {
 
 afterAll(() => cluster?.stop())
 
-const accessedAt = "2026-11-30T00:00:00.000Z" as Rfc3339Utc
-const sourceOf = (i: number) => `https://cache.example.com/pg-${i}.txt` as SourceUrl
-const textOf = (i: number) => `Source ${i}: net sales rose 4% to 1,180 units in Q3 2026. `.repeat(40)
-const recordOf = (i: number) => makeCaptureRecord({ source: sourceOf(i), text: textOf(i), accessedAt, contentType: "text/plain" })
+const { recordOf, sourceOf } = fixtureSources("cache.example.com", "pg-")
 
 const build = <A, I>(tag: Context.Tag<I, A>, layer: Layer.Layer<I, unknown>): Effect.Effect<A, unknown, Scope.Scope> =>
   Effect.map(Layer.build(layer), (context) => Context.get(context, tag))
@@ -56,30 +51,6 @@ const storeOn = (run: string, options: { readonly create?: boolean; readonly nam
       PostgresStore.make({ run, create }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
     return { store: yield* open(options.create ?? false), open: open(false) }
   })
-
-/** Counts reads and bulk stamps (a wrapper: same identity, stamp and stamps, so the cache sees the same store). */
-const counting = (store: CaptureStore.CaptureStoreShape) => {
-  const reads: Array<string> = []
-  let stamps = 0
-  const wrapped: CaptureStore.CaptureStoreShape = {
-    ...store,
-    read: (source) => Effect.suspend(() => (reads.push(source), store.read(source))),
-    stamps: store.stamps === undefined ? undefined : (sources) => Effect.suspend(() => (stamps++, store.stamps!(sources)))
-  }
-  return { store: wrapped, reads, stamps: () => stamps }
-}
-
-const citationOf = (record: CaptureRecord) =>
-  ({ source: record.source, captureSha256: record.sha256, snippet: record.text.slice(8, 40) }) as Verifier.CitationInput
-
-const verifierFor = (store: CaptureStore.CaptureStoreShape, sources: ReadonlyArray<SourceUrl>, cache: CaptureCache.CaptureCacheShape) =>
-  Verifier.make.pipe(
-    Effect.provide(Layer.merge(
-      Layer.succeed(CaptureStore.CaptureStore, store),
-      Policy.layer({ sources, labels: ["fact_0"] } as unknown as Config.PipelineConfig)
-    )),
-    CaptureCache.provideOption(Option.some(cache))
-  )
 
 const firstFailure = (checked: { readonly results: ReadonlyArray<Either.Either<unknown, ReadonlyArray<{ _tag: string }>>> }) =>
   Either.getLeft(checked.results[0]!).pipe(Option.map((failures) => failures[0]!), Option.getOrUndefined)
@@ -123,7 +94,7 @@ describe.skipIf(skipPostgres)("PostgreSQL store: identity and stamps for the ver
       const { reads, stamps, store } = counting(pg)
       const cache = CaptureCache.make({ maxBytes: 1 << 20 })
       const verifier = yield* verifierFor(store, records.map((r) => r.source), cache)
-      const citations = records.map(citationOf)
+      const citations = records.map((r) => citationOf(r))
       const verify = () => verifier.checkCitations(citations)
       for (let round = 0; round < 3; round++) {
         const checked = yield* verify()
@@ -194,7 +165,7 @@ describe.skipIf(skipPostgres)("PostgreSQL store: identity and stamps for the ver
       const cache = CaptureCache.make({ maxBytes: 1 << 20 })
       const verifier = yield* verifierFor(store, records.map((r) => r.source), cache)
       const checked = yield* Effect.all(
-        Array.from({ length: 8 }, () => verifier.checkCitations(records.map(citationOf))),
+        Array.from({ length: 8 }, () => verifier.checkCitations(records.map((r) => citationOf(r)))),
         { concurrency: "unbounded" }
       )
       for (const one of checked) assert.isTrue(one.results.every(Either.isRight))

@@ -26,6 +26,7 @@ import * as Schema from "effect/Schema"
 import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto"
 import * as fs from "node:fs"
 import { EnvelopeMalformed, SignatureInvalid, SigningKeyInvalid, SubjectMismatch, UnknownSigningKey } from "../Errors.js"
+import { keyIdOf } from "../internal/keyId.js"
 import { errorText, readRegularFile } from "../internal/safeRead.js"
 import * as StrictJson from "../internal/strictJson.js"
 import { version } from "../version.js"
@@ -105,8 +106,7 @@ export interface PublicKey {
 }
 
 /** The key id of a public key: SHA-256 (hex) of its DER SubjectPublicKeyInfo. */
-export const keyIdOf = (publicKey: KeyObject): string =>
-  createHash("sha256").update(publicKey.export({ type: "spki", format: "der" })).digest("hex")
+export { keyIdOf }
 
 /**
  * DSSE's pre-authentication encoding: `"DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`, lengths as

@@ -154,6 +154,157 @@ export interface Runner {
   readonly warm: Effect.Effect<void>
 }
 
+/** The processes of one runner: the idle ones ready for a job, and every one alive. */
+interface Pool {
+  /** The resident-memory limit of each process, in bytes. */
+  readonly limit: number
+  readonly heapMb: number
+  readonly idle: Array<Child>
+  readonly live: Set<Child>
+}
+
+/** Starts one extraction process; it leaves the pool when it exits. */
+const spawn = (pool: Pool): Child => {
+  const { execArgv, file } = entry()
+  const process = fork(file, [], {
+    execArgv: [...execArgv, `--max-old-space-size=${pool.heapMb}`, "--expose-gc"],
+    serialization: "advanced",
+    stdio: ["ignore", "ignore", "pipe", "ipc"]
+  })
+  const child: Child = { process, stderr: "", jobs: 0, answered: false, ready: undefined as unknown as Promise<void> }
+  process.stderr!.setEncoding("utf8")
+  process.stderr!.on("data", (chunk: string) => {
+    child.stderr = (child.stderr + chunk).slice(-4096)
+  })
+  // An unanswered `ready` is handled by the job that waits for it; never an unhandled rejection.
+  const ready = new Promise<void>((resolve, reject) => {
+    const onMessage = (message: Reply) => {
+      if (message._tag !== "ready") return
+      process.off("message", onMessage)
+      resolve()
+    }
+    process.on("message", onMessage)
+    process.once("exit", (code, signal) => reject({ code, signal }))
+  })
+  // A failed spawn or send is an 'error' event; unheard, it would throw in this process. The child's
+  // end (always following) is what answers the job.
+  process.on("error", () => process.kill("SIGKILL"))
+  ready.catch(() => undefined)
+  Object.assign(child, { ready })
+  pool.live.add(child)
+  process.once("exit", () => {
+    pool.live.delete(child)
+    const at = pool.idle.indexOf(child)
+    if (at >= 0) pool.idle.splice(at, 1)
+  })
+  return child
+}
+
+/** Sends one job to a child and waits for its reply, its death, or interruption (which kills it). */
+const runOn = (child: Child, job: Job, limit: number) =>
+  Effect.async<Reply, Death>((resume) => {
+    let killedForMemory = false
+    let done = false
+    const finish = () => {
+      done = true
+      clearInterval(watch)
+      child.process.off("message", onMessage)
+      child.process.off("close", onExit)
+    }
+    const onMessage = (reply: Reply) => {
+      if (reply._tag === "ready") return
+      finish()
+      resume(Effect.succeed(reply))
+    }
+    // "close", not "exit": by then stderr is read to its end, with V8's line if it ran out of heap.
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      finish()
+      resume(Effect.fail({ code, signal, killedForMemory, stderr: child.stderr }))
+    }
+    const watch = setInterval(() => {
+      const resident = residentBytes(child.process.pid!)
+      if (resident !== undefined && resident > limit) {
+        killedForMemory = true
+        child.process.kill("SIGKILL")
+      }
+    }, watchIntervalMs)
+    child.process.on("message", onMessage)
+    child.process.once("close", onExit)
+    // Ended already (between jobs): no "close" will come.
+    if (child.process.exitCode !== null || child.process.signalCode !== null) {
+      onExit(child.process.exitCode, child.process.signalCode)
+      return
+    }
+    child.ready.then(
+      () => {
+        if (!done) child.process.send(job, (error) => error !== null && error !== undefined && child.process.kill("SIGKILL"))
+      },
+      () => undefined // the close handler answers
+    )
+    return Effect.sync(() => {
+      if (!done) finish()
+      child.process.kill("SIGKILL")
+    })
+  })
+
+const decodeError = Schema.decodeUnknownSync(ExtractionErrorSchema)
+
+type Format = "html" | "markdown" | "pdf"
+
+/** A child that died without a reply: out of memory (`ExtractionTooLarge`) or otherwise (`worker-failed`). */
+const deathError = (death: Death, job: Job, format: Format, limit: number): ExtractionError =>
+  outOfMemory(death)
+    ? new ExtractionTooLarge({ source: job.source, format, cap: "memory", limit })
+    : new ExtractionFailed({
+      source: job.source,
+      format,
+      reason: "worker-failed",
+      detail: `the extraction process exited (${death.signal ?? `code ${death.code}`})`
+    })
+
+/** A child's reply as the job's outcome; the child is marked answered when it gave text or a typed error. */
+const replyOutcome = (child: Child, reply: Reply, job: Job, format: Format): Effect.Effect<Extracted, ExtractionError> => {
+  child.jobs++
+  switch (reply._tag) {
+    case "extracted":
+      child.answered = true
+      return Effect.succeed(reply.extracted)
+    case "failed":
+      child.answered = true
+      return Effect.fail(decodeError(reply.error))
+    default:
+      return Effect.fail(
+        new ExtractionFailed({
+          source: job.source,
+          format,
+          reason: "worker-failed",
+          detail: reply._tag === "defect" ? reply.detail : "unexpected reply"
+        })
+      )
+  }
+}
+
+/** Runs one job in an idle process (or a new one), then keeps the process for the next job or kills it. */
+const extractIn = (pool: Pool, format: Format, job: Job) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const child = pool.idle.pop() ?? spawn(pool)
+      child.answered = false
+      return child
+    }),
+    (child) =>
+      Effect.flatMap(Effect.either(runOn(child, job, pool.limit)), (outcome): Effect.Effect<Extracted, ExtractionError> =>
+        outcome._tag === "Left"
+          ? Effect.fail(deathError(outcome.left, job, format, pool.limit))
+          : replyOutcome(child, outcome.right, job, format)),
+    (child) =>
+      Effect.sync(() => {
+        // Kept only if it answered (text or a typed error); interrupted or dead, it is killed (a no-op if dead).
+        if (child.answered && child.jobs < maxJobsPerChild && pool.live.has(child)) pool.idle.push(child)
+        else child.process.kill("SIGKILL")
+      })
+  )
+
 /**
  * A runner whose processes live in the given scope: closing it kills them.
  * `size` processes at most run at once (the capture's concurrency); none is
@@ -170,164 +321,26 @@ export const make = (options: {
 }): Effect.Effect<Runner, never, Scope.Scope> =>
   Effect.gen(function*() {
     const limit = options.memoryLimit ?? memoryLimit(options.maxBytes)
-    const heapMb = Math.max(64, Math.floor(limit / MiB) - 64)
-    const idle: Array<Child> = []
-    const live = new Set<Child>()
+    const pool: Pool = { limit, heapMb: Math.max(64, Math.floor(limit / MiB) - 64), idle: [], live: new Set() }
     const slots = yield* Effect.makeSemaphore(options.size)
-    const decodeError = Schema.decodeUnknownSync(ExtractionErrorSchema)
-
-    const spawn = (): Child => {
-      const { execArgv, file } = entry()
-      const process = fork(file, [], {
-        execArgv: [...execArgv, `--max-old-space-size=${heapMb}`, "--expose-gc"],
-        serialization: "advanced",
-        stdio: ["ignore", "ignore", "pipe", "ipc"]
-      })
-      const child: Child = { process, stderr: "", jobs: 0, answered: false, ready: undefined as unknown as Promise<void> }
-      process.stderr!.setEncoding("utf8")
-      process.stderr!.on("data", (chunk: string) => {
-        child.stderr = (child.stderr + chunk).slice(-4096)
-      })
-      // An unanswered `ready` is handled by the job that waits for it; never an unhandled rejection.
-      const ready = new Promise<void>((resolve, reject) => {
-        const onMessage = (message: Reply) => {
-          if (message._tag !== "ready") return
-          process.off("message", onMessage)
-          resolve()
-        }
-        process.on("message", onMessage)
-        process.once("exit", (code, signal) => reject({ code, signal }))
-      })
-      // A failed spawn or send is an 'error' event; unheard, it would throw in this process. The child's
-      // end (always following) is what answers the job.
-      process.on("error", () => process.kill("SIGKILL"))
-      ready.catch(() => undefined)
-      Object.assign(child, { ready })
-      live.add(child)
-      process.once("exit", () => {
-        live.delete(child)
-        const at = idle.indexOf(child)
-        if (at >= 0) idle.splice(at, 1)
-      })
-      return child
-    }
 
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
-        for (const child of live) child.process.kill("SIGKILL")
-        live.clear()
-        idle.length = 0
+        for (const child of pool.live) child.process.kill("SIGKILL")
+        pool.live.clear()
+        pool.idle.length = 0
       })
     )
-
-    /** Sends one job to a child and waits for its reply, its death, or interruption (which kills it). */
-    const runOn = (child: Child, job: Job) =>
-      Effect.async<Reply, Death>((resume) => {
-        let killedForMemory = false
-        let done = false
-        const finish = () => {
-          done = true
-          clearInterval(watch)
-          child.process.off("message", onMessage)
-          child.process.off("close", onExit)
-        }
-        const onMessage = (reply: Reply) => {
-          if (reply._tag === "ready") return
-          finish()
-          resume(Effect.succeed(reply))
-        }
-        // "close", not "exit": by then stderr is read to its end, with V8's line if it ran out of heap.
-        const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
-          finish()
-          resume(Effect.fail({ code, signal, killedForMemory, stderr: child.stderr }))
-        }
-        const watch = setInterval(() => {
-          const resident = residentBytes(child.process.pid!)
-          if (resident !== undefined && resident > limit) {
-            killedForMemory = true
-            child.process.kill("SIGKILL")
-          }
-        }, watchIntervalMs)
-        child.process.on("message", onMessage)
-        child.process.once("close", onExit)
-        // Ended already (between jobs): no "close" will come.
-        if (child.process.exitCode !== null || child.process.signalCode !== null) {
-          onExit(child.process.exitCode, child.process.signalCode)
-          return
-        }
-        child.ready.then(
-          () => {
-            if (!done) child.process.send(job, (error) => error !== null && error !== undefined && child.process.kill("SIGKILL"))
-          },
-          () => undefined // the close handler answers
-        )
-        return Effect.sync(() => {
-          if (!done) finish()
-          child.process.kill("SIGKILL")
-        })
-      })
-
-    const acquire = Effect.sync(() => {
-      const child = idle.pop() ?? spawn()
-      child.answered = false
-      return child
-    })
-
-    const extractIn = (format: "html" | "markdown" | "pdf", job: Job) =>
-      Effect.acquireUseRelease(
-        acquire,
-        (child) =>
-          Effect.flatMap(Effect.either(runOn(child, job)), (outcome): Effect.Effect<Extracted, ExtractionError> => {
-            if (outcome._tag === "Left") {
-              const death = outcome.left
-              return outOfMemory(death)
-                ? Effect.fail(new ExtractionTooLarge({ source: job.source, format, cap: "memory", limit }))
-                : Effect.fail(
-                  new ExtractionFailed({
-                    source: job.source,
-                    format,
-                    reason: "worker-failed",
-                    detail: `the extraction process exited (${death.signal ?? `code ${death.code}`})`
-                  })
-                )
-            }
-            const reply = outcome.right
-            child.jobs++
-            switch (reply._tag) {
-              case "extracted":
-                child.answered = true
-                return Effect.succeed(reply.extracted)
-              case "failed":
-                child.answered = true
-                return Effect.fail(decodeError(reply.error))
-              default:
-                return Effect.fail(
-                  new ExtractionFailed({
-                    source: job.source,
-                    format,
-                    reason: "worker-failed",
-                    detail: reply._tag === "defect" ? reply.detail : "unexpected reply"
-                  })
-                )
-            }
-          }),
-        (child) =>
-          Effect.sync(() => {
-            // Kept only if it answered (text or a typed error); interrupted or dead, it is killed (a no-op if dead).
-            if (child.answered && child.jobs < maxJobsPerChild && live.has(child)) idle.push(child)
-            else child.process.kill("SIGKILL")
-          })
-      )
 
     const extract: Runner["extract"] = (source, contentType, body, limits) =>
       Effect.suspend(() => {
         const format = formatOf(Extraction.parseContentType(contentType).mediaType)
         if (format === undefined) return Extraction.extract(source, contentType, body, limits)
-        return slots.withPermits(1)(extractIn(format, { source, contentType, body, limits }))
+        return slots.withPermits(1)(extractIn(pool, format, { source, contentType, body, limits }))
       })
 
     const warm = Effect.sync(() => {
-      if (live.size === 0) idle.push(spawn())
+      if (pool.live.size === 0) pool.idle.push(spawn(pool))
     })
 
     return { extract, warm }

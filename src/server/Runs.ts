@@ -21,8 +21,6 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Capture from "../capture/Capture.js"
-import * as TrustedKeys from "../evidence/TrustedKeys.js"
-import * as Trust from "../capture/Trust.js"
 import * as CaptureStore from "../store/CaptureStore.js"
 import * as ReviewFilesystem from "../store/ReviewFilesystem.js"
 import type { ReviewLog } from "../store/ReviewLog.js"
@@ -32,6 +30,7 @@ import { CaptureCache } from "../verify/CaptureCache.js"
 import type { RunStatus as RunStatusSchema } from "./Api.js"
 import { Lifecycle, ServerContext, Telemetry } from "./Context.js"
 import * as Metrics from "./Metrics.js"
+import { captureLayer, sourceNumber } from "./RunCapture.js"
 
 /** One progress event of a run; `id` is its SSE event id (1, 2, … per run). */
 export const RunEvent = Schema.Union(
@@ -132,98 +131,91 @@ export const manifestEvents = (m: Manifest.Manifest): ReadonlyArray<RunEvent> =>
   return [...perSource, { _tag: "done", id: perSource.length + 1, status: "stored", captured, failed: perSource.length - captured }]
 }
 
-export const make = Effect.gen(function*() {
-  const context = yield* ServerContext
-  const lifecycle = yield* Lifecycle
-  // The service's verified-capture cache (Server.layer provides one): finished runs' manifests are kept there.
-  const cache = yield* Effect.serviceOption(CaptureCache)
-  const live = new Map<string, RunState>()
-  const fibers = yield* FiberSet.make()
-  const slots = yield* Effect.makeSemaphore(context.limits.maxActiveRuns)
-  const root = path.resolve(context.runRoot)
-  // Runs record their metrics under the service's telemetry (off when the service has none).
-  const telemetry = Option.getOrElse(yield* Effect.serviceOption(Telemetry), () => Telemetry.off)
+/** What one server's runs share: its context, the run root, the runs it started and the slots they take. */
+interface Local {
+  readonly context: Context.Tag.Service<ServerContext>
+  readonly root: string
+  readonly live: Map<string, RunState>
+  readonly fibers: FiberSet.FiberSet
+  readonly slots: Effect.Semaphore
+  readonly telemetry: Context.Tag.Service<Telemetry>
+  /** The service's verified-capture cache (Server.layer provides one): finished runs' manifests are kept there. */
+  readonly cache: Option.Option<Context.Tag.Service<CaptureCache>>
+}
 
-  const directoryOf = (id: string) => path.join(root, id)
+const directoryOf = (local: Local, id: string) => path.join(local.root, id)
 
-  const append = (state: RunState, event: WithoutId<RunEvent>) =>
-    Effect.suspend(() => {
-      state.events.push({ ...event, id: state.events.length + 1 } as RunEvent)
-      return SubscriptionRef.set(state.count, state.events.length)
-    })
+const append = (state: RunState, event: WithoutId<RunEvent>) =>
+  Effect.suspend(() => {
+    state.events.push({ ...event, id: state.events.length + 1 } as RunEvent)
+    return SubscriptionRef.set(state.count, state.events.length)
+  })
 
-  const captureRun = (state: RunState) =>
-    Effect.gen(function*() {
-      const { config } = context
-      const { caFile, signing: _signing, ...budgets } = config.capture ?? {}
-      const directory = directoryOf(state.id)
-      yield* append(state, { _tag: "started", runId: state.id, sources: config.sources.length })
-      const capturedOrFailed = yield* Effect.gen(function*() {
-        const ca = yield* Trust.loadExtraCa({
-          caFile: caFile === undefined ? undefined : path.resolve(path.dirname(context.configFile), caFile)
-        })
-        // Checked when `serve` started (a bad key refuses to start); read again per run, like the CA file, so a
-        // key file removed or replaced since aborts this run (nothing fetched) rather than capturing unsigned.
-        const signingKey = yield* TrustedKeys.signingKeyOf(config, path.dirname(context.configFile))
-        const captureLayer = Capture.layer({
-          approved: config.sources,
-          allowLoopbackHttp: context.allowLoopbackHttp,
-          ...budgets,
-          ca,
-          signingKey
-        }).pipe(Layer.provide(CaptureStore.layerFileSystem({ directory })))
-        return yield* Effect.flatMap(Capture.Capture, (capture) =>
-          capture.captureAll(config.sources, {
-            onEvent: (event) => {
-              const number = config.sources.indexOf(event.source as typeof config.sources[number]) + 1
-              switch (event._tag) {
-                case "Started":
-                  return Effect.void
-                case "Captured":
-                  return Effect.zipRight(Metrics.capture({ bytes: event.ref.byteLength }), append(state, {
-                    _tag: "captured",
-                    number,
-                    source: event.source,
-                    captureSha256: event.ref.sha256,
-                    byteLength: event.ref.byteLength,
-                    accessedAt: event.ref.accessedAt
-                  }))
-                case "Failed":
-                  return Effect.zipRight(
-                    Metrics.capture({ failed: event.error._tag }),
-                    append(state, { _tag: "failed", number, source: event.source, error: event.error })
-                  )
-              }
+/** Captures every source into the run's directory, one event each; `aborted` if the stage cannot start. */
+const captureSources = (local: Local, state: RunState) =>
+  Effect.gen(function*() {
+    const { config } = local.context
+    const directory = directoryOf(local, state.id)
+    yield* append(state, { _tag: "started", runId: state.id, sources: config.sources.length })
+    const capturedOrFailed = yield* Effect.gen(function*() {
+      const capture = (yield* captureLayer(local.context)).pipe(Layer.provide(CaptureStore.layerFileSystem({ directory })))
+      return yield* Effect.flatMap(Capture.Capture, (capture) =>
+        capture.captureAll(config.sources, {
+          onEvent: (event) => {
+            const number = sourceNumber(config, event.source)
+            switch (event._tag) {
+              case "Started":
+                return Effect.void
+              case "Captured":
+                return Effect.zipRight(Metrics.capture({ bytes: event.ref.byteLength }), append(state, {
+                  _tag: "captured",
+                  number,
+                  source: event.source,
+                  captureSha256: event.ref.sha256,
+                  byteLength: event.ref.byteLength,
+                  accessedAt: event.ref.accessedAt
+                }))
+              case "Failed":
+                return Effect.zipRight(
+                  Metrics.capture({ failed: event.error._tag }),
+                  append(state, { _tag: "failed", number, source: event.source, error: event.error })
+                )
             }
-          })).pipe(Effect.provide(captureLayer))
-      }).pipe(Effect.either)
-      if (Either.isLeft(capturedOrFailed)) {
-        yield* Effect.logError("capture run could not start", capturedOrFailed.left)
-        yield* append(state, { _tag: "aborted", error: capturedOrFailed.left })
-      }
-    }).pipe(
-      // Active while it holds a slot: the gauge counts runs capturing, not runs waiting for a slot.
-      (run) => Effect.acquireUseRelease(Metrics.runActive(1), () => run, () => Metrics.runActive(-1)),
-      slots.withPermits(1),
-      Effect.withSpan("Runs.capture", { attributes: { [Metrics.attributes.runId]: state.id } }),
-      Effect.annotateSpans(Metrics.attributes.runId, state.id),
-      Effect.provideService(Telemetry, telemetry),
-      Effect.onExit((exit) =>
-        Effect.suspend(() => {
-          state.status = Exit.isSuccess(exit) ? "completed" : "interrupted"
-          const captured = state.events.filter((e) => e._tag === "captured").length
-          const failed = state.events.filter((e) => e._tag === "failed").length
-          return append(state, { _tag: "done", status: state.status === "completed" ? "completed" : "interrupted", captured, failed })
-        })
-      ),
-      Effect.annotateLogs("runId", state.id)
-    )
+          }
+        })).pipe(Effect.provide(capture))
+    }).pipe(Effect.either)
+    if (Either.isLeft(capturedOrFailed)) {
+      yield* Effect.logError("capture run could not start", capturedOrFailed.left)
+      yield* append(state, { _tag: "aborted", error: capturedOrFailed.left })
+    }
+  })
 
-  const start = Effect.fn("Runs.start")(function*(owner: string) {
+/** One run's capture under a slot, with its span and metrics, always ending with its `done` event. */
+const captureRun = (local: Local, state: RunState) =>
+  captureSources(local, state).pipe(
+    // Active while it holds a slot: the gauge counts runs capturing, not runs waiting for a slot.
+    (run) => Effect.acquireUseRelease(Metrics.runActive(1), () => run, () => Metrics.runActive(-1)),
+    local.slots.withPermits(1),
+    Effect.withSpan("Runs.capture", { attributes: { [Metrics.attributes.runId]: state.id } }),
+    Effect.annotateSpans(Metrics.attributes.runId, state.id),
+    Effect.provideService(Telemetry, local.telemetry),
+    Effect.onExit((exit) =>
+      Effect.suspend(() => {
+        state.status = Exit.isSuccess(exit) ? "completed" : "interrupted"
+        const captured = state.events.filter((e) => e._tag === "captured").length
+        const failed = state.events.filter((e) => e._tag === "failed").length
+        return append(state, { _tag: "done", status: state.status === "completed" ? "completed" : "interrupted", captured, failed })
+      })
+    ),
+    Effect.annotateLogs("runId", state.id)
+  )
+
+const startRun = (local: Local) =>
+  Effect.fn("Runs.start")(function*(owner: string) {
     const id = newRunId()
     // Not recursive, 0700: the id is fresh, so an existing name means a collision, never reuse.
     yield* Effect.tryPromise({
-      try: () => fs.mkdir(root, { recursive: true, mode: 0o700 }).then(() => fs.mkdir(directoryOf(id), { mode: 0o700 })),
+      try: () => fs.mkdir(local.root, { recursive: true, mode: 0o700 }).then(() => fs.mkdir(directoryOf(local, id), { mode: 0o700 })),
       catch: () => new NotReady({ reason: "run-root-unusable" })
     })
     const state: RunState = {
@@ -234,97 +226,118 @@ export const make = Effect.gen(function*() {
       count: yield* SubscriptionRef.make(0),
       status: "running"
     }
-    live.set(id, state)
+    local.live.set(id, state)
     // Requests run uninterruptibly (the platform's choice); the run itself must stay interruptible for shutdown.
-    yield* FiberSet.run(fibers, Effect.interruptible(captureRun(state)))
+    yield* FiberSet.run(local.fibers, Effect.interruptible(captureRun(local, state)))
     yield* Effect.logInfo("capture run started").pipe(Effect.annotateLogs({ runId: id }))
-    return { id, status: state.status, owner, directory: directoryOf(id) } satisfies RunView
+    return { id, status: state.status, owner, directory: directoryOf(local, id) } satisfies RunView
   })
 
-  const get = Effect.fn("Runs.get")(function*(runId: string) {
+const getRun = (local: Local) =>
+  Effect.fn("Runs.get")(function*(runId: string) {
     // Ids are checked before any path is built: `..`, separators and dots never reach the file system.
     if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
-    const state = live.get(runId)
+    const state = local.live.get(runId)
     if (state !== undefined) {
-      return { id: runId, status: state.status, owner: state.owner, directory: directoryOf(runId) } satisfies RunView
+      return { id: runId, status: state.status, owner: state.owner, directory: directoryOf(local, runId) } satisfies RunView
     }
-    const directory = directoryOf(runId)
+    const directory = directoryOf(local, runId)
     const stat = yield* Effect.promise(() => fs.lstat(directory).catch(() => undefined))
     if (stat === undefined || !stat.isDirectory()) return yield* new RunNotFound({ runId })
     return { id: runId, status: "stored" as const, owner: null, directory } satisfies RunView
   })
 
-  /**
-   * Built from the run's captures, and kept (`server.cacheBytes`) once it cannot change: a run this
-   * server finished (its status read before the manifest is built), or a stored run with every source
-   * captured (records are never replaced; a stored run with a missing source may still be being
-   * captured by another process, so its manifest is built each time).
-   */
-  const manifest = (run: RunView) =>
-    Effect.suspend(() => {
-      const state = live.get(run.id)
-      const finished = state !== undefined && state.status !== "running"
-      const build = Manifest.make(context.config).pipe(
-        Effect.provide(CaptureStore.layerFileSystem({ directory: run.directory })),
-        Effect.catchTag("InvalidRunDirectory", () => Effect.fail(new RunNotFound({ runId: run.id })))
-      )
-      if (Option.isNone(cache)) return build
-      return cache.value.manifest(run.directory, build, (m) =>
-        state === undefined ? m.sources.every((s) => s.status === "captured") : finished)
-    })
-
-  /** A stored run's events: one per source from its manifest, then `done`. */
-  const storedEvents = (run: RunView) => Effect.map(manifest(run), manifestEvents)
-
-  const events = (run: RunView, afterId: number): Stream.Stream<RunEvent, RunNotFound> => {
-    const state = live.get(run.id)
-    if (state === undefined) {
-      return Stream.flatMap(storedEvents(run), (all) => Stream.fromIterable(all.filter((e) => e.id > afterId)))
-    }
-    let cursor = Math.max(0, afterId)
-    return state.count.changes.pipe(
-      Stream.map((count) => {
-        const next = state.events.slice(cursor, count)
-        cursor = Math.max(cursor, count)
-        // Every run ends with `done`, also when shutdown interrupts it: followers always end, also
-        // those that resume at or after `done` (an EventSource reconnects with the id of `done`).
-        const ended = state.events.at(-1)?._tag === "done" && cursor >= state.events.length
-        return { next, ended }
-      }),
-      Stream.takeUntil((step) => step.ended),
-      Stream.mapConcat((step) => step.next)
+/**
+ * Built from the run's captures, and kept (`server.cacheBytes`) once it cannot change: a run this
+ * server finished (its status read before the manifest is built), or a stored run with every source
+ * captured (records are never replaced; a stored run with a missing source may still be being
+ * captured by another process, so its manifest is built each time).
+ */
+const manifestOf = (local: Local, run: RunView) =>
+  Effect.suspend(() => {
+    const state = local.live.get(run.id)
+    const finished = state !== undefined && state.status !== "running"
+    const build = Manifest.make(local.context.config).pipe(
+      Effect.provide(CaptureStore.layerFileSystem({ directory: run.directory })),
+      Effect.catchTag("InvalidRunDirectory", () => Effect.fail(new RunNotFound({ runId: run.id })))
     )
-  }
+    if (Option.isNone(local.cache)) return build
+    return local.cache.value.manifest(run.directory, build, (m) =>
+      state === undefined ? m.sources.every((s) => s.status === "captured") : finished)
+  })
 
-  // On shutdown: stop accepting, give running captures the grace period, then interrupt them (each
-  // ends with a `done` event of status `interrupted`, so followers end cleanly).
-  yield* Effect.addFinalizer(() =>
-    Effect.gen(function*() {
-      yield* lifecycle.shutdown
-      const running = [...live.values()].filter((s) => s.status === "running")
-      // Finalizers run uninterruptibly: the wait is made interruptible so that the grace period can end it.
-      yield* Effect.forEach(running, (s) => s.count.changes.pipe(Stream.takeUntil(() => s.status !== "running"), Stream.runDrain), {
-        concurrency: "unbounded",
-        discard: true
-      }).pipe(Effect.interruptible, Effect.timeoutOption(context.limits.shutdownGraceMs))
-      yield* FiberSet.clear(fibers)
-    })
+/** A live run's events after `afterId`, following it until its `done` event. */
+const followEvents = (state: RunState, afterId: number): Stream.Stream<RunEvent> => {
+  let cursor = Math.max(0, afterId)
+  return state.count.changes.pipe(
+    Stream.map((count) => {
+      const next = state.events.slice(cursor, count)
+      cursor = Math.max(cursor, count)
+      // Every run ends with `done`, also when shutdown interrupts it: followers always end, also
+      // those that resume at or after `done` (an EventSource reconnects with the id of `done`).
+      const ended = state.events.at(-1)?._tag === "done" && cursor >= state.events.length
+      return { next, ended }
+    }),
+    Stream.takeUntil((step) => step.ended),
+    Stream.mapConcat((step) => step.next)
   )
+}
 
-  const store = (run: RunView) =>
-    CaptureStore.layerFileSystem({ directory: run.directory }).pipe(Layer.mapError(() => new RunNotFound({ runId: run.id })))
-  const reviews = (run: RunView) =>
-    ReviewFilesystem.layer({ directory: run.directory }).pipe(Layer.mapError(() => new RunNotFound({ runId: run.id })))
+/**
+ * On shutdown: stop accepting, give running captures the grace period, then interrupt them (each
+ * ends with a `done` event of status `interrupted`, so followers end cleanly).
+ */
+const drain = (local: Local, lifecycle: Context.Tag.Service<Lifecycle>) =>
+  Effect.gen(function*() {
+    yield* lifecycle.shutdown
+    const running = [...local.live.values()].filter((s) => s.status === "running")
+    // Finalizers run uninterruptibly: the wait is made interruptible so that the grace period can end it.
+    yield* Effect.forEach(running, (s) => s.count.changes.pipe(Stream.takeUntil(() => s.status !== "running"), Stream.runDrain), {
+      concurrency: "unbounded",
+      discard: true
+    }).pipe(Effect.interruptible, Effect.timeoutOption(local.context.limits.shutdownGraceMs))
+    yield* FiberSet.clear(local.fibers)
+  })
 
-  // Ready only when new runs can be created under the run root.
-  const ready = Effect.flatMap(
+/** Ready only when new runs can be created under the run root. */
+const readyAt = (root: string) =>
+  Effect.flatMap(
     Effect.promise(() =>
       fs.mkdir(root, { recursive: true, mode: 0o700 }).then(() => fs.access(root, fs.constants.W_OK)).then(() => true, () => false)
     ),
     (usable) => usable ? Effect.void : Effect.fail(new NotReady({ reason: "run-root-unusable" }))
   )
 
-  return Runs.of({ start, get, manifest, events, store, reviews, ready })
+export const make = Effect.gen(function*() {
+  const context = yield* ServerContext
+  const lifecycle = yield* Lifecycle
+  const local: Local = {
+    context,
+    root: path.resolve(context.runRoot),
+    live: new Map(),
+    fibers: yield* FiberSet.make(),
+    slots: yield* Effect.makeSemaphore(context.limits.maxActiveRuns),
+    // Runs record their metrics under the service's telemetry (off when the service has none).
+    telemetry: Option.getOrElse(yield* Effect.serviceOption(Telemetry), () => Telemetry.off),
+    cache: yield* Effect.serviceOption(CaptureCache)
+  }
+  const manifest = (run: RunView) => manifestOf(local, run)
+
+  const events = (run: RunView, afterId: number): Stream.Stream<RunEvent, RunNotFound> => {
+    const state = local.live.get(run.id)
+    if (state !== undefined) return followEvents(state, afterId)
+    // A stored run's events: one per source from its manifest, then `done`.
+    return Stream.flatMap(Effect.map(manifest(run), manifestEvents), (all) => Stream.fromIterable(all.filter((e) => e.id > afterId)))
+  }
+
+  yield* Effect.addFinalizer(() => drain(local, lifecycle))
+
+  const store = (run: RunView) =>
+    CaptureStore.layerFileSystem({ directory: run.directory }).pipe(Layer.mapError(() => new RunNotFound({ runId: run.id })))
+  const reviews = (run: RunView) =>
+    ReviewFilesystem.layer({ directory: run.directory }).pipe(Layer.mapError(() => new RunNotFound({ runId: run.id })))
+
+  return Runs.of({ start: startRun(local), get: getRun(local), manifest, events, store, reviews, ready: readyAt(local.root) })
 })
 
 export const layer: Layer.Layer<Runs, never, ServerContext | Lifecycle> = Layer.scoped(Runs, make)
