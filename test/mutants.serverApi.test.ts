@@ -91,21 +91,24 @@ describe("the service's OpenAPI document", () => {
     })
     const run = { in: "query", name: "run", required: true, pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$" }
     const mode = { in: "query", name: "mode", required: false, enum: ["reject", "drop"] }
+    // `sign=1` without a result signing key is 409 ResultSigningUnavailable.
+    const sign = { in: "query", name: "sign", required: false, enum: ["0", "1"] }
     assert.deepStrictEqual(summary(operation("post", "/v1/verify/report")), {
-      responses: { "200": json, ...refusals, "404": json },
+      responses: { "200": json, ...refusals, "404": json, "409": json },
       body: ["application/json"],
-      params: [run, mode]
+      params: [run, mode, sign]
     })
     const digest = { required: false, pattern: "^[0-9a-f]{64}$" }
     assert.deepStrictEqual(summary(operation("post", "/v1/verify/answer")), {
-      responses: { "200": json, ...refusals, "404": json },
+      responses: { "200": json, ...refusals, "404": json, "409": json },
       body: ["application/json", "text/plain", "application/vnd.amazon.eventstream"],
       params: [
         run,
         { in: "query", name: "format", required: false, enum: ["json", "evi1", "anthropic", "anthropic-sse", "bedrock", "bedrock-stream", "gemini", "openai", "openai-chat", "cohere"] },
         { in: "query", name: "manifest", ...digest },
         { in: "query", name: "manifestDigest", ...digest },
-        mode
+        mode,
+        sign
       ]
     })
     assert.deepStrictEqual(summary(operation("get", "/v1/runs/{id}/documents")), {
