@@ -4,23 +4,27 @@
  * bytes, the envelope checked by `check-attestation` (with the run's captures) and its statement read
  * here independently (subject digest and capture digests computed with node:crypto); one byte of the
  * answer changed is refused; a refused answer gets no envelope. A binary format (bedrock-stream, not
- * valid UTF-8) is signed over its bytes, not a decoding of them. The service signs on request only,
- * and never a refused answer.
+ * valid UTF-8) is signed over its bytes, not a decoding of them, by the CLI and by the service. The
+ * service signs on request only, and never a refused answer.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { Effect, Either, Exit, Layer, Scope } from "effect"
 import { createHash, generateKeyPairSync } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as ResultAttestation from "../src/evidence/ResultAttestation.js"
 import { keyIdOf } from "../src/evidence/Signatures.js"
+import * as Config from "../src/Config.js"
+import { tokenDigest } from "../src/server/Auth.js"
+import * as Server from "../src/server/Server.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as Manifest from "../src/Manifest.js"
 import { config, configJson, emojiRecord } from "./answerSupport.js"
 import { cli } from "./cliProcess.js"
 import { setup as providerSetup } from "./providerEdges.js"
 import { bedrockStreamGrounded } from "./providerMatrix.js"
-import { CAFE, cafeText } from "./providerSupport.js"
+import { CAFE, cafeText, configJson as providerConfigJson } from "./providerSupport.js"
 import { call, sources, startService, tokens, waitForRun } from "./serverSupport.js"
 import { fixtureText, INVENTORY, inventoryRecord, runDirectoryWith, SALES, salesRecord, tempDirectory } from "./support.js"
 
@@ -219,5 +223,45 @@ describe("signed answers in the service", () => {
       const plain = yield* startService({ sources: [sales], work: service.work })
       const noKey = yield* call(plain, `/v1/verify/answer?run=${runId}&sign=1`, { token: tokens.admin, body, headers: { "content-type": "application/json" } })
       assert.deepStrictEqual([noKey.status, noKey.json._tag], [409, "ResultSigningUnavailable"])
+    }), 60_000)
+
+  it.scopedLive("POST /v1/verify/answer?format=bedrock-stream&sign=1: signed over the posted bytes, not a decoding of them", () =>
+    Effect.gen(function*() {
+      const s = yield* providerSetup("quote")
+      const pair = generateKeyPairSync("ed25519")
+      const keyFile = path.join(s.work, "result.pem")
+      yield* Effect.promise(() => fsp.writeFile(keyFile, pair.privateKey.export({ type: "pkcs8", format: "pem" })))
+      const token = "signed-answer-test-token-0123456789abcdef"
+      const config = yield* Config.decode({
+        ...providerConfigJson("quote"),
+        verify: { resultSigning: { keyFile } },
+        server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: false, name: "reader" }] }
+      })
+      const scope = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+      const context = yield* Layer.buildWithScope(
+        Server.layer({ config, configFile: s.configFile, runRoot: path.join(s.work, "runs"), allowLoopbackHttp: true, host: "127.0.0.1", port: 0 }),
+        scope
+      )
+      const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
+      const port = address._tag === "TcpAddress" ? address.port : 0
+      const bytes = Buffer.from(bedrockStreamGrounded)
+      const response = yield* Effect.promise(async () => {
+        const r = await fetch(`http://127.0.0.1:${port}/v1/verify/answer?run=run-1&format=bedrock-stream&manifest=${s.manifest.digest}&sign=1`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/vnd.amazon.eventstream" },
+          body: bytes
+        })
+        return { status: r.status, json: (await r.json()) as any }
+      })
+      assert.strictEqual(response.status, 200, JSON.stringify(response.json))
+      assert.strictEqual(response.json.status, "verified")
+      const envelope = JSON.stringify(response.json.attestation)
+      const statement = statementOf(envelope)
+      assert.deepStrictEqual(statement.subject, [{ name: "answer", digest: { sha256: sha256(bytes) } }])
+      assert.deepStrictEqual(statement.predicate.captures, [textCapture(CAFE, cafeText)])
+      const trusted = [{ keyid: keyIdOf(pair.publicKey), publicKey: pair.publicKey }]
+      const checked = ResultAttestation.checkResultAttestation({ envelope, input: bytes, name: "answer", trusted })
+      assert.isTrue(Either.isRight(checked), Either.isLeft(checked) ? checked.left.message : "")
     }), 60_000)
 })
