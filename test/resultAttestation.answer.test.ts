@@ -107,7 +107,7 @@ describe("signed answers through the program (spawned)", () => {
         cli(["check-attestation", "--attestation", attestation, "--report", answer, "--trusted-keys", k.keyring, ...args])
       const ok = yield* check(["--run", runDir])
       assert.strictEqual(ok.code, 0, ok.stderr)
-      assert.match(ok.stdout, new RegExp(`^verified: .*answer\\.json \\(sha256 ${sha256(answerBytes)}\\), a answer that passed the gate \\(reject mode`))
+      assert.match(ok.stdout, new RegExp(`^verified: .*answer\\.json \\(sha256 ${sha256(answerBytes)}\\), an answer that passed the gate \\(reject mode`))
       assert.include(ok.stdout, "2 verified, 0 unavailable, 0 document-level, 0 removed")
       assert.include(ok.stdout, "holds the same 2 capture(s)")
 
@@ -167,7 +167,7 @@ describe("signed answers through the program (spawned)", () => {
 
       const ok = yield* cli(["check-attestation", "--attestation", attestation, "--report", answer, "--trusted-keys", k.keyring, "--run", s.runDir])
       assert.strictEqual(ok.code, 0, ok.stderr)
-      assert.include(ok.stdout, `(sha256 ${sha256(bytes)}), a answer that passed the gate`)
+      assert.include(ok.stdout, `(sha256 ${sha256(bytes)}), an answer that passed the gate`)
     }), 120_000)
 })
 

@@ -37,7 +37,7 @@ const readEnvelope = (file: string) =>
 const summary = (checked: { readonly statement: ResultAttestation.ResultStatement; readonly keyid: string; readonly sha256: string }) => {
   const p = checked.statement.predicate
   const c = p.counts
-  return `verified: ${terminal(checked.statement.subject[0].name)} (sha256 ${checked.sha256}), a ${p.kind} that passed the gate ` +
+  return `verified: ${terminal(checked.statement.subject[0].name)} (sha256 ${checked.sha256}), ${p.kind === "answer" ? "an" : "a"} ${p.kind} that passed the gate ` +
     `(${p.policy.mode} mode, matching ${p.policy.matching}, signatures ${p.policy.signatures.mode}) against ${p.captures.length} capture(s) ` +
     `of run ${terminal(p.run.id)}: ${c.verified} verified, ${c.unavailable} unavailable, ${c.documentLevel} document-level, ${c.removed} removed; ` +
     `at ${terminal(p.verifiedAt)} by ${terminal(p.producer)}, signed by key ${checked.keyid}\n`
