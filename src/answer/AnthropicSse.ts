@@ -119,6 +119,36 @@ const firstIssue = (error: ParseResult.ParseError): string => {
 }
 
 const decodeTextCitation = Schema.decodeUnknownEither(Anthropic.TextCitation, lenient)
+const TextBlockStart = Schema.Struct({ content_block: TextStart })
+
+// Hand checks of the hot events' shapes (thousands per answer, where a Schema decode cost more than
+// the rest of the event's handling). Each one only accepts what its Schema accepts, with the same
+// values; anything else goes to the Schema decode, which alone words the issue.
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === "object" && value !== null
+/** `Index`: a non-negative safe integer (Schema.Int's rule). */
+const isIndex = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+/** `NonBlankString`: a non-whitespace character, and well-formed. */
+const isNonBlank = (value: unknown): boolean => typeof value === "string" && /\S/u.test(value) && value.isWellFormed()
+const has = (value: Readonly<Record<string, unknown>>, key: string) => Object.prototype.hasOwnProperty.call(value, key)
+
+/** `typeOf(v)` is `Typed`'s decode of `v` when that is a record with a string `type`. */
+const typeOf = (value: unknown): string | undefined => (isRecord(value) && typeof value["type"] === "string" ? value["type"] : undefined)
+
+/** A citation `Anthropic.TextCitation` accepts, by hand (the three location types). */
+const isTextCitation = (c: unknown): boolean => {
+  if (!isRecord(c) || !isNonBlank(c["cited_text"]) || !isIndex(c["document_index"])) return false
+  switch (c["type"]) {
+    case "char_location":
+      return isIndex(c["start_char_index"]) && isIndex(c["end_char_index"])
+    case "page_location":
+      return isPage(c["start_page_number"]) && isPage(c["end_page_number"])
+    case "content_block_location":
+      return isIndex(c["start_block_index"]) && isIndex(c["end_block_index"])
+  }
+  return false
+}
+const isPage = (value: unknown): boolean => typeof value === "number" && Number.isSafeInteger(value) && value >= 1
 
 // ---------------------------------------------------------------------------
 // The accumulator
@@ -153,7 +183,10 @@ export class Accumulator {
   private lineNo = 0
   private events = 0
   private name: string | undefined
-  private data: Array<string> = []
+  /** The event's `data:` lines: how many, the first, and any others (rare: one line per event is the norm). */
+  private dataLines = 0
+  private data = ""
+  private moreData: Array<string> | undefined
   private dataChars = 0
   private eventLine = 0
   private textChars = 0
@@ -174,31 +207,49 @@ export class Accumulator {
 
   /** One SSE line, without its LF (a trailing CR is dropped). */
   line(raw: string): void {
-    const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw
-    if (text === "") return this.blank()
+    this.lineAt(raw, 0, raw.length)
+  }
+
+  /**
+   * The SSE line `text[from, to)`, without its LF (a trailing CR is dropped): as `line`, read in
+   * place, so a whole text is read without a string per line (only the values kept are cut out).
+   */
+  lineAt(text: string, from: number, to: number): void {
+    if (to > from && text.charCodeAt(to - 1) === 13) to--
+    if (to === from) return this.blank()
     this.lineNo++
-    if (text.startsWith(":")) return
-    const colon = text.indexOf(":")
-    const field = colon === -1 ? text : text.slice(0, colon)
-    const value = colon === -1 ? "" : text.slice(text.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1)
-    if (this.name === undefined && this.data.length === 0) this.eventLine = this.lineNo
-    if (field === "event") this.name = value
-    else if (field === "data") {
-      this.dataChars += value.length + 1
-      if (this.dataChars > this.limits.maxEventChars) throw new SseAbort(new LimitPassed("event-size", this.limits.maxEventChars, this.dataChars))
-      this.data.push(value)
-    }
+    if (text.charCodeAt(from) === 58) return
+    // The field ends at the first colon (a scan of this line only: linear however the lines run).
+    let colon = from
+    while (colon < to && text.charCodeAt(colon) !== 58) colon++
+    const fieldLength = colon - from
+    const isEvent = fieldLength === 5 && text.startsWith("event", from)
+    const isData = !isEvent && fieldLength === 4 && text.startsWith("data", from)
+    if (this.name === undefined && this.dataLines === 0) this.eventLine = this.lineNo
     // `id`, `retry` and unknown fields are ignored, as the SSE standard says.
+    if (!isEvent && !isData) return
+    const valueFrom = colon + 1 < to && text.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1
+    const value = valueFrom >= to ? "" : text.slice(valueFrom, to)
+    if (isEvent) {
+      this.name = value
+      return
+    }
+    this.dataChars += value.length + 1
+    if (this.dataChars > this.limits.maxEventChars) throw new SseAbort(new LimitPassed("event-size", this.limits.maxEventChars, this.dataChars))
+    if (this.dataLines++ === 0) this.data = value
+    else (this.moreData ??= []).push(value)
   }
 
   private dispatch(): void {
-    if (this.data.length === 0) {
+    if (this.dataLines === 0) {
       this.name = undefined
       return
     }
-    const data = this.data.join("\n")
+    const data = this.moreData === undefined ? this.data : [this.data, ...this.moreData].join("\n")
     const name = this.name
-    this.data = []
+    this.dataLines = 0
+    this.data = ""
+    this.moreData = undefined
     this.dataChars = 0
     this.name = undefined
     this.events++
@@ -214,7 +265,8 @@ export class Accumulator {
   private apply(name: string | undefined, data: string): void {
     const parsed = StrictJson.parse(data)
     if (parsed._tag === "Left") throw this.invalid(`data is not strict JSON: ${boundMessage(parsed.issue.message)}`)
-    const { type } = this.decode(Typed, parsed.value)
+    const value = parsed.value
+    const type = typeOf(value) ?? this.decode(Typed, value).type
     if (name !== undefined && name !== "message" && name !== type) {
       throw this.invalid(`event ${JSON.stringify(cut(name))} carries data of type ${JSON.stringify(cut(type))}`)
     }
@@ -233,11 +285,16 @@ export class Accumulator {
         this.phase = "message"
         return
       case "content_block_start":
-        return this.start(this.decode(BlockStart, parsed.value), parsed.value)
+        return this.start(
+          isRecord(value) && isIndex(value["index"]) && typeOf(value["content_block"]) !== undefined
+            ? value as typeof BlockStart.Type
+            : this.decode(BlockStart, value),
+          value
+        )
       case "content_block_delta":
-        return this.delta(this.decode(BlockDelta, parsed.value))
+        return this.delta(isRecord(value) && isIndex(value["index"]) && has(value, "delta") ? value as typeof BlockDelta.Type : this.decode(BlockDelta, value))
       case "content_block_stop":
-        return this.stop(this.decode(BlockStop, parsed.value).index)
+        return this.stop(isRecord(value) && isIndex(value["index"]) ? value["index"] : this.decode(BlockStop, value).index)
       case "message_delta":
       case "message_stop":
         if (this.phase !== "message") throw this.invalid(`${type} before message_start`)
@@ -259,7 +316,11 @@ export class Accumulator {
       this.content.push({ type: event.content_block.type })
       return
     }
-    const start = this.decode(Schema.Struct({ content_block: TextStart }), value).content_block
+    const block0 = (value as { readonly content_block: Readonly<Record<string, unknown>> }).content_block
+    const citations = block0["citations"]
+    const start = typeof block0["text"] === "string" && (citations === undefined || citations === null || Array.isArray(citations))
+      ? block0 as typeof TextStart.Type
+      : this.decode(TextBlockStart, value).content_block
     const block: TextBlockData = { type: "text", text: "", citations: [] }
     this.content.push(block)
     // A start may carry text and citations already (the API sends them empty): read as deltas.
@@ -268,15 +329,19 @@ export class Accumulator {
   }
 
   private delta(event: typeof BlockDelta.Type): void {
-    const { type } = this.decode(Typed, event.delta)
+    const type = typeOf(event.delta) ?? this.decode(Typed, event.delta).type
     if (this.open !== event.index) throw this.invalid(`a delta for block ${event.index}, which is not open`)
     const block = this.content[event.index]!
     if (!("text" in block)) return
     switch (type) {
-      case "text_delta":
-        return this.text(event.index, block, this.decode(TextDelta, event.delta).text)
-      case "citations_delta":
-        return this.citation(event.index, block, this.decode(CitationsDelta, event.delta).citation)
+      case "text_delta": {
+        const text = (event.delta as Readonly<Record<string, unknown>>)["text"]
+        return this.text(event.index, block, typeof text === "string" ? text : this.decode(TextDelta, event.delta).text)
+      }
+      case "citations_delta": {
+        const delta = event.delta as Readonly<Record<string, unknown>>
+        return this.citation(event.index, block, has(delta, "citation") ? delta["citation"] : this.decode(CitationsDelta, delta).citation)
+      }
     }
     throw this.invalid(`a ${cut(type)} in text block ${event.index} (only text_delta and citations_delta are read)`)
   }
@@ -293,8 +358,8 @@ export class Accumulator {
     if (this.citations > this.limits.maxCitations) throw new SseAbort(new LimitPassed("citations", this.limits.maxCitations, this.citations))
     const j = block.citations.length
     // As in a whole response: a citation citegate cannot check (web search, search result) is an InvalidAnswer.
-    const decoded = decodeTextCitation(citation)
-    if (Either.isLeft(decoded)) {
+    const decoded = isTextCitation(citation) ? undefined : decodeTextCitation(citation)
+    if (decoded !== undefined && Either.isLeft(decoded)) {
       const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
       throw new SseAbort(
         new InvalidAnswer({
@@ -324,7 +389,7 @@ export class Accumulator {
   end(): { readonly content: ReadonlyArray<unknown> } {
     const incomplete = (at: ProviderStreamIncomplete["at"]) =>
       new SseAbort(new ProviderStreamIncomplete({ format: "anthropic-sse", at, events: this.events }))
-    if (this.data.length > 0 || this.name !== undefined) {
+    if (this.dataLines > 0 || this.name !== undefined) {
       if (this.phase === "stopped") throw this.invalid("an unterminated event after message_stop")
       throw incomplete("inside-event")
     }
@@ -351,10 +416,10 @@ export const decodeSse = (
   try {
     let from = 0
     for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
-      accumulator.line(text.slice(from, nl))
+      accumulator.lineAt(text, from, nl)
       from = nl + 1
     }
-    if (from < text.length) accumulator.line(text.slice(from))
+    if (from < text.length) accumulator.lineAt(text, from, text.length)
     return Anthropic.decodeResponse(accumulator.end())
   } catch (e) {
     if (!(e instanceof SseAbort)) throw e
