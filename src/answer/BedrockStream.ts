@@ -270,10 +270,19 @@ const converse = (block: Open): ConverseBlock =>
 const format = "bedrock-converse-stream" as const
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
-/** A message's string header, if it has one. */
-const header = (message: EventStream.Message, name: string): string | undefined => {
-  const value = message.headers.get(name)
-  return typeof value === "string" ? value : undefined
+/** A message's known string headers, as `readMember` reads them, from its header map. */
+const knownOf = (message: EventStream.Message): EventStream.Known => {
+  const header = (name: string) => {
+    const value = message.headers.get(name)
+    return typeof value === "string" ? value : undefined
+  }
+  return {
+    messageType: header(":message-type"),
+    eventType: header(":event-type"),
+    exceptionType: header(":exception-type"),
+    errorCode: header(":error-code"),
+    errorMessage: header(":error-message")
+  }
 }
 
 /**
@@ -286,38 +295,51 @@ const header = (message: EventStream.Message, name: string): string | undefined 
 export const messageEvent = (message: EventStream.Message, n: number): Either.Either<unknown, BedrockStreamFailure> =>
   Either.map(messageMember(message, n), ({ body, name }) => ({ [name]: body }))
 
-const invalidAt = (n: number, detail: string) => Either.left(new ProviderEventInvalid({ format, event: n, line: n, detail }))
+const invalidAt = (n: number, detail: string) => new ProviderEventInvalid({ format, event: n, line: n, detail })
+
+/** A message refused: its failure, told apart from a payload (a parsed JSON object is never one). */
+class Refused {
+  constructor(readonly failure: BedrockStreamFailure) {}
+}
+
+/**
+ * The payload `payload[from, to)` of a message with these headers, as the event's body (its name is
+ * `known.eventType`), or why the message is refused. Allocates only the text and the parsed value.
+ */
+const readMember = (known: EventStream.Known, payload: Uint8Array, from: number, to: number, n: number): object | Refused => {
+  const type = known.messageType
+  if (type === "error") {
+    return new Refused(new ProviderStreamError({ format, errorType: cut(known.errorCode ?? "error"), detail: boundMessage(known.errorMessage ?? "") }))
+  }
+  let body: unknown
+  try {
+    const parsed = StrictJson.parse(utf8.decode(from === 0 && to === payload.length ? payload : payload.subarray(from, to)))
+    if (parsed._tag === "Left") return new Refused(invalidAt(n, `the payload is not strict JSON: ${boundMessage(parsed.issue.message)}`))
+    body = parsed.value
+  } catch {
+    return new Refused(invalidAt(n, "the payload is not UTF-8"))
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return new Refused(invalidAt(n, "the payload is not a JSON object"))
+  if (type === "exception") {
+    const detail = (body as { message?: unknown }).message
+    return new Refused(
+      new ProviderStreamError({ format, errorType: cut(known.exceptionType ?? "exception"), detail: boundMessage(typeof detail === "string" ? detail : "") })
+    )
+  }
+  if (type !== "event") return new Refused(invalidAt(n, `a message of type ${JSON.stringify(cut(type ?? "(none)"))}`))
+  const name = known.eventType
+  if (name === undefined || name === "") return new Refused(invalidAt(n, "an event without :event-type"))
+  return body
+}
 
 /** `messageEvent`'s event as its member's name and body (for `Accumulator.pushMember`). */
 export const messageMember = (
   message: EventStream.Message,
   n: number
 ): Either.Either<{ readonly name: string; readonly body: object }, BedrockStreamFailure> => {
-  const type = header(message, ":message-type")
-  if (type === "error") {
-    return Either.left(
-      new ProviderStreamError({ format, errorType: cut(header(message, ":error-code") ?? "error"), detail: boundMessage(header(message, ":error-message") ?? "") })
-    )
-  }
-  let body: unknown
-  try {
-    const parsed = StrictJson.parse(utf8.decode(message.payload))
-    if (parsed._tag === "Left") return invalidAt(n, `the payload is not strict JSON: ${boundMessage(parsed.issue.message)}`)
-    body = parsed.value
-  } catch {
-    return invalidAt(n, "the payload is not UTF-8")
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return invalidAt(n, "the payload is not a JSON object")
-  if (type === "exception") {
-    const detail = (body as { message?: unknown }).message
-    return Either.left(
-      new ProviderStreamError({ format, errorType: cut(header(message, ":exception-type") ?? "exception"), detail: boundMessage(typeof detail === "string" ? detail : "") })
-    )
-  }
-  if (type !== "event") return invalidAt(n, `a message of type ${JSON.stringify(cut(type ?? "(none)"))}`)
-  const name = header(message, ":event-type")
-  if (name === undefined || name === "") return invalidAt(n, "an event without :event-type")
-  return Either.right({ name, body })
+  const known = knownOf(message)
+  const body = readMember(known, message.payload, 0, message.payload.length, n)
+  return body instanceof Refused ? Either.left(body.failure) : Either.right({ name: known.eventType!, body })
 }
 
 /** A frame the decoder refused, as the stream's failure (a message past the size limit is `LimitPassed` "event-size"). */
@@ -338,17 +360,24 @@ export const decodeEventStream = (bytes: Uint8Array): Either.Either<Bedrock.Resp
   const failed = (failure: BedrockStreamFailure): Either.Either<never, AnswerError> =>
     Either.left(failure instanceof LimitPassed ? answerLimitError(failure) : failure)
   if (bytes.length > answerLimits.maxChars) return failed(new LimitPassed("event-size", answerLimits.maxChars, bytes.length))
-  const decoder = new EventStream.Decoder(answerLimits.maxChars)
+  // The body is in hand: each message is read in place (`EventStream.readMessage`, the checks of
+  // `EventStream.Decoder` without its copies and header maps) and handled before the next is read;
+  // the first failure ends the reading, as it does when the Decoder's messages are handled in order.
   const accumulator = new Accumulator()
-  const { messages, error } = decoder.push(bytes)
-  for (const [i, message] of messages.entries()) {
-    const event = messageMember(message, i + 1)
-    if (Either.isLeft(event)) return failed(event.left)
-    const pushed = accumulator.pushMember(event.right.name, event.right.body)
+  const frame: EventStream.Frame = { known: EventStream.emptyKnown(), payloadFrom: 0, payloadTo: 0 }
+  let at = 0
+  let n = 0
+  while (at < bytes.length) {
+    const read = EventStream.readMessage(bytes, at, answerLimits.maxChars, frame)
+    if (read instanceof EventStream.FrameError) return failed(frameFailure(read, n + 1, answerLimits.maxChars))
+    if (read === 0) return failed(incompleteInside(n))
+    n++
+    const body = readMember(frame.known, bytes, frame.payloadFrom, frame.payloadTo, n)
+    if (body instanceof Refused) return failed(body.failure)
+    const pushed = accumulator.pushMember(frame.known.eventType!, body)
     if (Either.isLeft(pushed)) return failed(pushed.left)
+    at += read
   }
-  if (error !== undefined) return failed(frameFailure(error, decoder.messages + 1, answerLimits.maxChars))
-  if (decoder.pending > 0) return failed(incompleteInside(decoder.messages))
   const response = accumulator.response()
   return Either.isLeft(response) ? failed(response.left) : Bedrock.decodeResponse(response.right)
 }
