@@ -12,7 +12,6 @@ import * as Option from "effect/Option"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import * as Answer from "../answer/Answer.js"
 import * as AnswerFormats from "../answer/Formats.js"
 import type { BoundAnswer } from "../answer/Records.js"
 import * as AnswerRender from "../answer/Render.js"
@@ -31,8 +30,6 @@ import * as Decisions from "../review/Decisions.js"
 import * as JudgeReview from "../review/JudgeReview.js"
 import * as ReviewLog from "../store/ReviewLog.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
-import * as Verifier from "../verify/Verifier.js"
-import * as CaptureCache from "../verify/CaptureCache.js"
 import { CitegateApi, namedManifest } from "./Api.js"
 import * as Gates from "./Gates.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
@@ -223,29 +220,17 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
             )
             : yield* Effect.orDie(request.text)
           const mode = urlParams.mode ?? Config.resolvedMode(config)
-          const answersOptions = {
-            mode,
-            uncited: Config.resolvedUncited(config),
-            needsCitation: Config.resolvedCitationRule(config),
-            citations: Config.resolvedCitations(config)
-          }
-          const answersLayer = Answer.layer(answersOptions).pipe(
-            Layer.provide(Verifier.layer),
-            Layer.provide(Policy.layer(config)),
-            Layer.provideMerge(storeOf(run)),
-            Layer.orDie
-          )
-          const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
+          const answersOptions = Gates.answerOptions(config, mode)
           // The run's manifest, kept once the run is finished (Runs.manifest).
           const runManifest = (yield* Runs).manifest(run)
+          // The run's Answers, kept per (run, mode) like the report route's Gate (Gates.ts).
           const [storeIdentity, outcome] = yield* Effect.gen(function*() {
+            const kept = yield* Effect.orDie(gates.answers(run, mode))
             const manifest = yield* Effect.orDie(runManifest)
             const options = { manifestDigest: namedManifest(urlParams) }
             const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(format, text, manifest, options)
-            const answers = yield* Answer.Answers
-            const store = yield* CaptureStore.CaptureStore
-            return [store.identity, yield* Effect.either(Effect.flatMap(bound, answers.verify))] as const
-          }).pipe(Effect.provide(answersLayer), CaptureCache.provideOption(cache), Effect.annotateSpans(Metrics.attributes.runId, run.id))
+            return [kept.storeIdentity, yield* Effect.either(Effect.flatMap(bound, kept.answers.verify))] as const
+          }).pipe(Effect.scoped, Effect.annotateSpans(Metrics.attributes.runId, run.id))
           const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
           yield* verificationSpan(run.id, tag)
           yield* Metrics.verification("answer", tag, Either.isRight(outcome) ? [] : [tag])
