@@ -28,10 +28,10 @@ import * as Json from "../render/Json.js"
 import { fromOutcome, Rendering } from "../render/Rendering.js"
 import * as Decisions from "../review/Decisions.js"
 import * as JudgeReview from "../review/JudgeReview.js"
-import * as ReviewLog from "../store/ReviewLog.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import { CitegateApi, namedManifest } from "./Api.js"
 import * as Gates from "./Gates.js"
+import * as KeptReviews from "./KeptReviews.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import * as Metrics from "./Metrics.js"
@@ -129,9 +129,8 @@ export const RunsLive = HttpApiBuilder.group(CitegateApi, "runs", (handlers) =>
 )
 
 /** The run's recorded decisions about a verified report's facts (`undefined`: none, or the log is unreadable). */
-const recordedReview = (run: RunView, report: VerifiedReport) =>
-  Effect.flatMap(ReviewLog.ReviewLog, (log) => log.list).pipe(
-    Effect.provide(Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.reviews(run)))),
+const recordedReview = (reviews: KeptReviews.KeptReviewsShape, run: RunView, report: VerifiedReport) =>
+  reviews.list(run).pipe(
     Effect.map((logged) => Decisions.humanReviewOf(report, logged)),
     Effect.catchAll((error) => Effect.as(Effect.logWarning("review log not shown").pipe(Effect.annotateLogs({ error: error._tag })), undefined))
   )
@@ -166,6 +165,8 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
   Effect.gen(function*() {
     // One Gate per (run, mode), built on first use and kept (Gates.ts), not one per request.
     const gates = yield* Gates.make()
+    // The runs' review logs, read once and kept while unchanged (KeptReviews.ts), not per request.
+    const reviews = yield* KeptReviews.make()
     return handlers
       .handleRaw("verifyReport", ({ request, urlParams }) =>
         Effect.gen(function*() {
@@ -189,7 +190,7 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
           const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
           // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
-          const humanReview = Either.isRight(outcome) ? yield* recordedReview(run, outcome.right.report) : undefined
+          const humanReview = Either.isRight(outcome) ? yield* recordedReview(reviews, run, outcome.right.report) : undefined
           const provenance = fromOutcome(outcome)
           const passed = Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge)
           // --- signed result (`sign=1`): only a result that passed is signed ---
