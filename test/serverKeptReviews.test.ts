@@ -1,8 +1,9 @@
 /**
- * Kept per process in the service, not looked up per request: a run's review log (read once and
- * kept while its `reviews/` directory is unchanged and settled; src/server/KeptReviews.ts) and a
- * stored run's directory (looked up once; src/server/Runs.ts). Each test fails without the keeping
- * (counts of reads), or pins what a kept thing can and cannot go stale about (docs/threat-model.md).
+ * A run's review log kept per process in the service, not read per request (read once and kept
+ * while its `reviews/` directory is unchanged and settled; src/server/KeptReviews.ts): the tests
+ * count the reads (they fail without the keeping) and pin what a kept log can and cannot go stale
+ * about (docs/threat-model.md). And a stored run's directory, still checked on every request
+ * (synchronously now, src/server/Runs.ts): never stale.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Either, Layer } from "effect"
@@ -122,16 +123,15 @@ describe("KeptReviews: a run's review log read once while unchanged", () => {
     })))
 })
 
-describe("Runs: a stored run's directory looked up once", () => {
-  it.scoped("found once, then answered without a lookup (a directory removed later is still named: its reads fail)", () =>
+describe("Runs: a stored run's directory checked on every request (synchronously)", () => {
+  it.scoped("a run directory removed, or replaced by a symlink, after its first request is RunNotFound on the next", () =>
     Effect.gen(function*() {
       const { directory, runs } = yield* setup
-      const first = yield* runs.get("r1")
-      assert.strictEqual(first.status, "stored")
+      assert.strictEqual((yield* runs.get("r1")).status, "stored")
       yield* Effect.promise(() => fsp.rename(directory, `${directory}-moved`))
-      // Kept: no lstat per request. The store's reads then fail on the missing captures (typed), never on stale data.
-      const again = yield* runs.get("r1")
-      assert.deepStrictEqual(again, first)
+      assert.strictEqual((yield* Effect.flip(runs.get("r1")))._tag, "RunNotFound")
+      yield* Effect.promise(() => fsp.symlink(`${directory}-moved`, directory))
+      assert.strictEqual((yield* Effect.flip(runs.get("r1")))._tag, "RunNotFound")
     }))
 
   it.scoped("a run not found is looked up again: created later, it is found", () =>
