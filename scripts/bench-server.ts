@@ -80,11 +80,11 @@ const processCpuMs = (pid: number | undefined): number | undefined => {
 }
 
 /** Starts `run-pipeline serve` on a free port; resolves with its base URL and a stop function (SIGTERM, waits for exit). */
-const serve = (configFile: string, runRoot: string, storeUrl: string | undefined) =>
+const serve = (configFile: string, runRoot: string, storeUrl: string | undefined, nodeFlags: ReadonlyArray<string>) =>
   new Promise<Served>((resolve, reject) => {
     const bin = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "bin", "run-pipeline.js")
     const store = storeUrl === undefined ? [] : ["--store", storeUrl]
-    const child = spawn(process.execPath, [bin, "serve", "--config", configFile, "--listen", "127.0.0.1:0", "--run-root", runRoot, ...store], {
+    const child = spawn(process.execPath, [...nodeFlags, bin, "serve", "--config", configFile, "--listen", "127.0.0.1:0", "--run-root", runRoot, ...store], {
       stdio: ["ignore", "ignore", "pipe"]
     })
     let buffered = ""
@@ -137,6 +137,8 @@ interface BenchOptions {
   readonly makeText: (seed: number, bytes: number) => string
   /** Seconds of load per row (default 15; 1 with --smoke). */
   readonly seconds?: number | undefined
+  /** Node flags for the spawned serve process (`--serve-node-flags`), e.g. `--cpu-prof`. */
+  readonly nodeFlags?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -241,7 +243,7 @@ const measure = async (options: BenchOptions, shape: Shape, telemetry: false | R
       ...(telemetry === false ? {} : { telemetry })
     }))
     // --smoke serves in this process (no CLI start-up to wait for); the real run measures the CLI's own process.
-    const server = options.smoke ? await serveInProcess(configFile, runRoot, storeUrl) : await serve(configFile, runRoot, storeUrl)
+    const server = options.smoke ? await serveInProcess(configFile, runRoot, storeUrl) : await serve(configFile, runRoot, storeUrl, options.nodeFlags ?? [])
     try {
       const url = `${server.base}/v1/verify/report?run=bench`
       const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" }

@@ -7,6 +7,9 @@
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *   --section-deadline MS   a section that runs longer ends the bench with its name (default: none; 180000 with --smoke)
  *   --server-seconds S   seconds of load per service row (default 15; short runs repeated suit a loaded machine)
+ *   --serve-node-flags "F"   node flags for the spawned `serve` process, space-separated (e.g.
+ *                            "--cpu-prof --cpu-prof-dir prof" writes a CPU profile of the service when it stops;
+ *                            NODE_OPTIONS does not take --cpu-prof)
  *
  * Writes a Markdown table to stdout and the results as JSON.
  */
@@ -50,6 +53,9 @@ const runs = smoke ? 1 : 7
 const warmups = smoke ? 1 : 3
 const resultsFile = args.includes("--results") ? args[args.indexOf("--results") + 1]! : path.join("bench", "results.json")
 const serverSeconds = args.includes("--server-seconds") ? Number(args[args.indexOf("--server-seconds") + 1]) : undefined
+const serveNodeFlags = args.includes("--serve-node-flags")
+  ? (args[args.indexOf("--serve-node-flags") + 1] ?? "").split(" ").filter((flag) => flag !== "")
+  : []
 const sectionDeadlineMs = args.includes("--section-deadline")
   ? Number(args[args.indexOf("--section-deadline") + 1])
   : smoke ? 180_000 : undefined
@@ -1285,8 +1291,8 @@ const main = async () => {
     })
   }
   let postgres: Array<PostgresRow> | undefined
-  const server: Array<ServerRow> = wanted("server") ? await section("server", () => benchServer({ smoke, makeText, seconds: serverSeconds })) : []
-  if (wanted("server", "telemetry")) server.push(...await section("telemetry", () => benchTelemetry({ smoke, makeText })))
+  const server: Array<ServerRow> = wanted("server") ? await section("server", () => benchServer({ smoke, makeText, seconds: serverSeconds, nodeFlags: serveNodeFlags })) : []
+  if (wanted("server", "telemetry")) server.push(...await section("telemetry", () => benchTelemetry({ smoke, makeText, nodeFlags: serveNodeFlags })))
   if (wanted("postgres")) {
     if (postgresPresent) postgres = await section("postgres", benchPostgres)
     else process.stderr.write(`bench: PostgreSQL skipped: ${missingReason}\n`)

@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Either, Layer } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
+import * as AnswerFormats from "../src/answer/Formats.js"
 import * as Config from "../src/Config.js"
 import type { ReportRejected } from "../src/Errors.js"
 import { Lifecycle, ServerContext } from "../src/server/Context.js"
@@ -78,7 +79,17 @@ const setup = (options: { readonly maxEntries?: number; readonly withoutIdentity
         const gate = yield* gates.gate(run, mode)
         return yield* Effect.either(gate.checkJsonWithCaptures(text))
       }))
-    return { gates, verify, opened: () => opened, runRoot }
+    /** An answer (citegate.answer/1) against the run's manifest, through the kept Answers of `mode`. */
+    const verifyAnswer = (runId: string, mode: "reject" | "drop", claims: ReadonlyArray<unknown>) =>
+      Effect.scoped(Effect.gen(function*() {
+        const run = yield* runs.get(runId)
+        const manifest = yield* runs.manifest(run)
+        const text = JSON.stringify({ format: "citegate.answer/1", manifest: manifest.digest, claims })
+        const bound = AnswerFormats.bind("json", text, manifest, {})
+        const kept = yield* gates.answers(run, mode)
+        return yield* Effect.either(Effect.flatMap(bound, kept.answers.verify))
+      }))
+    return { gates, verify, verifyAnswer, opened: () => opened, runRoot }
   })
 
 describe("Gates: one Gate per (run, mode)", () => {
@@ -156,5 +167,37 @@ describe("Gates: one Gate per (run, mode)", () => {
       for (let i = 0; i < 3; i++) assert.isTrue(Either.isRight(yield* verify("r1", "reject", good)))
       assert.strictEqual(opened(), 3)
       assert.deepStrictEqual(yield* gates.stats, { builds: 3, hits: 0, entries: 0, evictions: 0 })
+    }))
+
+  it.scoped("the answer route's Answers: built once per (run, mode) for any number of answers, never stale about its run", () =>
+    Effect.gen(function*() {
+      const { gates, opened, runRoot, verifyAnswer } = yield* setup()
+      const onSales = [{ id: "a", text: "Net sales were 4,210 units.", citations: [{ source: 1, quote: "4,210 units" }] }]
+      const wrong = [...onSales, { id: "b", text: "Sales tripled.", citations: [{ source: 1, quote: "tripled overnight" }] }]
+      for (let i = 0; i < 10; i++) {
+        const outcome = yield* verifyAnswer("r1", "reject", onSales)
+        assert.isTrue(Either.isRight(outcome), JSON.stringify(outcome))
+      }
+      assert.strictEqual(opened(), 1)
+      assert.deepStrictEqual(yield* gates.answerStats, { builds: 1, hits: 9, entries: 1, evictions: 0 })
+      // The mode is part of the key: rejected whole under reject, the failing claim retracted under drop.
+      const rejected = yield* verifyAnswer("r1", "reject", wrong)
+      assert.isTrue(Either.isLeft(rejected) && rejected.left._tag === "AnswerRejected")
+      const dropped = yield* verifyAnswer("r1", "drop", wrong)
+      assert.isTrue(Either.isRight(dropped))
+      if (Either.isRight(dropped)) assert.strictEqual(dropped.right.answer.mode, "drop")
+      assert.strictEqual(opened(), 2)
+      assert.deepStrictEqual(yield* gates.answerStats, { builds: 2, hits: 10, entries: 2, evictions: 0 })
+      // Report Gates are counted apart: none was built.
+      assert.deepStrictEqual(yield* gates.stats, { builds: 0, hits: 0, entries: 0, evictions: 0 })
+
+      // A capture added to the run later is verified by the kept Answers (source 2: the inventory).
+      const onInventory = [{ id: "c", text: "Inventory was 1,180 units.", citations: [{ source: 2, quote: "1,180 units" }] }]
+      const before = yield* verifyAnswer("r1", "reject", onInventory)
+      assert.isTrue(Either.isLeft(before))
+      yield* writeRecords(path.join(runRoot, "r1"), [inventoryRecord])
+      const after = yield* verifyAnswer("r1", "reject", onInventory)
+      assert.isTrue(Either.isRight(after), JSON.stringify(after))
+      assert.strictEqual(opened(), 2)
     }))
 })

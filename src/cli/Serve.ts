@@ -12,6 +12,7 @@ import * as net from "node:net"
 import * as path from "node:path"
 import * as tls from "node:tls"
 import type { PipelineConfig } from "../Config.js"
+import * as JsonLog from "../server/JsonLog.js"
 import * as Server from "../server/Server.js"
 import { FileUnreadable, InsecureListen } from "./CliError.js"
 
@@ -76,8 +77,8 @@ export const loadTls = (config: PipelineConfig, configFile: string) =>
     return { cert, key }
   })
 
-/** JSON log lines on stderr: one per request, with its request id. */
-const jsonLogs = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger))
+/** JSON log lines on stderr: one per request, with its request id (Effect's JSON format, made cheaply: JsonLog.ts). */
+const jsonLogs = Logger.replace(Logger.defaultLogger, JsonLog.stderr)
 
 export const serve = (options: {
   readonly config: PipelineConfig

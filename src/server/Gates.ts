@@ -15,6 +15,10 @@
  * Bounded: at most `maxGates` (least recently used first out); a Gate that failed to build (its
  * run directory gone) is never kept.
  *
+ * The answer route (`POST /v1/verify/answer`) keeps its Answers service the same way, per (run,
+ * mode), under the same rules: its policy and answer options come from the configuration and the
+ * mode, and it reads every capture through the run's store on each verification.
+ *
  * @since 0.4.0
  */
 import * as Context from "effect/Context"
@@ -22,10 +26,14 @@ import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
+import * as Answer from "../answer/Answer.js"
+import * as Config from "../Config.js"
+import type { PipelineConfig } from "../Config.js"
 import type { Mode } from "../Domain.js"
 import type { RunNotFound } from "../Errors.js"
-import { CaptureStore } from "../store/CaptureStore.js"
+import * as CaptureStore from "../store/CaptureStore.js"
 import * as CaptureCache from "../verify/CaptureCache.js"
 import * as Gate from "../verify/Gate.js"
 import * as Policy from "../verify/Policy.js"
@@ -47,6 +55,18 @@ export interface GatesStats {
 }
 
 /**
+ * What the answer route verifies with: the run's Answers service (its Verifier, the configuration's
+ * policy, the answer options of `mode`) and the run's store identity (a signed result's `run.store`).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface KeptAnswers {
+  readonly answers: Answer.AnswersShape
+  readonly storeIdentity: CaptureStore.CaptureStoreShape["identity"]
+}
+
+/**
  * @since 0.4.0
  * @category models
  */
@@ -56,20 +76,102 @@ export interface GatesShape {
    * kept lives as long as the caller's scope.
    */
   readonly gate: (run: RunView, mode: Mode) => Effect.Effect<Gate.GateShape, RunNotFound, Scope.Scope>
+  /** The Answers of `run` under `mode` (POST /v1/verify/answer), kept like Gates. */
+  readonly answers: (run: RunView, mode: Mode) => Effect.Effect<KeptAnswers, RunNotFound, Scope.Scope>
   readonly stats: Effect.Effect<GatesStats>
+  /** The same counts for the answer route's kept Answers. */
+  readonly answerStats: Effect.Effect<GatesStats>
 }
 
 /** Gates kept at most: each holds a policy and a Verifier (kilobytes), not captures. */
 export const maxGates = 128
 
-interface Kept {
-  readonly gate: Gate.GateShape
+interface Kept<A> {
+  readonly value: A
   readonly scope: Scope.CloseableScope
 }
 
 /**
- * Gates over the service's configuration, runs and verified-capture cache (when there is one),
- * released with the scope they are made in (the verify handlers make theirs when the service starts).
+ * The answer options of `mode` under the service's configuration (what `POST /v1/verify/answer`
+ * verifies with and what a signed answer result names).
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const answerOptions = (config: PipelineConfig, mode: Mode): Answer.AnswersOptions => ({
+  mode,
+  uncited: Config.resolvedUncited(config),
+  needsCitation: Config.resolvedCitationRule(config),
+  citations: Config.resolvedCitations(config)
+})
+
+/**
+ * One bounded map of things built per (run, mode) from a layer over the run's store: built on first
+ * use, kept when the store has a cache identity, least recently used first out past `maxEntries`.
+ */
+const keeper = <A, I>(
+  parent: Scope.Scope,
+  maxEntries: number,
+  layerOf: (run: RunView, mode: Mode) => Layer.Layer<I | CaptureStore.CaptureStore, RunNotFound, CaptureCache.CaptureCache>,
+  cache: Option.Option<CaptureCache.CaptureCacheShape>,
+  get: (context: Context.Context<I | CaptureStore.CaptureStore>) => A
+) => {
+  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
+  const entries = new Map<string, Kept<A>>()
+  const counts = { builds: 0, hits: 0, evictions: 0 }
+
+  const build = (run: RunView, mode: Mode) =>
+    Effect.flatMap(Scope.fork(parent, ExecutionStrategy.sequential), (scope) =>
+      Layer.buildWithScope(layerOf(run, mode), scope).pipe(
+        CaptureCache.provideOption(cache),
+        Effect.map((context) => ({
+          value: get(context),
+          keep: Context.get(context, CaptureStore.CaptureStore).identity !== undefined,
+          scope
+        })),
+        Effect.onError(() => Scope.close(scope, Exit.void))
+      ))
+
+  /** Least recently used first out past the bound; their scopes closed. */
+  const evict = Effect.suspend(() => {
+    const out: Array<Kept<A>> = []
+    for (const [key, kept] of entries) {
+      if (entries.size <= maxEntries) break
+      entries.delete(key)
+      out.push(kept)
+      counts.evictions++
+    }
+    return Effect.forEach(out, (kept) => Scope.close(kept.scope, Exit.void), { discard: true })
+  })
+
+  const obtain = (run: RunView, mode: Mode): Effect.Effect<A, RunNotFound, Scope.Scope> =>
+    Effect.suspend(() => {
+      const key = `${run.id}\u0000${run.directory}\u0000${mode}`
+      const found = entries.get(key)
+      if (found !== undefined) {
+        counts.hits++
+        entries.delete(key)
+        entries.set(key, found)
+        return Effect.succeed(found.value)
+      }
+      return Effect.flatMap(build(run, mode), (built) => {
+        counts.builds++
+        // Concurrent first requests each build one; the first to finish is kept, the others serve their request only.
+        if (built.keep && maxEntries > 0 && !entries.has(key)) {
+          entries.set(key, { value: built.value, scope: built.scope })
+          return Effect.as(evict, built.value)
+        }
+        return Effect.as(Effect.addFinalizer(() => Scope.close(built.scope, Exit.void)), built.value)
+      })
+    })
+
+  return { obtain, stats: Effect.sync((): GatesStats => ({ ...counts, entries: entries.size })) }
+}
+
+/**
+ * Gates (and the answer route's Answers) over the service's configuration, runs and verified-capture
+ * cache (when there is one), released with the scope they are made in (the verify handlers make
+ * theirs when the service starts).
  *
  * @since 0.4.0
  * @category constructors
@@ -81,9 +183,6 @@ export const make = (options: { readonly maxEntries?: number } = {}) =>
     const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
     const parent = yield* Effect.scope
     const maxEntries = Math.max(0, options.maxEntries ?? maxGates)
-    // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
-    const entries = new Map<string, Kept>()
-    const counts = { builds: 0, hits: 0, evictions: 0 }
     // The policy of each mode, made once (the configuration does not change while the service runs).
     const policies = new Map<Mode, Policy.PolicyShape>()
     const policyOf = (mode: Mode) => {
@@ -94,61 +193,30 @@ export const make = (options: { readonly maxEntries?: number } = {}) =>
       }
       return policy
     }
+    // The answer route's policy is the configuration's own (its mode is an answer option, as before).
+    const answerPolicy = Policy.fromConfig(config)
 
-    const build = (run: RunView, mode: Mode) =>
-      Effect.flatMap(Scope.fork(parent, ExecutionStrategy.sequential), (scope) =>
-        Layer.buildWithScope(
-          Layer.effect(Gate.Gate, Gate.make).pipe(
-            Layer.provide(Verifier.layer),
-            Layer.provide(Layer.succeed(Policy.Policy, policyOf(mode))),
-            Layer.provideMerge(runs.store(run))
-          ),
-          scope
-        ).pipe(
-          CaptureCache.provideOption(cache),
-          Effect.map((context) => ({
-            gate: Context.get(context, Gate.Gate),
-            keep: Context.get(context, CaptureStore).identity !== undefined,
-            scope
-          })),
-          Effect.onError(() => Scope.close(scope, Exit.void))
-        ))
+    const gates = keeper(parent, maxEntries, (run, mode) =>
+      Layer.effect(Gate.Gate, Gate.make).pipe(
+        Layer.provide(Verifier.layer),
+        Layer.provide(Layer.succeed(Policy.Policy, policyOf(mode))),
+        Layer.provideMerge(runs.store(run))
+      ), cache, (context) => Context.get(context, Gate.Gate))
 
-    /** Least recently used first out past the bound; their scopes closed. */
-    const evict = Effect.suspend(() => {
-      const out: Array<Kept> = []
-      for (const [key, kept] of entries) {
-        if (entries.size <= maxEntries) break
-        entries.delete(key)
-        out.push(kept)
-        counts.evictions++
-      }
-      return Effect.forEach(out, (kept) => Scope.close(kept.scope, Exit.void), { discard: true })
-    })
-
-    const gate: GatesShape["gate"] = (run, mode) =>
-      Effect.suspend(() => {
-        const key = `${run.id}\u0000${run.directory}\u0000${mode}`
-        const found = entries.get(key)
-        if (found !== undefined) {
-          counts.hits++
-          entries.delete(key)
-          entries.set(key, found)
-          return Effect.succeed(found.gate)
-        }
-        return Effect.flatMap(build(run, mode), (built) => {
-          counts.builds++
-          // Concurrent first requests each build one; the first to finish is kept, the others serve their request only.
-          if (built.keep && maxEntries > 0 && !entries.has(key)) {
-            entries.set(key, { gate: built.gate, scope: built.scope })
-            return Effect.as(evict, built.gate)
-          }
-          return Effect.as(Effect.addFinalizer(() => Scope.close(built.scope, Exit.void)), built.gate)
-        })
-      })
+    const answers = keeper(parent, maxEntries, (run, mode) =>
+      Answer.layer(answerOptions(config, mode)).pipe(
+        Layer.provide(Verifier.layer),
+        Layer.provide(Layer.succeed(Policy.Policy, answerPolicy)),
+        Layer.provideMerge(runs.store(run))
+      ), cache, (context): KeptAnswers => ({
+        answers: Context.get(context, Answer.Answers),
+        storeIdentity: Context.get(context, CaptureStore.CaptureStore).identity
+      }))
 
     return {
-      gate,
-      stats: Effect.sync(() => ({ ...counts, entries: entries.size }))
+      gate: gates.obtain,
+      answers: answers.obtain,
+      stats: gates.stats,
+      answerStats: answers.stats
     } satisfies GatesShape
   })

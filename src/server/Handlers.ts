@@ -12,7 +12,6 @@ import * as Option from "effect/Option"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import * as Answer from "../answer/Answer.js"
 import * as AnswerFormats from "../answer/Formats.js"
 import type { BoundAnswer } from "../answer/Records.js"
 import * as AnswerRender from "../answer/Render.js"
@@ -29,12 +28,10 @@ import * as Json from "../render/Json.js"
 import { fromOutcome, Rendering } from "../render/Rendering.js"
 import * as Decisions from "../review/Decisions.js"
 import * as JudgeReview from "../review/JudgeReview.js"
-import * as ReviewLog from "../store/ReviewLog.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
-import * as Verifier from "../verify/Verifier.js"
-import * as CaptureCache from "../verify/CaptureCache.js"
 import { CitegateApi, namedManifest } from "./Api.js"
 import * as Gates from "./Gates.js"
+import * as KeptReviews from "./KeptReviews.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import * as Metrics from "./Metrics.js"
@@ -132,9 +129,8 @@ export const RunsLive = HttpApiBuilder.group(CitegateApi, "runs", (handlers) =>
 )
 
 /** The run's recorded decisions about a verified report's facts (`undefined`: none, or the log is unreadable). */
-const recordedReview = (run: RunView, report: VerifiedReport) =>
-  Effect.flatMap(ReviewLog.ReviewLog, (log) => log.list).pipe(
-    Effect.provide(Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.reviews(run)))),
+const recordedReview = (reviews: KeptReviews.KeptReviewsShape, run: RunView, report: VerifiedReport) =>
+  reviews.list(run).pipe(
     Effect.map((logged) => Decisions.humanReviewOf(report, logged)),
     Effect.catchAll((error) => Effect.as(Effect.logWarning("review log not shown").pipe(Effect.annotateLogs({ error: error._tag })), undefined))
   )
@@ -169,6 +165,8 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
   Effect.gen(function*() {
     // One Gate per (run, mode), built on first use and kept (Gates.ts), not one per request.
     const gates = yield* Gates.make()
+    // The runs' review logs, read once and kept while unchanged (KeptReviews.ts), not per request.
+    const reviews = yield* KeptReviews.make()
     return handlers
       .handleRaw("verifyReport", ({ request, urlParams }) =>
         Effect.gen(function*() {
@@ -192,7 +190,7 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
           const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
           // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
-          const humanReview = Either.isRight(outcome) ? yield* recordedReview(run, outcome.right.report) : undefined
+          const humanReview = Either.isRight(outcome) ? yield* recordedReview(reviews, run, outcome.right.report) : undefined
           const provenance = fromOutcome(outcome)
           const passed = Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge)
           // --- signed result (`sign=1`): only a result that passed is signed ---
@@ -223,29 +221,17 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
             )
             : yield* Effect.orDie(request.text)
           const mode = urlParams.mode ?? Config.resolvedMode(config)
-          const answersOptions = {
-            mode,
-            uncited: Config.resolvedUncited(config),
-            needsCitation: Config.resolvedCitationRule(config),
-            citations: Config.resolvedCitations(config)
-          }
-          const answersLayer = Answer.layer(answersOptions).pipe(
-            Layer.provide(Verifier.layer),
-            Layer.provide(Policy.layer(config)),
-            Layer.provideMerge(storeOf(run)),
-            Layer.orDie
-          )
-          const cache = yield* Effect.serviceOption(CaptureCache.CaptureCache)
+          const answersOptions = Gates.answerOptions(config, mode)
           // The run's manifest, kept once the run is finished (Runs.manifest).
           const runManifest = (yield* Runs).manifest(run)
+          // The run's Answers, kept per (run, mode) like the report route's Gate (Gates.ts).
           const [storeIdentity, outcome] = yield* Effect.gen(function*() {
+            const kept = yield* Effect.orDie(gates.answers(run, mode))
             const manifest = yield* Effect.orDie(runManifest)
             const options = { manifestDigest: namedManifest(urlParams) }
             const bound: Either.Either<BoundAnswer, AnswerError> = AnswerFormats.bind(format, text, manifest, options)
-            const answers = yield* Answer.Answers
-            const store = yield* CaptureStore.CaptureStore
-            return [store.identity, yield* Effect.either(Effect.flatMap(bound, answers.verify))] as const
-          }).pipe(Effect.provide(answersLayer), CaptureCache.provideOption(cache), Effect.annotateSpans(Metrics.attributes.runId, run.id))
+            return [kept.storeIdentity, yield* Effect.either(Effect.flatMap(bound, kept.answers.verify))] as const
+          }).pipe(Effect.scoped, Effect.annotateSpans(Metrics.attributes.runId, run.id))
           const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
           yield* verificationSpan(run.id, tag)
           yield* Metrics.verification("answer", tag, Either.isRight(outcome) ? [] : [tag])

@@ -18,6 +18,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { randomBytes } from "node:crypto"
+import { lstatSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Capture from "../capture/Capture.js"
@@ -66,6 +67,12 @@ const encodeEvent = Schema.encodeSync(RunEvent)
 /** An event as its JSON form (what an SSE `data:` line carries). */
 export const eventJson = (event: RunEvent): string => JSON.stringify(encodeEvent(event))
 
+/** See `Runs.reviewStamp`. */
+export interface ReviewStamp {
+  readonly stamp: string
+  readonly changedAt: number | undefined
+}
+
 /** A run's status: the API's own schema (one definition of what `GET /v1/runs/{id}` may answer). */
 export type RunStatus = typeof RunStatusSchema.Type
 
@@ -108,6 +115,12 @@ export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
   readonly store: (run: RunView) => Layer.Layer<CaptureStore.CaptureStore, RunNotFound>
   /** The run's review log, append-only (its `reviews/` directory, or its rows of `citegate_reviews`). */
   readonly reviews: (run: RunView) => Layer.Layer<ReviewLog, RunNotFound>
+  /**
+   * What the run's review log looks like now, cheaply (no read of it): a stamp that changes with
+   * every append, and when the log last changed (ms since the epoch; undefined: no log yet).
+   * Undefined (or absent): the log cannot be stamped and is read each time (KeptReviews.ts).
+   */
+  readonly reviewStamp?: ((run: RunView) => ReviewStamp | undefined) | undefined
   /** Whether new runs can be started here (the run root is writable, or the database answers). */
   readonly ready: Effect.Effect<void, NotReady>
 }>() {}
@@ -242,7 +255,14 @@ const getRun = (local: Local) =>
       return { id: runId, status: state.status, owner: state.owner, directory: directoryOf(local, runId) } satisfies RunView
     }
     const directory = directoryOf(local, runId)
-    const stat = yield* Effect.promise(() => fs.lstat(directory).catch(() => undefined))
+    // Synchronous: one syscall of a few microseconds; the promise form showed as 2.6 to 6.5% of the
+    // service's busy CPU in profiles (docs/performance.md). Checked on every request, never remembered.
+    let stat: ReturnType<typeof lstatSync> | undefined
+    try {
+      stat = lstatSync(directory, { throwIfNoEntry: false })
+    } catch {
+      stat = undefined
+    }
     if (stat === undefined || !stat.isDirectory()) return yield* new RunNotFound({ runId })
     return { id: runId, status: "stored" as const, owner: null, directory } satisfies RunView
   })
@@ -308,6 +328,25 @@ const readyAt = (root: string) =>
     (usable) => usable ? Effect.void : Effect.fail(new NotReady({ reason: "run-root-unusable" }))
   )
 
+/**
+ * The stamp of a run directory's `reviews/` (ReviewFilesystem.ts): every append links a new name
+ * into it, which changes its modification and change times. Not a directory (a symlink, say) or
+ * unreadable: undefined, so the log is read each time and reports its own error.
+ */
+export const reviewStampOf = (run: RunView): ReviewStamp | undefined => {
+  try {
+    const stat = lstatSync(path.join(run.directory, ReviewFilesystem.reviewsDirectory), { bigint: true, throwIfNoEntry: false })
+    if (stat === undefined) return { stamp: "absent", changedAt: undefined }
+    if (!stat.isDirectory()) return undefined
+    return {
+      stamp: `${stat.dev}:${stat.ino}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.size}:${stat.nlink}`,
+      changedAt: Math.max(Number(stat.mtimeMs), Number(stat.ctimeMs))
+    }
+  } catch {
+    return undefined
+  }
+}
+
 export const make = Effect.gen(function*() {
   const context = yield* ServerContext
   const lifecycle = yield* Lifecycle
@@ -336,8 +375,9 @@ export const make = Effect.gen(function*() {
     CaptureStore.layerFileSystem({ directory: run.directory }).pipe(Layer.mapError(() => new RunNotFound({ runId: run.id })))
   const reviews = (run: RunView) =>
     ReviewFilesystem.layer({ directory: run.directory }).pipe(Layer.mapError(() => new RunNotFound({ runId: run.id })))
+  const reviewStamp = reviewStampOf
 
-  return Runs.of({ start: startRun(local), get: getRun(local), manifest, events, store, reviews, ready: readyAt(local.root) })
+  return Runs.of({ start: startRun(local), get: getRun(local), manifest, events, store, reviews, reviewStamp, ready: readyAt(local.root) })
 })
 
 export const layer: Layer.Layer<Runs, never, ServerContext | Lifecycle> = Layer.scoped(Runs, make)

@@ -1,0 +1,50 @@
+/**
+ * The service's JSON log lines (src/server/JsonLog.ts) are Effect's `Logger.jsonLogger` lines, byte
+ * for byte: the cheap path (a string message, plain annotations) and every fallback (a cause, an
+ * object annotation, several messages, a non-string message).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Logger } from "effect"
+import * as JsonLog from "../src/server/JsonLog.js"
+
+/** Logs `log` through both formatters at once; every pair of lines they made. */
+const both = (log: Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const pairs: Array<readonly [string, string]> = []
+    const recorder = Logger.map(Logger.zip(JsonLog.format, Logger.jsonLogger), (pair) => {
+      pairs.push(pair)
+    })
+    yield* log.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, recorder)))
+    return pairs
+  })
+
+describe("JsonLog: Effect's JSON log line, made cheaply", () => {
+  it.live("the access-log line and its fallbacks are the same text as Logger.jsonLogger", () =>
+    Effect.gen(function*() {
+      const pairs = yield* both(Effect.gen(function*() {
+        yield* Effect.logInfo("request").pipe(
+          Effect.annotateLogs({ method: "POST", path: "/v1/verify/report", status: 200, ms: 3 }),
+          Effect.annotateLogs("requestId", "0c6f1d52-4c1e-4b43-9d0e-0a3c8a7e7f11"),
+          Effect.withLogSpan("request")
+        )
+        yield* Effect.logWarning("quotes \" and \\ and \n and \u2028 and ☃").pipe(Effect.annotateLogs({ ok: true, n: Number.NaN }))
+        yield* Effect.logError("request failed", Cause.fail(new Error("boom")))
+        yield* Effect.logInfo("object").pipe(Effect.annotateLogs({ error: { _tag: "X", detail: [1, 2] } }))
+        yield* Effect.logInfo("two", "messages")
+        yield* Effect.logInfo({ structured: "message" })
+        yield* Effect.logInfo(12)
+      }))
+      assert.strictEqual(pairs.length, 7)
+      for (const [cheap, effect] of pairs) assert.strictEqual(cheap, effect)
+      const access = JSON.parse(pairs[0]![0])
+      assert.deepStrictEqual(Object.keys(access), ["message", "logLevel", "timestamp", "annotations", "spans", "fiberId"])
+      assert.deepStrictEqual(access.annotations, {
+        method: "POST",
+        path: "/v1/verify/report",
+        status: 200,
+        ms: 3,
+        requestId: "0c6f1d52-4c1e-4b43-9d0e-0a3c8a7e7f11"
+      })
+      assert.include(pairs[2]![0], "boom")
+    }))
+})
