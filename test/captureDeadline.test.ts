@@ -24,17 +24,41 @@ const work = (ms: number, seen: Array<string>) =>
     })
   })
 
-const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length
+/**
+ * Runs `effect` noting the long timers (a minute or more: the deadlines below) started meanwhile
+ * and not cleared or run by its end.
+ */
+const longTimersLeft = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const started = new Set<unknown>()
+      const original = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout }
+      globalThis.setTimeout = ((callback: () => void, ms?: number) => {
+        const handle = original.setTimeout(() => {
+          started.delete(handle)
+          callback()
+        }, ms)
+        if ((ms ?? 0) >= 60_000) started.add(handle)
+        return handle
+      }) as typeof setTimeout
+      globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
+        started.delete(handle)
+        original.clearTimeout(handle)
+      }) as typeof clearTimeout
+      return { started, original }
+    }),
+    ({ started }) => Effect.map(effect, (value) => ({ value, left: started.size })),
+    ({ original }) => Effect.sync(() => Object.assign(globalThis, original))
+  )
 
 describe("Deadline.within", () => {
   it.live("work done in time: its value, and no timer is left behind", () =>
     Effect.gen(function*() {
-      const before = timers()
       const seen: Array<string> = []
-      const value = yield* Deadline.within(work(5, seen), 60_000, () => new Late({ after: 60_000 }))
+      const { left, value } = yield* longTimersLeft(Deadline.within(work(5, seen), 60_000, () => new Late({ after: 60_000 })))
       assert.strictEqual(value, "done")
       assert.deepStrictEqual(seen, ["finished"])
-      assert.strictEqual(timers(), before)
+      assert.strictEqual(left, 0)
     }))
 
   it.live("work past the deadline: interrupted, its interruption waited for, then the typed failure", () =>
@@ -50,10 +74,11 @@ describe("Deadline.within", () => {
 
   it.live("a typed failure of the work in time is passed on as it is", () =>
     Effect.gen(function*() {
-      const before = timers()
-      const error = yield* Effect.flip(Deadline.within(Effect.fail(new Refused()), 60_000, () => new Late({ after: 1 })))
+      const { left, value: error } = yield* longTimersLeft(
+        Effect.flip(Deadline.within(Effect.fail(new Refused()), 60_000, () => new Late({ after: 1 })))
+      )
       assert.instanceOf(error, Refused)
-      assert.strictEqual(timers(), before)
+      assert.strictEqual(left, 0)
     }))
 
   it.live("a defect of the work stays a defect", () =>
@@ -64,13 +89,14 @@ describe("Deadline.within", () => {
 
   it.live("interrupting the caller interrupts the work and clears the timer", () =>
     Effect.gen(function*() {
-      const before = timers()
       const seen: Array<string> = []
-      const fiber = yield* Effect.fork(Deadline.within(work(5_000, seen), 60_000, () => new Late({ after: 60_000 })))
-      yield* Effect.sleep("20 millis")
-      yield* Fiber.interrupt(fiber)
+      const { left } = yield* longTimersLeft(Effect.gen(function*() {
+        const fiber = yield* Effect.fork(Deadline.within(work(5_000, seen), 60_000, () => new Late({ after: 60_000 })))
+        yield* Effect.sleep("20 millis")
+        yield* Fiber.interrupt(fiber)
+      }))
       assert.deepStrictEqual(seen, ["interrupted"])
-      assert.strictEqual(timers(), before)
+      assert.strictEqual(left, 0)
     }))
 })
 
