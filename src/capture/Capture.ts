@@ -17,7 +17,7 @@
  * 4. TLS: certificates always verified, against Node's bundled roots plus the
  *    operator's CA file, whatever the environment says (`capture/Trust.ts`).
  * 5. One deadline by interruption over connect, headers, the whole body and
- *    extraction; interruption aborts the socket or kills the extraction process.
+ *    extraction (`capture/Deadline.ts`); interruption aborts the socket or kills the extraction process.
  *    Extraction runs in separate processes with a heap and a memory limit
  *    (`extract/Runner.ts`): a hostile body never stops or kills this one.
  * 6. The record is written atomically and exclusively; a failed capture writes nothing.
