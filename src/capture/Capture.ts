@@ -17,7 +17,7 @@
  * 4. TLS: certificates always verified, against Node's bundled roots plus the
  *    operator's CA file, whatever the environment says (`capture/Trust.ts`).
  * 5. One deadline by interruption over connect, headers, the whole body and
- *    extraction; interruption aborts the socket or kills the extraction process.
+ *    extraction (`capture/Deadline.ts`); interruption aborts the socket or kills the extraction process.
  *    Extraction runs in separate processes with a heap and a memory limit
  *    (`extract/Runner.ts`): a hostile body never stops or kills this one.
  * 6. The record is written atomically and exclusively; a failed capture writes nothing.
@@ -27,11 +27,11 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { CaptureStore } from "../store/CaptureStore.js"
+import * as Deadline from "./Deadline.js"
 import * as Dispatcher from "./Dispatcher.js"
 import { fetchBody, type FetchPolicy } from "./Fetch.js"
 import * as Trust from "./Trust.js"
@@ -47,7 +47,7 @@ import {
   sha256Of,
   type SourceUrl
 } from "../Domain.js"
-import { type CaptureError, CaptureWriteFailed, InvalidBudget, type InvalidCaFile, Timeout } from "../Errors.js"
+import { type CaptureError, CaptureWriteFailed, InvalidBudget, type InvalidCaFile, NotApproved, Timeout } from "../Errors.js"
 import * as CaptureAttestation from "../evidence/CaptureAttestation.js"
 import type { SigningKey } from "../evidence/Signatures.js"
 import type { Extracted, ExtractionLimits } from "../extract/Records.js"
@@ -56,7 +56,7 @@ import type { Extracted, ExtractionLimits } from "../extract/Records.js"
 export type { ExtractionLimits } from "../extract/Records.js"
 import * as Runner from "../extract/Runner.js"
 import { version } from "../version.js"
-import { spanAttributes, tagFailure } from "../internal/Spans.js"
+import { exported, spanAttributes, tagFailure } from "../internal/Spans.js"
 
 /**
  * @since 0.1.0
@@ -244,16 +244,19 @@ const toRecord = (source: SourceUrl, accessedAt: Rfc3339Utc, { body, contentType
   return record
 }
 
-/** `captureAll` over one `capture`: bounded concurrency, events around each source, results in input order. */
+/**
+ * `captureAll` over one `capture`: bounded concurrency, events around each source (when someone
+ * listens: without `onEvent` no event is made), results in input order.
+ */
 const captureAllOf = (
   capture: CaptureShape["capture"],
   concurrency: number
 ): CaptureShape["captureAll"] =>
 (sources, captureOptions) => {
-  const emit = captureOptions?.onEvent ?? (() => Effect.void)
-  return Effect.forEach(
-    sources,
-    (source) =>
+  const emit = captureOptions?.onEvent
+  const one = emit === undefined
+    ? (source: string) => Effect.map(Effect.either(capture(source)), (result): CaptureResult => ({ source, result }))
+    : (source: string) =>
       emit(CaptureEvent.Started({ source })).pipe(
         Effect.zipRight(Effect.either(capture(source))),
         Effect.tap((result) =>
@@ -263,9 +266,8 @@ const captureAllOf = (
           })
         ),
         Effect.map((result): CaptureResult => ({ source, result }))
-      ),
-    { concurrency }
-  ).pipe(Effect.withSpan("Capture.captureAll"))
+      )
+  return Effect.forEach(sources, one, { concurrency }).pipe(Effect.withSpan("Capture.captureAll"))
 }
 
 /**
@@ -293,32 +295,51 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
    * connect, headers, body and extraction. Interruption aborts the socket, or
    * kills the extraction process.
    */
-  const fetchAndExtract = (source: SourceUrl): Effect.Effect<Fetched, CaptureError> =>
-    fetchBody(dispatcher, source, fetchPolicy).pipe(
-      Effect.flatMap(({ body, contentType }) =>
-        Effect.map(runner.extract(source, contentType, body, caps), (extracted) => ({ body, contentType, extracted }))
-      ),
-      Effect.timeoutFail({
-        duration: Duration.millis(budgets.timeoutMs),
-        onTimeout: () => new Timeout({ source, timeoutMs: budgets.timeoutMs })
-      })
+  const fetchAndExtract = (target: UrlPolicy.Target): Effect.Effect<Fetched, CaptureError> =>
+    Deadline.within(
+      Effect.flatMap(fetchBody(dispatcher, target, fetchPolicy), ({ body, contentType }) =>
+        Effect.map(runner.extract(target.source, contentType, body, caps), (extracted) => ({ body, contentType, extracted }))),
+      budgets.timeoutMs,
+      () => new Timeout({ source: target.source, timeoutMs: budgets.timeoutMs })
     )
 
-  const capture = Effect.fn("Capture.capture")(function*(input: string) {
-    // The input only when it is an approved source: a span never carries an arbitrary string.
-    if (approved.has(input as SourceUrl)) yield* Effect.annotateCurrentSpan(spanAttributes.source, input)
-    const checked = UrlPolicy.check(input, { approved, allowLoopbackHttp })
-    if (typeof checked !== "string") return yield* checked
-    const source = checked
-    yield* warm
-    const fetched = yield* fetchAndExtract(source)
-    const accessedAt = new Date(yield* Clock.currentTimeMillis).toISOString() as Rfc3339Utc
-    const record = toRecord(source, accessedAt, fetched)
-    yield* record.format === captureFormat ? store.write(record) : store.write(record, fetched.body)
-    yield* attest(record)
-    const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: fetched.body.byteLength }
-    return ref
-  }, tagFailure)
+  // Parsed and checked once per approved source for the stage's life.
+  const checkUrl = UrlPolicy.checker({ approved, allowLoopbackHttp })
+
+  /** One capture, as plain steps: policy, fetch (under the deadline), record, attestation. */
+  const captureOne = (input: string): Effect.Effect<CaptureRef, CaptureError> => {
+    const target = checkUrl(input)
+    if (target instanceof NotApproved) return Effect.fail(target)
+    const source = target.source
+    return Effect.zipRight(warm, fetchAndExtract(target)).pipe(
+      Effect.flatMap((fetched) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const accessedAt = new Date(now).toISOString() as Rfc3339Utc
+          const record = toRecord(source, accessedAt, fetched)
+          const ref: CaptureRef = { source, sha256: record.sha256, accessedAt, byteLength: fetched.body.byteLength }
+          return (record.format === captureFormat ? store.write(record) : store.write(record, fetched.body)).pipe(
+            Effect.zipRight(attest(record)),
+            Effect.as(ref)
+          )
+        })
+      )
+    )
+  }
+
+  /**
+   * The `Capture.capture` span, with the source (only when it is an approved one: a span never carries
+   * an arbitrary string) and a failure's tag, when spans leave the process (`Spans.exported`). Under
+   * Effect's in-process tracer nobody reads it, and a span per capture of a small source was a
+   * measurable part of its cost (docs/performance.md).
+   */
+  const capture = (input: string): Effect.Effect<CaptureRef, CaptureError> =>
+    Effect.flatMap(exported, (on) =>
+      on
+        ? Effect.withSpan(tagFailure(captureOne(input)), "Capture.capture", {
+          attributes: approved.has(input) ? { [spanAttributes.source]: input } : {},
+          captureStackTrace: false
+        })
+        : captureOne(input))
 
   return Capture.of({ capture, captureAll: captureAllOf(capture, budgets.concurrency) })
 })

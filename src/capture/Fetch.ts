@@ -13,12 +13,13 @@
  */
 import type * as Undici from "@effect/platform-node/Undici"
 import * as Effect from "effect/Effect"
+import { EventEmitter } from "node:events"
 import type { Readable } from "node:stream"
-import type { SourceUrl } from "../Domain.js"
 import type { CaptureError } from "../Errors.js"
 import { readBody } from "./Body.js"
 import { checkResponse } from "./Response.js"
 import { transportError } from "./Transport.js"
+import type { Target } from "./UrlPolicy.js"
 
 /** What a fetch checks a response against. */
 export interface FetchPolicy {
@@ -36,12 +37,18 @@ const release = (body: Readable) =>
 
 const ignore = () => undefined
 
-/** Sends the request; succeeds with the status, headers and the unread body once the headers arrive. */
-const send = (dispatcher: Undici.Dispatcher, source: SourceUrl, url: URL, headers: FetchPolicy["headers"]) =>
-  Effect.async<Undici.Dispatcher.ResponseData, CaptureError>((resume, signal) => {
+/**
+ * Sends the request; succeeds with the status, headers and the unread body once the headers arrive.
+ * Its abort signal is an EventEmitter (undici takes either that or an AbortSignal): an
+ * AbortController per request, with its EventTarget, cost more than the rest of this step.
+ */
+const send = (dispatcher: Undici.Dispatcher, target: Target, headers: FetchPolicy["headers"]) =>
+  Effect.async<Undici.Dispatcher.ResponseData, CaptureError>((resume) => {
+    const signal = new EventEmitter()
+    let aborted = false
     dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
+      origin: target.origin,
+      path: target.path,
       method: "GET",
       headers,
       signal,
@@ -49,27 +56,32 @@ const send = (dispatcher: Undici.Dispatcher, source: SourceUrl, url: URL, header
       headersTimeout: 60 * 60 * 1000,
       bodyTimeout: 0
     }, (error, data) => {
-      if (error !== null) return resume(Effect.fail(transportError(source)(error)))
+      if (error !== null) return resume(Effect.fail(transportError(target.source)(error)))
       // A body abandoned by interruption may still fail later: never an unhandled error.
       data.body.on("error", ignore)
-      if (signal.aborted) data.body.destroy()
+      if (aborted) data.body.destroy()
       else resume(Effect.succeed(data))
+    })
+    // Interruption: undici aborts the request wherever it is (connecting, waiting for headers).
+    return Effect.sync(() => {
+      aborted = true
+      signal.emit("abort")
     })
   })
 
 /** The checked body of one source and the content type it was sent with. */
 export const fetchBody = (
   dispatcher: Undici.Dispatcher,
-  source: SourceUrl,
+  target: Target,
   policy: FetchPolicy
 ): Effect.Effect<{ readonly contentType: string; readonly body: Buffer }, CaptureError> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(restore(send(dispatcher, source, new URL(source), policy.headers)), (response) =>
+    Effect.flatMap(restore(send(dispatcher, target, policy.headers)), (response) =>
       restore(
         Effect.flatMap(
-          checkResponse(source, { status: response.statusCode, headers: response.headers }, policy),
+          checkResponse(target.source, { status: response.statusCode, headers: response.headers }, policy),
           ({ contentType, declared }) =>
-            Effect.map(readBody(source, response.body, declared, policy), (body) => ({ contentType, body }))
+            Effect.map(readBody(target.source, response.body, declared, policy), (body) => ({ contentType, body }))
         )
       ).pipe(Effect.ensuring(release(response.body))))
   )

@@ -60,45 +60,63 @@ export interface CheckedResponse {
   readonly declared: number | null
 }
 
+type ResponseRefusal =
+  | AmbiguousHeader
+  | RedirectRejected
+  | TooLarge
+  | UnexpectedStatus
+  | UnsupportedContentEncoding
+  | UnsupportedContentType
+  | UnsupportedTransferEncoding
+
+/** The checks as one plain step: what passes, or the typed refusal (no Effect per check, on every capture). */
+const checked = (
+  source: SourceUrl,
+  response: ResponseHead,
+  budgets: { readonly maxBytes: number; readonly contentTypes: ReadonlyArray<string> }
+): CheckedResponse | ResponseRefusal => {
+  const status = response.status
+  if (status >= 300 && status < 400) {
+    return new RedirectRejected({ source, status, location: headerValue(response, "location") })
+  }
+  if (status !== 200) return new UnexpectedStatus({ source, status })
+  // A repeated header arrives joined with ", "; none of these legitimately contains a comma.
+  for (const name of ["content-type", "content-length", "content-encoding"]) {
+    const value = headerValue(response, name)
+    if (value !== null && value.includes(",")) return new AmbiguousHeader({ source, header: name, value })
+  }
+  // The parser decodes only the final `chunked` coding; any other coding would reach the record still encoded.
+  // Not trimmed: the parser keeps a trailing blank and then does not decode `chunked `, so neither may this check.
+  const transferEncoding = headerValue(response, "transfer-encoding")
+  if (transferEncoding !== null && transferEncoding.toLowerCase() !== "chunked") {
+    return new UnsupportedTransferEncoding({ source, transferEncoding })
+  }
+  const encoding = headerValue(response, "content-encoding")
+  if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {
+    return new UnsupportedContentEncoding({ source, contentEncoding: encoding })
+  }
+  const contentType = headerValue(response, "content-type")
+  if (contentType === null || !isAllowedContentType(contentType, budgets.contentTypes)) {
+    return new UnsupportedContentType({ source, contentType })
+  }
+  const contentLength = headerValue(response, "content-length")
+  if (contentLength === null) return { contentType, declared: null }
+  if (!/^\d+$/.test(contentLength.trim())) {
+    return new AmbiguousHeader({ source, header: "content-length", value: contentLength })
+  }
+  const declared = Number(contentLength.trim())
+  if (declared > budgets.maxBytes) {
+    return new TooLarge({ source, maxBytes: budgets.maxBytes, declaredBytes: declared, receivedBytes: 0 })
+  }
+  return { contentType, declared }
+}
+
 /** Checks status and headers; yields the content type and the declared length, if any. */
 export const checkResponse = (
   source: SourceUrl,
   response: ResponseHead,
   budgets: { readonly maxBytes: number; readonly contentTypes: ReadonlyArray<string> }
-) =>
-  Effect.gen(function*() {
-    const status = response.status
-    if (status >= 300 && status < 400) {
-      return yield* new RedirectRejected({ source, status, location: headerValue(response, "location") })
-    }
-    if (status !== 200) return yield* new UnexpectedStatus({ source, status })
-    // A repeated header arrives joined with ", "; none of these legitimately contains a comma.
-    for (const name of ["content-type", "content-length", "content-encoding"]) {
-      const value = headerValue(response, name)
-      if (value !== null && value.includes(",")) return yield* new AmbiguousHeader({ source, header: name, value })
-    }
-    // The parser decodes only the final `chunked` coding; any other coding would reach the record still encoded.
-    // Not trimmed: the parser keeps a trailing blank and then does not decode `chunked `, so neither may this check.
-    const transferEncoding = headerValue(response, "transfer-encoding")
-    if (transferEncoding !== null && transferEncoding.toLowerCase() !== "chunked") {
-      return yield* new UnsupportedTransferEncoding({ source, transferEncoding })
-    }
-    const encoding = headerValue(response, "content-encoding")
-    if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {
-      return yield* new UnsupportedContentEncoding({ source, contentEncoding: encoding })
-    }
-    const contentType = headerValue(response, "content-type")
-    if (contentType === null || !isAllowedContentType(contentType, budgets.contentTypes)) {
-      return yield* new UnsupportedContentType({ source, contentType })
-    }
-    const contentLength = headerValue(response, "content-length")
-    if (contentLength === null) return { contentType, declared: null } satisfies CheckedResponse
-    if (!/^\d+$/.test(contentLength.trim())) {
-      return yield* new AmbiguousHeader({ source, header: "content-length", value: contentLength })
-    }
-    const declared = Number(contentLength.trim())
-    if (declared > budgets.maxBytes) {
-      return yield* new TooLarge({ source, maxBytes: budgets.maxBytes, declaredBytes: declared, receivedBytes: 0 })
-    }
-    return { contentType, declared } satisfies CheckedResponse
-  })
+): Effect.Effect<CheckedResponse, ResponseRefusal> => {
+  const result = checked(source, response, budgets)
+  return "_tag" in result ? Effect.fail(result) : Effect.succeed(result)
+}

@@ -48,3 +48,35 @@ export const check = (source: string, options: UrlPolicyOptions): SourceUrl | No
   }
   return source as SourceUrl
 }
+
+/** An approved source that passed the policy, with the request target it is fetched at. */
+export interface Target {
+  readonly source: SourceUrl
+  /** `scheme://host[:port]`, the connection the request goes to. */
+  readonly origin: string
+  /** Path and query, as sent on the request line. */
+  readonly path: string
+}
+
+/**
+ * `check` for one stage, remembered per approved source: the approved set and the mode are fixed for
+ * the stage's life, so an approved URL is parsed and checked once, not on every capture. Only members
+ * of the approved set are remembered (the memory is bounded by the operator's list); any other input
+ * is checked afresh and refused.
+ */
+export const checker = (options: UrlPolicyOptions): (source: string) => Target | NotApproved => {
+  const known = new Map<string, Target | NotApproved>()
+  return (source) => {
+    const remembered = known.get(source)
+    if (remembered !== undefined) return remembered
+    const checked = check(source, options)
+    const result = typeof checked === "string" ? target(checked) : checked
+    if (options.approved.has(source)) known.set(source, result)
+    return result
+  }
+}
+
+const target = (source: SourceUrl): Target => {
+  const url = new URL(source)
+  return { source, origin: url.origin, path: url.pathname + url.search }
+}

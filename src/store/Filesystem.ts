@@ -106,7 +106,7 @@ const writeRecordFile = async (
   tempPath: string,
   finalPath: string,
   buffers: Iterable<Uint8Array>,
-  signal: AbortSignal
+  signal: { readonly aborted: boolean }
 ): Promise<"written" | "exists"> => {
   const fd = await io.create(tempPath, 0o444)
   try {
@@ -229,14 +229,15 @@ const fileWriter = (io: FileIo, directory: string) =>
 ): Effect.Effect<"written" | "exists", CaptureWriteFailed> =>
   Effect.async<"written" | "exists", CaptureWriteFailed>((resume) => {
     const tempPath = path.join(directory, `${partialPrefix}${randomUUID()}`)
-    const controller = new AbortController()
-    const done = writeRecordFile(io, tempPath, finalPath, buffers, controller.signal).then(
+    // A plain flag, read between steps: an AbortController per file cost more than it does.
+    const signal = { aborted: false }
+    const done = writeRecordFile(io, tempPath, finalPath, buffers, signal).then(
       (outcome) => resume(Effect.succeed(outcome)),
       (error) => resume(Effect.fail(new CaptureWriteFailed({ source, detail: errorText(error) })))
     )
     // Interruption stops the write at the next chunk and waits for the temporary file to be removed.
     return Effect.promise(() => {
-      controller.abort()
+      signal.aborted = true
       return done
     })
   })
