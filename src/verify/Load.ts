@@ -15,6 +15,7 @@ import { type CaptureReadError, type CaptureSignatureError, NotApproved } from "
 import { exported, perItem, spanAttributes } from "../internal/Spans.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import type { CaptureCacheShape, VerifiedCapture } from "./CaptureCache.js"
+import type { Checkpoints } from "../anchor/Offsets.js"
 import type { CaptureIndex } from "./CaptureIndex.js"
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, Failures } from "./Records.js"
@@ -97,4 +98,10 @@ const stampedOnce = (
 export const indexOf = (captures: ReadonlyMap<SourceUrl, Loaded>, source: SourceUrl): CaptureIndex | undefined => {
   const loaded = captures.get(source)
   return loaded !== undefined && Either.isRight(loaded) ? loaded.right.index : undefined
+}
+
+/** The span-offset checkpoints of a loaded capture, when it has them (a cached capture). */
+export const checkpointsOf = (captures: ReadonlyMap<SourceUrl, Loaded>, source: SourceUrl): Checkpoints | undefined => {
+  const loaded = captures.get(source)
+  return loaded !== undefined && Either.isRight(loaded) ? loaded.right.checkpoints : undefined
 }
