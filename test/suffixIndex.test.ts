@@ -200,11 +200,15 @@ describe("suffix index: a verification renders the same with it and without", ()
       const cache = CaptureCache.make({ maxBytes: 64 << 20 })
       // The same cache, except that capture a's index is built over a's text shifted by two units.
       const shifted = build(flat("XX" + a.text))
+      const fault = (v: CaptureCache.VerifiedCapture) => ({ ...v, index: { units: v.record.text.length, ready: () => shifted, build: () => shifted } })
       const faulty: CaptureCache.CaptureCacheShape = {
         ...cache,
-        load: (s, url, read) =>
-          Effect.map(cache.load(s, url, read), (v) =>
-            url === a.source ? { ...v, index: { units: v.record.text.length, ready: () => shifted, build: () => shifted } } : v)
+        load: (s, url, read) => Effect.map(cache.load(s, url, read), (v) => url === a.source ? fault(v) : v),
+        // A hit taken without `load` (the common case) carries the faulty index too.
+        cached: (s, url, stamp) => {
+          const v = cache.cached(s, url, stamp)
+          return v !== undefined && url === a.source ? fault(v) : v
+        }
       }
       const linear = yield* renderings({ mode: "drop" }, store)
       const wrong = yield* renderings({ mode: "drop" }, store, faulty)

@@ -41,10 +41,15 @@ export interface Position {
  * as the boundary before the pair. A lone surrogate counts as one code point
  * of three bytes, as `TextEncoder` encodes it (U+FFFD).
  *
+ * With the text's `checkpoints` (made once, kept with a cached capture), each
+ * position is counted from the nearest checkpoint at or before it (or from the
+ * previous position, when nearer): a few KiB of text per position instead of
+ * the text up to it. The answers are the same (tested).
+ *
  * @since 0.2.0
  * @category conversions
  */
-export const positions = (text: string, utf16: ReadonlyArray<number>): Array<Position> => {
+export const positions = (text: string, utf16: ReadonlyArray<number>, checkpoints?: Checkpoints): Array<Position> => {
   const order = utf16.map((_, i) => i).sort((a, b) => utf16[a]! - utf16[b]!)
   const out: Array<Position> = new Array(utf16.length)
   const n = text.length
@@ -55,6 +60,17 @@ export const positions = (text: string, utf16: ReadonlyArray<number>): Array<Pos
     let target = Math.min(Math.max(utf16[k]!, 0), n)
     // Inside a surrogate pair: the boundary before it. At 0 and at `n` the unit read is `NaN`, no surrogate.
     if (isHigh(text.charCodeAt(target - 1)) && isLow(text.charCodeAt(target))) target -= 1
+    if (checkpoints !== undefined && target - done > checkpoints.every) {
+      // Jump to the last checkpoint at or before the target: checkpoint j lies at j * every or one
+      // unit before it (off a surrogate pair), between characters as `target` does.
+      const table = checkpoints.table
+      const j = Math.floor(target / checkpoints.every)
+      if (table[3 * j]! > done) {
+        done = table[3 * j]!
+        cp = table[3 * j + 1]!
+        bytes = table[3 * j + 2]!
+      }
+    }
     if (target > done) {
       // Native work per segment (the segments add up to one pass): UTF-8 length by Buffer (a lone
       // surrogate counts 3 bytes, as encoded), code points as code units minus surrogate pairs.
@@ -66,6 +82,56 @@ export const positions = (text: string, utf16: ReadonlyArray<number>): Array<Pos
     out[k] = { utf16: utf16[k]!, codePoint: cp, utf8: bytes }
   }
   return out
+}
+
+/**
+ * Code units between checkpoints: a position costs a scan of at most this many (about 2 µs of
+ * native counting), and a checkpoint 12 bytes, so the table is under 0.3% of the text it serves.
+ */
+export const checkpointUnits = 2048
+
+/**
+ * The code-point and UTF-8 counts of a text at every `every` code units (a checkpoint that would
+ * split a surrogate pair is placed before the pair), so that a position is counted from the
+ * nearest one instead of from the start of the text.
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface Checkpoints {
+  readonly every: number
+  /** Per checkpoint j: its UTF-16 position, code points and UTF-8 bytes before it, at 3j, 3j + 1, 3j + 2. */
+  readonly table: Uint32Array
+  /** What the table holds in memory, in bytes. */
+  readonly bytes: number
+}
+
+/**
+ * The checkpoints of `text`, in one pass over it (`every` is for tests; the default is
+ * `checkpointUnits`).
+ *
+ * @since 0.5.0
+ * @category constructors
+ */
+export const checkpoints = (text: string, every: number = checkpointUnits): Checkpoints => {
+  const step = Math.max(2, Math.floor(every))
+  const count = Math.floor(text.length / step) + 1
+  const table = new Uint32Array(3 * count)
+  let done = 0
+  let cp = 0
+  let bytes = 0
+  for (let j = 1; j < count; j++) {
+    let target = j * step
+    if (isHigh(text.charCodeAt(target - 1)) && isLow(text.charCodeAt(target))) target -= 1
+    const segment = text.slice(done, target)
+    bytes += Buffer.byteLength(segment, "utf8")
+    cp += segment.length - pairsIn(segment)
+    done = target
+    table[3 * j] = target
+    table[3 * j + 1] = cp
+    table[3 * j + 2] = bytes
+  }
+  return { every: step, table, bytes: table.byteLength + 64 }
 }
 
 const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff
@@ -86,13 +152,14 @@ const pairsIn = (s: string): number => {
 }
 
 /**
- * Every span of `text` in all three units, in one pass.
+ * Every span of `text` in all three units, in one pass (from the nearest of the text's
+ * `checkpoints` for each position, when given).
  *
  * @since 0.2.0
  * @category conversions
  */
-export const spanOffsets = (text: string, spans: ReadonlyArray<Span>): Array<SpanOffsets> => {
-  const at = positions(text, spans.flatMap((span) => [span.start, span.end]))
+export const spanOffsets = (text: string, spans: ReadonlyArray<Span>, checkpoints?: Checkpoints): Array<SpanOffsets> => {
+  const at = positions(text, spans.flatMap((span) => [span.start, span.end]), checkpoints)
   return spans.map((span, k) => {
     const start = at[2 * k]!
     const end = at[2 * k + 1]!

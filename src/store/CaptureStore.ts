@@ -73,8 +73,9 @@ export interface CaptureStoreShape {
   /**
    * Optional: the stamps of several sources at once, as `stamp` would give each (a source absent
    * from the map has nothing to stamp). A store where each `stamp` costs a round trip (PostgreSQL:
-   * one query for all the sources a verification cites) has it; the Verifier's load step asks it
-   * once per verification when a cache is in use.
+   * one query for all the sources a verification cites) has it, and so does the filesystem store
+   * (a fresh `lstat` of each record file, in one effect); the Verifier's load step asks it once per
+   * verification when a cache is in use.
    *
    * @since 0.3.0
    */

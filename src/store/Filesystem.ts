@@ -266,13 +266,47 @@ const recordWriter = (directory: string, writeFile: WriteFile) => {
   }
 }
 
-/** The record file as `lstat` sees it (read refuses links, so a link has nothing to stamp). */
-const recordStamp = (directory: string) => (source: SourceUrl): Effect.Effect<string | undefined> =>
-  Effect.sync(() => {
-    const stats = fs.lstatSync(path.join(directory, recordFileName(source)), { bigint: true, throwIfNoEntry: false })
-    if (stats === undefined || !stats.isFile()) return undefined
-    return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.mode}:${stats.nlink}`
-  }).pipe(Effect.catchAllDefect(() => Effect.succeed(undefined)))
+/** Record file paths kept per store (a SHA-256 of the source each): at most this many, then started afresh. */
+const maxKeptPaths = 4096
+
+/**
+ * The record file as `lstat` sees it (read refuses links, so a link has nothing to stamp), as
+ * `stamp` for one source and `stamps` for all a verification cites (one effect, not one per
+ * capture). Every call is a fresh `lstat`: only the file's path is remembered.
+ */
+const recordStamps = (directory: string) => {
+  const paths = new Map<SourceUrl, string>()
+  const pathOf = (source: SourceUrl): string => {
+    let file = paths.get(source)
+    if (file === undefined) {
+      if (paths.size >= maxKeptPaths) paths.clear()
+      file = path.join(directory, recordFileName(source))
+      paths.set(source, file)
+    }
+    return file
+  }
+  const stampNow = (source: SourceUrl): string | undefined => {
+    try {
+      const stats = fs.lstatSync(pathOf(source), { bigint: true, throwIfNoEntry: false })
+      if (stats === undefined || !stats.isFile()) return undefined
+      return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.mode}:${stats.nlink}`
+    } catch {
+      return undefined
+    }
+  }
+  return {
+    stamp: (source: SourceUrl): Effect.Effect<string | undefined> => Effect.sync(() => stampNow(source)),
+    stamps: (sources: Iterable<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> =>
+      Effect.sync(() => {
+        const found = new Map<SourceUrl, string>()
+        for (const source of sources) {
+          const stamp = stampNow(source)
+          if (stamp !== undefined) found.set(source, stamp)
+        }
+        return found
+      })
+  }
+}
 
 /** Attestations beside their records, written like them: exclusive, read-only, crash-safe. */
 const attestationFiles = (directory: string, writeFile: WriteFile) => {
@@ -319,7 +353,7 @@ export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: 
     readBody,
     list: (listOptions?: { readonly limit?: number }) => listSources(directory, maxRecordBytes, listOptions),
     identity: `file:${directory}`,
-    stamp: recordStamp(directory),
+    ...recordStamps(directory),
     ...attestationFiles(directory, writeFile)
   }
 })

@@ -37,6 +37,7 @@ import type { CaptureRecord, SourceUrl } from "../Domain.js"
 import type { CaptureReadError } from "../Errors.js"
 import type { Manifest } from "../Manifest.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
+import * as Offsets from "../anchor/Offsets.js"
 import * as CaptureIndex from "./CaptureIndex.js"
 
 /** A capture as read and rehashed once: its record and the SHA-256 of its text. */
@@ -50,6 +51,14 @@ export interface VerifiedCapture {
    * @since 0.4.0
    */
   readonly index?: CaptureIndex.CaptureIndex | undefined
+  /**
+   * Code-point and UTF-8 counts every few KiB of its text (anchor/Offsets.ts), made when the capture
+   * is kept in a cache, so each verified span's offsets cost a short scan instead of one from the
+   * start of the text; absent otherwise.
+   *
+   * @since 0.5.0
+   */
+  readonly checkpoints?: Offsets.Checkpoints | undefined
 }
 
 /**
@@ -83,6 +92,15 @@ export interface CaptureCacheShape {
     read: Effect.Effect<VerifiedCapture, CaptureReadError>
   ) => Effect.Effect<VerifiedCapture, CaptureReadError>
   /**
+   * The capture of `source` in `store` when it is kept under exactly `stamp` (taken just now with
+   * the store's `stamp` or `stamps`), counted as a hit, without an effect; `undefined` otherwise,
+   * and `load` decides (it reads, or waits for a read in flight). A hit of the common case costs no
+   * fiber work: a verification of many cached captures takes them all in one step.
+   *
+   * @since 0.5.0
+   */
+  readonly cached: (store: CaptureStoreShape, source: SourceUrl, stamp: string) => VerifiedCapture | undefined
+  /**
    * A finished run's manifest under `key`: from memory, else `make`, kept when `keep` says the
    * manifest is final (the caller knows whether the run can still change).
    */
@@ -106,8 +124,9 @@ export class CaptureCache extends Context.Tag("citegate/CaptureCache")<CaptureCa
  */
 export interface CaptureCacheOptions {
   /**
-   * Bytes of capture text, search indexes and manifests kept at most (text estimated as UTF-16: 2
-   * per code unit; an index, once built, about 4.9 per code unit); 0 turns the cache off.
+   * Bytes of capture text, search indexes, span-offset checkpoints and manifests kept at most (text
+   * estimated as UTF-16: 2 per code unit; an index, once built, about 4.9 per code unit; checkpoints
+   * 12 bytes per 2,048 code units); 0 turns the cache off.
    */
   readonly maxBytes: number
 }
@@ -165,17 +184,19 @@ const makeEntries = (maxBytes: number) => {
   }
 
   /**
-   * The capture as kept: with a lazy index when text and index fit the budget together and the
-   * capture is not too long to index; the index is counted once built.
+   * The capture as kept: with its span-offset checkpoints, and with a lazy index when text and index
+   * fit the budget together and the capture is not too long to index; the index is counted once built.
    */
   const keepCapture = (key: string, stamp: string, capture: VerifiedCapture): VerifiedCapture => {
-    const size = captureBytes(capture.record)
+    const checkpoints = Offsets.checkpoints(capture.record.text)
+    const size = captureBytes(capture.record) + checkpoints.bytes
     const units = capture.record.text.length
-    let value: VerifiedCapture = capture
+    let value: VerifiedCapture = { record: capture.record, textSha256: capture.textSha256, checkpoints }
     if (units <= CaptureIndex.maxIndexedUnits && size + CaptureIndex.indexBytes(units) <= maxBytes) {
       const withIndex: VerifiedCapture = {
         record: capture.record,
         textSha256: capture.textSha256,
+        checkpoints,
         index: CaptureIndex.lazy(capture.record.text, (extra) => grow(key, withIndex, extra))
       }
       value = withIndex
@@ -208,10 +229,22 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
   // outcome goes to those waiters only (a failure is never kept); the entry leaves when it settles.
   const inflight = new Map<string, Deferred.Deferred<Exit.Exit<VerifiedCapture, CaptureReadError>>>()
 
+  const keyOf = (identity: string, source: SourceUrl) => `capture\u0000${identity}\u0000${source}`
+
+  const cached: CaptureCacheShape["cached"] = (store, source, stamp) => {
+    if (maxBytes === 0 || store.identity === undefined) return undefined
+    const key = keyOf(store.identity, source)
+    const entry = entries.get(key)
+    if (entry === undefined || entry._tag !== "capture" || entry.stamp !== stamp) return undefined
+    hits++
+    touch(key, entry)
+    return entry.value
+  }
+
   const load: CaptureCacheShape["load"] = (store, source, read) => {
     const identity = store.identity
     if (maxBytes === 0 || identity === undefined) return read
-    const key = `capture\u0000${identity}\u0000${source}`
+    const key = keyOf(identity, source)
     const stamped = store.stamp === undefined ? Effect.succeed<string | undefined>("") : store.stamp(source)
     return Effect.flatMap(stamped, (stamp) => {
       // Nothing to stamp (the record is not there, or not a plain file): read, which says why; keep nothing.
@@ -270,6 +303,7 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
 
   return CaptureCache.of({
     load,
+    cached,
     manifest,
     stats: Effect.sync(() => ({ maxBytes, bytes: counts.bytes, entries: entries.size, hits, misses, evictions: counts.evictions, merged }))
   })

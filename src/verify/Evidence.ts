@@ -10,7 +10,7 @@ import type { CaptureRecord } from "../Domain.js"
 import { type NearestPassage, SnippetAbsent } from "../Errors.js"
 import type * as Diagnostic from "../anchor/Diagnostic.js"
 import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
-import { spanOffsets } from "../anchor/Offsets.js"
+import { type Checkpoints, spanOffsets } from "../anchor/Offsets.js"
 import { selectors } from "../anchor/Selectors.js"
 import { locate } from "../internal/anchors.js"
 import type { Matched } from "./Match.js"
@@ -45,9 +45,17 @@ export const absent = (
   }
 }
 
-/** Every verified span of this capture in code points and UTF-8 bytes (one pass over the text), as evidence. */
-export const verified = (record: CaptureRecord, matched: ReadonlyArray<Matched>, results: Array<CitationResult>): void => {
-  const offsets = spanOffsets(record.text, matched.map((m) => m.span))
+/**
+ * Every verified span of this capture in code points and UTF-8 bytes, as evidence: one pass over
+ * the text up to the last span, or with the cached capture's `checkpoints` a short scan per span.
+ */
+export const verified = (
+  record: CaptureRecord,
+  matched: ReadonlyArray<Matched>,
+  results: Array<CitationResult>,
+  checkpoints?: Checkpoints
+): void => {
+  const offsets = spanOffsets(record.text, matched.map((m) => m.span), checkpoints)
   matched.forEach((m, k) => {
     const units = offsets[k]!
     results[m.i] = Either.right({

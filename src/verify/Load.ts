@@ -15,6 +15,7 @@ import { type CaptureReadError, type CaptureSignatureError, NotApproved } from "
 import { exported, perItem, spanAttributes } from "../internal/Spans.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import type { CaptureCacheShape, VerifiedCapture } from "./CaptureCache.js"
+import type { Checkpoints } from "../anchor/Offsets.js"
 import type { CaptureIndex } from "./CaptureIndex.js"
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, Failures } from "./Records.js"
@@ -64,37 +65,64 @@ const loadCapture = (
 /**
  * Each distinct capture read and rehashed once. One after the other: the work is CPU-bound
  * (decode, hash), small reads are synchronous, and a fiber per capture costs more than it saves
- * (measured: docs/performance.md).
+ * (measured: docs/performance.md). With a cache, the captures kept under their current stamps are
+ * taken in one step (`CaptureCacheShape.cached`, no effect per capture); only the others are loaded.
  */
 export const loadCaptures = (
   store: CaptureStoreShape,
   sources: ReadonlySet<SourceUrl>,
   cache: Option.Option<CaptureCacheShape> = Option.none()
 ): Effect.Effect<Map<SourceUrl, Loaded>> =>
-  Effect.flatMap(Effect.zip(stampedOnce(store, sources, cache), exported), ([stamped, spans]) =>
-    Effect.map(
-      Effect.forEach(sources, (source) => Effect.map(loadCapture(stamped, source, cache, spans), (capture) => [source, capture] as const)),
-      (entries) => new Map(entries)
-    ))
+  Effect.flatMap(Effect.zip(stampsOnce(store, sources, cache), exported), ([stamps, spans]) => {
+    // The loads take their stamps from the bulk call too (one query, not one per capture).
+    const stamped: CaptureStoreShape = stamps === undefined || store.stamps === undefined
+      ? store
+      : { ...store, stamp: (source) => Effect.succeed(stamps(source)) }
+    const loaded = new Map<SourceUrl, Loaded>()
+    const toLoad: Array<SourceUrl> = []
+    // With spans exported, every capture goes through `load` and gets its own span.
+    const kept = Option.isSome(cache) && stamps !== undefined && !spans ? cache.value : undefined
+    for (const source of sources) {
+      const stamp = kept === undefined ? undefined : stamps!(source)
+      const hit = stamp === undefined ? undefined : kept!.cached(store, source, stamp)
+      if (hit === undefined) toLoad.push(source)
+      else loaded.set(source, Either.right(hit))
+    }
+    if (toLoad.length === 0) return Effect.succeed(loaded)
+    return Effect.map(
+      Effect.forEach(toLoad, (source) => Effect.map(loadCapture(stamped, source, cache, spans), (capture) => [source, capture] as const)),
+      (entries) => {
+        for (const [source, capture] of entries) loaded.set(source, capture)
+        // In the order the sources were named, as without a cache.
+        return loaded.size === toLoad.length ? loaded : new Map([...sources].map((source) => [source, loaded.get(source)!] as const))
+      }
+    )
+  })
 
 /**
- * With a cache and a store that stamps in bulk (`CaptureStoreShape.stamps`): every source stamped in
- * one call before the loads, which then take their stamps from it (one query, not one per capture).
+ * With a cache, each source's stamp as `CaptureCacheShape.load` would take it, asked once before
+ * the loads: from the store's `stamps` in one call (one query or one `lstat` each, not an effect
+ * per capture); `""` for every source of a store with no stamps (its captures are immutable by
+ * contract). `undefined` without a cache, or for a store that stamps only one source at a time.
  */
-const stampedOnce = (
+const stampsOnce = (
   store: CaptureStoreShape,
   sources: ReadonlySet<SourceUrl>,
   cache: Option.Option<CaptureCacheShape>
-): Effect.Effect<CaptureStoreShape> =>
-  Option.isNone(cache) || store.stamps === undefined || store.identity === undefined || sources.size === 0
-    ? Effect.succeed(store)
-    : Effect.map(store.stamps(sources), (found): CaptureStoreShape => ({
-      ...store,
-      stamp: (source) => Effect.succeed(found.get(source))
-    }))
+): Effect.Effect<((source: SourceUrl) => string | undefined) | undefined> => {
+  if (Option.isNone(cache) || store.identity === undefined || sources.size === 0) return Effect.succeed(undefined)
+  if (store.stamps !== undefined) return Effect.map(store.stamps(sources), (found) => (source: SourceUrl) => found.get(source))
+  return Effect.succeed(store.stamp === undefined ? () => "" : undefined)
+}
 
 /** The search index of a loaded capture, when it has one (a cached capture). */
 export const indexOf = (captures: ReadonlyMap<SourceUrl, Loaded>, source: SourceUrl): CaptureIndex | undefined => {
   const loaded = captures.get(source)
   return loaded !== undefined && Either.isRight(loaded) ? loaded.right.index : undefined
+}
+
+/** The span-offset checkpoints of a loaded capture, when it has them (a cached capture). */
+export const checkpointsOf = (captures: ReadonlyMap<SourceUrl, Loaded>, source: SourceUrl): Checkpoints | undefined => {
+  const loaded = captures.get(source)
+  return loaded !== undefined && Either.isRight(loaded) ? loaded.right.checkpoints : undefined
 }

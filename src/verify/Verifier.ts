@@ -155,7 +155,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
         // Under verify.boundaries: "tokens", only occurrences that cut no number or word (Boundaries.ts).
         const whole = Boundaries.screen(policy.boundaries, record, citations, matched, failures)
         const shown = Visibility.screen(policy.hidden, record, citations, whole, failures)
-        Evidence.verified(record, shown, results)
+        Evidence.verified(record, shown, results, Load.checkpointsOf(captures, record.source))
       }
       failures.forEach((list, i) => {
         if (list.length > 0) results[i] = Either.left(list)
