@@ -27,7 +27,14 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
 import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
-import { defaultMaxBodyBytes, defaultMaxRecordBytes, encodeRecordChunks, listLimit, maxAttestationBytes } from "./Format.js"
+import {
+  defaultMaxBodyBytes,
+  defaultMaxRecordBytes,
+  encodeRecordChunks,
+  listLimit,
+  maxAttestationBytes,
+  type RecordWithBody
+} from "./Format.js"
 import { type CaptureRecord, captureFormat, type CaptureRecordV2, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
@@ -285,7 +292,7 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
   // The record comes as text, converted from its bytes by the server, which refuses invalid UTF-8 (as
   // the strict decoder would); bytea would travel as hex, twice its size, and cost more to parse than
   // the rest of the read. The digest of the stored bytes is computed beside it, in the same snapshot.
-  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+  const readWithBody = (source: SourceUrl): Effect.Effect<RecordWithBody, CaptureReadError> =>
     sql<CaptureRow>`
       SELECT octet_length(record) AS size, record_sha256, sha256, encode(sha256(record), 'hex') AS actual_sha256,
              CASE WHEN octet_length(record) <= ${maxRecordBytes} THEN convert_from(record, 'UTF8') END AS record
@@ -296,8 +303,11 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
           : corrupt(source, "unreadable", `the database: ${sqlDetail(error)}`)
       ),
       Effect.flatMap((rows) => rowRecord(source, rows[0], maxRecordBytes)),
-      Effect.flatMap((record) => record.format === captureFormat ? Effect.succeed(record) : withBody(source, record))
+      Effect.flatMap((record) => record.format === captureFormat ? Effect.succeed({ record, body: undefined }) : withBody(source, record))
     )
+
+  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    Effect.map(readWithBody(source), (read) => read.record)
 
   /** The stored body with this digest, within the size limit; `name` is what errors call it. */
   const fetchBody = (name: string, sha256: string): Effect.Effect<Uint8Array | undefined, CorruptCapture> =>
@@ -315,11 +325,11 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
     )
 
   /** A v2 record is returned only with its body stored and matching (as on disk). */
-  const withBody = (source: SourceUrl, record: CaptureRecordV2): Effect.Effect<CaptureRecord, CorruptCapture> =>
+  const withBody = (source: SourceUrl, record: CaptureRecordV2): Effect.Effect<RecordWithBody, CorruptCapture> =>
     Effect.flatMap(fetchBody(source, record.body.sha256), (body) =>
       body === undefined
         ? Either.left(corrupt(source, "body-missing", `no body ${record.body.sha256} is stored`))
-        : checkBody(source, record, body))
+        : Either.map(checkBody(source, record, body), (checked) => ({ record: checked, body })))
 
   const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {
     const name = `body ${sha256}`
@@ -353,7 +363,7 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
   const database = yield* databaseIdentity(sql)
   const identity = database === undefined ? undefined : `postgres:${database}:${JSON.stringify(run)}`
   const list = listOf(sql, run)
-  return CaptureStore.of({ read, write, readBody, list, identity, stamp, stamps, ...attestationsOf(sql, run) }) satisfies CaptureStoreShape
+  return CaptureStore.of({ read, write, readBody, readWithBody, list, identity, stamp, stamps, ...attestationsOf(sql, run) }) satisfies CaptureStoreShape
 })
 
 /**
