@@ -145,10 +145,35 @@ const databaseIdentity = (sql: SqlClient.SqlClient): Effect.Effect<string | unde
   )
 }
 
-interface BodyRow {
+/** A row of a bounded read: the value's size, and the value itself only when within the limit. */
+interface BoundedRow<A> {
   readonly size: number
-  readonly bytes: Uint8Array | null
+  readonly value: A | null
 }
+
+/**
+ * The one row of a bounded read (`SELECT octet_length(x) AS size, CASE WHEN octet_length(x) <= max
+ * THEN x END AS value`, so a value past the limit never leaves the server): `undefined` without a
+ * row, `CorruptCapture` `too-large` past the limit, `unreadable` when the query fails. `name` is what
+ * errors call it, `what` the value ("the body"), `where` the place a failure is in.
+ */
+const boundedValue = <A>(
+  query: Effect.Effect<ReadonlyArray<BoundedRow<A>>, SqlError>,
+  name: string,
+  what: string,
+  where: string,
+  maxBytes: number
+): Effect.Effect<A | undefined, CorruptCapture> =>
+  query.pipe(
+    Effect.mapError((error) => corrupt(name, "unreadable", `${where}: ${sqlDetail(error)}`)),
+    Effect.flatMap((rows): Either.Either<A | undefined, CorruptCapture> => {
+      const row = rows[0]
+      if (row === undefined) return Either.right(undefined)
+      return row.value === null
+        ? Either.left(corrupt(name, "too-large", `${what} is ${row.size} bytes, over the limit of ${maxBytes}`))
+        : Either.right(row.value)
+    })
+  )
 
 /** A capture row as its record: present, within the size limit, its bytes and digests as the row says. */
 const rowRecord = (source: SourceUrl, row: CaptureRow | undefined, maxRecordBytes: number): Either.Either<CaptureRecord, CaptureReadError> => {
@@ -190,17 +215,14 @@ const attestationsOf = (sql: SqlClient.SqlClient, run: string) => {
       )
 
   const readAttestation = (source: SourceUrl): Effect.Effect<string | undefined, CaptureReadError> =>
-    sql<{ readonly size: number; readonly envelope: string | null }>`
-      SELECT octet_length(envelope) AS size, CASE WHEN octet_length(envelope) <= ${maxAttestationBytes} THEN envelope END AS envelope
-      FROM citegate_attestations WHERE run = ${run} AND source = ${source}`.pipe(
-      Effect.mapError((error) => corrupt(source, "unreadable", `the attestation in the database: ${sqlDetail(error)}`)),
-      Effect.flatMap((rows): Either.Either<string | undefined, CorruptCapture> => {
-        const row = rows[0]
-        if (row === undefined) return Either.right(undefined)
-        return row.envelope === null
-          ? Either.left(corrupt(source, "too-large", `the attestation is ${row.size} bytes, over the limit of ${maxAttestationBytes}`))
-          : Either.right(row.envelope)
-      })
+    boundedValue(
+      sql<BoundedRow<string>>`
+        SELECT octet_length(envelope) AS size, CASE WHEN octet_length(envelope) <= ${maxAttestationBytes} THEN envelope END AS value
+        FROM citegate_attestations WHERE run = ${run} AND source = ${source}`,
+      source,
+      "the attestation",
+      "the attestation in the database",
+      maxAttestationBytes
     )
 
   return { writeAttestation, readAttestation }
@@ -311,17 +333,14 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
 
   /** The stored body with this digest, within the size limit; `name` is what errors call it. */
   const fetchBody = (name: string, sha256: string): Effect.Effect<Uint8Array | undefined, CorruptCapture> =>
-    sql<BodyRow>`
-      SELECT octet_length(bytes) AS size, CASE WHEN octet_length(bytes) <= ${maxBodyBytes} THEN bytes END AS bytes
-      FROM citegate_bodies WHERE sha256 = ${sha256}`.pipe(
-      Effect.mapError((error) => corrupt(name, "unreadable", `the database: ${sqlDetail(error)}`)),
-      Effect.flatMap((rows): Either.Either<Uint8Array | undefined, CorruptCapture> => {
-        const row = rows[0]
-        if (row === undefined) return Either.right(undefined)
-        return row.bytes === null
-          ? Either.left(corrupt(name, "too-large", `the body is ${row.size} bytes, over the limit of ${maxBodyBytes}`))
-          : Either.right(row.bytes)
-      })
+    boundedValue(
+      sql<BoundedRow<Uint8Array>>`
+        SELECT octet_length(bytes) AS size, CASE WHEN octet_length(bytes) <= ${maxBodyBytes} THEN bytes END AS value
+        FROM citegate_bodies WHERE sha256 = ${sha256}`,
+      name,
+      "the body",
+      "the database",
+      maxBodyBytes
     )
 
   /** A v2 record is returned only with its body stored and matching (as on disk). */
