@@ -203,6 +203,41 @@ describe("signed answers in the service", () => {
       assert.deepStrictEqual([noKey.status, noKey.json._tag], [409, "ResultSigningUnavailable"])
     }), 60_000)
 
+  it.scopedLive("sign=1 on a text body: the subject is the posted bytes, also with a BOM and with bytes that are not UTF-8", () =>
+    Effect.gen(function*() {
+      const { keys, runId, sales, service } = yield* signingService
+      const salesText = fixtureText("q3-sales.txt")
+      const answer = (claim: Uint8Array) =>
+        Buffer.concat([
+          Buffer.from(`{"format":"citegate.answer/1","claims":[{"id":"s","text":"`),
+          claim,
+          Buffer.from(`","citations":[${JSON.stringify({ source: sales, captureSha256: sha256(salesText), quote: netSales })}]}]}`)
+        ])
+      const post = (body: Uint8Array) =>
+        Effect.promise(async () => {
+          const r = await fetch(`${service.base}/v1/verify/answer?run=${runId}&sign=1`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${tokens.admin}`, "content-type": "application/json" },
+            body
+          })
+          return { status: r.status, json: (await r.json()) as any }
+        })
+      // 0xFF is never UTF-8: a decoding replaces it with U+FFFD, whose UTF-8 is other bytes.
+      const notUtf8 = answer(Buffer.from([0x4e, 0x65, 0x74, 0xff, 0x20, 0x73, 0x61, 0x6c, 0x65, 0x73]))
+      assert.notStrictEqual(sha256(Buffer.from(notUtf8.toString("utf8"), "utf8")), sha256(notUtf8))
+      const statuses: Array<string> = []
+      for (const body of [notUtf8, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), answer(Buffer.from("Net sales"))])]) {
+        const response = yield* post(body)
+        statuses.push(`${response.status} ${response.json.status ?? response.json._tag}`)
+        if (response.json.status !== "verified") continue
+        const envelope = JSON.stringify(response.json.attestation)
+        assert.deepStrictEqual(statementOf(envelope).subject, [{ name: "answer", digest: { sha256: sha256(body) } }])
+        const checked = ResultAttestation.checkResultAttestation({ envelope, input: body, name: "answer", trusted: keys.trusted })
+        assert.isTrue(Either.isRight(checked), Either.isLeft(checked) ? checked.left.message : "")
+      }
+      assert.strictEqual(statuses[0], "200 verified")
+    }), 60_000)
+
   it.scopedLive("POST /v1/verify/answer?format=bedrock-stream&sign=1: signed over the posted bytes, not a decoding of them", () =>
     Effect.gen(function*() {
       const s = yield* providerSetup("quote")
