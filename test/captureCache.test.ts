@@ -6,9 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Option } from "effect"
-import fsDefault from "node:fs"
 import * as fsp from "node:fs/promises"
-import { syncBuiltinESMExports } from "node:module"
 import * as path from "node:path"
 import * as Config from "../src/Config.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
@@ -17,6 +15,7 @@ import * as CaptureCache from "../src/verify/CaptureCache.js"
 import { call, sources as sourceServer, startService, tokens, waitForRun } from "./serverSupport.js"
 import { tempDirectory } from "./support.js"
 import { citationOf, counting, fixtureSources, verifierFor } from "./support/captureCacheFixture.js"
+import { countOpens } from "./support/countOpens.js"
 
 const { recordOf, sourceOf } = fixtureSources("cache.example.com")
 
@@ -166,25 +165,6 @@ describe("server.cacheBytes", () => {
       assert.isTrue(Either.isLeft(yield* decode({ cacheByte: 1024 })), "an unknown key was accepted")
     }))
 })
-
-/** Counts `openSync` of record files (small records are read with synchronous calls: internal/safeRead.ts). */
-const countOpens = Effect.acquireRelease(
-  Effect.sync(() => {
-    const opened: Array<string> = []
-    const original = fsDefault.openSync
-    fsDefault.openSync = ((file: fsDefault.PathLike, ...rest: Array<unknown>) => {
-      if (String(file).endsWith(".capture.json") || /[0-9a-f]{64}\.json$/.test(String(file))) opened.push(String(file))
-      return (original as (...args: Array<unknown>) => number)(file, ...rest)
-    }) as typeof fsDefault.openSync
-    syncBuiltinESMExports()
-    return { opened, original }
-  }),
-  ({ original }) =>
-    Effect.sync(() => {
-      fsDefault.openSync = original
-      syncBuiltinESMExports()
-    })
-)
 
 describe("the service keeps verified captures (loopback)", () => {
   const sources = [1, 2, 3].map(sourceOf)

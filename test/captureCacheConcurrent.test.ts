@@ -6,9 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Fiber, Option } from "effect"
-import fsDefault from "node:fs"
 import * as fsp from "node:fs/promises"
-import { syncBuiltinESMExports } from "node:module"
 import * as path from "node:path"
 import { CorruptCapture } from "../src/Errors.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
@@ -16,6 +14,7 @@ import * as MemoryStore from "../src/store/Memory.js"
 import * as CaptureCache from "../src/verify/CaptureCache.js"
 import { call, startService, tokens } from "./serverSupport.js"
 import { citationOf, fixtureSources, textOf, verifierFor } from "./support/captureCacheFixture.js"
+import { countOpens } from "./support/countOpens.js"
 
 const { recordOf } = fixtureSources("merge.example.com")
 
@@ -92,25 +91,6 @@ describe("verified-capture cache: concurrent misses", () => {
       assert.strictEqual((yield* cache.stats).entries, 1)
     }))
 })
-
-/** Counts `openSync` of record files (the filesystem store opens every record synchronously). */
-const countOpens = Effect.acquireRelease(
-  Effect.sync(() => {
-    const opened: Array<string> = []
-    const original = fsDefault.openSync
-    fsDefault.openSync = ((file: fsDefault.PathLike, ...rest: Array<unknown>) => {
-      if (String(file).endsWith(".capture.json") || /[0-9a-f]{64}\.json$/.test(String(file))) opened.push(String(file))
-      return (original as (...args: Array<unknown>) => number)(file, ...rest)
-    }) as typeof fsDefault.openSync
-    syncBuiltinESMExports()
-    return { opened, original }
-  }),
-  ({ original }) =>
-    Effect.sync(() => {
-      fsDefault.openSync = original
-      syncBuiltinESMExports()
-    })
-)
 
 describe("the service under concurrent requests on a cold cache (loopback)", () => {
   it.scoped("eight requests at once open each record once", () =>

@@ -11,6 +11,7 @@ import { CorruptCapture, ExportOutputExists, ExportTooLarge, WarcFieldInvalid } 
 import * as Warc from "../src/evidence/Warc.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import { testServer } from "./httpServer.js"
+import { countOpensOf, isRecordFile } from "./support/countOpens.js"
 import { snapshotDirectory, tempDirectory, writeRecords } from "./support.js"
 
 const hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
@@ -172,6 +173,29 @@ describe("WARC export", () => {
       assert.instanceOf(corrupt, CorruptCapture)
       assert.strictEqual(corrupt._tag === "CorruptCapture" ? corrupt.reason : "", "body-mismatch")
       assert.deepStrictEqual((yield* snapshotDirectory(outDir)).map((e) => e.name), ["run.warc"])
+    }))
+
+  it.scopedLive("each capture's body is read once: one open of its body file and of its record file, the body still checked", () =>
+    Effect.gen(function*() {
+      const { directory, records } = yield* capturedRun
+      const v2 = [...records.values()].find((r) => r.format !== captureFormat)!
+      const bodyFile = path.join(directory, CaptureStore.bodyFileName(recordBody(v2).sha256))
+      const outDir = yield* tempDirectory
+      const opens = yield* countOpensOf((file) => file.endsWith(".body") || isRecordFile(file))
+      const summary = yield* Warc.exportWarc({ directory, out: path.join(outDir, "run.warc") })
+      assert.strictEqual(summary.captures, 2)
+      // Two records (v2 and v1) and the one body: each read whole once (the listing reads only a
+      // record's opening, through its own handle, for the source it names).
+      assert.deepStrictEqual(opens.opened.filter((f) => f.endsWith(".body")), [bodyFile])
+      assert.strictEqual(opens.opened.filter(isRecordFile).length, 2)
+      // Read once, still checked against the record: the same length, another digest, refused.
+      yield* Effect.promise(async () => {
+        await fsp.chmod(bodyFile, 0o644)
+        await fsp.writeFile(bodyFile, html.replace("12%", "21%"))
+      })
+      const corrupt = yield* Effect.flip(Warc.exportWarc({ directory, out: path.join(outDir, "again.warc") }))
+      assert.strictEqual(corrupt._tag === "CorruptCapture" ? corrupt.reason : corrupt._tag, "body-mismatch")
+      assert.strictEqual(corrupt._tag === "CorruptCapture" ? corrupt.source : "", v2.source)
     }))
 
   it.scopedLive("a stored value that would forge WARC header lines stops the export; too many captures too", () =>

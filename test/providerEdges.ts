@@ -53,11 +53,15 @@ export const verifyCli = (s: Setup, format: string, file: string) =>
 
 const token = "provider-test-token-0123456789abcdef"
 
-/** The service on 127.0.0.1 over the setup's run root: its answer route and its stream route. */
-export const service = (s: Setup) =>
+/**
+ * The service on 127.0.0.1 over the setup's run root, its configuration the setup's with `extra`
+ * (top-level keys, e.g. `verify`) and a reader token for every run: its port and that token.
+ */
+export const listen = (s: Setup, extra: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
     const config = yield* Config.decode({
       ...configJson(s.config.answers?.citations),
+      ...extra,
       server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: false, name: "reader" }] }
     })
     const scope = yield* Scope.make()
@@ -67,7 +71,13 @@ export const service = (s: Setup) =>
       scope
     )
     const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
-    const port = address._tag === "TcpAddress" ? address.port : 0
+    return { port: address._tag === "TcpAddress" ? address.port : 0, token }
+  })
+
+/** The service on 127.0.0.1 over the setup's run root: its answer route and its stream route. */
+export const service = (s: Setup) =>
+  Effect.gen(function*() {
+    const { port } = yield* listen(s)
     const send = (route: "verify" | "stream", format: string, body: unknown) =>
       fetch(`http://127.0.0.1:${port}/v1/${route}/answer?run=run-1&format=${format}&mode=drop&manifest=${s.manifest.digest}`, {
         method: "POST",

@@ -8,25 +8,22 @@
  * service signs on request only, and never a refused answer.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as HttpServer from "@effect/platform/HttpServer"
-import { Effect, Either, Exit, Layer, Scope } from "effect"
-import { createHash, generateKeyPairSync } from "node:crypto"
+import { Effect, Either } from "effect"
+import { createHash } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as ResultAttestation from "../src/evidence/ResultAttestation.js"
 import { keyIdOf } from "../src/evidence/Signatures.js"
-import * as Config from "../src/Config.js"
-import { tokenDigest } from "../src/server/Auth.js"
-import * as Server from "../src/server/Server.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as Manifest from "../src/Manifest.js"
 import { config, configJson, emojiRecord } from "./answerSupport.js"
 import { cli } from "./cliProcess.js"
-import { setup as providerSetup } from "./providerEdges.js"
+import { listen, setup as providerSetup } from "./providerEdges.js"
 import { bedrockStreamGrounded } from "./providerMatrix.js"
-import { CAFE, cafeText, configJson as providerConfigJson } from "./providerSupport.js"
-import { call, sources, startService, tokens, waitForRun } from "./serverSupport.js"
+import { CAFE, cafeText } from "./providerSupport.js"
+import { call, startService, tokens } from "./serverSupport.js"
 import { fixtureText, INVENTORY, inventoryRecord, runDirectoryWith, SALES, salesRecord, tempDirectory } from "./support.js"
+import { signingService, writeSigningKeys } from "./support/resultSigning.js"
 
 const sha256 = (bytes: string | Uint8Array) => createHash("sha256").update(bytes).digest("hex")
 
@@ -42,16 +39,6 @@ const textCapture = (source: string, text: string) => ({ source, sha256: sha256(
 
 const exists = (file: string) => Effect.promise(() => fsp.lstat(file).then(() => true, () => false))
 
-const writeKeys = (directory: string) =>
-  Effect.promise(async () => {
-    const pair = generateKeyPairSync("ed25519")
-    const privateFile = path.join(directory, "result.pem")
-    const keyring = path.join(directory, "trusted.pem")
-    await fsp.writeFile(privateFile, pair.privateKey.export({ type: "pkcs8", format: "pem" }))
-    await fsp.writeFile(keyring, pair.publicKey.export({ type: "spki", format: "pem" }))
-    return { pair, privateFile, keyring }
-  })
-
 const netSales = "Net sales for Q3 2026 were 4,210 units"
 const leeds = "The Leeds warehouse held 640 of those units."
 
@@ -63,7 +50,7 @@ describe("signed answers through the program (spawned)", () => {
       const configFile = path.join(work, "pipeline.json")
       yield* Effect.promise(() => fsp.writeFile(configFile, JSON.stringify(configJson)))
       const manifest = yield* Manifest.make(config).pipe(Effect.provide(CaptureStore.layerFileSystem({ directory: runDir })))
-      const k = yield* writeKeys(work)
+      const k = yield* writeSigningKeys(work)
       const answerOf = (quote: string) =>
         JSON.stringify({
           format: "citegate.answer/1",
@@ -145,7 +132,7 @@ describe("signed answers through the program (spawned)", () => {
   it.scopedLive("bedrock-stream (bytes, not UTF-8): signed over the file's exact bytes; check-attestation against that file passes", () =>
     Effect.gen(function*() {
       const s = yield* providerSetup("quote")
-      const k = yield* writeKeys(s.work)
+      const k = yield* writeSigningKeys(s.work)
       const bytes = Buffer.from(bedrockStreamGrounded)
       // The body is not valid UTF-8: hashing any decoding of it instead of the bytes would name other bytes.
       assert.notStrictEqual(sha256(Buffer.from(bytes.toString("utf8"), "utf8")), sha256(bytes))
@@ -174,16 +161,7 @@ describe("signed answers through the program (spawned)", () => {
 describe("signed answers in the service", () => {
   it.scopedLive("POST /v1/verify/answer?sign=1: a grounded answer carries its signed result over the posted body; without sign=1 none; a refused answer none", () =>
     Effect.gen(function*() {
-      const { server } = yield* sources
-      const sales = server.url("/q3-sales.txt")
-      const work = yield* tempDirectory
-      const pair = generateKeyPairSync("ed25519")
-      const keyFile = path.join(work, "result.pem")
-      yield* Effect.promise(() => fsp.writeFile(keyFile, pair.privateKey.export({ type: "pkcs8", format: "pem" })))
-      const service = yield* startService({ sources: [sales], config: { verify: { resultSigning: { keyFile } } } })
-      const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
-      const runId = started.json.id as string
-      yield* waitForRun(service, runId)
+      const { keys, runId, sales, service } = yield* signingService
       const salesText = fixtureText("q3-sales.txt")
       const answerOf = (quote: string) =>
         JSON.stringify({
@@ -192,7 +170,7 @@ describe("signed answers in the service", () => {
         })
       const post = (query: string, body: string) =>
         call(service, `/v1/verify/answer?run=${runId}${query}`, { token: tokens.admin, body, headers: { "content-type": "application/json" } })
-      const trusted = [{ keyid: keyIdOf(pair.publicKey), publicKey: pair.publicKey }]
+      const trusted = keys.trusted
 
       const body = answerOf(netSales)
       const signed = yield* post("&sign=1", body)
@@ -225,26 +203,46 @@ describe("signed answers in the service", () => {
       assert.deepStrictEqual([noKey.status, noKey.json._tag], [409, "ResultSigningUnavailable"])
     }), 60_000)
 
+  it.scopedLive("sign=1 on a text body: the subject is the posted bytes, also with a BOM and with bytes that are not UTF-8", () =>
+    Effect.gen(function*() {
+      const { keys, runId, sales, service } = yield* signingService
+      const salesText = fixtureText("q3-sales.txt")
+      const answer = (claim: Uint8Array) =>
+        Buffer.concat([
+          Buffer.from(`{"format":"citegate.answer/1","claims":[{"id":"s","text":"`),
+          claim,
+          Buffer.from(`","citations":[${JSON.stringify({ source: sales, captureSha256: sha256(salesText), quote: netSales })}]}]}`)
+        ])
+      const post = (body: Uint8Array) =>
+        Effect.promise(async () => {
+          const r = await fetch(`${service.base}/v1/verify/answer?run=${runId}&sign=1`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${tokens.admin}`, "content-type": "application/json" },
+            body
+          })
+          return { status: r.status, json: (await r.json()) as any }
+        })
+      // 0xFF is never UTF-8: a decoding replaces it with U+FFFD, whose UTF-8 is other bytes.
+      const notUtf8 = answer(Buffer.from([0x4e, 0x65, 0x74, 0xff, 0x20, 0x73, 0x61, 0x6c, 0x65, 0x73]))
+      assert.notStrictEqual(sha256(Buffer.from(notUtf8.toString("utf8"), "utf8")), sha256(notUtf8))
+      const statuses: Array<string> = []
+      for (const body of [notUtf8, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), answer(Buffer.from("Net sales"))])]) {
+        const response = yield* post(body)
+        statuses.push(`${response.status} ${response.json.status ?? response.json._tag}`)
+        if (response.json.status !== "verified") continue
+        const envelope = JSON.stringify(response.json.attestation)
+        assert.deepStrictEqual(statementOf(envelope).subject, [{ name: "answer", digest: { sha256: sha256(body) } }])
+        const checked = ResultAttestation.checkResultAttestation({ envelope, input: body, name: "answer", trusted: keys.trusted })
+        assert.isTrue(Either.isRight(checked), Either.isLeft(checked) ? checked.left.message : "")
+      }
+      assert.strictEqual(statuses[0], "200 verified")
+    }), 60_000)
+
   it.scopedLive("POST /v1/verify/answer?format=bedrock-stream&sign=1: signed over the posted bytes, not a decoding of them", () =>
     Effect.gen(function*() {
       const s = yield* providerSetup("quote")
-      const pair = generateKeyPairSync("ed25519")
-      const keyFile = path.join(s.work, "result.pem")
-      yield* Effect.promise(() => fsp.writeFile(keyFile, pair.privateKey.export({ type: "pkcs8", format: "pem" })))
-      const token = "signed-answer-test-token-0123456789abcdef"
-      const config = yield* Config.decode({
-        ...providerConfigJson("quote"),
-        verify: { resultSigning: { keyFile } },
-        server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: false, name: "reader" }] }
-      })
-      const scope = yield* Scope.make()
-      yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-      const context = yield* Layer.buildWithScope(
-        Server.layer({ config, configFile: s.configFile, runRoot: path.join(s.work, "runs"), allowLoopbackHttp: true, host: "127.0.0.1", port: 0 }),
-        scope
-      )
-      const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
-      const port = address._tag === "TcpAddress" ? address.port : 0
+      const keys = yield* writeSigningKeys(s.work)
+      const { port, token } = yield* listen(s, { verify: { resultSigning: { keyFile: keys.privateFile } } })
       const bytes = Buffer.from(bedrockStreamGrounded)
       const response = yield* Effect.promise(async () => {
         const r = await fetch(`http://127.0.0.1:${port}/v1/verify/answer?run=run-1&format=bedrock-stream&manifest=${s.manifest.digest}&sign=1`, {
@@ -260,8 +258,7 @@ describe("signed answers in the service", () => {
       const statement = statementOf(envelope)
       assert.deepStrictEqual(statement.subject, [{ name: "answer", digest: { sha256: sha256(bytes) } }])
       assert.deepStrictEqual(statement.predicate.captures, [textCapture(CAFE, cafeText)])
-      const trusted = [{ keyid: keyIdOf(pair.publicKey), publicKey: pair.publicKey }]
-      const checked = ResultAttestation.checkResultAttestation({ envelope, input: bytes, name: "answer", trusted })
+      const checked = ResultAttestation.checkResultAttestation({ envelope, input: bytes, name: "answer", trusted: keys.trusted })
       assert.isTrue(Either.isRight(checked), Either.isLeft(checked) ? checked.left.message : "")
     }), 60_000)
 })

@@ -6,27 +6,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { generateKeyPairSync } from "node:crypto"
-import * as fsp from "node:fs/promises"
-import * as path from "node:path"
 import * as ResultAttestation from "../src/evidence/ResultAttestation.js"
-import { keyIdOf } from "../src/evidence/Signatures.js"
-import { call, report, sources, startService, tokens, waitForRun } from "./serverSupport.js"
-import { tempDirectory } from "./support.js"
+import { call, report, startService, tokens } from "./serverSupport.js"
+import { signingService } from "./support/resultSigning.js"
 
 describe("signed results in the service", () => {
   it.scopedLive("sign=1: a passed report carries its signed result; a refused one none; no key configured: 409", () =>
     Effect.gen(function*() {
-      const { server } = yield* sources
-      const sales = server.url("/q3-sales.txt")
-      const work = yield* tempDirectory
-      const pair = generateKeyPairSync("ed25519")
-      const keyFile = path.join(work, "result.pem")
-      yield* Effect.promise(() => fsp.writeFile(keyFile, pair.privateKey.export({ type: "pkcs8", format: "pem" })))
-      const service = yield* startService({ sources: [sales], config: { verify: { resultSigning: { keyFile } } } })
-      const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
-      const runId = started.json.id as string
-      yield* waitForRun(service, runId)
+      const { keys, runId, sales, service } = yield* signingService
       const body = report(sales, ["Net sales for Q3 2026 were 4,210 units"])
       const post = (s: typeof service, query: string, text: string) =>
         call(s, `/v1/verify/report?run=${runId}${query}`, { token: tokens.admin, body: text, headers: { "content-type": "application/json" } })
@@ -38,7 +25,7 @@ describe("signed results in the service", () => {
         envelope: JSON.stringify(signed.json.attestation),
         input: body,
         name: "report",
-        trusted: [{ keyid: keyIdOf(pair.publicKey), publicKey: pair.publicKey }]
+        trusted: keys.trusted
       })
       if (Either.isLeft(checked)) return assert.fail(checked.left.message)
       assert.deepStrictEqual(checked.right.statement.predicate.run, { id: runId, store: "filesystem" })

@@ -186,6 +186,7 @@ for (const subject of [filesystem, memory, postgres]) {
         yield* writer.write(awkwardRecord)
         const reader = yield* run.open
         assert.deepStrictEqual(yield* reader.read(SALES), salesRecord)
+        assert.deepStrictEqual(yield* reader.readWithBody!(SALES), { record: salesRecord, body: undefined })
         const awkward = yield* reader.read(awkwardRecord.source)
         assert.deepStrictEqual(awkward, awkwardRecord)
         assert.strictEqual(awkward.text, awkwardRecord.text)
@@ -331,6 +332,12 @@ for (const subject of [filesystem, memory, postgres]) {
         assert.deepStrictEqual(yield* reader.read(v2Record.source), v2Record)
         assert.deepStrictEqual(yield* reader.read(twin.source), twin)
         assert.deepStrictEqual(Buffer.from(yield* reader.readBody(v2Record.body.sha256)), htmlBody)
+        // readWithBody: the same record, with its body (none for a v1 record); a missing source as read.
+        assert.isDefined(reader.readWithBody)
+        const both = yield* reader.readWithBody!(v2Record.source)
+        assert.deepStrictEqual(both.record, v2Record)
+        assert.deepStrictEqual(Buffer.from(both.body!), htmlBody)
+        assert.instanceOf(yield* Effect.flip(reader.readWithBody!("https://reports.northwind.test/none" as SourceUrl)), MissingCapture)
         const unknown = sha256Of("no such body")
         const missing = yield* Effect.flip(reader.readBody(unknown))
         assert.instanceOf(missing, MissingCapture)
@@ -345,6 +352,8 @@ for (const subject of [filesystem, memory, postgres]) {
           const body = yield* Effect.flip((yield* run.open).readBody(v2Record.body.sha256))
           assert.instanceOf(body, CorruptCapture)
           assert.strictEqual(body.reason, "body-mismatch")
+          const withBody = yield* Effect.flip((yield* run.open).readWithBody!(v2Record.source))
+          assert.deepStrictEqual([withBody._tag, withBody._tag === "CorruptCapture" ? withBody.reason : ""], ["CorruptCapture", "body-mismatch"])
         }
       }))
 

@@ -24,6 +24,8 @@ import {
   renderEnvelope,
   type SigningKey,
   signStatementOf,
+  statementSchema,
+  statementSubject,
   statementType,
   verifyEnvelopeOf
 } from "./Signatures.js"
@@ -38,24 +40,18 @@ const strict = { parseOptions: { onExcessProperty: "error" as const } }
 const Sha256Hex = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/))
 
 /** The statement of one capture, decoded strictly. */
-export const CaptureStatement = Schema.Struct({
-  _type: Schema.Literal(statementType),
-  subject: Schema.Tuple(
-    Schema.Struct({
-      name: Schema.String.pipe(Schema.maxLength(8192)),
-      digest: Schema.Struct({ "sha256": Sha256Hex, "text-sha256": Sha256Hex }).annotations(strict)
-    }).annotations(strict)
-  ),
-  predicateType: Schema.Literal(capturePredicateType),
-  predicate: Schema.Struct({
+export const CaptureStatement = statementSchema(
+  capturePredicateType,
+  Schema.Struct({
     accessedAt: Schema.String.pipe(Schema.maxLength(64)),
     contentType: Schema.String.pipe(Schema.maxLength(256)),
     extraction: Schema.Struct({ id: ExtractionId, version: Schema.Int.pipe(Schema.between(1, 1000)) }).annotations(strict),
     /** Bytes of the body as fetched. */
     byteLength: Schema.NonNegativeInt,
     producer: Schema.String.pipe(Schema.maxLength(256))
-  }).annotations(strict)
-}).annotations(strict)
+  }).annotations(strict),
+  statementSubject({ "sha256": Sha256Hex, "text-sha256": Sha256Hex }, 8192)
+)
 export type CaptureStatement = typeof CaptureStatement.Type
 
 /** What a record says about its fetch, in the statement's terms (the producer aside). */

@@ -42,6 +42,7 @@ import {
   renderEnvelope,
   type SigningKey,
   signStatementOf,
+  statementSchema,
   statementType,
   verifyEnvelopeOf
 } from "./Signatures.js"
@@ -138,17 +139,9 @@ export const ResultPredicate = Schema.Struct({
 export type ResultPredicate = typeof ResultPredicate.Type
 
 /** The statement of a verification result, decoded strictly. */
-export const ResultStatement = Schema.Struct({
-  _type: Schema.Literal(statementType),
-  subject: Schema.Tuple(
-    Schema.Struct({
-      name: Schema.String.pipe(Schema.maxLength(4096)),
-      digest: Schema.Struct({ sha256: Sha256Hex }).annotations(strict)
-    }).annotations(strict)
-  ),
-  predicateType: Schema.Literal(resultPredicateType),
-  predicate: ResultPredicate
-}).annotations({ ...strict, identifier: "ResultStatement" })
+export const ResultStatement = statementSchema(resultPredicateType, ResultPredicate).annotations({
+  identifier: "ResultStatement"
+})
 export type ResultStatement = typeof ResultStatement.Type
 
 /** Any in-toto statement, its predicate type read first: the envelope of another kind is told apart. */

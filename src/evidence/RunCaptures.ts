@@ -2,7 +2,8 @@
  * The captures of a run, one at a time, from any store (filesystem, PostgreSQL, memory): the run's
  * sources from the store's bounded `list`, then each capture read through `read` (strictly, a v2
  * record only with its body stored and matching, as for verification), its text hashing to the
- * capture digest, and its body through `readBody` (checked against its digest). Read-only.
+ * capture digest, and its body with it (`readWithBody`: read and hashed once, checked against the
+ * record) or, from a store without that, through `readBody` (checked against its digest). Read-only.
  *
  * @since 0.3.0
  */
@@ -38,13 +39,19 @@ export const listSources = (
     Effect.catchTag("CaptureListTooLarge", (error) => new ExportTooLarge({ captures: error.captures, limit: error.limit }))
   )
 
-/** One capture, checked; memory: the one record and its body. */
+/**
+ * One capture, checked; memory: the one record and its body. A store with `readWithBody` reads
+ * and hashes the body once (checked against the record there); another reads it again through
+ * `readBody` (checked against the record's body digest).
+ */
 export const readCapture = (
   store: CaptureStoreShape,
   source: SourceUrl
 ): Effect.Effect<StoredCapture, CaptureReadError | DigestMismatch> =>
   Effect.gen(function*() {
-    const record = yield* store.read(source)
+    const { body, record } = store.readWithBody === undefined
+      ? { record: yield* store.read(source), body: undefined }
+      : yield* store.readWithBody(source)
     const textSha256 = sha256Of(record.text)
     if (textSha256 !== record.sha256) {
       return yield* new DigestMismatch({
@@ -56,5 +63,5 @@ export const readCapture = (
       })
     }
     if (record.format === captureFormat) return { record, body: Buffer.from(record.text, "utf8") }
-    return { record, body: yield* store.readBody(recordBody(record).sha256) }
+    return { record, body: body ?? (yield* store.readBody(recordBody(record).sha256)) }
   })

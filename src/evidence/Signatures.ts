@@ -62,23 +62,45 @@ const Base64 = Schema.String.pipe(
 export const ExportFormat = Schema.Literal("warc", "annotations")
 export type ExportFormat = typeof ExportFormat.Type
 
+/** The subject of a statement: one name and its digests (strict). */
+export const statementSubject = <const Digest extends Schema.Struct.Fields>(
+  digest: Digest,
+  maxNameLength = 4096
+) =>
+  Schema.Struct({
+    name: Schema.String.pipe(Schema.maxLength(maxNameLength)),
+    digest: Schema.Struct(digest).annotations(strict)
+  }).annotations(strict)
+
+/** A subject named by the SHA-256 of its bytes alone (exports, results). */
+const sha256Subject = statementSubject({ sha256: Sha256Hex })
+
+/**
+ * An in-toto Statement v1 with one subject and the given predicate, decoded strictly: every
+ * citegate statement (export, capture, result) is this shape with its own predicate.
+ */
+export const statementSchema = <
+  const PredicateType extends string,
+  Predicate extends Schema.Schema.Any,
+  Subject extends Schema.Schema.Any = typeof sha256Subject
+>(predicateType: PredicateType, predicate: Predicate, subject?: Subject) =>
+  Schema.Struct({
+    _type: Schema.Literal(statementType),
+    subject: Schema.Tuple((subject ?? sha256Subject) as Subject),
+    predicateType: Schema.Literal(predicateType),
+    predicate
+  }).annotations(strict)
+
 /** An in-toto Statement v1 with citegate's export predicate, decoded strictly. */
-export const Statement = Schema.Struct({
-  _type: Schema.Literal(statementType),
-  subject: Schema.Tuple(
-    Schema.Struct({
-      name: Schema.String.pipe(Schema.maxLength(4096)),
-      digest: Schema.Struct({ sha256: Sha256Hex }).annotations(strict)
-    }).annotations(strict)
-  ),
-  predicateType: Schema.Literal(predicateType),
-  predicate: Schema.Struct({
+export const Statement = statementSchema(
+  predicateType,
+  Schema.Struct({
     format: ExportFormat,
     /** Captures (WARC) or annotations in the file. */
     items: Schema.NonNegativeInt,
     producer: Schema.String.pipe(Schema.maxLength(256))
   }).annotations(strict)
-}).annotations(strict)
+)
 export type Statement = typeof Statement.Type
 
 /** A DSSE envelope (JSON form), decoded strictly. */

@@ -35,7 +35,7 @@ import * as KeptReviews from "./KeptReviews.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import * as Metrics from "./Metrics.js"
-import { RequestBytes } from "./RequestBytes.js"
+import { RequestBytes, textOf as bodyText } from "./RequestBytes.js"
 import { eventJson, type RunView, Runs } from "./Runs.js"
 
 /**
@@ -174,8 +174,10 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           const run = yield* readableRun(principal, urlParams.run)
           const { config } = yield* ServerContext
           const key = yield* signingKeyFor(urlParams.sign)
-          // The body was read (and bounded) by the server middleware; this is the cached text.
-          const text = yield* Effect.orDie(request.text)
+          // The body was read (and bounded) by the server middleware: the cached text, or with sign=1
+          // its bytes (what a signed result names), decoded as the text would be.
+          const bytes = yield* Effect.serviceOption(RequestBytes)
+          const text = Option.isSome(bytes) ? bodyText(bytes.value) : yield* Effect.orDie(request.text)
           const mode = urlParams.mode ?? Config.resolvedMode(config)
           const [policy, outcome] = yield* Effect.flatMap(
             gates.gate(run, mode),
@@ -198,8 +200,8 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
             Effect.flatMap(storeIdentityOf(run), (storeIdentity) =>
               ResultAttestation.signResult({ kind: "report", ...outcome.right }, {
                 name: "report",
-                // The text as verified, hashed as UTF-8: the body's bytes unless it had a BOM or invalid UTF-8.
-                input: text,
+                // The exact bytes received (sign=1 reads them: RequestBytes.readsBytes).
+                input: Option.isSome(bytes) ? bytes.value : text,
                 policy,
                 run: { id: run.id, store: ResultAttestation.storeKindOf(storeIdentity) }
               }, key))
@@ -214,12 +216,12 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           const { config } = yield* ServerContext
           const key = yield* signingKeyFor(urlParams.sign)
           const format = urlParams.format ?? "json"
-          // A binary format's body is bytes (never decoded as text, which would replace invalid UTF-8).
+          // A binary format's body is bytes (never decoded as text, which would replace invalid UTF-8);
+          // with sign=1 every format's body is read as bytes (what a signed result names).
+          const bytes = yield* Effect.serviceOption(RequestBytes)
           const text = AnswerFormats.isBinary(format)
-            ? yield* Effect.serviceOption(RequestBytes).pipe(
-              Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => Effect.map(Effect.orDie(request.arrayBuffer), (b) => new Uint8Array(b)) }))
-            )
-            : yield* Effect.orDie(request.text)
+            ? yield* Option.match(bytes, { onSome: Effect.succeed, onNone: () => Effect.map(Effect.orDie(request.arrayBuffer), (b) => new Uint8Array(b)) })
+            : Option.isSome(bytes) ? bodyText(bytes.value) : yield* Effect.orDie(request.text)
           const mode = urlParams.mode ?? Config.resolvedMode(config)
           const answersOptions = Gates.answerOptions(config, mode)
           // The run's manifest, kept once the run is finished (Runs.manifest).
@@ -246,8 +248,8 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           const envelope = key === undefined || !passed || Either.isLeft(outcome) ? undefined : yield* Effect.orDie(
             ResultAttestation.signResult({ kind: "answer", ...outcome.right, options: answersOptions }, {
               name: "answer",
-              // A binary format's exact bytes; a text format's text as verified, hashed as UTF-8.
-              input: text,
+              // The exact bytes received (sign=1 reads them: RequestBytes.readsBytes).
+              input: Option.isSome(bytes) ? bytes.value : text,
               policy: Policy.fromConfig(config),
               run: { id: run.id, store: ResultAttestation.storeKindOf(storeIdentity) }
             }, key)

@@ -13,10 +13,21 @@ import { type AnswerFormat, answerFormats, isBinary } from "../answer/Formats.js
 /** The request body's bytes, where the route reads bytes. */
 export class RequestBytes extends Context.Tag("citegate/server/RequestBytes")<RequestBytes, Uint8Array>() {}
 
-/** Whether the request at `url` reads its body as bytes: the answer route with a binary `format`. */
+/**
+ * Whether the request at `url` reads its body as bytes: the answer route with a binary `format`, and
+ * either verify route with `sign=1` (a signed result names the exact bytes received, which a text
+ * decoding does not keep when they are not valid UTF-8).
+ */
 export const readsBytes = (url: string): boolean => {
   const at = url.indexOf("?")
-  if ((at === -1 ? url : url.slice(0, at)) !== "/v1/verify/answer" || at === -1) return false
-  const format = new URLSearchParams(url.slice(at + 1)).get("format")
-  return format !== null && (answerFormats as ReadonlyArray<string>).includes(format) && isBinary(format as AnswerFormat)
+  const route = at === -1 ? url : url.slice(0, at)
+  if ((route !== "/v1/verify/answer" && route !== "/v1/verify/report") || at === -1) return false
+  const params = new URLSearchParams(url.slice(at + 1))
+  if (params.get("sign") === "1") return true
+  const format = params.get("format")
+  return route === "/v1/verify/answer" && format !== null && (answerFormats as ReadonlyArray<string>).includes(format) &&
+    isBinary(format as AnswerFormat)
 }
+
+/** The body as text, decoded as the platform decodes a text body (invalid UTF-8 replaced, a BOM kept). */
+export const textOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")

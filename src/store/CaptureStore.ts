@@ -17,6 +17,9 @@ import * as Layer from "effect/Layer"
 import type { CaptureRecord, Sha256Hex, SourceUrl } from "../Domain.js"
 import type { CaptureListError, CaptureReadError, CaptureWriteError, InvalidRunDirectory } from "../Errors.js"
 import * as Filesystem from "./Filesystem.js"
+import type { RecordWithBody } from "./Format.js"
+
+export type { RecordWithBody }
 
 /**
  * @since 0.1.0
@@ -41,6 +44,15 @@ export interface CaptureStoreShape {
    * `body-mismatch` otherwise).
    */
   readonly read: (source: SourceUrl) => Effect.Effect<CaptureRecord, CaptureReadError>
+  /**
+   * Optional: `read`, and with it the body a v2 record describes (`undefined` for a v1 record),
+   * read once: the same checks as `read` (the body stored, its length and SHA-256 the record's).
+   * Exports, which need both, call it instead of `read` and `readBody` (a body read and hashed
+   * twice otherwise).
+   *
+   * @since 0.3.0
+   */
+  readonly readWithBody?: ((source: SourceUrl) => Effect.Effect<RecordWithBody, CaptureReadError>) | undefined
   /**
    * The stored body with this digest (audits, `doctor`), checked against it.
    * `MissingCapture` / `CorruptCapture` name the body as `body <sha256>`.

@@ -32,6 +32,7 @@ import {
   encodeRecordChunks,
   maxAttestationBytes,
   partialPrefix,
+  type RecordWithBody,
   recordFileName
 } from "./Format.js"
 
@@ -177,8 +178,8 @@ const recordReader = (directory: string, maxRecordBytes: number, maxBodyBytes: n
   const readBodyFile = (sha256: string) => readRegularFile(path.join(directory, bodyFileName(sha256)), maxBodyBytes)
 
   /** A v2 record's body must be stored beside it and be the body it describes. */
-  const withBody = (source: SourceUrl, record: CaptureRecord): Effect.Effect<CaptureRecord, CaptureReadError> =>
-    record.format === captureFormat ? Effect.succeed(record) : readBodyFile(record.body.sha256).pipe(
+  const withBody = (source: SourceUrl, record: CaptureRecord): Effect.Effect<RecordWithBody, CaptureReadError> =>
+    record.format === captureFormat ? Effect.succeed({ record, body: undefined }) : readBodyFile(record.body.sha256).pipe(
       Effect.mapError((failure) =>
         corrupt(
           source,
@@ -186,10 +187,10 @@ const recordReader = (directory: string, maxRecordBytes: number, maxBodyBytes: n
           `the body file ${bodyFileName(record.body.sha256)}: ${failure.detail}`
         )
       ),
-      Effect.flatMap((body) => checkBody(source, record, body))
+      Effect.flatMap((body) => Either.map(checkBody(source, record, body), (checked) => ({ record: checked, body })))
     )
 
-  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+  const readWithBody = (source: SourceUrl): Effect.Effect<RecordWithBody, CaptureReadError> =>
     readRegularFile(path.join(directory, recordFileName(source)), maxRecordBytes).pipe(
       Effect.mapError((failure) =>
         failure.reason === "missing"
@@ -199,6 +200,9 @@ const recordReader = (directory: string, maxRecordBytes: number, maxBodyBytes: n
       Effect.flatMap((bytes) => decodeRecordBytes(source, source, bytes)),
       Effect.flatMap((record) => withBody(source, record))
     )
+
+  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    Effect.map(readWithBody(source), (read) => read.record)
 
   const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {
     const name = `body ${sha256}`
@@ -217,7 +221,7 @@ const recordReader = (directory: string, maxRecordBytes: number, maxBodyBytes: n
     )
   }
 
-  return { read, readBody }
+  return { read, readWithBody, readBody }
 }
 
 /** One file, written crash-safely (writeRecordFile); interruption stops it at the next buffer. */
@@ -345,12 +349,13 @@ const attestationFiles = (directory: string, writeFile: WriteFile) => {
 export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: FileSystemOptions) {
   const directory = yield* runDirectory(options.directory)
   const maxRecordBytes = options.maxRecordBytes ?? defaultMaxRecordBytes
-  const { read, readBody } = recordReader(directory, maxRecordBytes, options.maxBodyBytes ?? defaultMaxBodyBytes)
+  const { read, readBody, readWithBody } = recordReader(directory, maxRecordBytes, options.maxBodyBytes ?? defaultMaxBodyBytes)
   const writeFile = fileWriter(options.io ?? nodeIo, directory)
   return {
     read,
     write: recordWriter(directory, writeFile),
     readBody,
+    readWithBody,
     list: (listOptions?: { readonly limit?: number }) => listSources(directory, maxRecordBytes, listOptions),
     identity: `file:${directory}`,
     ...recordStamps(directory),

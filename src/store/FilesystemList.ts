@@ -24,7 +24,7 @@ import * as Schema from "effect/Schema"
 const prefixBytes = 64 * 1024
 
 // The canonical opening of a record: the format, then the source as a JSON string.
-const canonicalOpening = /^\{"format":"citegate\.capture\/v[0-9]+","source":("(?:[^"\\\u0000-\u001f]|\\.)*")/
+const canonicalOpening = /^\{"format":"citegate\.capture\/[0-9]+","source":("(?:[^"\\\u0000-\u001f]|\\.)*")/
 
 const isSourceUrl = Schema.is(SourceUrl)
 

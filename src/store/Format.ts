@@ -10,6 +10,12 @@ import type * as fs from "node:fs"
 import { createHash } from "node:crypto"
 import { type CaptureRecord, captureFormat, type CaptureRecordV2 } from "../Domain.js"
 
+/** A record with the body a v2 record describes, read and checked once (`undefined` for a v1 record). */
+export interface RecordWithBody {
+  readonly record: CaptureRecord
+  readonly body: Uint8Array | undefined
+}
+
 /** The file name of a source's record: the SHA-256 hex of the exact source URL string. */
 export const recordFileName = (source: string): string =>
   `${createHash("sha256").update(source, "utf8").digest("hex")}.json`

@@ -17,7 +17,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { randomUUID } from "node:crypto"
 import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
-import { encodeRecord, listLimit, maxAttestationBytes } from "./Format.js"
+import { encodeRecord, listLimit, maxAttestationBytes, type RecordWithBody } from "./Format.js"
 import { type CaptureRecord, captureFormat, captureFormatV2, sha256Of, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
@@ -44,15 +44,16 @@ const decodeStored = (
   source: SourceUrl,
   text: string,
   bodies: ReadonlyMap<string, Uint8Array>
-): Either.Either<CaptureRecord, CaptureReadError> => {
+): Either.Either<RecordWithBody, CaptureReadError> => {
   const checked = decodeRecordText(source, source, text)
-  if (Either.isLeft(checked) || checked.right.format === captureFormat) return checked
+  if (Either.isLeft(checked)) return Either.left(checked.left)
+  if (checked.right.format === captureFormat) return Either.right({ record: checked.right, body: undefined })
   const record = checked.right
   const body = bodies.get(record.body.sha256)
   if (body === undefined) {
     return Either.left(new CorruptCapture({ source, reason: "body-missing", detail: `no body ${record.body.sha256} is stored` }))
   }
-  return checkBody(source, record, body)
+  return Either.map(checkBody(source, record, body), (record) => ({ record, body }))
 }
 
 /**
@@ -87,11 +88,19 @@ export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptio
       return Effect.void
     })
 
-  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
-    Effect.suspend((): Effect.Effect<CaptureRecord, CaptureReadError> => {
+  /** The stored body itself (not a copy): only for `read`, which does not hand it out. */
+  const readStored = (source: SourceUrl): Effect.Effect<RecordWithBody, CaptureReadError> =>
+    Effect.suspend((): Effect.Effect<RecordWithBody, CaptureReadError> => {
       const text = stored.get(source)
       return text === undefined ? Effect.fail(new MissingCapture({ source })) : decodeStored(source, text, bodies)
     })
+
+  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    Effect.map(readStored(source), (read) => read.record)
+
+  // A copy of the body, as `readBody` gives: the caller cannot change the evidence through it.
+  const readWithBody = (source: SourceUrl): Effect.Effect<RecordWithBody, CaptureReadError> =>
+    Effect.map(readStored(source), ({ body, record }) => ({ record, body: body && Uint8Array.prototype.slice.call(body) }))
 
   const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> =>
     Effect.suspend((): Effect.Effect<Uint8Array, CaptureReadError> => {
@@ -129,7 +138,7 @@ export const make = Effect.fn("MemoryStore.make")(function*(options: MemoryOptio
 
   for (const record of options.records ?? []) yield* write(record)
   // One store is one run, and its records are never replaced: a fresh identity, and no stamp.
-  return CaptureStore.of({ read, write, readBody, list, identity, writeAttestation, readAttestation }) satisfies CaptureStoreShape
+  return CaptureStore.of({ read, write, readBody, readWithBody, list, identity, writeAttestation, readAttestation }) satisfies CaptureStoreShape
 })
 
 /**

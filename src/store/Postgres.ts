@@ -27,7 +27,14 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
 import { CaptureStore, type CaptureStoreShape } from "./CaptureStore.js"
-import { defaultMaxBodyBytes, defaultMaxRecordBytes, encodeRecordChunks, listLimit, maxAttestationBytes } from "./Format.js"
+import {
+  defaultMaxBodyBytes,
+  defaultMaxRecordBytes,
+  encodeRecordChunks,
+  listLimit,
+  maxAttestationBytes,
+  type RecordWithBody
+} from "./Format.js"
 import { type CaptureRecord, captureFormat, type CaptureRecordV2, type Sha256Hex, type SourceUrl } from "../Domain.js"
 import {
   CaptureExists,
@@ -138,10 +145,35 @@ const databaseIdentity = (sql: SqlClient.SqlClient): Effect.Effect<string | unde
   )
 }
 
-interface BodyRow {
+/** A row of a bounded read: the value's size, and the value itself only when within the limit. */
+interface BoundedRow<A> {
   readonly size: number
-  readonly bytes: Uint8Array | null
+  readonly value: A | null
 }
+
+/**
+ * The one row of a bounded read (`SELECT octet_length(x) AS size, CASE WHEN octet_length(x) <= max
+ * THEN x END AS value`, so a value past the limit never leaves the server): `undefined` without a
+ * row, `CorruptCapture` `too-large` past the limit, `unreadable` when the query fails. `name` is what
+ * errors call it, `what` the value ("the body"), `where` the place a failure is in.
+ */
+const boundedValue = <A>(
+  query: Effect.Effect<ReadonlyArray<BoundedRow<A>>, SqlError>,
+  name: string,
+  what: string,
+  where: string,
+  maxBytes: number
+): Effect.Effect<A | undefined, CorruptCapture> =>
+  query.pipe(
+    Effect.mapError((error) => corrupt(name, "unreadable", `${where}: ${sqlDetail(error)}`)),
+    Effect.flatMap((rows): Either.Either<A | undefined, CorruptCapture> => {
+      const row = rows[0]
+      if (row === undefined) return Either.right(undefined)
+      return row.value === null
+        ? Either.left(corrupt(name, "too-large", `${what} is ${row.size} bytes, over the limit of ${maxBytes}`))
+        : Either.right(row.value)
+    })
+  )
 
 /** A capture row as its record: present, within the size limit, its bytes and digests as the row says. */
 const rowRecord = (source: SourceUrl, row: CaptureRow | undefined, maxRecordBytes: number): Either.Either<CaptureRecord, CaptureReadError> => {
@@ -183,17 +215,14 @@ const attestationsOf = (sql: SqlClient.SqlClient, run: string) => {
       )
 
   const readAttestation = (source: SourceUrl): Effect.Effect<string | undefined, CaptureReadError> =>
-    sql<{ readonly size: number; readonly envelope: string | null }>`
-      SELECT octet_length(envelope) AS size, CASE WHEN octet_length(envelope) <= ${maxAttestationBytes} THEN envelope END AS envelope
-      FROM citegate_attestations WHERE run = ${run} AND source = ${source}`.pipe(
-      Effect.mapError((error) => corrupt(source, "unreadable", `the attestation in the database: ${sqlDetail(error)}`)),
-      Effect.flatMap((rows): Either.Either<string | undefined, CorruptCapture> => {
-        const row = rows[0]
-        if (row === undefined) return Either.right(undefined)
-        return row.envelope === null
-          ? Either.left(corrupt(source, "too-large", `the attestation is ${row.size} bytes, over the limit of ${maxAttestationBytes}`))
-          : Either.right(row.envelope)
-      })
+    boundedValue(
+      sql<BoundedRow<string>>`
+        SELECT octet_length(envelope) AS size, CASE WHEN octet_length(envelope) <= ${maxAttestationBytes} THEN envelope END AS value
+        FROM citegate_attestations WHERE run = ${run} AND source = ${source}`,
+      source,
+      "the attestation",
+      "the attestation in the database",
+      maxAttestationBytes
     )
 
   return { writeAttestation, readAttestation }
@@ -285,7 +314,7 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
   // The record comes as text, converted from its bytes by the server, which refuses invalid UTF-8 (as
   // the strict decoder would); bytea would travel as hex, twice its size, and cost more to parse than
   // the rest of the read. The digest of the stored bytes is computed beside it, in the same snapshot.
-  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+  const readWithBody = (source: SourceUrl): Effect.Effect<RecordWithBody, CaptureReadError> =>
     sql<CaptureRow>`
       SELECT octet_length(record) AS size, record_sha256, sha256, encode(sha256(record), 'hex') AS actual_sha256,
              CASE WHEN octet_length(record) <= ${maxRecordBytes} THEN convert_from(record, 'UTF8') END AS record
@@ -296,30 +325,30 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
           : corrupt(source, "unreadable", `the database: ${sqlDetail(error)}`)
       ),
       Effect.flatMap((rows) => rowRecord(source, rows[0], maxRecordBytes)),
-      Effect.flatMap((record) => record.format === captureFormat ? Effect.succeed(record) : withBody(source, record))
+      Effect.flatMap((record) => record.format === captureFormat ? Effect.succeed({ record, body: undefined }) : withBody(source, record))
     )
+
+  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    Effect.map(readWithBody(source), (read) => read.record)
 
   /** The stored body with this digest, within the size limit; `name` is what errors call it. */
   const fetchBody = (name: string, sha256: string): Effect.Effect<Uint8Array | undefined, CorruptCapture> =>
-    sql<BodyRow>`
-      SELECT octet_length(bytes) AS size, CASE WHEN octet_length(bytes) <= ${maxBodyBytes} THEN bytes END AS bytes
-      FROM citegate_bodies WHERE sha256 = ${sha256}`.pipe(
-      Effect.mapError((error) => corrupt(name, "unreadable", `the database: ${sqlDetail(error)}`)),
-      Effect.flatMap((rows): Either.Either<Uint8Array | undefined, CorruptCapture> => {
-        const row = rows[0]
-        if (row === undefined) return Either.right(undefined)
-        return row.bytes === null
-          ? Either.left(corrupt(name, "too-large", `the body is ${row.size} bytes, over the limit of ${maxBodyBytes}`))
-          : Either.right(row.bytes)
-      })
+    boundedValue(
+      sql<BoundedRow<Uint8Array>>`
+        SELECT octet_length(bytes) AS size, CASE WHEN octet_length(bytes) <= ${maxBodyBytes} THEN bytes END AS value
+        FROM citegate_bodies WHERE sha256 = ${sha256}`,
+      name,
+      "the body",
+      "the database",
+      maxBodyBytes
     )
 
   /** A v2 record is returned only with its body stored and matching (as on disk). */
-  const withBody = (source: SourceUrl, record: CaptureRecordV2): Effect.Effect<CaptureRecord, CorruptCapture> =>
+  const withBody = (source: SourceUrl, record: CaptureRecordV2): Effect.Effect<RecordWithBody, CorruptCapture> =>
     Effect.flatMap(fetchBody(source, record.body.sha256), (body) =>
       body === undefined
         ? Either.left(corrupt(source, "body-missing", `no body ${record.body.sha256} is stored`))
-        : checkBody(source, record, body))
+        : Either.map(checkBody(source, record, body), (checked) => ({ record: checked, body })))
 
   const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {
     const name = `body ${sha256}`
@@ -353,7 +382,7 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
   const database = yield* databaseIdentity(sql)
   const identity = database === undefined ? undefined : `postgres:${database}:${JSON.stringify(run)}`
   const list = listOf(sql, run)
-  return CaptureStore.of({ read, write, readBody, list, identity, stamp, stamps, ...attestationsOf(sql, run) }) satisfies CaptureStoreShape
+  return CaptureStore.of({ read, write, readBody, readWithBody, list, identity, stamp, stamps, ...attestationsOf(sql, run) }) satisfies CaptureStoreShape
 })
 
 /**
