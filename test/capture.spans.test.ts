@@ -8,15 +8,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import * as DefaultServices from "effect/DefaultServices"
 import * as Tracer from "effect/Tracer"
 import * as Capture from "../src/capture/Capture.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import { testServer } from "./httpServer.js"
 import { tempDirectory } from "./support.js"
-
-/** The in-process tracer every program runs with unless it installs another (Effect's default). */
-const inProcess = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+import { countingInProcess, exportingTracer } from "./support/spans.js"
 
 /** A server of small text bodies; `/missing*` answers 404. */
 const server = testServer((req, res) => {
@@ -41,37 +38,6 @@ const captureRun = (url: (path: string) => string, count: number) =>
     assert.deepStrictEqual(results.map((r) => r.result._tag), [...sources.slice(0, count).map(() => "Right"), "Left"])
     return { stage, sources }
   })
-
-/** Runs `effect` counting the spans Effect's in-process tracer makes meanwhile. */
-const countingInProcess = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => {
-      const original = inProcess.span
-      const names: Array<string> = []
-      // The same tracer object (programs compare it by identity), its spans counted.
-      ;(inProcess as { span: Tracer.Tracer["span"] }).span = (...args) => {
-        names.push(args[0])
-        return original(...args)
-      }
-      return { original, names }
-    }),
-    ({ names }) => Effect.map(effect, (value) => ({ value, names })),
-    ({ original }) => Effect.sync(() => (inProcess as { span: Tracer.Tracer["span"] }).span = original)
-  )
-
-/** A tracer that exports (here: keeps) every span, as the service's telemetry does. */
-const exportingTracer = () => {
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (...args) => {
-      const span = inProcess.span(...args)
-      spans.push(span)
-      return span
-    },
-    context: (f) => f()
-  })
-  return { tracer, spans }
-}
 
 describe("Capture spans", () => {
   it.scopedLive("under the in-process tracer: no span per capture (2 sources and 12 make the same spans)", () =>

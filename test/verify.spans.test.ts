@@ -7,21 +7,18 @@
  * failed read. The signature step, off by default, reads no attestation. Counted, not timed.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import * as DefaultServices from "effect/DefaultServices"
+import { Effect, Layer } from "effect"
 import * as Tracer from "effect/Tracer"
 import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../src/Domain.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as Policy from "../src/verify/Policy.js"
 import * as Verifier from "../src/verify/Verifier.js"
+import { countingInProcess, exportingTracer } from "./support/spans.js"
 
 const accessedAt = "2026-11-30T00:00:00.000Z" as Rfc3339Utc
 const sourceOf = (i: number) => `https://spans.example.com/source-${i}.txt` as SourceUrl
 const textOf = (i: number) => `Capture ${i}: net sales rose by ${i * 7} units in the north region.\n`
-
-/** The in-process tracer every program runs with unless it installs another (Effect's default). */
-const inProcess = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 
 /** A store of `stored` captures that counts attestation reads and notes the span each read runs in. */
 const countingStore = (stored: number) =>
@@ -64,37 +61,6 @@ const verifyAll = (captures: number) =>
     assert.deepStrictEqual(verification.rejections.map((r) => r.error._tag), ["MissingCapture"])
     return seen
   })
-
-/** Runs `effect` counting the spans Effect's in-process tracer makes meanwhile. */
-const countingInProcess = <A, E>(effect: Effect.Effect<A, E>) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => {
-      const original = inProcess.span
-      const names: Array<string> = []
-      // The same tracer object (programs compare it by identity), its spans counted.
-      ;(inProcess as { span: Tracer.Tracer["span"] }).span = (...args) => {
-        names.push(args[0])
-        return original(...args)
-      }
-      return { original, names }
-    }),
-    ({ names }) => Effect.map(effect, (value) => ({ value, names })),
-    ({ original }) => Effect.sync(() => (inProcess as { span: Tracer.Tracer["span"] }).span = original)
-  )
-
-/** A tracer that exports (here: keeps) every span, as the service's telemetry does. */
-const exportingTracer = () => {
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (...args) => {
-      const span = inProcess.span(...args)
-      spans.push(span)
-      return span
-    },
-    context: (f) => f()
-  })
-  return { tracer, spans }
-}
 
 describe("Verifier spans", () => {
   it.effect("under the in-process tracer: no span per capture (1 capture and 40 make the same spans)", () =>
