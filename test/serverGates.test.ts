@@ -4,18 +4,17 @@
  * cache identity, bounded, and never stale about what its run holds.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Either, Layer } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as AnswerFormats from "../src/answer/Formats.js"
-import * as Config from "../src/Config.js"
 import type { ReportRejected } from "../src/Errors.js"
-import { Lifecycle, ServerContext } from "../src/server/Context.js"
 import * as Gates from "../src/server/Gates.js"
 import * as Runs from "../src/server/Runs.js"
 import { CaptureStore } from "../src/store/CaptureStore.js"
 import * as CaptureCache from "../src/verify/CaptureCache.js"
-import { cited, inventoryRecord, pipelineConfig, salesRecord, tempDirectory, writeRecords } from "./support.js"
+import { cited, inventoryRecord, salesRecord, writeRecords } from "./support.js"
+import { oneRunRoot } from "./support/serverRun.js"
 
 const good = JSON.stringify({ facts: [cited("q3_net_sales", salesRecord, "Net sales for Q3 2026 were 4,210 units")] })
 const oneBad = JSON.stringify({
@@ -32,25 +31,7 @@ const onInventory = JSON.stringify({ facts: [cited("q3_inventory", inventoryReco
  */
 const setup = (options: { readonly maxEntries?: number; readonly withoutIdentity?: boolean } = {}) =>
   Effect.gen(function*() {
-    const work = yield* tempDirectory
-    const runRoot = path.join(work, "runs")
-    yield* Effect.promise(() => fsp.mkdir(path.join(runRoot, "r1"), { recursive: true }))
-    yield* writeRecords(path.join(runRoot, "r1"), [salesRecord])
-    const config = yield* Config.decode(pipelineConfig)
-    const signal = yield* Deferred.make<void>()
-    const lifecycle = Lifecycle.of({
-      draining: Deferred.await(signal),
-      isDraining: Deferred.isDone(signal),
-      openRequests: Effect.succeed(0),
-      shutdown: Effect.asVoid(Deferred.succeed(signal, undefined))
-    })
-    const context = Layer.succeed(ServerContext, {
-      config,
-      configFile: path.join(work, "pipeline.json"),
-      runRoot,
-      limits: Config.resolvedServer(config),
-      allowLoopbackHttp: false
-    })
+    const { base, runRoot } = yield* oneRunRoot
     let opened = 0
     const counted = Layer.effect(
       Runs.Runs,
@@ -67,9 +48,7 @@ const setup = (options: { readonly maxEntries?: number; readonly withoutIdentity
           }
         }))
     ).pipe(Layer.provide(Runs.layer))
-    const services = Layer.mergeAll(counted, CaptureCache.layer({ maxBytes: 64 * 1024 * 1024 })).pipe(
-      Layer.provideMerge(Layer.mergeAll(context, Layer.succeed(Lifecycle, lifecycle)))
-    )
+    const services = Layer.mergeAll(counted, CaptureCache.layer({ maxBytes: 64 * 1024 * 1024 })).pipe(Layer.provideMerge(base))
     const built = yield* Layer.build(services)
     const gates = yield* Effect.provide(Gates.make(options), built)
     const runs = Context.get(built, Runs.Runs)

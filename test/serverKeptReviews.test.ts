@@ -6,45 +6,25 @@
  * (synchronously now, src/server/Runs.ts): never stale.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Either, Layer } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import * as Config from "../src/Config.js"
 import * as Decisions from "../src/review/Decisions.js"
-import { Lifecycle, ServerContext } from "../src/server/Context.js"
 import * as KeptReviews from "../src/server/KeptReviews.js"
 import * as Runs from "../src/server/Runs.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import * as ReviewFilesystem from "../src/store/ReviewFilesystem.js"
 import * as ReviewLog from "../src/store/ReviewLog.js"
 import * as Gate from "../src/verify/Gate.js"
-import { cited, pipelineConfig, salesRecord, tempDirectory, writeRecords } from "./support.js"
+import { cited, salesRecord } from "./support.js"
+import { oneRunRoot } from "./support/serverRun.js"
 
 const reportText = JSON.stringify({ facts: [cited("q3_net_sales", salesRecord, "Net sales for Q3 2026 were 4,210 units")] })
 
 /** The real Runs service over a run root holding run `r1` (one capture), and a decision maker for it. */
 const setup = Effect.gen(function*() {
-  const work = yield* tempDirectory
-  const runRoot = path.join(work, "runs")
-  const directory = path.join(runRoot, "r1")
-  yield* Effect.promise(() => fsp.mkdir(directory, { recursive: true }))
-  yield* writeRecords(directory, [salesRecord])
-  const config = yield* Config.decode(pipelineConfig)
-  const signal = yield* Deferred.make<void>()
-  const lifecycle = Lifecycle.of({
-    draining: Deferred.await(signal),
-    isDraining: Deferred.isDone(signal),
-    openRequests: Effect.succeed(0),
-    shutdown: Effect.asVoid(Deferred.succeed(signal, undefined))
-  })
-  const context = Layer.succeed(ServerContext, {
-    config,
-    configFile: path.join(work, "pipeline.json"),
-    runRoot,
-    limits: Config.resolvedServer(config),
-    allowLoopbackHttp: false
-  })
-  const built = yield* Layer.build(Runs.layer.pipe(Layer.provideMerge(Layer.mergeAll(context, Layer.succeed(Lifecycle, lifecycle)))))
+  const { base, config, directory, runRoot } = yield* oneRunRoot
+  const built = yield* Layer.build(Runs.layer.pipe(Layer.provideMerge(base)))
   const runs = Context.get(built, Runs.Runs)
   const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(reportText))).pipe(
     Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(CaptureStore.layerFileSystem({ directory })))),
