@@ -10,9 +10,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import { createHash } from "node:crypto"
-import { readFileSync, writeFileSync } from "node:fs"
 import * as AnthropicSse from "../src/answer/AnthropicSse.js"
+import { assertGolden, digest, paths, REMOVE, replaced } from "./support/golden.js"
 
 const goldenUrl = new URL("./anthropicSse.equivalence.golden.json", import.meta.url)
 
@@ -47,28 +46,6 @@ const base: ReadonlyArray<Record<string, unknown>> = [
 const sse = (events: ReadonlyArray<unknown>) =>
   events.map((e) => `event: ${(e as { type?: unknown }).type}\ndata: ${JSON.stringify(e)}\n\n`).join("")
 
-/** Every path to a value inside `value` (objects and arrays). */
-const paths = (value: unknown, at: Array<string | number> = []): Array<Array<string | number>> => {
-  if (typeof value !== "object" || value === null) return []
-  const out: Array<Array<string | number>> = []
-  for (const [k, v] of Object.entries(value)) {
-    const p = [...at, Array.isArray(value) ? Number(k) : k]
-    out.push(p, ...paths(v, p))
-  }
-  return out
-}
-const replaced = (value: unknown, path: ReadonlyArray<string | number>, by: unknown): unknown => {
-  const copy = structuredClone(value) as Record<string | number, unknown>
-  let target = copy
-  for (const k of path.slice(0, -1)) target = target[k] as Record<string | number, unknown>
-  const last = path[path.length - 1]!
-  if (by === REMOVE) {
-    if (Array.isArray(target)) target.splice(Number(last), 1)
-    else delete target[last]
-  } else target[last] = by
-  return copy
-}
-const REMOVE = Symbol("remove")
 const replacements: ReadonlyArray<unknown> = [
   REMOVE, null, -1, 0, 1, 1.5, 2 ** 53, -0.0, "", " ", "x", "text", "text_delta", "citations_delta", "char_location", "\ud800", [], {}, true
 ]
@@ -119,9 +96,6 @@ const cases = (): Array<[string, string]> => {
   return out
 }
 
-/** A value's JSON by its SHA-256 (keeps the golden file small; any difference in the value changes it). */
-const digest = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 32)
-
 /** A failure as plain data: its tag, message and fields. */
 const failure = (e: unknown) => {
   if (e instanceof AnthropicSse.SseAbort) e = e.failure
@@ -160,12 +134,7 @@ describe("AnthropicSse: the same outcome for every hostile variation as the gold
     const all = cases()
     assert.isAbove(all.length, 500)
     const results = Object.fromEntries(all.map(([name, text]) => [name, outcome(text)]))
-    if (process.env["UPDATE_GOLDEN"] === "1") {
-      writeFileSync(goldenUrl, `{\n${Object.entries(results).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(",\n")}\n}\n`)
-    }
-    const golden = JSON.parse(readFileSync(goldenUrl, "utf8")) as Record<string, unknown>
-    assert.deepStrictEqual(Object.keys(results), Object.keys(golden))
-    for (const [name, result] of Object.entries(results)) assert.deepStrictEqual(result, golden[name], name)
+    assertGolden(goldenUrl, results)
     // The golden file holds both kinds of outcome, so a reader that accepts or refuses everything fails.
     const kinds = new Set(Object.values(results).map((r) => Object.keys(r.whole)[0]))
     assert.isTrue(Object.values(results).some((r) => r.streamed !== "same"), "the streamed outcome is written out too")

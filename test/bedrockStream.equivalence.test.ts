@@ -12,11 +12,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import { createHash } from "node:crypto"
-import { readFileSync, writeFileSync } from "node:fs"
 import * as zlib from "node:zlib"
 import * as BedrockStream from "../src/answer/BedrockStream.js"
 import * as EventStream from "../src/internal/eventStream.js"
+import { assertGolden, digest, paths, REMOVE, replaced } from "./support/golden.js"
 
 const goldenUrl = new URL("./bedrockStream.equivalence.golden.json", import.meta.url)
 
@@ -73,25 +72,6 @@ const base = [
 type Spec = { readonly headers: ReadonlyArray<Header>; readonly payload: string | Uint8Array }
 const body = (specs: ReadonlyArray<Spec>) => new Uint8Array(Buffer.concat(specs.map((s) => message(s.headers, s.payload))))
 
-const paths = (value: unknown, at: Array<string | number> = []): Array<Array<string | number>> => {
-  if (typeof value !== "object" || value === null) return []
-  return Object.entries(value).flatMap(([k, v]) => {
-    const p = [...at, Array.isArray(value) ? Number(k) : k]
-    return [p, ...paths(v, p)]
-  })
-}
-const REMOVE = Symbol("remove")
-const replaced = (value: unknown, path: ReadonlyArray<string | number>, by: unknown): unknown => {
-  const copy = structuredClone(value) as Record<string | number, unknown>
-  let target = copy
-  for (const k of path.slice(0, -1)) target = target[k] as Record<string | number, unknown>
-  const last = path[path.length - 1]!
-  if (by === REMOVE) {
-    if (Array.isArray(target)) target.splice(Number(last), 1)
-    else delete target[last]
-  } else target[last] = by
-  return copy
-}
 const replacements: ReadonlyArray<unknown> = [REMOVE, null, -1, 0, 1, 1.5, 2 ** 53, "", "x", "\ud800", [], {}, true]
 
 const cases = (): Array<[string, Uint8Array]> => {
@@ -170,8 +150,6 @@ const cases = (): Array<[string, Uint8Array]> => {
   return out
 }
 
-const digest = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 32)
-
 const failure = (e: unknown) => {
   const { _tag, ...fields } = { ...(e as object) } as Record<string, unknown>
   return `${(e as { _tag?: string })._tag ?? _tag} ${JSON.stringify(fields)}`
@@ -220,12 +198,7 @@ describe("BedrockStream: the same outcome for every hostile variation as the gol
     const all = cases()
     assert.isAbove(all.length, 500)
     const results = Object.fromEntries(all.map(([name, input]) => [name, outcome(input)]))
-    if (process.env["UPDATE_GOLDEN"] === "1") {
-      writeFileSync(goldenUrl, `{\n${Object.entries(results).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(",\n")}\n}\n`)
-    }
-    const golden = JSON.parse(readFileSync(goldenUrl, "utf8")) as Record<string, unknown>
-    assert.deepStrictEqual(Object.keys(results), Object.keys(golden))
-    for (const [name, result] of Object.entries(results)) assert.deepStrictEqual(result, golden[name], name)
+    assertGolden(goldenUrl, results)
     const kinds = new Set(Object.values(results).map((r) => Object.keys(r.whole)[0]))
     assert.deepStrictEqual([...kinds].sort(), ["failure", "response"])
   })
