@@ -27,7 +27,7 @@ export default {
   intentionallyNotExported: [
     "src/capture/Dispatcher.ts:Resolver",
     "src/internal/decode.ts:Invalid",
-    "src/audit/Material.ts:Token",
+    "src/internal/materialTokens.ts:Token",
     "src/anchor/MeaningGuard.ts:Token"
   ]
 }

@@ -15,7 +15,7 @@
 import type { CaptureRecord, VerifiedEntry } from "../Domain.js"
 import { isVerifiedCitation } from "../Domain.js"
 import { type Catalogue, type CompiledLabel, fold, maxTermWords, termKey, wordPattern } from "./Catalogue.js"
-import { placedTokens } from "../audit/Material.js"
+import { placedTokens } from "../internal/materialTokens.js"
 import * as Period from "./Period.js"
 import { fitsKind, type Quantity, quantitiesIn } from "./Quantity.js"
 import {

@@ -7,7 +7,7 @@
  *
  * @since 0.3.0
  */
-import { type PlacedToken, placedTokens } from "../audit/Material.js"
+import { type PlacedToken, placedTokens } from "../internal/materialTokens.js"
 
 /**
  * A stretch of one year: `from`..`to` inclusive, as month * 32 + day (a month is day 0..31).

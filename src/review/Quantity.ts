@@ -7,7 +7,7 @@
  *
  * @since 0.3.0
  */
-import { type PlacedToken, placedTokens } from "../audit/Material.js"
+import { type PlacedToken, placedTokens } from "../internal/materialTokens.js"
 import type { Currency, ValueKind } from "./Records.js"
 
 export interface Quantity {
