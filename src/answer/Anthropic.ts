@@ -39,16 +39,15 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Arr from "effect/Array"
 import { NonBlankString } from "../Domain.js"
 import { InvalidAnswer, type Issue, type StaleManifest } from "../Errors.js"
-import { boundMessage, boundSegment } from "../internal/bounded.js"
-import { maxIssues, plainDataIssue } from "../internal/decode.js"
+import { plainDataIssue } from "../internal/decode.js"
 import * as StrictJson from "../internal/strictJson.js"
 import type { Manifest } from "../Manifest.js"
 import { checkManifest, citationTotalIssue, resolveNumber, sentences } from "./Answer.js"
+import { invalidOf } from "./Provider.js"
 import { type BoundAnswer, type Citation, limits, type UncitedText } from "./Records.js"
 
 // Vendor objects: unknown keys ignored (no onExcessProperty annotation; decoded with "ignore" below).
@@ -98,18 +97,6 @@ export const Response = Schema.Struct({
 export type Response = typeof Response.Type
 
 const lenientDecode = Schema.decodeUnknownEither(Response, { errors: "all", onExcessProperty: "ignore" })
-
-/** The first `maxIssues` issues, bounded in length, and how many more there were. */
-const invalidOf = (error: ParseResult.ParseError): InvalidAnswer => {
-  const all = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const issues = all.slice(0, maxIssues).map((issue) => ({
-    path: issue.path.map((p) => boundSegment(typeof p === "symbol" ? String(p) : p)),
-    message: boundMessage(issue.message)
-  }))
-  return Arr.isNonEmptyArray(issues)
-    ? new InvalidAnswer({ issues, ...(all.length > issues.length ? { omitted: all.length - issues.length } : {}) })
-    : new InvalidAnswer({ issues: [{ path: [], message: "invalid" }] })
-}
 
 /**
  * Decode a parsed Messages API response (vendor keys citegate does not read
