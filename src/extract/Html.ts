@@ -42,12 +42,15 @@ const blocks = new Set([
   "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"
 ])
 
-const headingLevel = (name: string) => (/^h[1-6]$/.test(name) ? Number(name[1]) : 0)
+// Shared with `html/2` (Html2.ts), whose headings and charset rule are these.
+/** A heading element's level (1-6), or 0. */
+export const headingLevel = (name: string) => (/^h[1-6]$/.test(name) ? Number(name[1]) : 0)
 
-const attribute = (element: Element, name: string) => element.attrs.find((a) => a.name === name)?.value
+/** An attribute's value as written, if the element has it. */
+export const attribute = (element: Element, name: string) => element.attrs.find((a) => a.name === name)?.value
 
 /** The charset a `meta` element declares, if any. */
-const metaCharset = (element: Element): string | undefined => {
+export const metaCharset = (element: Element): string | undefined => {
   const charset = attribute(element, "charset")
   if (charset !== undefined) return charset.trim()
   if (attribute(element, "http-equiv")?.trim().toLowerCase() !== "content-type") return undefined

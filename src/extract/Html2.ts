@@ -41,6 +41,7 @@ import * as Effect from "effect/Effect"
 import { type DefaultTreeAdapterTypes, parse } from "parse5"
 import { ExtractionTooLarge, UnsupportedEncoding } from "../Errors.js"
 import { isUtf8Label } from "./ContentType.js"
+import { attribute, headingLevel, metaCharset } from "./Html.js"
 import type { Extracted, ExtractionLimits } from "./Records.js"
 import { sections } from "./Markdown.js"
 
@@ -69,18 +70,6 @@ export const scriptMarks = { sup: "^", sub: "_" } as const
 /** One word: letters and digits, an optional leading sign. Written after the mark without brackets. */
 const word = /^[+\-\u2212\u00b1]?[\p{L}\p{N}]+$/u
 const meaningful = /[\p{L}\p{N}]/u
-
-const headingLevel = (name: string) => (/^h[1-6]$/.test(name) ? Number(name[1]) : 0)
-
-const attribute = (element: Element, name: string) => element.attrs.find((a) => a.name === name)?.value
-
-const metaCharset = (element: Element): string | undefined => {
-  const charset = attribute(element, "charset")
-  if (charset !== undefined) return charset.trim()
-  if (attribute(element, "http-equiv")?.trim().toLowerCase() !== "content-type") return undefined
-  const match = /charset\s*=\s*["']?([^"';\s]+)/i.exec(attribute(element, "content") ?? "")
-  return match?.[1]
-}
 
 /** Elements never drawn: SVG's title and description, MathML's annotations. */
 const undrawn = new Set(["title", "desc", "annotation", "annotation-xml"])
