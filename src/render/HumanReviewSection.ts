@@ -10,6 +10,7 @@ import type { DecisionLog, HumanReview, RecordedDecision } from "../review/Recor
 import { cut } from "../internal/bounded.js"
 import { maxShownLength } from "./Describe.js"
 import { html as h, markdown as md, quoted, terminal } from "./Escape.js"
+import { withSection } from "./Section.js"
 
 const title = "Human review (recorded decisions)"
 
@@ -74,11 +75,7 @@ export const html = (r: HumanReview): string =>
 /** A page with the section added: after text and Markdown, before `</body>` in HTML; unchanged without decisions and for JSON. */
 export const withHumanReview = (format: string, page: string, review: HumanReview | undefined): string => {
   if (review === undefined || format === "json" || format === "jsonld") return page
-  if (format === "html") {
-    const at = page.lastIndexOf("</body>")
-    return at < 0 ? page + html(review) : `${page.slice(0, at)}${html(review)}\n${page.slice(at)}`
-  }
-  return format === "markdown" ? `${page.replace(/\n*$/, "\n")}${markdown(review)}` : `${page}${text(review)}`
+  return withSection(format, page, review, { html, markdown, text })
 }
 
 // --- the whole log (`run-pipeline review list`) --------------------------------

@@ -8,6 +8,7 @@
  */
 import type { CitationJudgement, JudgeReview } from "../review/Records.js"
 import { html as h, markdown as md, quoted, terminal } from "./Escape.js"
+import { withSection } from "./Section.js"
 
 const title = "Judge (semantic review)"
 
@@ -75,9 +76,5 @@ export const html = (r: JudgeReview): string =>
  */
 export const withJudge = (format: string, page: string, review: JudgeReview | undefined): string => {
   if (review === undefined || format === "json" || format === "jsonld") return page
-  if (format === "html") {
-    const at = page.lastIndexOf("</body>")
-    return at < 0 ? page + html(review) : `${page.slice(0, at)}${html(review)}\n${page.slice(at)}`
-  }
-  return format === "markdown" ? `${page.replace(/\n*$/, "\n")}${markdown(review)}` : `${page}${text(review)}`
+  return withSection(format, page, review, { html, markdown, text })
 }

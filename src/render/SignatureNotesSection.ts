@@ -10,6 +10,7 @@
 import type { CaptureSignatureError } from "../Errors.js"
 import * as Describe from "./Describe.js"
 import { html as h, markdown as md, terminal } from "./Escape.js"
+import { withSection } from "./Section.js"
 
 const title = "Capture signatures (verify.signatures: check)"
 
@@ -70,9 +71,5 @@ export const withSignatureNotes = (
   notes: ReadonlyArray<CaptureSignatureError> | undefined
 ): string => {
   if (notes === undefined || notes.length === 0 || format === "json") return page
-  if (format === "html") {
-    const at = page.lastIndexOf("</body>")
-    return at < 0 ? page + html(notes) : `${page.slice(0, at)}${html(notes)}\n${page.slice(at)}`
-  }
-  return format === "markdown" ? `${page.replace(/\n*$/, "\n")}${markdown(notes)}` : `${page}${text(notes)}`
+  return withSection(format, page, notes, { html, markdown, text })
 }
