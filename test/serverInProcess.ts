@@ -5,19 +5,19 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { Deferred, Effect, HashMap, Layer, Logger } from "effect"
+import { Effect, HashMap, Layer, Logger } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Config from "../src/Config.js"
 import { CitegateApi } from "../src/server/Api.js"
 import { Auth, tokenDigest } from "../src/server/Auth.js"
-import { Lifecycle, ServerContext } from "../src/server/Context.js"
 import { DocumentsLive } from "../src/server/Documents.js"
 import * as Handlers from "../src/server/Handlers.js"
 import { ReviewsLive } from "../src/server/Reviews.js"
 import * as Runs from "../src/server/Runs.js"
 import { HealthLive } from "../src/server/Server.js"
 import { tempDirectory } from "./support.js"
+import { serverBase } from "./support/serverRun.js"
 
 const token = "citegate-in-process-capture-token"
 
@@ -35,24 +35,7 @@ export const webApi = (draining: boolean, runRootOf: (work: string) => Effect.Ef
       labels: ["x"],
       server: { tokens: [{ sha256: tokenDigest(token), runs: [], capture: true, name: "capture" }] }
     })
-    const signal = yield* Deferred.make<void>()
-    if (draining) yield* Deferred.succeed(signal, undefined)
-    const lifecycle = Lifecycle.of({
-      draining: Deferred.await(signal),
-      isDraining: Deferred.isDone(signal),
-      openRequests: Effect.succeed(0),
-      shutdown: Effect.asVoid(Deferred.succeed(signal, undefined))
-    })
-    const base = Layer.mergeAll(
-      Layer.succeed(ServerContext, {
-        config,
-        configFile: path.join(work, "pipeline.json"),
-        runRoot,
-        limits: Config.resolvedServer(config),
-        allowLoopbackHttp: true
-      }),
-      Layer.succeed(Lifecycle, lifecycle)
-    )
+    const base = yield* serverBase({ config, configFile: path.join(work, "pipeline.json"), runRoot, allowLoopbackHttp: true, draining })
     const services = Layer.mergeAll(Auth.layer(Config.resolvedServer(config).tokens), Runs.layer).pipe(Layer.provideMerge(base))
     const api = HttpApiBuilder.api(CitegateApi).pipe(Layer.provide([HealthLive, Handlers.RunsLive, DocumentsLive, Handlers.VerifyLive, ReviewsLive]), Layer.provide(services))
     // Every log line of the handlers, with its annotations.

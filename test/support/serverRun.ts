@@ -10,6 +10,38 @@ import { Lifecycle, ServerContext } from "../../src/server/Context.js"
 import { pipelineConfig, salesRecord, tempDirectory, writeRecords } from "../support.js"
 
 /**
+ * The services every route shares, as the service provides them: the ServerContext (`config` and
+ * its resolved limits, over `runRoot`) and a Lifecycle, already draining when `draining` is true.
+ */
+export const serverBase = (options: {
+  readonly config: Config.PipelineConfig
+  readonly configFile: string
+  readonly runRoot: string
+  readonly allowLoopbackHttp: boolean
+  readonly draining?: boolean
+}) =>
+  Effect.gen(function*() {
+    const signal = yield* Deferred.make<void>()
+    if (options.draining === true) yield* Deferred.succeed(signal, undefined)
+    const lifecycle = Lifecycle.of({
+      draining: Deferred.await(signal),
+      isDraining: Deferred.isDone(signal),
+      openRequests: Effect.succeed(0),
+      shutdown: Effect.asVoid(Deferred.succeed(signal, undefined))
+    })
+    return Layer.mergeAll(
+      Layer.succeed(ServerContext, {
+        config: options.config,
+        configFile: options.configFile,
+        runRoot: options.runRoot,
+        limits: Config.resolvedServer(options.config),
+        allowLoopbackHttp: options.allowLoopbackHttp
+      }),
+      Layer.succeed(Lifecycle, lifecycle)
+    )
+  })
+
+/**
  * A run root (`runs/` in a fresh temporary directory) holding run `r1` (one capture: the sales
  * record) in `directory`, the decoded test configuration, and `base`: the ServerContext over that
  * root and a Lifecycle that is not draining.
@@ -21,22 +53,6 @@ export const oneRunRoot = Effect.gen(function*() {
   yield* Effect.promise(() => fsp.mkdir(directory, { recursive: true }))
   yield* writeRecords(directory, [salesRecord])
   const config = yield* Config.decode(pipelineConfig)
-  const signal = yield* Deferred.make<void>()
-  const lifecycle = Lifecycle.of({
-    draining: Deferred.await(signal),
-    isDraining: Deferred.isDone(signal),
-    openRequests: Effect.succeed(0),
-    shutdown: Effect.asVoid(Deferred.succeed(signal, undefined))
-  })
-  const base = Layer.mergeAll(
-    Layer.succeed(ServerContext, {
-      config,
-      configFile: path.join(work, "pipeline.json"),
-      runRoot,
-      limits: Config.resolvedServer(config),
-      allowLoopbackHttp: false
-    }),
-    Layer.succeed(Lifecycle, lifecycle)
-  )
+  const base = yield* serverBase({ config, configFile: path.join(work, "pipeline.json"), runRoot, allowLoopbackHttp: false })
   return { work, runRoot, directory, config, base }
 })
