@@ -442,7 +442,7 @@ describe("the check-mode section of renderings", () => {
     new UnsignedCapture({ source: "https://example.test/b.txt" })
   ]
 
-  it("text, Markdown and HTML show each note after the page, escaped; JSON and an empty list leave the page alone", () => {
+  it("text, Markdown and HTML show each note after the page, escaped; JSON, JSON-LD and an empty list leave the page alone", () => {
     const text = SignatureNotesSection.withSignatureNotes("text", "PAGE\n", notes)
     assert.isTrue(text.startsWith("PAGE\n\nCapture signatures (verify.signatures: check):\n  2 captures"))
     assert.include(text, "  UnknownSigningKey: Capture signed by an untrusted key\n    source: https://example.test/a.txt\n")
@@ -464,6 +464,8 @@ describe("the check-mode section of renderings", () => {
     assert.include(html, `data-tag="UnsignedCapture"`)
 
     assert.strictEqual(SignatureNotesSection.withSignatureNotes("json", "{}", notes), "{}")
+    // JSON-LD carries the notes in its graph; a text section after it would make the file unparseable.
+    assert.strictEqual(SignatureNotesSection.withSignatureNotes("jsonld", "{}\n", notes), "{}\n")
     assert.strictEqual(SignatureNotesSection.withSignatureNotes("text", "PAGE\n", []), "PAGE\n")
   })
 })

@@ -64,12 +64,16 @@ export const html = (notes: ReadonlyArray<CaptureSignatureError>): string =>
     "</section>"
   ].join("\n")
 
-/** A page with the section added: after text and Markdown, before `</body>` in HTML; unchanged without notes and for JSON. */
+/**
+ * A page with the section added: after text and Markdown, before `</body>` in HTML; unchanged without
+ * notes and for JSON and JSON-LD, whose value carries the `signatureNotes` array (text appended to
+ * them would no longer parse).
+ */
 export const withSignatureNotes = (
   format: string,
   page: string,
   notes: ReadonlyArray<CaptureSignatureError> | undefined
 ): string => {
-  if (notes === undefined || notes.length === 0 || format === "json") return page
+  if (notes === undefined || notes.length === 0 || format === "json" || format === "jsonld") return page
   return withSection(format, page, notes, { html, markdown, text })
 }
