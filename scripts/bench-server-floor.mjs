@@ -1,13 +1,14 @@
 // The floor of one verification over HTTP in plain node (docs/performance.md): read the body,
 // JSON.parse the report, look each fact's quote up in a prebuilt index (a Map per capture),
 // JSON.stringify a result of about the shape of citegate's, write one JSON log line to stderr, and
-// answer; the server in its own process, loaded by autocannon for SECONDS at CONNECTIONS.
+// answer; the server in its own process, loaded for SECONDS at CONNECTIONS by autocannon in a third
+// process (scripts/bench-load.mjs, the service bench's load generator).
 // usage: node scripts/bench-server-floor.mjs [SECONDS=5] [CONNECTIONS=16]; prints one JSON line
-// (requests, rate, p50/p99 ms, the server's CPU ms per request from /proc).
+// (requests, rate, p50/p99 ms, the server's CPU ms per request from /proc, the load generator's).
 import * as http from "node:http"
 import * as fs from "node:fs"
 import { spawn } from "node:child_process"
-import { createRequire } from "node:module"
+import { load } from "./bench-load.mjs"
 const [seconds = "5", conns = "16"] = process.argv.slice(2)
 if (process.argv[4] === "--child") {
   const index = new Map()
@@ -30,7 +31,6 @@ if (process.argv[4] === "--child") {
   })
   server.listen(0, "127.0.0.1", () => process.stdout.write(String(server.address().port) + "\n"))
 } else {
-  const autocannon = createRequire(import.meta.url)("autocannon")
   const child = spawn(process.execPath, [process.argv[1], seconds, conns, "--child"], { stdio: ["ignore", "pipe", "ignore"] })
   const port = await new Promise((r) => child.stdout.once("data", (d) => r(Number(String(d).trim()))))
   const words = ["alpha","beta","gamma","delta"]
@@ -39,10 +39,9 @@ if (process.argv[4] === "--child") {
   const cpu = () => { const f = fs.readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" "); return (Number(f[11]) + Number(f[12])) * 10 }
   const url = `http://127.0.0.1:${port}/v1/verify/report`
   const opts = { url, connections: Number(conns), method: "POST", headers: { "content-type": "application/json" }, body, timeout: 60 }
-  await autocannon({ ...opts, duration: 1 })
-  const c0 = cpu()
-  const run = await autocannon({ ...opts, duration: Number(seconds) })
-  const c1 = cpu()
+  let c0 = 0
+  let c1 = 0
+  const run = await load({ ...opts, duration: Number(seconds), warmupSeconds: 1 }, { onStart: () => (c0 = cpu()), onEnd: () => (c1 = cpu()) })
   child.kill()
-  console.log(JSON.stringify({ tree: "floor", req: run.requests.total, rps: run.requests.average, p50: run.latency.p50, p99: run.latency.p99, cpuMsPerReq: +((c1 - c0) / run.requests.total).toFixed(3) }))
+  console.log(JSON.stringify({ tree: "floor", req: run.requests.total, rps: run.requests.average, p50: run.latency.p50, p99: run.latency.p99, cpuMsPerReq: +((c1 - c0) / run.requests.total).toFixed(3), loadCpuMsPerReq: +(run.cpuMs / run.requests.total).toFixed(3) }))
 }

@@ -1,11 +1,12 @@
 /**
  * The service under load: `run-pipeline serve` (the bundled CLI, its own process) on 127.0.0.1,
- * driven by autocannon at concurrency 64 with one report per request (20 facts against 20 × 1 MiB
- * captures), over a run directory and over PostgreSQL (`serve --store`, a cluster of its own;
- * skipped with the reason when the server binaries are absent). Reports verifications per second,
- * p50 / p99 latency and the serve process's CPU time per request (less sensitive to a loaded
- * machine than the rate); every response must be a 200 with the verified JSON result (any other
- * answer fails the bench).
+ * driven by autocannon (in a process of its own too: scripts/bench-load.mjs) at concurrency 64
+ * with one report per request (20 facts against 20 × 1 MiB captures), over a run directory and
+ * over PostgreSQL (`serve --store`, a cluster of its own; skipped with the reason when the server
+ * binaries are absent). Reports verifications per second, p50 / p99 latency and the serve
+ * process's CPU time per request (less sensitive to a loaded machine than the rate), measured once
+ * every connection is open and answered; every response must be a 200 with the verified JSON
+ * result (any other answer fails the bench).
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import { Context, Effect, Exit, Layer, Logger, Redacted, Scope } from "effect"
@@ -13,7 +14,6 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as http from "node:http"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
@@ -25,24 +25,7 @@ import { tokenDigest } from "../src/server/Auth.js"
 import * as Server from "../src/server/Server.js"
 import { createDatabase, missingReason, postgresPresent, startCluster } from "../test/support/postgresCluster.js"
 
-interface AutocannonResult {
-  readonly requests: { readonly average: number; readonly total: number }
-  readonly latency: { readonly p50: number; readonly p99: number; readonly average: number }
-  readonly non2xx: number
-  readonly errors: number
-  readonly timeouts: number
-  readonly duration: number
-}
-type Autocannon = (options: {
-  url: string
-  connections: number
-  duration: number
-  method: string
-  headers: Record<string, string>
-  body: string
-  timeout: number
-}) => Promise<AutocannonResult>
-const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon
+import { load } from "./bench-load.mjs"
 
 export interface ServerRow {
   readonly name: string
@@ -54,6 +37,11 @@ export interface ServerRow {
   readonly p99Ms: number
   /** CPU time (user + system) of the serve process over the load, per request; undefined when not measurable (in-process, or no /proc). */
   readonly cpuMsPerRequest?: number | undefined
+  /** CPU time of the load generator's own process over the load, per request (it shares the machine's cores). */
+  readonly loadCpuMsPerRequest?: number | undefined
+  /** Before the measured window: ms until every connection had its first answer, and the slowest first answer. */
+  readonly rampMs?: number | undefined
+  readonly firstResponseMaxMs?: number | undefined
   readonly non2xx: number
   readonly errors: number
 }
@@ -119,7 +107,7 @@ const serveInProcess = async (configFile: string, runRoot: string, storeUrl: str
   return {
     base: `http://127.0.0.1:${port}`,
     stop: () => Effect.runPromise(Effect.as(Scope.close(scope, Exit.void), 0)),
-    // The load generator runs in this process too: no CPU figure of the server alone.
+    // The harness shares this process: no CPU figure of the server alone.
     cpuMs: () => undefined
   }
 }
@@ -257,9 +245,13 @@ const measure = async (options: BenchOptions, shape: Shape, telemetry: false | R
           throw new Error(`the bench report does not verify: ${check.status} ${JSON.stringify(result).slice(0, 500)}`)
         }
       }
-      const cpuBefore = server.cpuMs()
-      const run = await autocannon({ url, connections: shape.connections, duration: shape.duration, method: "POST", headers, body, timeout: 60 })
-      const cpuAfter = server.cpuMs()
+      // The load generator runs in a process of its own; the server's CPU is read as its measured window opens and closes.
+      let cpuBefore: number | undefined
+      let cpuAfter: number | undefined
+      const run = await load({ url, connections: shape.connections, duration: shape.duration, method: "POST", headers, body, timeout: 60 }, {
+        onStart: () => (cpuBefore = server.cpuMs()),
+        onEnd: () => (cpuAfter = server.cpuMs())
+      })
       if (run.non2xx > 0 || run.errors > 0) {
         throw new Error(`${run.non2xx} non-2xx answers, ${run.errors} errors (${run.timeouts} timeouts) under load`)
       }
@@ -276,6 +268,9 @@ const measure = async (options: BenchOptions, shape: Shape, telemetry: false | R
         cpuMsPerRequest: cpuBefore === undefined || cpuAfter === undefined || run.requests.total === 0
           ? undefined
           : (cpuAfter - cpuBefore) / run.requests.total,
+        loadCpuMsPerRequest: run.requests.total === 0 ? undefined : run.cpuMs / run.requests.total,
+        rampMs: run.rampMs,
+        firstResponseMaxMs: run.firstResponseMaxMs,
         non2xx: run.non2xx,
         errors: run.errors
       }
