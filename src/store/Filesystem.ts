@@ -30,6 +30,7 @@ import {
   defaultMaxBodyBytes,
   defaultMaxRecordBytes,
   encodeRecordChunks,
+  encodeSmallRecordBytes,
   maxAttestationBytes,
   partialPrefix,
   type RecordWithBody,
@@ -163,6 +164,12 @@ function* staged(pieces: Iterable<string>): Generator<Uint8Array, void, undefine
   if (used > 0) yield staging!.subarray(0, used)
 }
 
+/** A record's bytes: one exact buffer for a text of one piece (most records), else staged pieces. */
+const recordBuffers = (record: CaptureRecord): Iterable<Uint8Array> => {
+  const small = encodeSmallRecordBytes(record)
+  return small === undefined ? staged(encodeRecordChunks(record)) : [small]
+}
+
 export interface FileSystemOptions {
   /** The run directory; it must exist. */
   readonly directory: string
@@ -251,7 +258,7 @@ type WriteFile = ReturnType<typeof fileWriter>
 /** Writing a record: its body first (a record never names a body that is not stored), then the record. */
 const recordWriter = (directory: string, writeFile: WriteFile) => {
   const writeRecord = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
-    writeFile(record.source, path.join(directory, recordFileName(record.source)), staged(encodeRecordChunks(record)))
+    writeFile(record.source, path.join(directory, recordFileName(record.source)), recordBuffers(record))
       .pipe(
         Effect.flatMap((outcome) =>
           outcome === "written" ? Effect.void : Effect.fail(new CaptureExists({ source: record.source }))

@@ -103,6 +103,31 @@ export function* encodeRecordChunks(
   yield pending + JSON.stringify(text.slice(from)).slice(1, -1) + recordTail
 }
 
+/**
+ * The canonical serialisation of a record whose text is one piece of `encodeRecordChunks` (at most
+ * `chunkCodeUnits` code units), as bytes: the same bytes as `encodeRecord`, written part by part into
+ * one buffer of their exact size. Joining the parts into one string first (as the piece is) makes V8
+ * copy the whole escaped text once more before encoding it, on every record written. A longer text
+ * gives `undefined`: it is written a piece at a time instead.
+ */
+export const encodeSmallRecordBytes = (
+  record: CaptureRecord,
+  chunkCodeUnits: number = encodeChunkCodeUnits
+): Buffer | undefined => {
+  if (record.text.length > Math.max(2, chunkCodeUnits)) return undefined
+  // The head up to `"text":`, the text with its quotes, then `}` and the newline: joined, `encodeRecord`.
+  const head = recordHead(record).slice(0, -1)
+  const text = JSON.stringify(record.text)
+  const tail = "}\n"
+  const size = Buffer.byteLength(head, "utf8") + Buffer.byteLength(text, "utf8") + tail.length
+  const bytes = Buffer.allocUnsafe(size)
+  let at = bytes.write(head, 0, "utf8")
+  at += bytes.write(text, at, "utf8")
+  at += bytes.write(tail, at, "utf8")
+  // JSON text has no lone surrogate, so each part encodes to exactly its counted length; never trust it blindly.
+  return at === size ? bytes : undefined
+}
+
 /** The canonical serialisation of a record as one string (small records and tests; `write` streams it). */
 export const encodeRecord = (record: CaptureRecord): string => Array.from(encodeRecordChunks(record)).join("")
 
