@@ -3,15 +3,16 @@
  * review log once and kept while the log does not change, not read again on every verification
  * (a `stat` of the run directory, a `readdir` of its `reviews/` and every decision file per request).
  *
- * Kept only for a run whose Runs service can stamp its log (`Runs.reviewStamp`: the filesystem's
- * `reviews/` directory; a PostgreSQL log is read per request, as before). The stamp is taken before
- * the log is read, so an append that lands during the read changes the stamp and the next request
- * reads again. Every append links a new name into `reviews/`, which changes the directory's
- * modification and change times; a stamp whose times are less than `settleMs` old is not trusted
- * (file system times are coarse: two appends within one clock tick can leave the same time), so a
- * log that has just changed is read again until it has been still for `settleMs`. A failed read
- * (an unreadable or corrupt log) is never kept. What this cannot see: docs/threat-model.md, "Kept
- * review logs".
+ * Kept only for a run whose Runs service can stamp its log (`Runs.reviewStamp`): the filesystem's
+ * `reviews/` directory, or, for replicas over PostgreSQL, the versions of the run's decision rows,
+ * taken by `Runs.get` in the same query as the run (PostgresRuns.ts). The stamp is taken before the
+ * log is read, so an append that lands during the read changes the stamp and the next request reads
+ * again. Every append links a new name into `reviews/`, which changes the directory's modification
+ * and change times; a stamp whose times are less than `settleMs` old is not trusted (file system
+ * times are coarse: two appends within one clock tick can leave the same time), so a log that has
+ * just changed is read again until it has been still for `settleMs`. A PostgreSQL stamp has no clock
+ * in it (`changedAt` undefined) and is kept from the first read. A failed read (an unreadable or
+ * corrupt log) is never kept. What this cannot see: docs/threat-model.md, "Kept review logs".
  *
  * Bounded: at most `maxDecisions` decisions kept over all runs (least recently used run first
  * out); a log holding more than that is read per request.

@@ -69,21 +69,55 @@ const startRun = (r: Replica) =>
     return { id, status: "running" as const, owner, directory: id } satisfies RunView
   })
 
+interface RunRow {
+  readonly owner: string | null
+  readonly state: string | null
+  readonly last: string | null
+  readonly reviews: string | null
+}
+
+/** Done events decoded, by their text (a finished run's last event is read on every look-up). */
+const doneStatuses = new Map<string, RunView["status"]>()
+
+const statusOf = (row: RunRow): RunView["status"] => {
+  if (row.state !== "done" || row.last === null) return "running"
+  const known = doneStatuses.get(row.last)
+  if (known !== undefined) return known
+  const last = decodeEvent(row.last)
+  const status = last._tag === "done" ? last.status : "running"
+  // Bounded: one entry per distinct `done` event text (they differ by counts only).
+  if (doneStatuses.size >= 1024) doneStatuses.clear()
+  doneStatuses.set(row.last, status)
+  return status
+}
+
+/**
+ * One query per look-up: the run's row, its job, its last event (a finished job's only), and the
+ * stamp of its review log (`reviewsStamp`, so that a verification shows the kept log while it is
+ * unchanged instead of reading it: KeptReviews.ts). The stamp is every decision row's version, as
+ * the capture stamps are (store/Postgres.ts): its table's oid, `seq`, `xmin` and `ctid`, hashed,
+ * with the count; an append, and a row a superuser rewrites, deletes or re-inserts with the trigger
+ * off, all change it. Never kept between requests: a run is seen by every replica as it is now.
+ */
 const getRun = (r: Replica) =>
   Effect.fn("Runs.get")(function*(runId: string) {
     if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
-    const rows = yield* r.sql<{ owner: string | null; state: string | null; last: string | null }>`
+    const rows = yield* r.sql<RunRow>`
       SELECT j.owner, j.state,
-             (SELECT event FROM citegate_run_events e WHERE e.run = r.run ORDER BY id DESC LIMIT 1) AS last
+             CASE WHEN j.state = 'done'
+               THEN (SELECT event FROM citegate_run_events e WHERE e.run = r.run ORDER BY id DESC LIMIT 1) END AS last,
+             (SELECT concat_ws(':', count(*), md5(string_agg(concat_ws('.', v.tableoid, v.seq, v.xmin, v.ctid), ',' ORDER BY v.seq)))
+              FROM citegate_reviews v WHERE v.run = r.run) AS reviews
       FROM citegate_runs r LEFT JOIN citegate_jobs j ON j.run = r.run WHERE r.run = ${runId}`.pipe(
       Effect.orElseSucceed(() => [])
     )
     const row = rows[0]
     if (row === undefined) return yield* new RunNotFound({ runId })
-    if (row.state === null) return { id: runId, status: "stored" as const, owner: null, directory: runId } satisfies RunView
-    const last = row.state === "done" && row.last !== null ? decodeEvent(row.last) : undefined
-    const status = last?._tag === "done" ? last.status : "running"
-    return { id: runId, status, owner: row.owner, directory: runId } satisfies RunView
+    const reviewsStamp = row.reviews ?? undefined
+    if (row.state === null) {
+      return { id: runId, status: "stored" as const, owner: null, directory: runId, reviewsStamp } satisfies RunView
+    }
+    return { id: runId, status: statusOf(row), owner: row.owner, directory: runId, reviewsStamp } satisfies RunView
   })
 
 /** Polls the run's events until its `done`; ends when this replica drains (the client resumes elsewhere). */
@@ -154,7 +188,10 @@ export const make = (options: ReplicaOptions) =>
     yield* Effect.forkScoped(Effect.interruptible(expire(r)))
     yield* Effect.addFinalizer(() => drain(r))
 
-    return Runs.of({ start: startRun(r), get: getRun(r), manifest, events, store, reviews, ready })
+    // Exact (no clock in it): kept from the first read (`changedAt` undefined).
+    const reviewStamp = (run: RunView) => run.reviewsStamp === undefined ? undefined : { stamp: run.reviewsStamp, changedAt: undefined }
+
+    return Runs.of({ start: startRun(r), get: getRun(r), manifest, events, store, reviews, reviewStamp, ready })
   })
 
 /**

@@ -94,6 +94,12 @@ export interface RunView {
   /** The digest of the token that started it (null for a stored run); decides who may read it. */
   readonly owner: string | null
   readonly directory: string
+  /**
+   * The run's review log stamped when the run was looked up (replicas over PostgreSQL: `Runs.get`
+   * takes it in the same query as the run's row); `Runs.reviewStamp` gives it. Absent: stamped
+   * otherwise (the filesystem's `reviews/`), or not at all.
+   */
+  readonly reviewsStamp?: string | undefined
 }
 
 const runIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
@@ -117,8 +123,9 @@ export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
   readonly reviews: (run: RunView) => Layer.Layer<ReviewLog, RunNotFound>
   /**
    * What the run's review log looks like now, cheaply (no read of it): a stamp that changes with
-   * every append, and when the log last changed (ms since the epoch; undefined: no log yet).
-   * Undefined (or absent): the log cannot be stamped and is read each time (KeptReviews.ts).
+   * every append, and when the log last changed (ms since the epoch; undefined: no log yet, or a
+   * stamp that is exact, with no clock in it, as PostgreSQL's). Undefined (or absent): the log
+   * cannot be stamped and is read each time (KeptReviews.ts).
    */
   readonly reviewStamp?: ((run: RunView) => ReviewStamp | undefined) | undefined
   /** Whether new runs can be started here (the run root is writable, or the database answers). */

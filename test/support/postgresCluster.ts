@@ -61,8 +61,13 @@ const runServerTool = (tool: string, args: ReadonlyArray<string>, cwd: string) =
   return result.stdout
 }
 
-/** `durable`: fsync on, as in production (the bench); tests run without it. */
-export const startCluster = async (options: { readonly durable?: boolean } = {}): Promise<Cluster> => {
+/**
+ * `durable`: fsync on, as in production (the bench); tests run without it. `settings`: more server
+ * settings (`name=value`, each passed as `-c`), e.g. `shared_preload_libraries=pg_stat_statements`.
+ */
+export const startCluster = async (
+  options: { readonly durable?: boolean; readonly settings?: ReadonlyArray<string> } = {}
+): Promise<Cluster> => {
   if (!postgresPresent) throw new Error(missingReason)
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "citegate-pg-"))
   if (asRoot) {
@@ -86,7 +91,7 @@ export const startCluster = async (options: { readonly durable?: boolean } = {})
         "-l",
         path.join(directory, "server.log"),
         "-o",
-        `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=${options.durable === true ? "on" : "off"} -c max_connections=200`
+        `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=${options.durable === true ? "on" : "off"} -c max_connections=200${(options.settings ?? []).map((setting) => ` -c ${setting}`).join("")}`
       ], directory)
       break
     } catch (error) {

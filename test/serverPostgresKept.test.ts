@@ -1,0 +1,226 @@
+/**
+ * Replicas over PostgreSQL (`serve --store`): what a verification asks the database. The run is
+ * looked up in one query that also stamps its review log (src/server/PostgresRuns.ts), so the log
+ * shown beside a verified report is read once and kept while unchanged (src/server/KeptReviews.ts),
+ * not read per request: the tests count reads and statements (they fail without the stamp), and pin
+ * what a kept log cannot go stale about: an append by another replica or process, and a row a
+ * superuser rewrites (even with the same bytes) or deletes with the append-only trigger off, are all
+ * seen by the next request (docs/threat-model.md, "Kept review logs").
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Deferred, Effect, Layer } from "effect"
+import { afterAll, beforeAll } from "vitest"
+import * as Config from "../src/Config.js"
+import * as Decisions from "../src/review/Decisions.js"
+import { Lifecycle, ServerContext } from "../src/server/Context.js"
+import * as KeptReviews from "../src/server/KeptReviews.js"
+import * as PostgresRuns from "../src/server/PostgresRuns.js"
+import { Runs } from "../src/server/Runs.js"
+import { CaptureStore } from "../src/store/CaptureStore.js"
+import * as PostgresStore from "../src/store/Postgres.js"
+import * as ReviewLog from "../src/store/ReviewLog.js"
+import * as ReviewPostgres from "../src/store/ReviewPostgres.js"
+import * as Gate from "../src/verify/Gate.js"
+import { call, startService, tokens } from "./serverSupport.js"
+import { cited, pipelineConfig, SALES, salesRecord } from "./support.js"
+import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
+
+let cluster: Cluster
+let database = ""
+let url = ""
+let runs = 0
+
+beforeAll(async () => {
+  if (skipPostgres) return
+  // pg_stat_statements counts the statements each verification sends (it ships with the server).
+  cluster = await startCluster({ settings: ["shared_preload_libraries=pg_stat_statements"] })
+  database = createDatabase(cluster, "pgkept")
+  url = cluster.url(database)
+  await Effect.runPromise(PostgresStore.migrate.pipe(Effect.provide(PostgresStore.layerClient({ url }))))
+  cluster.psql(database, "CREATE EXTENSION pg_stat_statements")
+}, 120_000)
+
+afterAll(() => cluster?.stop())
+
+const reportText = JSON.stringify({ facts: [cited("q3_net_sales", salesRecord, "Net sales for Q3 2026 were 4,210 units")] })
+
+/** A new run holding the sales capture, written as a capture worker would (`run-pipeline capture --store`). */
+const newRun = Effect.gen(function*() {
+  const run = `kept-${++runs}`
+  const store = Context.get(yield* Layer.build(PostgresStore.layerUrl({ url, run, create: true, maxConnections: 1 })), CaptureStore)
+  yield* Effect.orDie(store.write(salesRecord))
+  return run
+})
+
+const decisionsOf = (logged: ReadonlyArray<ReviewLog.LoggedDecision>) => logged.map((entry) => entry.record.decision)
+
+/** The replicated Runs service over its own client (as one replica has), and a decision writer with another. */
+const setup = Effect.gen(function*() {
+  const run = yield* newRun
+  const config = yield* Config.decode(pipelineConfig)
+  const signal = yield* Deferred.make<void>()
+  const lifecycle = Lifecycle.of({
+    draining: Deferred.await(signal),
+    isDraining: Deferred.isDone(signal),
+    openRequests: Effect.succeed(0),
+    shutdown: Effect.asVoid(Deferred.succeed(signal, undefined))
+  })
+  const context = Layer.succeed(ServerContext, {
+    config,
+    configFile: "pipeline.json",
+    runRoot: "runs",
+    limits: Config.resolvedServer(config),
+    allowLoopbackHttp: false
+  })
+  const built = yield* Layer.build(
+    PostgresRuns.layer({ replica: "kept-test" }).pipe(
+      Layer.provide(Layer.mergeAll(context, Layer.succeed(Lifecycle, lifecycle), PostgresStore.layerClient({ url, maxConnections: 2 })))
+    )
+  )
+  const replica = Context.get(built, Runs)
+  const outcome = yield* Effect.flatMap(Gate.Gate, (gate) => Effect.either(gate.checkJsonWithCaptures(reportText))).pipe(
+    Effect.provide(Gate.layerWithStore(config).pipe(Layer.provide(PostgresStore.layerUrl({ url, run, maxConnections: 1 })))),
+    Effect.orDie
+  )
+  const log = Context.get(yield* Layer.build(ReviewPostgres.layerUrl({ url, run, maxConnections: 1 })), ReviewLog.ReviewLog)
+  /** Appends one decision through another client (another replica, or `run-pipeline review record --store`). */
+  const append = (decision: string) =>
+    Effect.gen(function*() {
+      const request = yield* Decisions.request({ fact: 0, decision, reviewer: "alice" })
+      return yield* Decisions.record({ run, reportText, outcome, request }).pipe(Effect.provideService(ReviewLog.ReviewLog, log))
+    }).pipe(Effect.orDie)
+  const kept = yield* Effect.provideService(KeptReviews.make(), Runs, replica)
+  /** One request's worth: the run looked up (and its log stamped) now, then its log as kept or read. */
+  const listed = Effect.flatMap(replica.get(run), (view) => kept.list(view)).pipe(Effect.map(decisionsOf))
+  return { run, replica, append, kept, listed }
+})
+
+/** Rewrites rows of the review log as a superuser can: the append-only trigger disabled for one statement. */
+const bypass = (statement: string) =>
+  cluster.psql(
+    database,
+    `BEGIN;
+     ALTER TABLE citegate_reviews DISABLE TRIGGER citegate_reviews_append_only;
+     ${statement};
+     ALTER TABLE citegate_reviews ENABLE TRIGGER citegate_reviews_append_only;
+     COMMIT;`
+  )
+
+describe.skipIf(skipPostgres)("replicas over PostgreSQL: the review log read once while unchanged", () => {
+  it.live("ten verifications read an unchanged log once; another client's append is seen by the next", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { append, kept, listed } = yield* setup
+      // No decision yet: kept as empty (an append changes the stamp).
+      for (let i = 0; i < 10; i++) assert.deepStrictEqual(yield* listed, [])
+      assert.deepStrictEqual(yield* kept.stats, { reads: 1, hits: 9, entries: 1, decisions: 0 })
+
+      yield* append("supported")
+      // Exact stamps (no clock): kept from the first read after the append, no settling time.
+      for (let i = 0; i < 5; i++) assert.deepStrictEqual(yield* listed, ["supported"])
+      assert.deepStrictEqual(yield* kept.stats, { reads: 2, hits: 13, entries: 1, decisions: 1 })
+
+      yield* append("wrong-period")
+      assert.deepStrictEqual(yield* listed, ["supported", "wrong-period"])
+      assert.strictEqual((yield* kept.stats).reads, 3)
+    })))
+
+  it.live("a row a superuser rewrites (same bytes, or others) or deletes, trigger off, is read again on the next request", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { append, kept, listed, run } = yield* setup
+      yield* append("supported")
+      yield* append("wrong-period")
+      assert.deepStrictEqual(yield* listed, ["supported", "wrong-period"])
+      assert.deepStrictEqual(yield* listed, ["supported", "wrong-period"])
+      assert.strictEqual((yield* kept.stats).reads, 1)
+
+      // The same bytes written again: a new row version, so a new stamp (the log could have changed).
+      bypass(`UPDATE citegate_reviews SET record = record WHERE run = '${run}'`)
+      assert.deepStrictEqual(yield* listed, ["supported", "wrong-period"])
+      assert.strictEqual((yield* kept.stats).reads, 2)
+
+      // Another decision written into the first row: shown at once, never the kept one.
+      bypass(`UPDATE citegate_reviews SET record = replace(record, '"supported"', '"wrong-metric"')
+              WHERE run = '${run}' AND seq = (SELECT min(seq) FROM citegate_reviews WHERE run = '${run}')`)
+      assert.deepStrictEqual(yield* listed, ["wrong-metric", "wrong-period"])
+      assert.strictEqual((yield* kept.stats).reads, 3)
+
+      // The last decision deleted (and so the count changed): gone from the next request.
+      bypass(`DELETE FROM citegate_reviews WHERE run = '${run}' AND seq = (SELECT max(seq) FROM citegate_reviews WHERE run = '${run}')`)
+      assert.deepStrictEqual(yield* listed, ["wrong-metric"])
+
+      // A deleted decision replaced by another row with the same text: a new `seq` and version.
+      bypass(`WITH d AS (DELETE FROM citegate_reviews WHERE run = '${run}' RETURNING record)
+              INSERT INTO citegate_reviews (run, record) SELECT '${run}', replace(record, '"wrong-metric"', '"supported"') FROM d`)
+      assert.deepStrictEqual(yield* listed, ["supported"])
+      assert.strictEqual((yield* kept.stats).reads, 5)
+    })))
+
+  it.live("a log that fails to read is never kept: every request reads it and reports its error", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { append, kept, replica, run } = yield* setup
+      yield* append("supported")
+      bypass(`UPDATE citegate_reviews SET record = '{"not": "a decision"}' WHERE run = '${run}'`)
+      for (let i = 0; i < 2; i++) {
+        const failed = yield* Effect.flip(Effect.flatMap(replica.get(run), (view) => kept.list(view)))
+        assert.strictEqual(failed._tag, "DecisionLogCorrupt")
+      }
+      assert.deepStrictEqual(yield* kept.stats, { reads: 2, hits: 0, entries: 0, decisions: 0 })
+    })))
+
+  it.live("a run is looked up afresh on every request: a run created by another replica after a miss is found", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { replica } = yield* setup
+      const name = `kept-later-${runs}`
+      assert.strictEqual((yield* Effect.flip(replica.get(name)))._tag, "RunNotFound")
+      cluster.psql(database, `INSERT INTO citegate_runs (run) VALUES ('${name}')`)
+      const found = yield* replica.get(name)
+      assert.strictEqual(found.status, "stored")
+      // An empty log stamps as its count alone: a stamp is always there for a run that is.
+      assert.strictEqual(found.reviewsStamp, "0")
+    })))
+})
+
+/** Statements on the evidence tables (runs, captures, bodies, reviews) since the last reset; not the job queue's polling. */
+const evidenceStatements = () =>
+  Number(cluster.psql(
+    database,
+    `SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+       AND query ~ 'citegate_(runs|captures|bodies|reviews|attestations)'`
+  ).trim())
+
+describe.skipIf(skipPostgres)("replicas over PostgreSQL: two statements per verification, and every replica sees the review log", () => {
+  it.scopedLive("a decision recorded on one replica is shown by the other's next verification; a kept verification sends two statements", () =>
+    Effect.gen(function*() {
+      const run = yield* Effect.scoped(newRun)
+      const first = yield* startService({ sources: [SALES], store: url })
+      const second = yield* startService({ sources: [SALES], store: url })
+      const verify = (service: typeof first) =>
+        call(service, `/v1/verify/report?run=${run}`, { token: tokens.admin, body: reportText, headers: { "content-type": "application/json" } })
+      const review = (service: typeof first, decision: string) =>
+        call(service, `/v1/runs/${run}/reviews`, {
+          token: tokens.admin,
+          body: JSON.stringify({ report: reportText, fact: 0, decision }),
+          headers: { "content-type": "application/json" }
+        })
+      const shown = (verified: { readonly json: any }) =>
+        verified.json.humanReview === undefined ? undefined : verified.json.humanReview.facts[0].current.record.decision
+
+      // Warm: the Gate built, the capture verified and kept, the (empty) log read and kept.
+      for (let i = 0; i < 2; i++) {
+        const warm = yield* verify(second)
+        assert.strictEqual(warm.status, 200, warm.text)
+        assert.strictEqual(shown(warm), undefined)
+      }
+      cluster.psql(database, "SELECT pg_stat_statements_reset()")
+      for (let i = 0; i < 10; i++) assert.strictEqual((yield* verify(second)).status, 200)
+      // The run with its review log's stamp, and the capture's stamp: two each (four before).
+      assert.strictEqual(evidenceStatements(), 20)
+
+      assert.strictEqual((yield* review(first, "wrong-period")).status, 201)
+      assert.strictEqual(shown(yield* verify(second)), "wrong-period")
+      assert.strictEqual((yield* review(first, "supported")).status, 201)
+      assert.strictEqual(shown(yield* verify(second)), "supported")
+      assert.strictEqual(shown(yield* verify(first)), "supported")
+    }))
+})
