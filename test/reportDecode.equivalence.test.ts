@@ -222,7 +222,6 @@ describe("report decode: the hand check returns what the Schema returns", () => 
         same(withFast.json(text), general.json(text), `${name} (JSON text)`)
       }
     }
-    console.log({ cases: all.length, schemaAccepted, fastAccepted, texts })
     // Both outcomes occur, and the hand check takes every valid report but the odd shapes it leaves to the Schema.
     assert.isAbove(schemaAccepted, 100)
     assert.isAbove(all.length - schemaAccepted, 1_000)
