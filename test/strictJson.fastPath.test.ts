@@ -5,7 +5,7 @@
  * wide objects, long arrays, huge numbers, lone surrogates, a BOM, trailing garbage and cut texts.
  * And the fast path must actually take the small texts it is for, or it saves nothing.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, vi } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
 import * as StrictJson from "../src/internal/strictJson.js"
 
@@ -87,6 +87,9 @@ describe("strict JSON fast path", () => {
         const options = maxArrayLength === undefined ? undefined : { maxArrayLength }
         if (agree(text, options)) proven++
         if (StrictJson.parseFull(text, options)._tag === "Right") accepted++
+        // The same text inside one over the fast path's length (its sizes are then checked before parsing).
+        agree(`{"pad":"${"x".repeat(StrictJson.fastPathMaxLength)}","v":${text}}`, options)
+        agree(`[${text},"${"x".repeat(StrictJson.fastPathMaxLength)}"]`, options)
       }),
       { numRuns: 3000, seed: 20261202 }
     )
@@ -141,13 +144,47 @@ describe("strict JSON fast path", () => {
     agree(`[1]`, { maxArrayLength: 0 })
   })
 
-  it("texts over the fast path's length go to the full parser, whatever they hold", () => {
-    const long = `{"a":"${"x".repeat(StrictJson.fastPathMaxLength)}"}`
-    assert.strictEqual(StrictJson.parseFast(long), undefined)
-    agree(long)
-    const justUnder = `{"a":"${"x".repeat(StrictJson.fastPathMaxLength - 8)}"}`
-    assert.strictEqual(justUnder.length, StrictJson.fastPathMaxLength)
-    assert.isTrue(agree(justUnder))
+  it("texts over the fast path's length: proven within the limits (checked before parsing), else the full parser's answer", () => {
+    const pad = `"${"x".repeat(StrictJson.fastPathMaxLength)}"`
+    assert.isTrue(agree(`{"a":${pad}}`))
+    const keys = (n: number) => `{"pad":${pad},${Array.from({ length: n - 1 }, (_, i) => `"k${i}":${i}`).join(",")}}`
+    assert.isTrue(agree(keys(64)))
+    assert.isFalse(agree(keys(65)))
+    // 64 distinct keys with a repeat among 65 members: refused by the fast path, the full parser's issue.
+    assert.isFalse(agree(keys(64).replace("}", `,"k0":1}`)))
+    const array = (n: number) => `[${pad}${",1".repeat(n - 1)}]`
+    assert.isTrue(agree(array(3), { maxArrayLength: 3 }))
+    assert.isFalse(agree(array(4), { maxArrayLength: 3 }))
+    assert.isTrue(agree(array(2000)))
+    assert.isFalse(agree(`[${pad},${"[".repeat(64)}${"]".repeat(64)}]`))
+    assert.isTrue(agree(`[${pad},${"[".repeat(63)}${"]".repeat(63)}]`))
+    // A report of the fact limit's size and one over it.
+    const fact = `{"state":"unavailable","label":"l","reason":${pad}}`
+    assert.isTrue(agree(`{"facts":[${Array(100).fill(fact).join(",")}]}`, { maxArrayLength: 100 }))
+    assert.isFalse(agree(`{"facts":[${Array(101).fill(fact).join(",")}]}`, { maxArrayLength: 100 }))
+    for (const text of [`${pad}]]`, `]]${pad}`, `{"a":${pad}}}`, `{"a":${pad}`, `{"a":${pad},"a":1}`, `{"__proto__":${pad}}`]) agree(text)
+  })
+
+  it("a long text over a size limit is refused before JSON.parse builds anything", () => {
+    const pad = `"${"x".repeat(StrictJson.fastPathMaxLength)}"`
+    const parse = vi.spyOn(JSON, "parse")
+    try {
+      for (const [text, options] of [
+        [`{"facts":[${pad}${",{}".repeat(100)}]}`, { maxArrayLength: 100 }],
+        [`{"pad":${pad},${Array.from({ length: 64 }, (_, i) => `"k${i}":{}`).join(",")}}`, undefined],
+        [`[${pad},${"[".repeat(64)}${"]".repeat(64)}]`, undefined]
+      ] as const) {
+        parse.mockClear()
+        assert.strictEqual(StrictJson.parseFast(text, options), undefined)
+        assert.strictEqual(parse.mock.calls.length, 0, text.slice(-80))
+      }
+      // Within the limits it parses (one call), as the full parser would.
+      parse.mockClear()
+      assert.notStrictEqual(StrictJson.parseFast(`{"facts":[${pad}${",{}".repeat(99)}]}`, { maxArrayLength: 100 }), undefined)
+      assert.strictEqual(parse.mock.calls.length, 1)
+    } finally {
+      parse.mockRestore()
+    }
   })
 
   it("BOM, trailing garbage, huge numbers and lone surrogates: the full parser's answer", () => {

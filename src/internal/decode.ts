@@ -29,6 +29,13 @@ export interface Limits extends StrictJson.Options {
   readonly precheck?: Precheck
 }
 
+/**
+ * A hand check that can only accept: the Schema's decoded value for an input the Schema accepts, or
+ * `undefined` (the Schema then decides and words the issues). It sees only plain JSON data that
+ * passed the limits and the precheck, and must return `undefined` whenever in doubt.
+ */
+export type FastPath<A> = (input: unknown) => A | undefined
+
 const optionalAlternative = "Expected undefined, actual "
 
 /**
@@ -179,8 +186,8 @@ const runPrecheck = (precheck: Precheck | undefined, input: unknown): Issue | un
  * that must hold before the expensive decode starts); only then does the
  * Schema see it.
  */
-export const decodeUnknown = <A, I>(schema: Schema.Schema<A, I, never>, limits?: Limits) => {
-  const decode = decodeParsed(schema, undefined)
+export const decodeUnknown = <A, I>(schema: Schema.Schema<A, I, never>, limits?: Limits, fast?: FastPath<A>) => {
+  const decode = decodeParsed(schema, undefined, fast)
   return (input: unknown): Either.Either<A, Invalid> => {
     const notPlain = plainDataIssue(input, limits)
     if (notPlain !== undefined) return Either.left(invalid([notPlain]))
@@ -190,11 +197,13 @@ export const decodeUnknown = <A, I>(schema: Schema.Schema<A, I, never>, limits?:
 }
 
 /** Decode of a value `JSON.parse` made from depth-checked text: plain data by construction. */
-const decodeParsed = <A, I>(schema: Schema.Schema<A, I, never>, precheck: Precheck | undefined) => {
+const decodeParsed = <A, I>(schema: Schema.Schema<A, I, never>, precheck: Precheck | undefined, fast: FastPath<A> | undefined) => {
   const decode = Schema.decodeUnknownEither(schema, decodeOptions)
   return (input: unknown): Either.Either<A, Invalid> => {
     const early = runPrecheck(precheck, input)
-    return early !== undefined ? Either.left(invalid([early])) : Either.mapLeft(decode(input), toInvalid)
+    if (early !== undefined) return Either.left(invalid([early]))
+    const accepted = fast?.(input)
+    return accepted !== undefined ? Either.right(accepted) : Either.mapLeft(decode(input), toInvalid)
   }
 }
 
@@ -202,8 +211,8 @@ const decodeParsed = <A, I>(schema: Schema.Schema<A, I, never>, precheck: Preche
  * Strict JSON (depth and, if given, array length bounded before parsing; no
  * repeated or prototype keys) followed by a strict decode.
  */
-export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>, limits?: Limits) => {
-  const decode = decodeParsed(schema, limits?.precheck)
+export const decodeJson = <A, I>(schema: Schema.Schema<A, I, never>, limits?: Limits, fast?: FastPath<A>) => {
+  const decode = decodeParsed(schema, limits?.precheck, fast)
   return (text: string): Either.Either<A, Invalid> => {
     const parsed = StrictJson.parse(text, limits)
     return parsed._tag === "Left" ? Either.left(invalid([parsed.issue])) : decode(parsed.value)

@@ -12,8 +12,7 @@
  * is reported in preference to a key issue, which the scan may have seen in
  * text that is not JSON at all.
  *
- * A small text (a stream event's payload) is first offered to a fast path that
- * can only accept: it proves the full parser would accept the text, with the same
+ * A text is first offered to a fast path that can only accept: it proves the full parser would accept the text, with the same
  * value, or hands the text to the full parser (test/strictJson.fastPath.test.ts
  * compares the two on random and hostile texts).
  */
@@ -166,22 +165,30 @@ const scan = (text: string, options: Options | undefined): Scan => {
 }
 
 // ---------------------------------------------------------------------------
-// The fast path for small texts (stream events: thousands of ~200-byte payloads per answer)
+// The fast path (stream events: thousands of ~200-byte payloads per answer; reports of a few KiB per request)
 // ---------------------------------------------------------------------------
 
 /**
- * Longest text (UTF-16 code units) the fast path takes. It runs `JSON.parse` BEFORE any limit is
- * checked, so it is only for texts whose parse is cheap whatever they hold: a few thousand values.
+ * Longest text (UTF-16 code units) the fast path takes without first bounding its arrays and
+ * objects: `JSON.parse` of a text this short is cheap whatever it holds (a few thousand values).
  */
 export const fastPathMaxLength = 4096
+
+/** Per open container (index = depth): 1 for an object, 0 for an array; and its members or commas so far. */
+const frameIsObject = new Uint8Array(maxDepth + 1)
+const frameCount = new Int32Array(maxDepth + 1)
 
 /**
  * Member separators (`:` outside string literals) of `text` when its nesting stays within
  * `maxDepth`, else -1. In valid JSON a `:` outside a string follows a key and nothing else, so this
- * is the number of members of all its objects, repeated keys included. No allocation: strings are
- * jumped over as the full scan jumps them.
+ * is the number of members of all its objects, repeated keys included. A text longer than
+ * `fastPathMaxLength` must also keep every object within `maxObjectKeys` members and every array
+ * within `maxArrayLength` elements (-1 otherwise), so that `JSON.parse` only ever builds what the
+ * full parser's scan would have let it build. No allocation: strings are jumped over as the full
+ * scan jumps them, and the per-depth counts live in two fixed arrays (the pass runs to completion).
  */
-const countMembers = (text: string): number => {
+const countMembers = (text: string, maxArrayLength: number): number => {
+  const bounded = text.length > fastPathMaxLength
   let depth = 0
   let members = 0
   const length = text.length
@@ -190,13 +197,20 @@ const countMembers = (text: string): number => {
       case 0x7b: // {
       case 0x5b: // [
         if (++depth > maxDepth) return -1
+        frameIsObject[depth] = text.charCodeAt(i) === 0x7b ? 1 : 0
+        frameCount[depth] = 0
         break
       case 0x7d: // }
       case 0x5d: // ]
-        depth--
+        if (--depth < 0) return -1 // not JSON: the full parser says why
         break
       case 0x3a: // :
         members++
+        if (bounded && depth > 0 && frameIsObject[depth] === 1 && ++frameCount[depth]! > maxObjectKeys) return -1
+        break
+      case 0x2c: // ,
+        // A non-empty array holds one element more than its commas (the full scan's count too).
+        if (bounded && depth > 0 && frameIsObject[depth] === 0 && ++frameCount[depth]! + 1 > maxArrayLength) return -1
         break
       case QUOTE: {
         const close = closingQuote(text, i)
@@ -242,15 +256,15 @@ const countKeys = (value: unknown, maxArrayLength: number): number => {
 }
 
 /**
- * The full parser's result for a small text it would accept, or `undefined` (unproven). `JSON.parse` keeps one own
+ * The full parser's result for a text it would accept, or `undefined` (unproven). `JSON.parse` keeps one own
  * key per distinct name of each object (a repeated name overwrites; `__proto__` too is an own key),
  * so the parsed objects' keys add up to the text's member count exactly when no object repeats a
- * name. Depth is checked on the text first; key counts, forbidden keys and array lengths on the
- * parsed value. Anything else, and any doubt, goes to the full parser, which alone words issues.
+ * name. Depth is checked on the text first (and, for a text over `fastPathMaxLength`, the sizes of
+ * its objects and arrays, before `JSON.parse` builds them); key counts, forbidden keys and array
+ * lengths on the parsed value. Anything else, and any doubt, goes to the full parser, which alone words issues.
  */
 export const parseFast = (text: string, options?: Options): StrictJsonResult | undefined => {
-  if (text.length > fastPathMaxLength) return undefined
-  const members = countMembers(text)
+  const members = countMembers(text, options?.maxArrayLength ?? Infinity)
   if (members < 0) return undefined
   let value: unknown
   try {
@@ -276,7 +290,7 @@ export const parseFull = (text: string, options?: Options): StrictJsonResult => 
 }
 
 /**
- * Strict JSON: what the full parser (`parseFull`) returns, for every text. A small text it would
+ * Strict JSON: what the full parser (`parseFull`) returns, for every text. A text it would
  * accept is proven so by the fast path (one allocation-free pass, `JSON.parse`, a walk of the value)
  * without the scan's per-container frames and key sets; any other text is parsed by the full parser.
  */

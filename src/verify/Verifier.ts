@@ -23,6 +23,7 @@ import { type CaptureRecord, factLimits, makeReport, type SourceUrl, type Verifi
 import { type FactRejection, InvalidReport, ReportRejected, VerificationTimeout } from "../Errors.js"
 import * as Diagnostic from "../anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "../internal/decode.js"
+import { fastReport } from "../internal/reportDecode.js"
 import { exported, perItem, spanAttributes } from "../internal/Spans.js"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as Boundaries from "./Boundaries.js"
@@ -118,8 +119,10 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   const indexUnits = Search.indexUnitsFor(policy.timeoutMs)
   const reportSchema = makeReport(policy.maxFacts)
   // The fact limit is checked before any fact is decoded (Domain.factLimits).
-  const decodeReport = decodeUnknown(reportSchema, factLimits(policy.maxFacts))
-  const decodeReportJson = decodeJson(reportSchema, factLimits(policy.maxFacts))
+  // A valid report of the common shape is decoded by hand (internal/reportDecode.ts); the rest by the Schema.
+  const fast = fastReport(policy.maxFacts)
+  const decodeReport = decodeUnknown(reportSchema, factLimits(policy.maxFacts), fast)
+  const decodeReportJson = decodeJson(reportSchema, factLimits(policy.maxFacts), fast)
 
   /**
    * The one matching path: approval, each distinct capture read and rehashed once, both digests,
