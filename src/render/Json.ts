@@ -1,4 +1,5 @@
 /** JSON rendering: machine-readable, decodable with `RenderedResult`. */
+import * as Schema from "effect/Schema"
 import { cut } from "../internal/bounded.js"
 import * as CompiledEncode from "../internal/compiledEncode.js"
 import { maxShownLength } from "./Describe.js"
@@ -26,6 +27,11 @@ const boundFailures = (encoded: ReturnType<typeof encode>): ReturnType<typeof en
 
 /** The JSON value the `json` format writes (and the `jsonld` format builds on). */
 export const toJson = (rendering: Rendering): ReturnType<typeof encode> => boundFailures(encode(toResult(rendering)))
+
+const generalEncode = Schema.encodeSync(RenderedResult)
+
+/** `toJson` through `Schema.encodeSync` alone: the reference the compiled encoder is tested against. */
+export const toJsonGeneral = (rendering: Rendering): ReturnType<typeof encode> => boundFailures(generalEncode(toResult(rendering)))
 
 /**
  * The text of a JSON rendering's value, with `fields` after its own keys (a signed result's
