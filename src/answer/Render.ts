@@ -12,6 +12,7 @@
 import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
 import { AnswerError, type CitationRejection, type UncitedSentence } from "../Errors.js"
+import * as CompiledEncode from "../internal/compiledEncode.js"
 import * as Describe from "../render/Describe.js"
 import { html as h, markdown as md, markdownBlock, markdownCode, markdownCodeField, markdownUrl, quoted, terminal, terminalField } from "../render/Escape.js"
 import * as HtmlPage from "../render/HtmlPage.js"
@@ -75,7 +76,8 @@ export const RenderedAnswer = Schema.Union(
 )
 export type RenderedAnswer = typeof RenderedAnswer.Type
 
-const encode = Schema.encodeSync(RenderedAnswer)
+// `Schema.encodeSync(RenderedAnswer)`, compiled once (internal/compiledEncode.ts): the service renders one per request.
+const encode = CompiledEncode.encodeSync(RenderedAnswer)
 
 /** Footnote numbers: every verified citation of the answer, numbered from 1 in claim order. */
 const footnotes = (answer: VerifiedAnswer) => {
@@ -353,7 +355,10 @@ export const toResult = (rendering: AnswerRendering): RenderedAnswer =>
     Rejected: ({ error }): RenderedAnswer => ({ format: answerResultFormat, status: "rejected", error })
   })
 
-const json = (rendering: AnswerRendering): string => JSON.stringify(encode(toResult(rendering)), null, 2) + "\n"
+/** The JSON value the `json` format writes (`citegate.answer-result/1`). */
+export const toJson = (rendering: AnswerRendering): typeof RenderedAnswer.Encoded => encode(toResult(rendering))
+
+const json = (rendering: AnswerRendering): string => JSON.stringify(toJson(rendering), null, 2) + "\n"
 
 export const render = (format: Format, rendering: AnswerRendering): string =>
   // --- semantic review hooks: the judge's section after the provenance rendering (render/JudgeSection.ts) ---
@@ -365,6 +370,6 @@ const renderProvenance = (format: Format, rendering: AnswerRendering): string =>
     Match.when("json", () => json(rendering)),
     Match.when("markdown", () => withMatching("markdown", markdown(rendering), rendering.matching)),
     Match.when("html", () => withMatching("html", html(rendering), rendering.matching)),
-    Match.when("jsonld", () => JsonLd.answer(encode(toResult(rendering)) as unknown as JsonLd.JsonObject)),
+    Match.when("jsonld", () => JsonLd.answer(toJson(rendering) as unknown as JsonLd.JsonObject)),
     Match.exhaustive
   )

@@ -1,10 +1,12 @@
 /** JSON rendering: machine-readable, decodable with `RenderedResult`. */
 import * as Schema from "effect/Schema"
 import { cut } from "../internal/bounded.js"
+import * as CompiledEncode from "../internal/compiledEncode.js"
 import { maxShownLength } from "./Describe.js"
 import { RenderedResult, type Rendering, toResult } from "./Rendering.js"
 
-const encode = Schema.encodeSync(RenderedResult)
+// `Schema.encodeSync(RenderedResult)`, compiled once (internal/compiledEncode.ts): the service renders one per request.
+const encode = CompiledEncode.encodeSync(RenderedResult)
 
 /**
  * A rejected fact's error echoes what the report said (a snippet, a source): a
@@ -26,4 +28,17 @@ const boundFailures = (encoded: ReturnType<typeof encode>): ReturnType<typeof en
 /** The JSON value the `json` format writes (and the `jsonld` format builds on). */
 export const toJson = (rendering: Rendering): ReturnType<typeof encode> => boundFailures(encode(toResult(rendering)))
 
-export const render = (rendering: Rendering): string => JSON.stringify(toJson(rendering), null, 2) + "\n"
+const generalEncode = Schema.encodeSync(RenderedResult)
+
+/** `toJson` through `Schema.encodeSync` alone: the reference the compiled encoder is tested against. */
+export const toJsonGeneral = (rendering: Rendering): ReturnType<typeof encode> => boundFailures(generalEncode(toResult(rendering)))
+
+/**
+ * The text of a JSON rendering's value, with `fields` after its own keys (a signed result's
+ * `attestation`): the same bytes as rendering it and adding the fields to the parsed text, without
+ * the second pass (`JSON.parse` of a rendering gives back its value's keys, in order, and values).
+ */
+export const text = (value: object, fields?: Readonly<Record<string, unknown>>): string =>
+  JSON.stringify(fields === undefined ? value : { ...value, ...fields }, null, 2) + "\n"
+
+export const render = (rendering: Rendering): string => text(toJson(rendering))

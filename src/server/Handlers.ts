@@ -150,9 +150,12 @@ const signingKeyFor = (sign: "0" | "1" | undefined) =>
     return yield* Effect.orDie(Signatures.loadSigningKey(path.resolve(path.dirname(configFile), keyFile)))
   })
 
-/** A rendering's JSON text with the signed result added under `attestation`. */
-const withAttestation = (rendered: string, envelope: Signatures.Envelope | undefined) =>
-  envelope === undefined ? rendered : JSON.stringify({ ...JSON.parse(rendered), attestation: envelope }, null, 2) + "\n"
+/**
+ * A rendering's JSON text (`Json.render`, `AnswerRender.render("json")`) with the signed result
+ * added under `attestation`, written once from the value (the same bytes as adding it to the parsed text).
+ */
+const withAttestation = (value: object, envelope: Signatures.Envelope | undefined) =>
+  Json.text(value, envelope === undefined ? undefined : { attestation: envelope })
 
 /** The run's captures behind the verifier, for one request (its directory, or its rows in PostgreSQL). */
 const storeOf = (run: RunView) => Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.store(run)))
@@ -206,8 +209,8 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
                 run: { id: run.id, store: ResultAttestation.storeKindOf(storeIdentity) }
               }, key))
           )
-          const body = yield* rendered(() => Json.render(provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance))
-          return json(withAttestation(body, envelope))
+          const rendering = provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance
+          return json(yield* rendered(() => withAttestation(Json.toJson(rendering), envelope)))
         }))
       .handleRaw("verifyAnswer", ({ request, urlParams }) =>
         Effect.gen(function*() {
@@ -254,6 +257,6 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
               run: { id: run.id, store: ResultAttestation.storeKindOf(storeIdentity) }
             }, key)
           )
-          return json(withAttestation(yield* rendered(() => AnswerRender.render("json", rendering)), envelope))
+          return json(yield* rendered(() => withAttestation(AnswerRender.toJson(rendering), envelope)))
         }))
   }))
