@@ -8,7 +8,7 @@
  *
  * The compiled path only ever answers when the general path would return the same value: anything
  * it does not know (a node kind, a parse option, a step returning an Effect, any failed check) gives
- * up, and `Schema.encodeSync` encodes the value instead, with its own result or error. test/render.fastEncode.test.ts compares the two.
+ * up, and `Schema.encodeSync` encodes the value instead, with its own result or error. test/render.compiledEncode.test.ts compares the two.
  */
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
