@@ -19,6 +19,7 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Spans from "../internal/Spans.js"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -70,7 +71,7 @@ const startRun = (r: Replica) =>
   })
 
 const getRun = (r: Replica) =>
-  Effect.fn("Runs.get")(function*(runId: string) {
+  Spans.fn("Runs.get")(function*(runId: string) {
     if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
     const rows = yield* r.sql<{ owner: string | null; state: string | null; last: string | null }>`
       SELECT j.owner, j.state,

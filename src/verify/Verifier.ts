@@ -23,6 +23,7 @@ import { type CaptureRecord, factLimits, makeReport, type SourceUrl, type Verifi
 import { type FactRejection, InvalidReport, ReportRejected, VerificationTimeout } from "../Errors.js"
 import * as Diagnostic from "../anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "../internal/decode.js"
+import * as Spans from "../internal/Spans.js"
 import { exported, perItem, spanAttributes } from "../internal/Spans.js"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as Boundaries from "./Boundaries.js"
@@ -171,7 +172,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
 
   const checkReport = ReportCheck.checkReport(policy, checkCited)
 
-  const checkCitations = Effect.fn("Verifier.checkCitations")(function*(citations: ReadonlyArray<CitationInput>) {
+  const checkCitations = Spans.fn("Verifier.checkCitations")(function*(citations: ReadonlyArray<CitationInput>) {
     const { loaded, results, signatureNotes } = yield* checkCited(citations)
     // Only the captures at least one citation was verified against, as for reports.
     const captures = new Map<SourceUrl, CaptureRecord>()
@@ -182,12 +183,12 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     return { results, captures, signatureNotes } satisfies CitationsChecked
   })
 
-  const check = Effect.fn("Verifier.check")(function*(input: unknown) {
+  const check = Spans.fn("Verifier.check")(function*(input: unknown) {
     const report = yield* Effect.mapError(decodeReport(input), (invalid) => new InvalidReport(invalid))
     return yield* checkReport(report)
   })
 
-  const checkJson = Effect.fn("Verifier.checkJson")(function*(text: string) {
+  const checkJson = Spans.fn("Verifier.checkJson")(function*(text: string) {
     const report = yield* Effect.mapError(decodeReportJson(text), (invalid) => new InvalidReport(invalid))
     return yield* checkReport(report)
   })
@@ -196,10 +197,10 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     checkCitations,
     check,
     checkJson,
-    verify: Effect.fn("Verifier.verify")(function*(input: unknown) {
+    verify: Spans.fn("Verifier.verify")(function*(input: unknown) {
       return yield* accept(yield* check(input))
     }),
-    verifyJson: Effect.fn("Verifier.verifyJson")(function*(text: string) {
+    verifyJson: Spans.fn("Verifier.verifyJson")(function*(text: string) {
       return yield* accept(yield* checkJson(text))
     })
   })
