@@ -196,9 +196,11 @@ const bodyGate = (
     const response = errorResponse(error, status)
     return Effect.succeed(Option.some(close ? HttpServerResponse.setHeader(response, "connection", "close") : response))
   }
-  const declared = request.headers["content-length"]
+  // The platform builds a new headers object on each access: taken once.
+  const headers = request.headers
+  const declared = headers["content-length"]
   const declaredBytes = declared === undefined ? undefined : Number(declared)
-  const chunked = request.headers["transfer-encoding"] !== undefined
+  const chunked = headers["transfer-encoding"] !== undefined
   if (declaredBytes !== undefined && !(declaredBytes <= limits.maxBodyBytes)) {
     return refused(new PayloadTooLarge({ maxBytes: limits.maxBodyBytes, declaredBytes }), 413)
   }
@@ -207,7 +209,7 @@ const bodyGate = (
   const hasBody = (declaredBytes !== undefined && declaredBytes > 0) || chunked
   if (!hasBody) return Effect.succeed(Option.none())
   // The token alone (what a route may do with it is the route's decision, after this).
-  return auth.authenticate(request.headers).pipe(
+  return auth.authenticate(headers).pipe(
     Effect.as(Option.none()),
     Effect.catchTag("Forbidden", () => Effect.succeed(Option.none())),
     Effect.catchTag("Unauthorized", (error) =>
@@ -240,8 +242,9 @@ const discardBody = (request: HttpServerRequest.HttpServerRequest, timeoutMs: nu
  */
 const csrfGate = (sessions: Session.SessionStore | undefined, request: HttpServerRequest.HttpServerRequest) => {
   if (sessions === undefined || !Session.unsafeMethods.has(request.method)) return Option.none()
-  if (request.headers["authorization"] !== undefined || !sessions.hasCookie(request.headers)) return Option.none()
-  const refusal = sessions.csrfRefusal(request.headers)
+  const headers = request.headers
+  if (headers["authorization"] !== undefined || !sessions.hasCookie(headers)) return Option.none()
+  const refusal = sessions.csrfRefusal(headers)
   return refusal === undefined
     ? Option.none()
     : Option.some(HttpServerResponse.setHeader(HttpServerResponse.unsafeJson(encodeUiError(refusal), { status: 403 }), "connection", "close"))

@@ -23,6 +23,7 @@ import { type CaptureRecord, factLimits, makeReport, type SourceUrl, type Verifi
 import { type FactRejection, InvalidReport, ReportRejected, VerificationTimeout } from "../Errors.js"
 import * as Diagnostic from "../anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "../internal/decode.js"
+import * as Deadline from "../internal/Deadline.js"
 import * as Spans from "../internal/Spans.js"
 import { exported, perItem, spanAttributes } from "../internal/Spans.js"
 import { CaptureStore } from "../store/CaptureStore.js"
@@ -164,10 +165,11 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       return { results, loaded, signatureNotes: notes }
     }).pipe(
       // One deadline for reading and searching every capture (decoding is bounded by the input's size).
-      Effect.timeoutFail({
-        duration: policy.timeoutMs,
-        onTimeout: () => new VerificationTimeout({ timeoutMs: policy.timeoutMs })
-      })
+      (effect) =>
+        Deadline.timeoutFail(effect, {
+          duration: policy.timeoutMs,
+          onTimeout: () => new VerificationTimeout({ timeoutMs: policy.timeoutMs })
+        })
     )
 
   const checkReport = ReportCheck.checkReport(policy, checkCited)
