@@ -47,4 +47,35 @@ describe("JsonLog: Effect's JSON log line, made cheaply", () => {
       })
       assert.include(pairs[2]![0], "boom")
     }))
+
+  it.live("the lines of one turn of the event loop are written by one write to stderr, in order, at its end", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      const original = process.stderr.write
+      const expected: Array<string> = []
+      const lines = Logger.map(JsonLog.format, (line) => {
+        expected.push(line)
+      })
+      yield* Effect.acquireUseRelease(
+        Effect.sync(() => {
+          process.stderr.write = ((chunk: string) => {
+            writes.push(String(chunk))
+            return true
+          }) as typeof process.stderr.write
+        }),
+        () =>
+          Effect.gen(function*() {
+            const logged = Effect.forEach(["one", "two", "three"], (message) =>
+              Effect.logInfo(message).pipe(Effect.annotateLogs({ status: 200 })), { discard: true })
+            yield* logged.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, Logger.zip(JsonLog.stderr, lines))))
+            // Not yet: the write comes at the end of this turn of the event loop.
+            assert.deepStrictEqual(writes, [])
+            yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+          }),
+        () => Effect.sync(() => (process.stderr.write = original))
+      )
+      assert.strictEqual(expected.length, 3)
+      assert.deepStrictEqual(writes, [expected.map((line) => line + "\n").join("")])
+      assert.deepStrictEqual(writes[0]!.split("\n").slice(0, 3).map((line) => JSON.parse(line).message), ["one", "two", "three"])
+    }))
 })

@@ -25,6 +25,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Spans from "../internal/Spans.js"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Arr from "effect/Array"
@@ -369,7 +370,7 @@ export const make = (options: AnswersOptions): Effect.Effect<AnswersShape, never
   Effect.gen(function*() {
     const verifier = yield* Verifier.Verifier
 
-    const verify = Effect.fn("Answers.verify")(function*(answer: BoundAnswer) {
+    const verify = Spans.fn("Answers.verify")(function*(answer: BoundAnswer) {
       const flat = answer.claims.flatMap((claim) => claim.citations)
       const checked = yield* verifier.checkCitations(
         flat.map((c) => ({

@@ -8,9 +8,12 @@
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FiberRefs from "effect/FiberRefs"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
+import type { YieldWrap } from "effect/Utils"
 
 export const spanAttributes = {
   runId: "citegate.run_id",
@@ -49,3 +52,62 @@ export const exported: Effect.Effect<boolean> = Effect.tracerWith((tracer) => Ef
 export const perItem = (on: boolean, name: string, attributes: Record<string, unknown>) =>
 <A, E extends { readonly _tag: string }, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   on ? Effect.withSpan(tagFailure(self), name, { attributes, captureStackTrace: false }) : self
+
+/** Whether the fiber now running (if any) would record spans for someone: not under the in-process tracer. */
+const currentFiberExports = (): boolean => {
+  const fiber = Fiber.getCurrentFiber()
+  return Option.isNone(fiber) || fiber.value.currentTracer !== inProcess
+}
+
+/** Two stack lines as `Effect.fn` records them (`code.stacktrace`): where it was defined and where it was called. */
+const stackLine = (error: Error): string | undefined => {
+  const line = error.stack?.trim().split("\n").slice(2).join("\n").trim()
+  return line === undefined ? undefined : line.includes("(") ? line : line.replace(/at (.*)/, "at ($1)")
+}
+
+const captureStack = (): Error => {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 2
+  const error = new Error()
+  Error.stackTraceLimit = limit
+  return error
+}
+
+/**
+ * `Effect.fn(name)` for a hot path: the span (with the same name, options and `code.stacktrace`) only
+ * when spans are exported (`exported`, decided when the effect runs); under Effect's in-process
+ * tracer the body runs as `Effect.fnUntraced` would, with no span, no clock reads and no stack
+ * captured. A span per request or per verification under the in-process tracer costs tens of
+ * microseconds each (docs/performance.md) and nothing reads it.
+ */
+export const fn = (name: string, options?: Tracer.SpanOptions) =>
+<Eff extends YieldWrap<Effect.Effect<any, any, any>>, AEff, Args extends Array<any>>(
+  body: (...args: Args) => Generator<Eff, AEff, never>
+) => {
+  const definedAt = captureStack()
+  const untraced = Effect.fnUntraced(body)
+  const traced = function(this: unknown, ...args: Args) {
+    // The call site is captured only when the calling fiber exports spans (an Error per call otherwise).
+    const calledAt = currentFiberExports() ? captureStack() : undefined
+    const effect = untraced.apply(this, args)
+    return Effect.tracerWith((tracer) => {
+      if (tracer === inProcess) return effect
+      let stack: string | undefined | false = false
+      const captureStackTrace = () => {
+        if (stack === false) {
+          const def = stackLine(definedAt)
+          const call = calledAt === undefined ? undefined : stackLine(calledAt)
+          stack = def === undefined ? call : call === undefined ? def : `${def}\n${call}`
+        }
+        return stack
+      }
+      return Effect.withSpan(effect, name, { captureStackTrace, ...options })
+    })
+  }
+  return Object.defineProperty(traced, "length", { value: body.length, configurable: true }) as unknown as typeof untraced
+}
+
+/** `Effect.withSpan(name, options)`, only when spans are exported (`exported`); else the effect as it is. */
+export const withSpanExported = (name: string, options?: Tracer.SpanOptions) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer) => tracer === inProcess ? self : Effect.withSpan(self, name, options))

@@ -8,6 +8,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Spans from "../internal/Spans.js"
 import * as Layer from "effect/Layer"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { ServerToken } from "../Config.js"
@@ -122,7 +123,7 @@ export class Auth extends Context.Tag("citegate/server/Auth")<Auth, {
       return found
     }
     return {
-      authenticate: Effect.fn("Auth.authenticate")(function*(headers: RequestHeaders, access: Access = Access.any) {
+      authenticate: Spans.fn("Auth.authenticate")(function*(headers: RequestHeaders, access: Access = Access.any) {
         if (sessions !== undefined && headers["authorization"] === undefined && sessions.hasCookie(headers)) {
           const session = sessions.lookup(headers)
           if (session === undefined) return yield* new Unauthorized({ reason: "unknown-session" })

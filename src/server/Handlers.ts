@@ -8,6 +8,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
+import * as Spans from "../internal/Spans.js"
 import * as Option from "effect/Option"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -58,7 +59,7 @@ const factTags = (outcome: Either.Either<Gate.Checked, { readonly _tag: string }
     : [outcome.left._tag]
 
 /** A rendering as its own span (`Render.json`). */
-const rendered = (render: () => string) => Effect.withSpan(Effect.sync(render), "Render.json")
+const rendered = (render: () => string) => Spans.withSpanExported("Render.json")(Effect.sync(render))
 
 /**
  * The run `runId`, if `principal` may read it. A token that lists neither the run nor "*" and did

@@ -19,6 +19,7 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Spans from "../internal/Spans.js"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -100,7 +101,7 @@ const statusOf = (row: RunRow): RunView["status"] => {
  * off, all change it. Never kept between requests: a run is seen by every replica as it is now.
  */
 const getRun = (r: Replica) =>
-  Effect.fn("Runs.get")(function*(runId: string) {
+  Spans.fn("Runs.get")(function*(runId: string) {
     if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
     const rows = yield* r.sql<RunRow>`
       SELECT j.owner, j.state,

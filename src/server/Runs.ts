@@ -9,6 +9,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Spans from "../internal/Spans.js"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
@@ -254,7 +255,7 @@ const startRun = (local: Local) =>
   })
 
 const getRun = (local: Local) =>
-  Effect.fn("Runs.get")(function*(runId: string) {
+  Spans.fn("Runs.get")(function*(runId: string) {
     // Ids are checked before any path is built: `..`, separators and dots never reach the file system.
     if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
     const state = local.live.get(runId)

@@ -17,6 +17,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import { causeResponse } from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -26,7 +27,9 @@ import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -42,6 +45,7 @@ import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError, Unauthor
 import { NotReady, UiError } from "../Errors.js"
 import * as JudgeSetup from "../review/JudgeSetup.js"
 import * as CaptureCache from "../verify/CaptureCache.js"
+import * as Spans from "../internal/Spans.js"
 import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
 import { Lifecycle, ServerContext, Telemetry } from "./Context.js"
@@ -81,17 +85,74 @@ export const errorResponse = (error: ServiceError, status: number) =>
 /** Paths whose handlers read the body as a stream themselves (and bound it themselves). */
 export const streamingPrefix = "/v1/stream/"
 
+/** What the deadline needs to know of the request it bounds. */
+interface DeadlineState {
+  /** The response has started: the deadline no longer applies. */
+  responding: boolean
+  /** The body is being read (in `preRead`): a read cut off must not be interrupted (see there). */
+  reading: boolean
+}
+
 /**
  * The body read before the handler, within the deadline: as text (platform-node caches it for the
- * handler), or as bytes for a binary answer format, handed to the handler as `RequestBytes`. In its
- * own fiber: a read cut off by the deadline is not interrupted (that would destroy the socket
- * before the 503 is written); it ends with the connection.
+ * handler), or as bytes for a binary answer format, handed to the handler as `RequestBytes`.
+ * Uninterruptible: interrupting the read would destroy the socket before the 503 is written; the
+ * deadline answers without waiting for it, and a read cut off ends with the connection (the 503
+ * closes it), after which nothing else of the request runs.
  */
-const preRead = <A, E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<A, E, R>) =>
-  RequestBytes.readsBytes(request.url)
-    ? Effect.flatMap(Effect.flatMap(Effect.forkDaemon(Effect.option(request.arrayBuffer)), Fiber.join), (bytes) =>
+const preRead = <A, E, R>(request: HttpServerRequest.HttpServerRequest, state: DeadlineState, app: Effect.Effect<A, E, R>) => {
+  const reading = <X>(read: Effect.Effect<X>) =>
+    Effect.uninterruptible(Effect.suspend(() => {
+      state.reading = true
+      return Effect.ensuring(read, Effect.sync(() => state.reading = false))
+    }))
+  return RequestBytes.readsBytes(request.url)
+    ? Effect.flatMap(reading(Effect.option(request.arrayBuffer)), (bytes) =>
       Option.isSome(bytes) ? Effect.provideService(app, RequestBytes.RequestBytes, new Uint8Array(bytes.value)) : app)
-    : Effect.zipRight(Effect.flatMap(Effect.forkDaemon(Effect.ignore(request.text)), Fiber.await), app)
+    : Effect.zipRight(reading(Effect.ignore(request.text)), app)
+}
+
+/**
+ * `work` in a fiber of its own, bounded by the request deadline: a Node timer, not a race of two
+ * forked fibers and a sleeping one (a race costs about three times as much per request, and every
+ * request pays it). When the timer fires before the response has started, the work is interrupted
+ * (and waited for, unless it is still reading the body: see `preRead`) and the request fails with
+ * `RequestTimeout`; once the response has started, the deadline no longer applies. The caller runs
+ * uninterruptibly (the platform's choice), as the race did.
+ */
+const underDeadline = <A, E, R>(
+  work: Effect.Effect<A, E, R>,
+  timeoutMs: number,
+  state: DeadlineState
+): Effect.Effect<A, E | RequestTimeout, R> =>
+  Effect.flatMap(Effect.forkDaemon(work), (fiber) =>
+    Effect.async<A, E | RequestTimeout>((resume) => {
+      let settled = false
+      const onExit = (exit: Exit.Exit<A, E>) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        resume(exit)
+      }
+      const timer = setTimeout(() => {
+        if (settled || state.responding) return
+        settled = true
+        fiber.removeObserver(onExit)
+        const timedOut = Effect.fail(new RequestTimeout({ timeoutMs }))
+        if (state.reading) {
+          fiber.unsafeInterruptAsFork(FiberId.none)
+          return resume(timedOut)
+        }
+        resume(Effect.zipRight(Fiber.interrupt(fiber), timedOut))
+      }, timeoutMs)
+      fiber.addObserver(onExit)
+      return Effect.suspend(() => {
+        settled = true
+        clearTimeout(timer)
+        fiber.removeObserver(onExit)
+        return Fiber.interrupt(fiber)
+      })
+    }))
 
 /**
  * Request id (`x-request-id` on every response and in every log line), body limit (Content-Length
@@ -135,9 +196,11 @@ const bodyGate = (
     const response = errorResponse(error, status)
     return Effect.succeed(Option.some(close ? HttpServerResponse.setHeader(response, "connection", "close") : response))
   }
-  const declared = request.headers["content-length"]
+  // The platform builds a new headers object on each access: taken once.
+  const headers = request.headers
+  const declared = headers["content-length"]
   const declaredBytes = declared === undefined ? undefined : Number(declared)
-  const chunked = request.headers["transfer-encoding"] !== undefined
+  const chunked = headers["transfer-encoding"] !== undefined
   if (declaredBytes !== undefined && !(declaredBytes <= limits.maxBodyBytes)) {
     return refused(new PayloadTooLarge({ maxBytes: limits.maxBodyBytes, declaredBytes }), 413)
   }
@@ -146,7 +209,7 @@ const bodyGate = (
   const hasBody = (declaredBytes !== undefined && declaredBytes > 0) || chunked
   if (!hasBody) return Effect.succeed(Option.none())
   // The token alone (what a route may do with it is the route's decision, after this).
-  return auth.authenticate(request.headers).pipe(
+  return auth.authenticate(headers).pipe(
     Effect.as(Option.none()),
     Effect.catchTag("Forbidden", () => Effect.succeed(Option.none())),
     Effect.catchTag("Unauthorized", (error) =>
@@ -179,8 +242,9 @@ const discardBody = (request: HttpServerRequest.HttpServerRequest, timeoutMs: nu
  */
 const csrfGate = (sessions: Session.SessionStore | undefined, request: HttpServerRequest.HttpServerRequest) => {
   if (sessions === undefined || !Session.unsafeMethods.has(request.method)) return Option.none()
-  if (request.headers["authorization"] !== undefined || !sessions.hasCookie(request.headers)) return Option.none()
-  const refusal = sessions.csrfRefusal(request.headers)
+  const headers = request.headers
+  if (headers["authorization"] !== undefined || !sessions.hasCookie(headers)) return Option.none()
+  const refusal = sessions.csrfRefusal(headers)
   return refusal === undefined
     ? Option.none()
     : Option.some(HttpServerResponse.setHeader(HttpServerResponse.unsafeJson(encodeUiError(refusal), { status: 403 }), "connection", "close"))
@@ -198,33 +262,28 @@ const handle = (limits: ResolvedServer, auth: Context.Tag.Service<Auth>, app: Ht
     const declared = request.headers["content-length"]
     const hasBody = declared !== undefined && Number(declared) > 0
     const streaming = path.startsWith(streamingPrefix)
-    // Set when the response starts: from then on the deadline no longer applies. A streamed body is
-    // bounded by its own route (stream deadline, run end, shutdown); cutting it off would leave the
-    // client with a 200, no terminal event and an open socket.
-    let responding = false
-    const deadline = Effect.sleep(limits.requestTimeoutMs).pipe(
-      Effect.zipRight(Effect.suspend(() => responding ? Effect.never : Effect.fail(new RequestTimeout({ timeoutMs: limits.requestTimeoutMs })))),
-      Effect.interruptible
-    )
+    // `responding` is set when the response starts: from then on the deadline no longer applies. A
+    // streamed body is bounded by its own route (stream deadline, run end, shutdown); cutting it off
+    // would leave the client with a 200, no terminal event and an open socket.
+    const state: DeadlineState = { responding: false, reading: false }
     const csrf = csrfGate(sessions, request)
     const refusal = Option.isSome(csrf) ? csrf : yield* bodyGate(limits, auth, request, streaming)
     const response = Option.isSome(refusal)
       ? refusal.value
       : yield* HttpApp.appendPreResponseHandler((_request, response) =>
         Effect.sync(() => {
-          responding = true
+          state.responding = true
           return tagged(response)
         })
       ).pipe(
         // The body is read here, within the deadline, and kept (platform-node caches a request's text) for
-        // the handler. In its own fiber: a read cut off by the deadline is not interrupted (that would
-        // destroy the socket before the 503 is written); it ends with the connection.
-        Effect.zipRight(hasBody && !streaming ? preRead(request, app) : app),
+        // the handler; a read cut off by the deadline is not interrupted (`preRead`).
+        Effect.zipRight(hasBody && !streaming ? preRead(request, state, app) : app),
         // The platform runs each request uninterruptibly; the deadline must be able to stop the work.
         Effect.interruptible,
         // Streaming routes read more than one body's worth over time; they bound their own input.
         streaming ? (effect) => effect : HttpIncomingMessage.withMaxBodySize(Option.some(limits.maxBodyBytes)),
-        Effect.raceFirst(deadline),
+        (work) => underDeadline(work, limits.requestTimeoutMs, state),
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure) && failure.value instanceof RequestTimeout) {
@@ -366,6 +425,17 @@ const lifecycleLayer = (server: Http.Server, graceMs: number) =>
   )
 
 /**
+ * `HttpApiBuilder.serve`, with the platform's span per request (`http.server <method>`) only when
+ * spans are exported (telemetry on, or an embedding program's own tracer): under Effect's in-process
+ * tracer nothing reads it, and making it (the URL parsed again, headers redacted, a span and its
+ * attributes) is part of the fixed cost of every request.
+ */
+const served = (middleware: (app: HttpApp.Default) => HttpApp.Default<never, never>) => {
+  const serve = HttpApiBuilder.serve(middleware)
+  return Layer.unwrapEffect(Effect.map(Spans.exported, (on) => on ? serve : HttpMiddleware.withTracerDisabledWhen(serve, () => true)))
+}
+
+/**
  * The whole service as a layer: building it listens, releasing it drains and closes. Provides
  * the `HttpServer` (its `address` tells the bound port).
  */
@@ -405,7 +475,7 @@ export const layer = (options: ServeOptions) => {
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive, Reviews.ReviewsLive])
   )
   const routes = Layer.mergeAll(OpenApiDocument.layer, MetricsRoute.layer, ...rawRoutes, Ui.layer({ sessions, directory: options.uiDirectory }), UiData.layer)
-  return HttpApiBuilder.serve(middleware(limits, auth, telemetryOn, sessions)).pipe(
+  return served(middleware(limits, auth, telemetryOn, sessions)).pipe(
     Layer.provide(routes),
     Layer.provide(api),
     Layer.provide(services),

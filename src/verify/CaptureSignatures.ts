@@ -9,6 +9,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Spans from "../internal/Spans.js"
 import type { SourceUrl } from "../Domain.js"
 import { type CaptureSignatureError, SignatureInvalid } from "../Errors.js"
 import * as CaptureAttestation from "../evidence/CaptureAttestation.js"
@@ -51,5 +52,5 @@ export const screen = (
       if (signatures.mode === "require") screened.set(source, Either.left(checked.left))
     }
     return { captures: screened, notes }
-  }).pipe(Effect.withSpan("Verifier.signatures"))
+  }).pipe(Spans.withSpanExported("Verifier.signatures"))
 }

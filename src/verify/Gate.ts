@@ -15,6 +15,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Spans from "../internal/Spans.js"
 import * as Layer from "effect/Layer"
 import * as CaptureStore from "../store/CaptureStore.js"
 import * as Config from "../Config.js"
@@ -102,16 +103,16 @@ export const make: Effect.Effect<GateShape, never, Verifier.Verifier | Policy.Po
     return Effect.flatMap(Verifier.accept(verification), checked)
   }
 
-  const checkJsonWithCaptures = Effect.fn("Gate.checkJsonWithCaptures")(function*(text: string) {
+  const checkJsonWithCaptures = Spans.fn("Gate.checkJsonWithCaptures")(function*(text: string) {
     return yield* decide(yield* verifier.checkJson(text))
   })
 
   return Gate.of({
     policy,
-    check: Effect.fn("Gate.check")(function*(report: unknown) {
+    check: Spans.fn("Gate.check")(function*(report: unknown) {
       return (yield* decide(yield* verifier.check(report))).report
     }),
-    checkJson: Effect.fn("Gate.checkJson")(function*(text: string) {
+    checkJson: Spans.fn("Gate.checkJson")(function*(text: string) {
       return (yield* checkJsonWithCaptures(text)).report
     }),
     checkJsonWithCaptures

@@ -24,6 +24,8 @@ import { type FactRejection, InvalidReport, ReportRejected, VerificationTimeout 
 import * as Diagnostic from "../anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "../internal/decode.js"
 import { fastReport } from "../internal/reportDecode.js"
+import * as Deadline from "../internal/Deadline.js"
+import * as Spans from "../internal/Spans.js"
 import { exported, perItem, spanAttributes } from "../internal/Spans.js"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as Boundaries from "./Boundaries.js"
@@ -166,15 +168,16 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       return { results, loaded, signatureNotes: notes }
     }).pipe(
       // One deadline for reading and searching every capture (decoding is bounded by the input's size).
-      Effect.timeoutFail({
-        duration: policy.timeoutMs,
-        onTimeout: () => new VerificationTimeout({ timeoutMs: policy.timeoutMs })
-      })
+      (effect) =>
+        Deadline.timeoutFail(effect, {
+          duration: policy.timeoutMs,
+          onTimeout: () => new VerificationTimeout({ timeoutMs: policy.timeoutMs })
+        })
     )
 
   const checkReport = ReportCheck.checkReport(policy, checkCited)
 
-  const checkCitations = Effect.fn("Verifier.checkCitations")(function*(citations: ReadonlyArray<CitationInput>) {
+  const checkCitations = Spans.fn("Verifier.checkCitations")(function*(citations: ReadonlyArray<CitationInput>) {
     const { loaded, results, signatureNotes } = yield* checkCited(citations)
     // Only the captures at least one citation was verified against, as for reports.
     const captures = new Map<SourceUrl, CaptureRecord>()
@@ -185,12 +188,12 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     return { results, captures, signatureNotes } satisfies CitationsChecked
   })
 
-  const check = Effect.fn("Verifier.check")(function*(input: unknown) {
+  const check = Spans.fn("Verifier.check")(function*(input: unknown) {
     const report = yield* Effect.mapError(decodeReport(input), (invalid) => new InvalidReport(invalid))
     return yield* checkReport(report)
   })
 
-  const checkJson = Effect.fn("Verifier.checkJson")(function*(text: string) {
+  const checkJson = Spans.fn("Verifier.checkJson")(function*(text: string) {
     const report = yield* Effect.mapError(decodeReportJson(text), (invalid) => new InvalidReport(invalid))
     return yield* checkReport(report)
   })
@@ -199,10 +202,10 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     checkCitations,
     check,
     checkJson,
-    verify: Effect.fn("Verifier.verify")(function*(input: unknown) {
+    verify: Spans.fn("Verifier.verify")(function*(input: unknown) {
       return yield* accept(yield* check(input))
     }),
-    verifyJson: Effect.fn("Verifier.verifyJson")(function*(text: string) {
+    verifyJson: Spans.fn("Verifier.verifyJson")(function*(text: string) {
       return yield* accept(yield* checkJson(text))
     })
   })

@@ -1,0 +1,71 @@
+/**
+ * internal/Deadline.ts: `timeoutFail` made with one fiber and a Node timer gives what
+ * `Effect.timeoutFail` gives, case by case, under the live clock; under a TestClock it is
+ * `Effect.timeoutFail` itself.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Fiber, TestClock } from "effect"
+import * as Deadline from "../src/internal/Deadline.js"
+
+const onTimeout = () => "timed out" as const
+
+/** The exit of `make(f)` for both implementations, and what each left behind (finalizers run, in order). */
+const both = <A, E>(make: (log: Array<string>) => Effect.Effect<A, E>, duration: number) =>
+  Effect.gen(function*() {
+    const oursLog: Array<string> = []
+    const ours = yield* Effect.exit(Effect.tap(Deadline.timeoutFail(make(oursLog), { duration, onTimeout }), () => oursLog.push("done")))
+    oursLog.push("after")
+    const effectLog: Array<string> = []
+    const theirs = yield* Effect.exit(Effect.tap(Effect.timeoutFail(make(effectLog), { duration, onTimeout }), () => effectLog.push("done")))
+    effectLog.push("after")
+    return { ours, theirs, oursLog, effectLog }
+  })
+
+const same = <A, E>(result: { ours: Exit.Exit<A, E>; theirs: Exit.Exit<A, E>; oursLog: Array<string>; effectLog: Array<string> }) => {
+  assert.deepStrictEqual(result.oursLog, result.effectLog)
+  assert.strictEqual(result.ours._tag, result.theirs._tag)
+  if (Exit.isSuccess(result.ours) && Exit.isSuccess(result.theirs)) assert.deepStrictEqual(result.ours.value, result.theirs.value)
+  if (Exit.isFailure(result.ours) && Exit.isFailure(result.theirs)) {
+    assert.deepStrictEqual(Array.from(Cause.failures(result.ours.cause)), Array.from(Cause.failures(result.theirs.cause)))
+    assert.deepStrictEqual(Array.from(Cause.defects(result.ours.cause)), Array.from(Cause.defects(result.theirs.cause)))
+  }
+}
+
+describe("Deadline.timeoutFail", () => {
+  it.live("the same exits as Effect.timeoutFail: success, failure, defect, and a timeout after the work was interrupted", () =>
+    Effect.gen(function*() {
+      same(yield* both(() => Effect.succeed(42), 1_000))
+      same(yield* both(() => Effect.fail("boom" as const), 1_000))
+      same(yield* both(() => Effect.die("defect"), 1_000))
+      same(yield* both(() => Effect.as(Effect.sleep(5), "late but in time"), 1_000))
+      const slow = (log: Array<string>) =>
+        Effect.sleep(60_000).pipe(Effect.onInterrupt(() => Effect.sync(() => log.push("interrupted"))))
+      const timedOut = yield* both(slow, 20)
+      same(timedOut)
+      assert.deepStrictEqual(timedOut.oursLog, ["interrupted", "after"])
+      assert.deepStrictEqual(Exit.isFailure(timedOut.ours) ? Array.from(Cause.failures(timedOut.ours.cause)) : [], ["timed out"])
+    }))
+
+  it.live("interrupting the caller interrupts the work and clears the deadline", () =>
+    Effect.gen(function*() {
+      const log: Array<string> = []
+      const fiber = yield* Effect.fork(Deadline.timeoutFail(
+        Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => log.push("interrupted")))),
+        { duration: 60_000, onTimeout }
+      ))
+      yield* Effect.sleep(5)
+      const exit = yield* Fiber.interrupt(fiber)
+      assert.isTrue(Exit.isInterrupted(exit))
+      assert.deepStrictEqual(log, ["interrupted"])
+    }))
+
+  it.effect("under a TestClock the test's clock decides (Effect.timeoutFail itself)", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(Deadline.timeoutFail(Effect.never, { duration: 1_000, onTimeout }))
+      yield* TestClock.adjust(999)
+      assert.isNull(fiber.unsafePoll())
+      yield* TestClock.adjust(1)
+      const exit = yield* Fiber.await(fiber)
+      assert.deepStrictEqual(Exit.isFailure(exit) ? Array.from(Cause.failures(exit.cause)) : [], ["timed out"])
+    }))
+})
