@@ -6,30 +6,9 @@
  * (test/telemetry.test.ts). Counted, not timed.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect } from "effect"
-import * as DefaultServices from "effect/DefaultServices"
-import * as Tracer from "effect/Tracer"
+import { Effect } from "effect"
+import { countingInProcess } from "./support/spans.js"
 import { call, report, sources, startService, tokens, waitForRun } from "./serverSupport.js"
-
-/** The in-process tracer every program runs with unless it installs another (Effect's default). */
-const inProcess = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-
-/** Runs `effect` counting the spans Effect's in-process tracer makes meanwhile (its name, each). */
-const countingInProcess = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => {
-      const original = inProcess.span
-      const names: Array<string> = []
-      // The same tracer object (programs compare it by identity), its spans counted.
-      ;(inProcess as { span: Tracer.Tracer["span"] }).span = (...args) => {
-        names.push(args[0])
-        return original(...args)
-      }
-      return { original, names }
-    }),
-    ({ names }) => Effect.map(effect, (value) => ({ value, names })),
-    ({ original }) => Effect.sync(() => (inProcess as { span: Tracer.Tracer["span"] }).span = original)
-  )
 
 describe("service spans without telemetry", () => {
   it.scopedLive("verification and status requests make no span at all once the run's Gates are kept; they still verify", () =>

@@ -32,28 +32,47 @@ export const timeoutFail = <A, E, R, E1>(
     return Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(Effect.forkDaemon(restore(self)), (fiber) =>
         // The wait is as interruptible as the caller was; interrupted, it interrupts the work and waits for it.
-        restore(Effect.async<A, E | E1>((resume) => {
-          let settled = false
-          const onExit = (exit: Exit.Exit<A, E>) => {
-            if (settled) return
-            settled = true
-            clearTimeout(timer)
-            resume(exit)
-          }
-          const timer = setTimeout(() => {
-            if (settled) return
-            settled = true
-            fiber.removeObserver(onExit)
-            // As `timeoutFail`: the effect is interrupted and has ended before the timeout's error.
-            resume(Effect.flatMap(Fiber.interrupt(fiber), () => Effect.fail(options.onTimeout())))
-          }, ms)
-          fiber.addObserver(onExit)
-          return Effect.sync(() => {
-            settled = true
-            clearTimeout(timer)
-            fiber.removeObserver(onExit)
-          })
-        })).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+        restore(
+          // As `timeoutFail`: the effect is interrupted and has ended before the timeout's error.
+          awaitWithTimer(fiber, ms, () => Effect.flatMap(Fiber.interrupt(fiber), () => Effect.fail(options.onTimeout())))
+        ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
       )
     )
+  })
+
+/**
+ * Waits for `fiber` with one Node timer of `ms`: the fiber's exit if it ends first. When the timer
+ * fires first, `onTimer` decides: `undefined` keeps waiting (the deadline no longer applies, e.g. a
+ * response has started), an effect is what the wait resumes with (it interrupts the fiber as it
+ * needs). Interrupted, the wait clears its timer, interrupts the fiber and waits for it. Shared by
+ * the verification deadline above and the service's request deadline.
+ */
+export const awaitWithTimer = <A, E, E1>(
+  fiber: Fiber.RuntimeFiber<A, E>,
+  ms: number,
+  onTimer: () => Effect.Effect<never, E1> | undefined
+): Effect.Effect<A, E | E1> =>
+  Effect.async<A, E | E1>((resume) => {
+    let settled = false
+    const onExit = (exit: Exit.Exit<A, E>) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resume(exit)
+    }
+    const timer = setTimeout(() => {
+      if (settled) return
+      const timedOut = onTimer()
+      if (timedOut === undefined) return
+      settled = true
+      fiber.removeObserver(onExit)
+      resume(timedOut)
+    }, ms)
+    fiber.addObserver(onExit)
+    return Effect.suspend(() => {
+      settled = true
+      clearTimeout(timer)
+      fiber.removeObserver(onExit)
+      return Fiber.interrupt(fiber)
+    })
   })

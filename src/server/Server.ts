@@ -27,7 +27,6 @@ import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
@@ -45,6 +44,7 @@ import { LengthRequired, PayloadTooLarge, RequestTimeout, ServiceError, Unauthor
 import { NotReady, UiError } from "../Errors.js"
 import * as JudgeSetup from "../review/JudgeSetup.js"
 import * as CaptureCache from "../verify/CaptureCache.js"
+import * as Deadline from "../internal/Deadline.js"
 import * as Spans from "../internal/Spans.js"
 import { CitegateApi } from "./Api.js"
 import { Auth } from "./Auth.js"
@@ -126,32 +126,12 @@ const underDeadline = <A, E, R>(
   state: DeadlineState
 ): Effect.Effect<A, E | RequestTimeout, R> =>
   Effect.flatMap(Effect.forkDaemon(work), (fiber) =>
-    Effect.async<A, E | RequestTimeout>((resume) => {
-      let settled = false
-      const onExit = (exit: Exit.Exit<A, E>) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        resume(exit)
-      }
-      const timer = setTimeout(() => {
-        if (settled || state.responding) return
-        settled = true
-        fiber.removeObserver(onExit)
-        const timedOut = Effect.fail(new RequestTimeout({ timeoutMs }))
-        if (state.reading) {
-          fiber.unsafeInterruptAsFork(FiberId.none)
-          return resume(timedOut)
-        }
-        resume(Effect.zipRight(Fiber.interrupt(fiber), timedOut))
-      }, timeoutMs)
-      fiber.addObserver(onExit)
-      return Effect.suspend(() => {
-        settled = true
-        clearTimeout(timer)
-        fiber.removeObserver(onExit)
-        return Fiber.interrupt(fiber)
-      })
+    Deadline.awaitWithTimer(fiber, timeoutMs, () => {
+      if (state.responding) return undefined
+      const timedOut = Effect.fail(new RequestTimeout({ timeoutMs }))
+      if (!state.reading) return Effect.zipRight(Fiber.interrupt(fiber), timedOut)
+      fiber.unsafeInterruptAsFork(FiberId.none)
+      return timedOut
     }))
 
 /**
