@@ -26,7 +26,6 @@ import { decodeJson, decodeUnknown } from "../internal/decode.js"
 import { fastReport } from "../internal/reportDecode.js"
 import * as Deadline from "../internal/Deadline.js"
 import * as Spans from "../internal/Spans.js"
-import { exported, perItem, spanAttributes } from "../internal/Spans.js"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as Boundaries from "./Boundaries.js"
 import * as CaptureSignatures from "./CaptureSignatures.js"
@@ -146,13 +145,13 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       // A cached capture's index is built here once, within an allowance from the deadline (Search.indexUnitsFor).
       const search = Search.sliced(indexUnits)
       // A span per capture searched only when spans are exported (internal/Spans.ts `exported`).
-      const spans = yield* exported
+      const spans = yield* Spans.exported
       for (const [record, indices] of toSearch) {
         loaded.set(record.source, record)
         const index = Load.indexOf(captures, record.source)
         const capture: Match.CaptureSearch = { policy, search, record, index, citations, indices, failures }
         const { exact, normal } = yield* Match.matchCapture(capture).pipe(
-          perItem(spans, "Verifier.search", { [spanAttributes.source]: record.source, "citegate.citations": indices.length })
+          Spans.perItem(spans, "Verifier.search", { [Spans.spanAttributes.source]: record.source, "citegate.citations": indices.length })
         )
         Evidence.absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
         // Text no reader sees: refused here under verify.hidden: "reject", else marked on the evidence (Visibility.ts).
