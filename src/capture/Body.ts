@@ -89,10 +89,48 @@ const cappedSink = (source: SourceUrl, maxBytes: number): Sink => {
 const ignore = () => undefined
 
 /**
- * Reads the body within the cap (see the two sinks above). A refusal destroys
- * the stream, which aborts the request and closes its socket; so does
- * interruption (the capture's deadline).
+ * Reads the body within the cap (see the two sinks above) and calls `done` once
+ * with the body or the typed refusal. A refusal destroys the stream, which
+ * aborts the request and closes its socket. The returned function stops the
+ * read (detaches and destroys the stream); it is what interruption calls.
  */
+export const readBodyInto = (
+  source: SourceUrl,
+  body: Readable,
+  declared: number | null,
+  budgets: { readonly maxBytes: number },
+  done: (result: Buffer | CaptureError) => void
+): () => void => {
+  const sink = declared !== null ? declaredSink(source, declared) : cappedSink(source, budgets.maxBytes)
+  const detach = () => {
+    body.off("data", onData)
+    body.off("end", onEnd)
+    body.off("error", onError)
+  }
+  const finish = (result: Buffer | CaptureError) => {
+    detach()
+    done(result)
+  }
+  const onData = (piece: Uint8Array) => {
+    const refused = sink.push(piece)
+    if (refused === undefined) return
+    finish(refused)
+    body.destroy()
+  }
+  const onEnd = () => finish(sink.end())
+  const onError = (error: Error) => finish(sink.failed(error))
+  // Destroying the stream emits an error after this read has let go of it: never an unhandled one.
+  body.on("error", ignore)
+  body.on("data", onData)
+  body.once("end", onEnd)
+  body.once("error", onError)
+  return () => {
+    detach()
+    body.destroy()
+  }
+}
+
+/** `readBodyInto` as an effect: interruption (the capture's deadline) stops the read and destroys the stream. */
 export const readBody = (
   source: SourceUrl,
   body: Readable,
@@ -100,31 +138,7 @@ export const readBody = (
   budgets: { readonly maxBytes: number }
 ): Effect.Effect<Buffer, CaptureError> =>
   Effect.async<Buffer, CaptureError>((resume) => {
-    const sink = declared !== null ? declaredSink(source, declared) : cappedSink(source, budgets.maxBytes)
-    const detach = () => {
-      body.off("data", onData)
-      body.off("end", onEnd)
-      body.off("error", onError)
-    }
-    const finish = (result: Buffer | CaptureError) => {
-      detach()
-      resume(result instanceof Uint8Array ? Effect.succeed(result) : Effect.fail(result))
-    }
-    const onData = (piece: Uint8Array) => {
-      const refused = sink.push(piece)
-      if (refused === undefined) return
-      finish(refused)
-      body.destroy()
-    }
-    const onEnd = () => finish(sink.end())
-    const onError = (error: Error) => finish(sink.failed(error))
-    // Destroying the stream emits an error after this read has let go of it: never an unhandled one.
-    body.on("error", ignore)
-    body.on("data", onData)
-    body.once("end", onEnd)
-    body.once("error", onError)
-    return Effect.sync(() => {
-      detach()
-      body.destroy()
-    })
+    const stop = readBodyInto(source, body, declared, budgets, (result) =>
+      resume(result instanceof Uint8Array ? Effect.succeed(result) : Effect.fail(result)))
+    return Effect.sync(stop)
   })

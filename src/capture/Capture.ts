@@ -33,7 +33,7 @@ import * as Layer from "effect/Layer"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as Deadline from "./Deadline.js"
 import * as Dispatcher from "./Dispatcher.js"
-import { fetchBody, type FetchPolicy } from "./Fetch.js"
+import { fetchBody, fetchPlainTextWithin, type FetchPolicy } from "./Fetch.js"
 import * as Trust from "./Trust.js"
 import * as UrlPolicy from "./UrlPolicy.js"
 import { type ContentType, captureLimits, defaultContentTypes, extractionLimits } from "../Config.js"
@@ -295,13 +295,32 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
    * connect, headers, body and extraction. Interruption aborts the socket, or
    * kills the extraction process.
    */
-  const fetchAndExtract = (target: UrlPolicy.Target): Effect.Effect<Fetched, CaptureError> =>
+  const extracting = (target: UrlPolicy.Target): Effect.Effect<Fetched, CaptureError> =>
     Deadline.within(
       Effect.flatMap(fetchBody(dispatcher, target, fetchPolicy), ({ body, contentType }) =>
         Effect.map(runner.extract(target.source, contentType, body, caps), (extracted) => ({ body, contentType, extracted }))),
       budgets.timeoutMs,
       () => new Timeout({ source: target.source, timeoutMs: budgets.timeoutMs })
     )
+
+  /**
+   * A stage that accepts `text/plain` only has nothing to extract: the same fetch, checks, decode and
+   * deadline as one asynchronous step (`fetchPlainTextWithin`), without the deadline's fiber.
+   */
+  const plainText = (target: UrlPolicy.Target): Effect.Effect<Fetched, CaptureError> =>
+    Effect.map(
+      fetchPlainTextWithin(
+        dispatcher,
+        target,
+        fetchPolicy,
+        budgets.timeoutMs,
+        () => new Timeout({ source: target.source, timeoutMs: budgets.timeoutMs })
+      ),
+      ({ body, contentType, text }): Fetched => ({ body, contentType, extracted: { extraction: "text/1", text } })
+    )
+
+  const plainOnly = contentTypes.every((type) => type === "text/plain")
+  const fetchAndExtract = plainOnly ? plainText : (target: UrlPolicy.Target) => Effect.zipRight(warm, extracting(target))
 
   // Parsed and checked once per approved source for the stage's life.
   const checkUrl = UrlPolicy.checker({ approved, allowLoopbackHttp })
@@ -311,7 +330,7 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
     const target = checkUrl(input)
     if (target instanceof NotApproved) return Effect.fail(target)
     const source = target.source
-    return Effect.zipRight(warm, fetchAndExtract(target)).pipe(
+    return fetchAndExtract(target).pipe(
       Effect.flatMap((fetched) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const accessedAt = new Date(now).toISOString() as Rfc3339Utc

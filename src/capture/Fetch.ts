@@ -15,9 +15,10 @@ import type * as Undici from "@effect/platform-node/Undici"
 import * as Effect from "effect/Effect"
 import { EventEmitter } from "node:events"
 import type { Readable } from "node:stream"
-import type { CaptureError } from "../Errors.js"
-import { readBody } from "./Body.js"
-import { checkResponse } from "./Response.js"
+import { type CaptureError, InvalidEncoding } from "../Errors.js"
+import { decodePlainText } from "../extract/Extraction.js"
+import { readBody, readBodyInto } from "./Body.js"
+import { checked, checkResponse } from "./Response.js"
 import { transportError } from "./Transport.js"
 import type { Target } from "./UrlPolicy.js"
 
@@ -37,6 +38,17 @@ const release = (body: Readable) =>
 
 const ignore = () => undefined
 
+/** The request's options: the capture's one deadline bounds everything; undici's own timers would only reset on every chunk. */
+const requestOptions = (target: Target, headers: FetchPolicy["headers"], signal: EventEmitter) => ({
+  origin: target.origin,
+  path: target.path,
+  method: "GET" as const,
+  headers,
+  signal,
+  headersTimeout: 60 * 60 * 1000,
+  bodyTimeout: 0
+})
+
 /**
  * Sends the request; succeeds with the status, headers and the unread body once the headers arrive.
  * Its abort signal is an EventEmitter (undici takes either that or an AbortSignal): an
@@ -46,16 +58,7 @@ const send = (dispatcher: Undici.Dispatcher, target: Target, headers: FetchPolic
   Effect.async<Undici.Dispatcher.ResponseData, CaptureError>((resume) => {
     const signal = new EventEmitter()
     let aborted = false
-    dispatcher.request({
-      origin: target.origin,
-      path: target.path,
-      method: "GET",
-      headers,
-      signal,
-      // The capture's one deadline bounds everything; these would only reset on every chunk.
-      headersTimeout: 60 * 60 * 1000,
-      bodyTimeout: 0
-    }, (error, data) => {
+    dispatcher.request(requestOptions(target, headers, signal), (error, data) => {
       if (error !== null) return resume(Effect.fail(transportError(target.source)(error)))
       // A body abandoned by interruption may still fail later: never an unhandled error.
       data.body.on("error", ignore)
@@ -85,3 +88,84 @@ export const fetchBody = (
         )
       ).pipe(Effect.ensuring(release(response.body))))
   )
+
+/** A `text/plain` source: its body, the content type it was sent with, and its text. */
+export interface FetchedText {
+  readonly contentType: string
+  readonly body: Buffer
+  readonly text: string
+}
+
+/**
+ * `fetchBody` and the `text/plain` decode under the capture's one deadline, as one asynchronous step
+ * for a stage that accepts `text/plain` only (nothing to extract). The general path
+ * (`Deadline.within` over `fetchBody` and the extraction runner) makes a fiber for the deadline and an
+ * Effect step per stage of the request; for a small source they cost more than the request
+ * (docs/performance.md). The same checks, in the same order, with the same typed errors: the
+ * request's transport errors, the response policy (`checked`), the body within the cap
+ * (`readBodyInto`), fatal UTF-8 decoding (`decodePlainText`, an invalid body `InvalidEncoding`).
+ * When `milliseconds` pass first the request is aborted wherever it is (connecting, waiting for
+ * headers, reading the body) and the result is `onTimeout()`; interruption aborts it the same way.
+ * A body not read to its end is destroyed (its socket closed); a complete one leaves its connection
+ * for the next request.
+ */
+export const fetchPlainTextWithin = (
+  dispatcher: Undici.Dispatcher,
+  target: Target,
+  policy: FetchPolicy,
+  milliseconds: number,
+  onTimeout: () => CaptureError
+): Effect.Effect<FetchedText, CaptureError> =>
+  Effect.async<FetchedText, CaptureError>((resume) => {
+    const source = target.source
+    const signal = new EventEmitter()
+    let settled = false
+    // Before the headers: abort the request. After: stop reading and destroy the body.
+    let stop: () => void = () => signal.emit("abort")
+    const settle = (result: Effect.Effect<FetchedText, CaptureError>) => {
+      settled = true
+      clearTimeout(timer)
+      resume(result)
+    }
+    const timer = setTimeout(() => {
+      if (settled) return
+      settled = true
+      stop()
+      resume(Effect.fail(onTimeout()))
+    }, milliseconds)
+    dispatcher.request(requestOptions(target, policy.headers, signal), (error, data) => {
+      if (error !== null) {
+        if (!settled) settle(Effect.fail(transportError(source)(error)))
+        return
+      }
+      const body = data.body
+      // A body abandoned by interruption may still fail later: never an unhandled error.
+      body.on("error", ignore)
+      if (settled) return void body.destroy()
+      const head = checked(source, { status: data.statusCode, headers: data.headers }, policy)
+      if ("_tag" in head) {
+        body.destroy()
+        return settle(Effect.fail(head))
+      }
+      stop = readBodyInto(source, body, head.declared, policy, (result) => {
+        if (settled) return
+        if (!(result instanceof Uint8Array)) {
+          if (!body.readableEnded) body.destroy()
+          return settle(Effect.fail(result))
+        }
+        let text: string
+        try {
+          text = decodePlainText(result)
+        } catch {
+          return settle(Effect.fail(new InvalidEncoding({ source, byteLength: result.byteLength })))
+        }
+        settle(Effect.succeed({ contentType: head.contentType, body: result, text }))
+      })
+    })
+    return Effect.sync(() => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      stop()
+    })
+  })

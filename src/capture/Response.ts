@@ -60,7 +60,7 @@ export interface CheckedResponse {
   readonly declared: number | null
 }
 
-type ResponseRefusal =
+export type ResponseRefusal =
   | AmbiguousHeader
   | RedirectRejected
   | TooLarge
@@ -70,7 +70,7 @@ type ResponseRefusal =
   | UnsupportedTransferEncoding
 
 /** The checks as one plain step: what passes, or the typed refusal (no Effect per check, on every capture). */
-const checked = (
+export const checked = (
   source: SourceUrl,
   response: ResponseHead,
   budgets: { readonly maxBytes: number; readonly contentTypes: ReadonlyArray<string> }

@@ -23,6 +23,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const utf8WithoutBom = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
 /**
+ * The text of a `text/plain` body, exactly as `extract` decodes it (fatal UTF-8, a BOM kept); throws on
+ * invalid UTF-8. The capture stage's plain-text path calls it directly.
+ */
+export const decodePlainText = (body: Uint8Array): string => utf8.decode(body)
+
+/**
  * Extract the text of a body whose content type was accepted. Markdown and
  * PDF parsing run in a worker that interrupting this effect terminates (the
  * capture's deadline); HTML parsing is linear and runs here.
@@ -53,6 +59,9 @@ export const extract = (
         return Effect.flatMap(decode(utf8WithoutBom), (text) => Html2.extract(source, text, limits, charset))
       default:
         // text/plain (and anything else) is never extracted: the v1 text is the body itself.
-        return Effect.map(decode(utf8), (text): Extracted => ({ extraction: "text/1", text }))
+        return Effect.map(
+          Effect.try({ try: () => decodePlainText(body), catch: () => new InvalidEncoding({ source, byteLength: body.byteLength }) }),
+          (text): Extracted => ({ extraction: "text/1", text })
+        )
     }
   })
