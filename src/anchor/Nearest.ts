@@ -17,7 +17,12 @@
  * Bounds: fuzzy search only for normalised snippets of `minFuzzyLength` to
  * `maxFuzzyLength` code units; the fine pass is at most `fineCandidates` × 2 ×
  * 1,000 × 1,516 cells. Cost: normalising the capture (linear), one exact
- * search (linear), one trigram pass (linear, 2 bytes per code unit).
+ * search (linear), one trigram pass (linear, 2 bytes per code unit). Several
+ * snippets of one text (`nearestEach`) share the exact search and the trigram
+ * look-up; each then slides a bound (array reads only) and counts exactly only
+ * the blocks that may rank among its best three, or, past an eighth of the
+ * blocks, all of them in one slide: linear per snippet either way, with the
+ * same passages as one search per snippet (test/anchor.nearest.shared.test.ts).
  *
  * @since 0.2.0
  */
@@ -174,6 +179,11 @@ class SharedPass {
       }
       this.patternIds.push(ids)
     }
+  }
+
+  /** Drops the text's trigram ids (2 bytes per code unit); they are computed again if needed. */
+  release(): void {
+    this.ids = undefined
   }
 
   /** The text's trigram ids, computed on first use (one hash look-up per code unit). */
@@ -402,6 +412,8 @@ export const nearestEach = (
   let exact: Array<MultiSearch.Found | undefined> | undefined
   // Which pass (and which pattern in it) serves each pattern that needs a coarse pass.
   let passes: Array<{ readonly pass: SharedPass; readonly at: number } | undefined> | undefined
+  // Only one pass holds its text ids at a time: memory stays 2 bytes per code unit, whatever the number of snippets.
+  let active: SharedPass | undefined
   const exactHits = () => {
     if (exact !== undefined) return exact
     const searched = patterns.flatMap((pattern, k) => pattern.length === 0 ? [] : [k])
@@ -447,6 +459,8 @@ export const nearestEach = (
       starts = [0]
     } else {
       const { at, pass } = coarse(k)
+      if (active !== pass) active?.release()
+      active = pass
       starts = pass.starts(at, m)
     }
     const found = fine(text, pattern, starts)
