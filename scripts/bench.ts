@@ -4,6 +4,7 @@
  *
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
  *   --only verify|answers|capture|memory|hostile|search|startup|extract|bombs|postgres|audit|server|telemetry|streams
+ *   --shape TEXT   only the verify shapes whose name contains TEXT (e.g. "all SnippetAbsent")
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *   --section-deadline MS   a section that runs longer ends the bench with its name (default: none; 180000 with --smoke)
  *   --server-seconds S   seconds of load per service row (default 15; short runs repeated suit a loaded machine)
@@ -48,6 +49,7 @@ import type { StreamsResult } from "./bench-streams.js"
 const args = process.argv.slice(2)
 const smoke = args.includes("--smoke")
 const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
+const shapeFilter = args.includes("--shape") ? args[args.indexOf("--shape") + 1] : undefined
 const runs = smoke ? 1 : 7
 // Untimed runs first, so that both sides are measured with warm JIT and page cache.
 const warmups = smoke ? 1 : 3
@@ -1260,7 +1262,10 @@ const main = async () => {
   let memory: Awaited<ReturnType<typeof benchMemory>> | undefined
   // First, so that the baseline is the fresh process's, not what earlier benchmarks left behind.
   if (wanted("memory")) memory = await section("memory", benchMemory)
-  if (wanted("verify")) await section("verify", async () => { for (const shape of shapes) rows.push(await benchVerify(shape)) })
+  if (wanted("verify")) {
+    const chosen = shapes.filter((shape) => shapeFilter === undefined || shape.name.includes(shapeFilter))
+    await section("verify", async () => { for (const shape of chosen) rows.push(await benchVerify(shape)) })
+  }
   if (wanted("answers")) await section("answers", async () => { for (const shape of answerShapes) rows.push(...await benchAnswers(shape)) })
   if (wanted("answers", "providers")) rows.push(...await section("providers", () => benchProviders({ smoke, runs, warmups, makeText })))
   if (wanted("anchor")) {

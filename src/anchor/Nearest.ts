@@ -17,7 +17,12 @@
  * Bounds: fuzzy search only for normalised snippets of `minFuzzyLength` to
  * `maxFuzzyLength` code units; the fine pass is at most `fineCandidates` × 2 ×
  * 1,000 × 1,516 cells. Cost: normalising the capture (linear), one exact
- * search (linear), one trigram pass (linear, 2 bytes per code unit).
+ * search (linear), one trigram pass (linear, 2 bytes per code unit). Several
+ * snippets of one text (`nearestEach`) share the exact search and the trigram
+ * look-up; each then slides a bound (array reads only) and counts exactly only
+ * the blocks that may rank among its best three, or, past an eighth of the
+ * blocks, all of them in one slide: linear per snippet either way, with the
+ * same passages as one search per snippet (test/anchor.nearest.shared.test.ts).
  *
  * @since 0.2.0
  */
@@ -150,68 +155,222 @@ const isWord = (text: string, i: number) => {
   return c < 0x80 ? (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a) : wordUnit.test(text[i]!)
 }
 
-/** The best fuzzy passage in normalised coordinates, or undefined. */
-const fuzzy = (text: string, pattern: string): { start: number; end: number; score: number } | undefined => {
-  const m = pattern.length
-  const n = text.length
-  if (n === 0) return undefined
-  const starts: Array<number> = []
-  if (n <= 2 * m) {
-    starts.push(0)
-  } else {
-    // Coarse pass: Dice over trigrams in a sliding window of m code units (m − 2 trigrams).
-    const table = new TrigramTable(m)
-    const ids = new Int16Array(m - 2)
-    for (let i = 0; i + 3 <= m; i++) ids[i] = table.add(pattern.charCodeAt(i), pattern.charCodeAt(i + 1), pattern.charCodeAt(i + 2))
-    const wanted = new Int32Array(table.size)
-    for (const id of ids) wanted[id]!++
-    const have = new Int32Array(table.size)
-    const count = n - 2 // trigrams in the text
-    const textIds = new Int16Array(count)
+type Found = { start: number; end: number; score: number }
+
+/** Fuzzy patterns whose trigrams share one table and one pass over the text: at most this many trigrams in all (the ids are 16-bit). */
+const maxSharedTrigrams = 32_000
+
+/**
+ * The coarse pass of several patterns over one text. The text's trigrams are looked up once, in
+ * one table of every pattern's trigrams (`ids`: 1 + the trigram's index in that table, 0 for a
+ * trigram in no pattern); each pattern then slides its window over those ids, which is array
+ * reads and no hashing. Same windows, same counts and same choice of blocks as one pass per pattern.
+ */
+class SharedPass {
+  private readonly table: TrigramTable
+  private readonly patternIds: Array<Uint16Array> = []
+  private ids: Uint16Array | undefined
+  constructor(private readonly text: string, patterns: ReadonlyArray<string>) {
+    this.table = new TrigramTable(patterns.reduce((sum, p) => sum + p.length - 2, 0))
+    for (const pattern of patterns) {
+      const ids = new Uint16Array(pattern.length - 2)
+      for (let i = 0; i + 3 <= pattern.length; i++) {
+        ids[i] = this.table.add(pattern.charCodeAt(i), pattern.charCodeAt(i + 1), pattern.charCodeAt(i + 2)) + 1
+      }
+      this.patternIds.push(ids)
+    }
+  }
+
+  /** Drops the text's trigram ids (2 bytes per code unit); they are computed again if needed. */
+  release(): void {
+    this.ids = undefined
+  }
+
+  /** The text's trigram ids, computed on first use (one hash look-up per code unit). */
+  private textIds(): Uint16Array {
+    if (this.ids !== undefined) return this.ids
+    const { table, text } = this
+    const count = text.length - 2
+    const ids = new Uint16Array(count)
     let c0 = text.charCodeAt(0)
     let c1 = text.charCodeAt(1)
     for (let i = 0; i < count; i++) {
       const c2 = text.charCodeAt(i + 2)
-      textIds[i] = table.get(c0, c1, c2)
+      ids[i] = table.get(c0, c1, c2) + 1
       c0 = c1
       c1 = c2
     }
+    return this.ids = ids
+  }
+
+  /**
+   * Where the fine pass looks for pattern `k` (of length `m`): the best window of each half-pattern
+   * block by Dice count, the best `fineCandidates` blocks, best first (ties: the earlier block).
+   *
+   * A window's count is at most its number of trigrams that occur in the pattern at all (its
+   * hits), which a cheap slide gives for every block. Blocks are then counted exactly in order of
+   * that bound, best first, until no block left can enter the best three: on prose a few hundred
+   * of some 30,000 blocks per MiB. When more than `maxExactShare` of the blocks would need exact
+   * counts (a text where most windows look alike), the full slide counts every block instead.
+   */
+  starts(k: number, m: number): Array<number> {
+    const ids = this.textIds()
+    // Counts indexed by shared id: an id of another pattern's trigram (or 0, none) is wanted 0 times,
+    // so it enters and leaves the window without ever counting.
+    const wanted = new Int32Array(this.table.size + 1)
+    for (const id of this.patternIds[k]!) wanted[id]!++
+    const member = new Int32Array(this.table.size + 1)
+    for (let id = 1; id < member.length; id++) member[id] = wanted[id]! > 0 ? 1 : 0
     const window = m - 2
     const block = Math.max(1, m >> 1)
-    const blocks = Math.ceil((count - window + 1) / block)
-    const bestCommon = new Int32Array(blocks).fill(-1)
-    const bestAt = new Int32Array(blocks)
-    let common = 0
-    for (let i = 0; i < count; i++) {
-      const id = textIds[i]!
-      if (id >= 0 && ++have[id]! <= wanted[id]!) common++
-      const leaving = i - window
-      if (leaving >= 0) {
-        const old = textIds[leaving]!
-        if (old >= 0 && have[old]!-- <= wanted[old]!) common--
+    const last = ids.length - window // the last window's start
+    const blocks = Math.floor(last / block) + 1
+    // Each block's bound: the most hits of any of its windows.
+    const bound = new Int32Array(blocks)
+    let hits = 0
+    for (let i = 0; i < window; i++) hits += member[ids[i]!]!
+    for (let b = 0, from = 0; b < blocks; b++, from += block) {
+      const to = Math.min(from + block - 1, last)
+      let best = from === 0 ? hits : 0
+      for (let p = from === 0 ? 1 : from; p <= to; p++) {
+        hits += member[ids[p + window - 1]!]! - member[ids[p - 1]!]!
+        if (hits > best) best = hits
       }
-      const p = i - window + 1 // the window [p, p + m) is complete
-      if (p >= 0) {
-        const b = (p / block) | 0
-        if (common > bestCommon[b]!) {
-          bestCommon[b] = common
-          bestAt[b] = p
+      bound[b] = best
+    }
+    // Blocks by bound, highest first, then by position (a counting sort: bounds are at most `window`).
+    const byBound = new Int32Array(window + 2)
+    for (let b = 0; b < blocks; b++) byBound[bound[b]!]!++
+    for (let v = window, at = 0; v >= 0; v--) {
+      const n = byBound[v]!
+      byBound[v] = at
+      at += n
+    }
+    const order = new Int32Array(blocks)
+    for (let b = 0; b < blocks; b++) order[byBound[bound[b]!]!++] = b
+    const have = new Int32Array(this.table.size + 1)
+    const top = new Top()
+    const limit = Math.max(64, Math.ceil(blocks * maxExactShare))
+    for (let r = 0; r < blocks; r++) {
+      const b = order[r]!
+      // No block from here on can rank above the third best (an equal count ranks below an earlier block).
+      if (!top.admits(bound[b]!, b)) break
+      if (r >= limit) return this.slideAll(ids, wanted, m)
+      const from = b * block
+      const to = Math.min(from + block - 1, last)
+      let common = 0
+      for (let i = from; i < from + window; i++) {
+        const id = ids[i]!
+        const h = have[id]!
+        have[id] = h + 1
+        common -= (h - wanted[id]!) >> 31
+      }
+      let best = common
+      let bestAt = from
+      for (let p = from + 1; p <= to; p++) {
+        const entering = ids[p + window - 1]!
+        const h = have[entering]!
+        have[entering] = h + 1
+        common -= (h - wanted[entering]!) >> 31
+        const leaving = ids[p - 1]!
+        const g = have[leaving]!
+        have[leaving] = g - 1
+        common -= 1 + ((wanted[leaving]! - g) >> 31)
+        if (common > best) {
+          best = common
+          bestAt = p
         }
       }
+      // Back to all zeros for the next block.
+      for (let i = to; i < to + window; i++) have[ids[i]!]!--
+      top.offer(best, b, bestAt)
     }
-    // The best blocks, best first.
-    const chosen = new Set<number>()
-    for (let k = 0; k < fineCandidates; k++) {
-      let best = -1
-      for (let b = 0; b < blocks; b++) {
-        if (!chosen.has(b) && bestCommon[b]! > 0 && (best === -1 || bestCommon[b]! > bestCommon[best]!)) best = b
-      }
-      if (best === -1) break
-      chosen.add(best)
-      starts.push(bestAt[best]!)
-    }
+    return top.starts()
   }
-  let found: { start: number; end: number; score: number } | undefined
+
+  /** The general path: every block's best window by one slide over the whole text. */
+  private slideAll(ids: Uint16Array, wanted: Int32Array, m: number): Array<number> {
+    const have = new Int32Array(wanted.length)
+    const window = m - 2
+    const block = Math.max(1, m >> 1)
+    const last = ids.length - window // the last window's start
+    // common = Σ min(have, wanted) over this pattern's trigrams, kept as windows enter and leave;
+    // (h - w) >> 31 is -1 when h < w, else 0 (counts are far below 2^31): no data-dependent branch.
+    let common = 0
+    for (let i = 0; i < window; i++) {
+      const id = ids[i]!
+      const h = have[id]!
+      have[id] = h + 1
+      common -= (h - wanted[id]!) >> 31
+    }
+    const top = new Top()
+    for (let b = 0, from = 0; from <= last; b++, from += block) {
+      const to = Math.min(from + block - 1, last)
+      // The window at 0 is complete already; every later one enters one trigram and drops one.
+      let best = from === 0 ? common : -1
+      let bestAt = from
+      for (let p = from === 0 ? 1 : from; p <= to; p++) {
+        const entering = ids[p + window - 1]!
+        const h = have[entering]!
+        have[entering] = h + 1
+        common -= (h - wanted[entering]!) >> 31
+        const leaving = ids[p - 1]!
+        const g = have[leaving]!
+        have[leaving] = g - 1
+        // min(have, wanted) drops when have was at most wanted: (wanted - g) >> 31 is 0 then, else -1.
+        common -= 1 + ((wanted[leaving]! - g) >> 31)
+        if (common > best) {
+          best = common
+          bestAt = p
+        }
+      }
+      top.offer(best, b, bestAt)
+    }
+    return top.starts()
+  }
+}
+
+/** Above this share of blocks counted exactly, `SharedPass.starts` counts them all in one slide. */
+const maxExactShare = 1 / 8
+
+/** The best `fineCandidates` blocks by count (positive only), then by position: the fine pass's starts, best first. */
+class Top {
+  private readonly count = [-1, -1, -1]
+  private readonly block = [0, 0, 0]
+  private readonly at = [0, 0, 0]
+  /** Whether a block with count `value` at `block` would enter the best three. */
+  admits(value: number, block: number): boolean {
+    const last = fineCandidates - 1
+    return value > 0 && (value > this.count[last]! || (value === this.count[last]! && block < this.block[last]!))
+  }
+  offer(value: number, block: number, at: number): void {
+    if (!this.admits(value, block)) return
+    let r = fineCandidates - 1
+    while (r > 0 && (this.count[r - 1]! < value || (this.count[r - 1]! === value && this.block[r - 1]! > block))) {
+      this.count[r] = this.count[r - 1]!
+      this.block[r] = this.block[r - 1]!
+      this.at[r] = this.at[r - 1]!
+      r--
+    }
+    this.count[r] = value
+    this.block[r] = block
+    this.at[r] = at
+  }
+  starts(): Array<number> {
+    const out: Array<number> = []
+    for (let r = 0; r < fineCandidates && this.count[r]! > 0; r++) out.push(this.at[r]!)
+    return out
+  }
+}
+
+/**
+ * The fine pass: the best alignment of `pattern` around each start (first best kept), widened to
+ * word boundaries. Undefined when no alignment has a length.
+ */
+const fine = (text: string, pattern: string, starts: ReadonlyArray<number>): Found | undefined => {
+  const m = pattern.length
+  const n = text.length
+  let found: Found | undefined
   // The best window can sit up to half a block off the passage, which insertions can also lengthen.
   const margin = (m >> 2) + 8
   for (const p of starts) {
@@ -233,22 +392,102 @@ const fuzzy = (text: string, pattern: string): { start: number; end: number; sco
   return { start, end, score: ratioNormalized(pattern, text.slice(start, end)) }
 }
 
-/** The nearest passage to `snippet` in a prepared text, or undefined when none scores `minScore`. */
-export const nearestIn = (prepared: Prepared, snippet: string, options: { readonly minScore?: number | undefined } = {}): Nearest | undefined => {
-  const pattern = normalize(snippet).text
-  if (pattern.length === 0) return undefined
+/**
+ * The nearest passages to several snippets in one prepared text, each computed when first asked
+ * for: `(k) => ` exactly what `nearestIn(prepared, snippets[k], options)` returns. The exact
+ * search runs once for all snippets, and the trigram look-up of the text once for all that need
+ * a coarse pass (in groups of at most `maxSharedTrigrams` trigrams), so k snippets cost one pass
+ * over the text plus k cheap slides instead of k full passes.
+ */
+export const nearestEach = (
+  prepared: Prepared,
+  snippets: ReadonlyArray<string>,
+  options: { readonly minScore?: number | undefined } = {}
+): (k: number) => Nearest | undefined => {
   const text = prepared.normalized.text
-  // Only the first occurrence is used: the search stops there.
-  const hit = MultiSearch.searchAll(text, [pattern], { countUpTo: 1 })[0]
-  if (hit !== undefined) return passage(prepared, normalizedVersion, 1, hit.start, hit.start + pattern.length)
-  if (pattern.length < minFuzzyLength || pattern.length > maxFuzzyLength) return undefined
-  const found = fuzzy(text, pattern)
+  const n = text.length
   const minScore = options.minScore ?? defaultMinScore
-  if (found === undefined || found.score < minScore) return undefined
-  // Never 1 for a passage that is not a normalized/1 hit.
-  const score = Math.min(Math.round(found.score * 1000) / 1000, 0.999)
-  return passage(prepared, "fuzzy", score, found.start, found.end)
+  const patterns = snippets.map((snippet) => normalize(snippet).text)
+  const results = new Map<number, Nearest | undefined>()
+  let exact: Array<MultiSearch.Found | undefined> | undefined
+  // Which pass (and which pattern in it) serves each pattern that needs a coarse pass.
+  let passes: Array<{ readonly pass: SharedPass; readonly at: number } | undefined> | undefined
+  // Only one pass holds its text ids at a time: memory stays 2 bytes per code unit, whatever the number of snippets.
+  let active: SharedPass | undefined
+  const exactHits = () => {
+    if (exact !== undefined) return exact
+    const searched = patterns.flatMap((pattern, k) => pattern.length === 0 ? [] : [k])
+    // Only the first occurrence is used: each snippet's search stops there.
+    const hits = MultiSearch.searchAll(text, searched.map((k) => patterns[k]!), { countUpTo: 1 })
+    exact = patterns.map(() => undefined)
+    searched.forEach((k, j) => exact![k] = hits[j])
+    return exact
+  }
+  const coarse = (k: number): { readonly pass: SharedPass; readonly at: number } => {
+    if (passes === undefined) {
+      const hits = exactHits()
+      passes = patterns.map(() => undefined)
+      let group: Array<number> = []
+      let trigrams = 0
+      const flush = () => {
+        if (group.length === 0) return
+        const pass = new SharedPass(text, group.map((j) => patterns[j]!))
+        group.forEach((j, at) => passes![j] = { pass, at })
+        group = []
+        trigrams = 0
+      }
+      patterns.forEach((pattern, j) => {
+        const m = pattern.length
+        if (hits[j] !== undefined || m < minFuzzyLength || m > maxFuzzyLength || n === 0 || n <= 2 * m) return
+        if (trigrams + m - 2 > maxSharedTrigrams) flush()
+        group.push(j)
+        trigrams += m - 2
+      })
+      flush()
+    }
+    return passes[k]!
+  }
+  const compute = (k: number): Nearest | undefined => {
+    const pattern = patterns[k]!
+    if (pattern.length === 0) return undefined
+    const hit = exactHits()[k]
+    if (hit !== undefined) return passage(prepared, normalizedVersion, 1, hit.start, hit.start + pattern.length)
+    const m = pattern.length
+    if (m < minFuzzyLength || m > maxFuzzyLength || n === 0) return undefined
+    let starts: Array<number>
+    if (n <= 2 * m) {
+      starts = [0]
+    } else {
+      const { at, pass } = coarse(k)
+      if (active !== pass) active?.release()
+      active = pass
+      starts = pass.starts(at, m)
+    }
+    const found = fine(text, pattern, starts)
+    if (found === undefined || found.score < minScore) return undefined
+    // Never 1 for a passage that is not a normalized/1 hit.
+    const score = Math.min(Math.round(found.score * 1000) / 1000, 0.999)
+    return passage(prepared, "fuzzy", score, found.start, found.end)
+  }
+  return (k) => {
+    if (!results.has(k)) results.set(k, compute(k))
+    return results.get(k)
+  }
 }
+
+/** `nearestIn` for several snippets: one exact search and one trigram look-up of the text for all of them. */
+export const nearestAll = (
+  prepared: Prepared,
+  snippets: ReadonlyArray<string>,
+  options: { readonly minScore?: number | undefined } = {}
+): Array<Nearest | undefined> => {
+  const each = nearestEach(prepared, snippets, options)
+  return snippets.map((_, k) => each(k))
+}
+
+/** The nearest passage to `snippet` in a prepared text, or undefined when none scores `minScore`. */
+export const nearestIn = (prepared: Prepared, snippet: string, options: { readonly minScore?: number | undefined } = {}): Nearest | undefined =>
+  nearestEach(prepared, [snippet], options)(0)
 
 /**
  * The passage of `text` nearest to `snippet`: a `normalized/1` hit (score 1),

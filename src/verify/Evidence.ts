@@ -31,13 +31,17 @@ export const absent = (
   citations: ReadonlyArray<CitationInput>,
   indices: ReadonlyArray<number>,
   changedBy: ReadonlyMap<number, MeaningChange>,
-  diagnose: Diagnostic.Diagnose,
+  diagnose: Diagnostic.Diagnoser,
   failures: Failures
 ): void => {
+  // The repair diagnostic (nearest passage) only for a bare snippet: with a prefix or suffix the snippet may occur, out of context.
+  // All of this capture's at once, in order: they share one pass over the capture (Diagnostic.Diagnoser.all).
+  const bare = indices.filter((i) => !hasContext(citations[i]!))
+  const diagnosed = new Map<number, ReturnType<Diagnostic.Diagnose>>()
+  if (bare.length > 0) diagnose.all(record, bare.map((i) => citations[i]!.snippet)).forEach((d, k) => diagnosed.set(bare[k]!, d))
   for (const i of indices) {
     const snippet = citations[i]!.snippet
-    // The repair diagnostic (nearest passage) only for a bare snippet: with a prefix or suffix the snippet may occur, out of context.
-    const nearest: ReturnType<Diagnostic.Diagnose> = hasContext(citations[i]!) ? {} : diagnose(record, snippet)
+    const nearest: ReturnType<Diagnostic.Diagnose> = diagnosed.get(i) ?? {}
     const changed = changedBy.get(i) ?? changeAt(record.text, snippet, nearest.nearest)
     failures[i]!.push(
       new SnippetAbsent({ source: record.source, captureSha256: record.sha256, snippet, ...nearest, ...(changed === undefined ? {} : { changed }) })
