@@ -188,7 +188,8 @@ const compileStruct = (ast: AST.TypeLiteral, mode: "encode" | "validate"): Step 
   const properties = ast.propertySignatures.map((ps) => ({ name: ps.name, optional: ps.isOptional, step: compile(ps.type, mode) }))
   const expected = new Set<PropertyKey>(properties.map((p) => p.name))
   if (properties.every((p) => typeof p.name === "string")) {
-    return generatedStruct(properties.map((p) => ({ name: p.name as string, optional: p.optional })))(properties.map((p) => p.step), expected)
+    const generated = generatedStruct(properties.map((p) => ({ name: p.name as string, optional: p.optional })))
+    if (generated !== undefined) return generated(properties.map((p) => p.step), expected)
   }
   return (input, strict) => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return unknown
@@ -230,12 +231,18 @@ const generatedStruct = (properties: ReadonlyArray<{ readonly name: string; read
     `  return output`,
     `}`
   ].join("\n")
-  const make = new Function("hasOwn", "unknown", "steps", "expected", source) as (
+  let make: (
     hasOwn: (this: unknown, key: PropertyKey) => boolean,
     marker: typeof unknown,
     steps: ReadonlyArray<Step>,
     expected: ReadonlySet<PropertyKey>
   ) => Step
+  try {
+    make = new Function("hasOwn", "unknown", "steps", "expected", source) as typeof make
+  } catch {
+    // Code generation refused (`node --disallow-code-generation-from-strings`): the loop step does the same.
+    return undefined
+  }
   return (steps: ReadonlyArray<Step>, expected: ReadonlySet<PropertyKey>) => make(Object.prototype.hasOwnProperty, unknown, steps, expected)
 }
 
