@@ -80,11 +80,23 @@ export type SourceUrl = typeof SourceUrl.Type
 export const Label = NonBlankString.pipe(Schema.maxLength(200), Schema.brand("Label"))
 export type Label = typeof Label.Type
 
+/**
+ * Timestamps that passed `isRfc3339Utc`: the same few recur (a capture's `accessedAt` is checked
+ * for every fact citing it, each time a result is encoded), and the check (a parse and a Date) was a
+ * tenth of the result's encoding. Only valid strings are kept, at most `checkedLimit` (then forgotten).
+ */
+const checkedTimestamps = new Set<string>()
+const checkedLimit = 1_024
+
 const isRfc3339Utc = (s: string): boolean => {
+  if (checkedTimestamps.has(s)) return true
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(s)) return false
   const time = Date.parse(s)
   // Date.parse rolls a day the month lacks (02-30) and hour 24 over to the next day; RFC 3339 has neither.
-  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 19) === s.slice(0, 19)
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 19) !== s.slice(0, 19)) return false
+  if (checkedTimestamps.size >= checkedLimit) checkedTimestamps.clear()
+  checkedTimestamps.add(s)
+  return true
 }
 
 /** RFC 3339 timestamp in UTC (`Z`), as produced by `Date.prototype.toISOString`. */
