@@ -5,7 +5,10 @@
  * not read per request: the tests count reads and statements (they fail without the stamp), and pin
  * what a kept log cannot go stale about: an append by another replica or process, and a row a
  * superuser rewrites (even with the same bytes) or deletes with the append-only trigger off, are all
- * seen by the next request (docs/threat-model.md, "Kept review logs").
+ * seen by the next request (docs/threat-model.md, "Kept review logs"). The same query stamps the
+ * captures the run's verifications cited before (src/store/PostgresStamps.ts): a warm verification
+ * sends one statement, and a capture row rewritten, deleted or inserted again is still read again
+ * by the next request.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, FiberRef, Layer } from "effect"
