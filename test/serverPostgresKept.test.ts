@@ -5,10 +5,13 @@
  * not read per request: the tests count reads and statements (they fail without the stamp), and pin
  * what a kept log cannot go stale about: an append by another replica or process, and a row a
  * superuser rewrites (even with the same bytes) or deletes with the append-only trigger off, are all
- * seen by the next request (docs/threat-model.md, "Kept review logs").
+ * seen by the next request (docs/threat-model.md, "Kept review logs"). The same query stamps the
+ * captures the run's verifications cited before (src/store/PostgresStamps.ts): a warm verification
+ * sends one statement, and a capture row rewritten, deleted or inserted again is still read again
+ * by the next request.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Layer } from "effect"
+import { Context, Deferred, Effect, FiberRef, Layer } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as Config from "../src/Config.js"
 import * as Decisions from "../src/review/Decisions.js"
@@ -18,11 +21,12 @@ import * as PostgresRuns from "../src/server/PostgresRuns.js"
 import { Runs } from "../src/server/Runs.js"
 import { CaptureStore } from "../src/store/CaptureStore.js"
 import * as PostgresStore from "../src/store/Postgres.js"
+import * as PostgresStamps from "../src/store/PostgresStamps.js"
 import * as ReviewLog from "../src/store/ReviewLog.js"
 import * as ReviewPostgres from "../src/store/ReviewPostgres.js"
 import * as Gate from "../src/verify/Gate.js"
 import { call, startService, tokens } from "./serverSupport.js"
-import { cited, pipelineConfig, SALES, salesRecord } from "./support.js"
+import { cited, INVENTORY, pipelineConfig, SALES, salesRecord } from "./support.js"
 import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
 
 let cluster: Cluster
@@ -189,8 +193,8 @@ const evidenceStatements = () =>
        AND query ~ 'citegate_(runs|captures|bodies|reviews|attestations)'`
   ).trim())
 
-describe.skipIf(skipPostgres)("replicas over PostgreSQL: two statements per verification, and every replica sees the review log", () => {
-  it.scopedLive("a decision recorded on one replica is shown by the other's next verification; a kept verification sends two statements", () =>
+describe.skipIf(skipPostgres)("replicas over PostgreSQL: one statement per verification, and every replica sees the review log", () => {
+  it.scopedLive("a decision recorded on one replica is shown by the other's next verification; a kept verification sends one statement", () =>
     Effect.gen(function*() {
       const run = yield* Effect.scoped(newRun)
       const first = yield* startService({ sources: [SALES], store: url })
@@ -214,8 +218,8 @@ describe.skipIf(skipPostgres)("replicas over PostgreSQL: two statements per veri
       }
       cluster.psql(database, "SELECT pg_stat_statements_reset()")
       for (let i = 0; i < 10; i++) assert.strictEqual((yield* verify(second)).status, 200)
-      // The run with its review log's stamp, and the capture's stamp: two each (four before).
-      assert.strictEqual(evidenceStatements(), 20)
+      // The run with its review log's stamp and the capture's stamp, taken ahead: one each (two before, four before that).
+      assert.strictEqual(evidenceStatements(), 10)
 
       assert.strictEqual((yield* review(first, "wrong-period")).status, 201)
       assert.strictEqual(shown(yield* verify(second)), "wrong-period")
@@ -223,4 +227,130 @@ describe.skipIf(skipPostgres)("replicas over PostgreSQL: two statements per veri
       assert.strictEqual(shown(yield* verify(second)), "supported")
       assert.strictEqual(shown(yield* verify(first)), "supported")
     }))
+})
+
+/** Capture reads since the last reset (each a full read of one record: the cache did not serve it). */
+const captureReads = () =>
+  Number(cluster.psql(
+    database,
+    `SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+       AND query ~ 'FROM citegate_captures' AND query ~ 'convert_from'`
+  ).trim())
+
+/** Rewrites capture rows as a superuser can: the append-only trigger disabled for one statement. */
+const bypassCaptures = (statement: string) =>
+  cluster.psql(
+    database,
+    `BEGIN;
+     ALTER TABLE citegate_captures DISABLE TRIGGER citegate_captures_append_only;
+     ${statement};
+     ALTER TABLE citegate_captures ENABLE TRIGGER citegate_captures_append_only;
+     COMMIT;`
+  )
+
+describe.skipIf(skipPostgres)("replicas over PostgreSQL: capture stamps taken by the run look-up", () => {
+  it.scopedLive("a capture kept while its row is unchanged is read again after a rewrite, a delete, a re-insert by another client, a write", () =>
+    Effect.gen(function*() {
+      const run = yield* Effect.scoped(newRun)
+      const service = yield* startService({ sources: [SALES], store: url })
+      const verify = Effect.map(
+        call(service, `/v1/verify/report?run=${run}`, { token: tokens.admin, body: reportText, headers: { "content-type": "application/json" } }),
+        (answer) => {
+          assert.strictEqual(answer.status, 200, answer.text)
+          return answer.json.report?.outcome as string | undefined
+        }
+      )
+      /** One verification: its outcome, the statements it sent, and the captures it read. */
+      const counted = Effect.gen(function*() {
+        cluster.psql(database, "SELECT pg_stat_statements_reset()")
+        const outcome = yield* verify
+        return { outcome, statements: evidenceStatements(), reads: captureReads() }
+      })
+      const sales = `run = '${run}' AND source = '${SALES}'`
+
+      // Cold: the store opened, the capture stamped by the store itself and read, the review log read; the
+      // look-ups after it stamp the capture ahead, and a verification of a kept capture sends one statement.
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 6, reads: 1 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
+
+      // The same bytes written again: a new row version, read again (then kept again).
+      bypassCaptures(`UPDATE citegate_captures SET record = record WHERE ${sales}`)
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
+
+      // Deleted and inserted again with the same bytes by another client: read again.
+      bypassCaptures(`WITH d AS (DELETE FROM citegate_captures WHERE ${sales} RETURNING *)
+                      INSERT INTO citegate_captures SELECT * FROM d`)
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1 })
+
+      // Other bytes under the same digests: the read refuses them, at once and on every request.
+      bypassCaptures(`UPDATE citegate_captures SET record = convert_to('{"not": "a record"}', 'UTF8') WHERE ${sales}`)
+      for (let i = 0; i < 2; i++) assert.notStrictEqual((yield* counted).outcome, "grounded")
+
+      // Deleted: the next verification finds no capture.
+      bypassCaptures(`DELETE FROM citegate_captures WHERE ${sales}`)
+      const missing = yield* counted
+      assert.notStrictEqual(missing.outcome, "grounded")
+      assert.strictEqual(missing.statements, 2)
+
+      // Written again (a capture worker's exclusive write): read, grounded, then kept.
+      const store = Context.get(yield* Layer.build(PostgresStore.layerUrl({ url, run, maxConnections: 1 })), CaptureStore)
+      yield* Effect.orDie(store.write(salesRecord))
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
+    }))
+})
+
+describe.skipIf(skipPostgres)("replicas over PostgreSQL: stamps taken ahead serve one stamping of the same run, fresh", () => {
+  it.live("taken once, by the same run's store, for the sources asked only, within freshMs; the same stamps as the store's own query", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { replica, run } = yield* setup
+      const other = yield* newRun
+      const storeOf = (name: string) =>
+        Effect.flatMap(replica.get(name), (view) => Effect.map(Layer.build(replica.store(view)), (built) => Context.get(built, CaptureStore)))
+      const store = yield* storeOf(run)
+      const otherStore = yield* storeOf(other)
+      /** What `effect` gives, and the statements it sent. */
+      const sent = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.gen(function*() {
+          cluster.psql(database, "SELECT pg_stat_statements_reset()")
+          const value = yield* effect
+          return [value, evidenceStatements()] as const
+        })
+      const stamps = (target: typeof store, sources: ReadonlyArray<typeof SALES>) => Effect.map(target.stamps!(sources), (found) => [...found])
+      const lookUp = Effect.asVoid(replica.get(run))
+
+      // Nothing asked yet: the look-up stamps nothing ahead, the store stamps itself (and remembers SALES).
+      const [own, ownSent] = yield* sent(Effect.zipRight(lookUp, stamps(store, [SALES])))
+      assert.strictEqual(own.length, 1)
+      assert.strictEqual(ownSent, 2)
+
+      // The look-up stamps SALES ahead: the store takes those (no statement), the same stamp text; once only.
+      assert.deepStrictEqual(yield* sent(Effect.zipRight(lookUp, stamps(store, [SALES]))), [own, 1])
+      assert.deepStrictEqual(yield* sent(stamps(store, [SALES])), [own, 1])
+
+      // Another run's store over the same client never takes them, nor does a store asked for a source not stamped ahead.
+      assert.deepStrictEqual(yield* sent(Effect.zipRight(lookUp, stamps(otherStore, [SALES]))), [(yield* stamps(otherStore, [SALES])), 2])
+      const [both, bothSent] = yield* sent(Effect.zipRight(lookUp, stamps(store, [SALES, INVENTORY])))
+      assert.deepStrictEqual([both, bothSent], [own, 2])
+
+      // Older than freshMs: the store stamps itself.
+      const stale = Effect.zipRight(
+        lookUp,
+        FiberRef.update(PostgresStamps.taken, (taken) => taken === undefined ? undefined : { ...taken, at: taken.at - PostgresStamps.freshMs - 1 })
+      )
+      assert.deepStrictEqual(yield* sent(Effect.zipRight(stale, stamps(store, [SALES]))), [own, 2])
+
+      // A row changed after the look-up and before its stamps are used: this request uses the look-up's
+      // (taken before), the next request's look-up sees the change.
+      yield* lookUp
+      bypassCaptures(`UPDATE citegate_captures SET record = record WHERE run = '${run}' AND source = '${SALES}'`)
+      assert.deepStrictEqual(yield* stamps(store, [SALES]), own)
+      const [changed, changedSent] = yield* sent(Effect.zipRight(lookUp, stamps(store, [SALES])))
+      assert.strictEqual(changedSent, 1)
+      assert.notDeepEqual(changed, own)
+      assert.deepStrictEqual(yield* stamps(store, [SALES]), changed)
+    })))
 })

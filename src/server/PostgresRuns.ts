@@ -20,6 +20,7 @@
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Spans from "../internal/Spans.js"
+import * as FiberRef from "effect/FiberRef"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -27,7 +28,9 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { NotReady, RunNotFound } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
+import type { SourceUrl } from "../Domain.js"
 import * as PostgresStore from "../store/Postgres.js"
+import * as PostgresStamps from "../store/PostgresStamps.js"
 import * as ReviewPostgres from "../store/ReviewPostgres.js"
 import { peers } from "../store/PostgresPeers.js"
 import { Lifecycle, ServerContext } from "./Context.js"
@@ -75,6 +78,8 @@ interface RunRow {
   readonly state: string | null
   readonly last: string | null
   readonly reviews: string | null
+  /** The capture stamps taken ahead, by source (null: none asked, or none of them stored). */
+  readonly captures?: Record<string, string> | null
 }
 
 /** Done events decoded, by their text (a finished run's last event is read on every look-up). */
@@ -93,27 +98,39 @@ const statusOf = (row: RunRow): RunView["status"] => {
 }
 
 /**
- * One query per look-up: the run's row, its job, its last event (a finished job's only), and the
+ * One query per look-up: the run's row, its job, its last event (a finished job's only), the
  * stamp of its review log (`reviewsStamp`, so that a verification shows the kept log while it is
- * unchanged instead of reading it: KeptReviews.ts). The stamp is every decision row's version, as
- * the capture stamps are (store/Postgres.ts): its table's oid, `seq`, `xmin` and `ctid`, hashed,
- * with the count; an append, and a row a superuser rewrites, deletes or re-inserts with the trigger
- * off, all change it. Never kept between requests: a run is seen by every replica as it is now.
+ * unchanged instead of reading it: KeptReviews.ts), and the stamps of the captures this run's
+ * verifications cited before (store/PostgresStamps.ts), so that the verification of this request
+ * need not stamp them in a statement of its own. The review log's stamp is every decision row's
+ * version, as the capture stamps are (store/Postgres.ts): its table's oid, `seq`, `xmin` and
+ * `ctid`, hashed, with the count; an append, and a row a superuser rewrites, deletes or re-inserts
+ * with the trigger off, all change it. Never kept between requests: a run is seen by every replica
+ * as it is now, and the capture stamps serve this request's verification only.
  */
-const getRun = (r: Replica) =>
+const getRun = (r: Replica, ahead: PostgresStamps.Ahead) =>
   Spans.fn("Runs.get")(function*(runId: string) {
     if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
+    const wanted = ahead.wanted(runId)
+    const captures = wanted.length === 0 ? r.sql`` : r.sql`,
+             (SELECT json_object_agg(c.source, ${r.sql.literal(PostgresStamps.stampColumn)})
+              FROM citegate_captures c LEFT JOIN citegate_bodies b ON b.sha256 = c.body_sha256
+              WHERE c.run = r.run AND c.source = ANY(${wanted})) AS captures`
     const rows = yield* r.sql<RunRow>`
       SELECT j.owner, j.state,
              CASE WHEN j.state = 'done'
                THEN (SELECT event FROM citegate_run_events e WHERE e.run = r.run ORDER BY id DESC LIMIT 1) END AS last,
              (SELECT concat_ws(':', count(*), md5(string_agg(concat_ws('.', v.tableoid, v.seq, v.xmin, v.ctid), ',' ORDER BY v.seq)))
-              FROM citegate_reviews v WHERE v.run = r.run) AS reviews
+              FROM citegate_reviews v WHERE v.run = r.run) AS reviews${captures}
       FROM citegate_runs r LEFT JOIN citegate_jobs j ON j.run = r.run WHERE r.run = ${runId}`.pipe(
       Effect.orElseSucceed(() => [])
     )
     const row = rows[0]
     if (row === undefined) return yield* new RunNotFound({ runId })
+    if (wanted.length > 0) {
+      const stamps = new Map(Object.entries(row.captures ?? {})) as Map<SourceUrl, string>
+      yield* FiberRef.set(PostgresStamps.taken, { client: r.sql, run: runId, asked: new Set(wanted), stamps, at: Date.now() })
+    }
     const reviewsStamp = row.reviews ?? undefined
     if (row.state === null) {
       return { id: runId, status: "stored" as const, owner: null, directory: runId, reviewsStamp } satisfies RunView
@@ -169,6 +186,9 @@ export const make = (options: ReplicaOptions) =>
       active: 0
     }
 
+    // Stores over this client stamp ahead (store/PostgresStamps.ts): attached before any is made.
+    const ahead = PostgresStamps.attach(r.sql)
+
     const manifest = (run: RunView) => Manifest.make(context.config).pipe(Effect.provide(storeOf(r, run.id)))
     const events = (run: RunView, afterId: number): Stream.Stream<RunEvent, RunNotFound> =>
       run.status === "stored"
@@ -192,7 +212,7 @@ export const make = (options: ReplicaOptions) =>
     // Exact (no clock in it): kept from the first read (`changedAt` undefined).
     const reviewStamp = (run: RunView) => run.reviewsStamp === undefined ? undefined : { stamp: run.reviewsStamp, changedAt: undefined }
 
-    return Runs.of({ start: startRun(r), get: getRun(r), manifest, events, store, reviews, reviewStamp, ready })
+    return Runs.of({ start: startRun(r), get: getRun(r, ahead), manifest, events, store, reviews, reviewStamp, ready })
   })
 
 /**

@@ -23,6 +23,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
@@ -51,6 +52,7 @@ import {
 import { checkBody, checkWrittenBody, corrupt, decodeRecordText } from "../internal/recordDecode.js"
 import { migrations, migrationsTable } from "./PostgresMigrations.js"
 import { peers } from "./PostgresPeers.js"
+import * as PostgresStamps from "./PostgresStamps.js"
 
 export { captureRole, migrationsTable, reviewerRole, verifierRole } from "./PostgresMigrations.js"
 
@@ -365,17 +367,36 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
   // superuser), a DELETE and re-INSERT, or a table dropped and made again all give the row a new
   // `xmin` (the inserting transaction), `ctid` (its place) or `tableoid`; VACUUM FULL moves rows (a
   // new ctid: read again, harmlessly). One query for all the sources a verification cites.
-  const stamps = (sources: Iterable<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> => {
-    const list = Array.from(sources)
-    if (list.length === 0) return Effect.succeed(new Map())
-    return sql<StampRow>`
-      SELECT c.source, concat_ws(':', c.tableoid, c.xmin, c.ctid, b.tableoid, b.xmin, b.ctid) AS stamp
+  const query = (list: ReadonlyArray<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> =>
+    sql<StampRow>`
+      SELECT c.source, ${sql.literal(PostgresStamps.stampColumn)} AS stamp
       FROM citegate_captures c LEFT JOIN citegate_bodies b ON b.sha256 = c.body_sha256
       WHERE c.run = ${run} AND c.source = ANY(${list})`.pipe(
       Effect.map((rows) => new Map(rows.map((row) => [row.source as SourceUrl, row.stamp]))),
       // Nothing stamped: every capture is read (and the read says what is wrong).
       Effect.orElseSucceed(() => new Map<SourceUrl, string>())
     )
+  // A replica's client (PostgresStamps.attach): the stamps its run look-up took for this request,
+  // taken once and only when they cover every source; else a query, and these sources are stamped
+  // ahead from the next look-up on.
+  const ahead = PostgresStamps.aheadOf(sql)
+  const stamps = (sources: Iterable<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> => {
+    const list = Array.from(sources)
+    if (list.length === 0) return Effect.succeed(new Map())
+    if (ahead === undefined) return query(list)
+    return Effect.flatMap(FiberRef.getAndSet(PostgresStamps.taken, undefined), (got) => {
+      const found = PostgresStamps.usable(got, sql, run, list, Date.now())
+      if (found === undefined) {
+        ahead.remember(run, list)
+        return query(list)
+      }
+      const subset = new Map<SourceUrl, string>()
+      for (const source of list) {
+        const stamp = found.get(source)
+        if (stamp !== undefined) subset.set(source, stamp)
+      }
+      return Effect.succeed(subset)
+    })
   }
   const stamp = (source: SourceUrl): Effect.Effect<string | undefined> => Effect.map(stamps([source]), (found) => found.get(source))
 
