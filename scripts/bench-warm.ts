@@ -5,7 +5,7 @@
  * cache already holding every capture and its built index. No HTTP, no JSON encoding of the
  * result: the verification alone, in microseconds per verification.
  *
- *   node --import tsx scripts/bench-warm.ts [--root DIR] [--rounds N] [--per-round N] [--dist] [--profile FILE]
+ *   node --import tsx scripts/bench-warm.ts [--root DIR] [--rounds N] [--per-round N] [--dist] [--profile FILE] [--general]
  *
  * `--root` is the checkout whose `src/` is measured (default: this one), so that another checkout
  * can be measured with the same harness, interleaved.
@@ -69,31 +69,45 @@ try {
   const body = JSON.stringify({ facts })
   const config = JSON.stringify({ sources, labels })
 
+  // `--general`: also the same verification with the warm path off (verify/Warm.ts), rounds alternating.
+  const Warm = args.includes("--general") ? await src("verify/Warm.ts") : undefined
+  const variants: Array<{ readonly name: string; readonly layer: Layer.Layer<any, any, any> }> = [{ name: "as built", layer: Layer.empty as unknown as Layer.Layer<any, any, any> }]
+  if (Warm !== undefined) variants.push({ name: "general path", layer: Layer.succeed(Warm.WarmPath, { enabled: false }) })
+
   const program = Effect.gen(function*() {
     const store = yield* CaptureStore.CaptureStore
     for (const record of records) yield* store.write(record)
-    const gate = yield* Gate.Gate
+    // One Gate per variant, over the same store and the same cache (as the service builds them).
+    const gates: Array<any> = []
+    for (const variant of variants) {
+      gates.push(yield* Effect.provide(Gate.Gate, Gate.layerWithStore(config).pipe(Layer.provide(variant.layer))))
+    }
     // The service's warm-up: the first verifications read the captures and build their indexes
     // (each within its deadline's allowance), so the rounds below measure the warm state only.
-    for (let i = 0; i < 4; i++) yield* gate.checkJsonWithCaptures(body)
-    const checked = yield* gate.checkJsonWithCaptures(body)
-    if (checked.report.facts.length !== 20 || checked.report.outcome !== "grounded") throw new Error("the bench report does not verify")
+    for (const gate of gates) {
+      for (let i = 0; i < 4; i++) yield* gate.checkJsonWithCaptures(body)
+      const checked = yield* gate.checkJsonWithCaptures(body)
+      if (checked.report.facts.length !== 20 || checked.report.outcome !== "grounded") throw new Error("the bench report does not verify")
+    }
     // Wall time and this process's CPU time (user + system) per verification: on a loaded machine
     // the CPU time is the steadier of the two.
-    const wall: Array<number> = []
-    const cpu: Array<number> = []
+    const wall = variants.map((): Array<number> => [])
+    const cpu = variants.map((): Array<number> => [])
     const session = profileFile === undefined ? undefined : new inspector.Session()
     if (session !== undefined) {
       session.connect()
       yield* Effect.promise(() => session.post("Profiler.enable").then(() => session.post("Profiler.start")))
     }
     for (let round = 0; round < rounds; round++) {
-      const started = performance.now()
-      const cpuStarted = process.cpuUsage()
-      for (let i = 0; i < perRound; i++) yield* gate.checkJsonWithCaptures(body)
-      const used = process.cpuUsage(cpuStarted)
-      wall.push(((performance.now() - started) * 1000) / perRound)
-      cpu.push((used.user + used.system) / perRound)
+      for (let v = 0; v < gates.length; v++) {
+        const gate = gates[v]
+        const started = performance.now()
+        const cpuStarted = process.cpuUsage()
+        for (let i = 0; i < perRound; i++) yield* gate.checkJsonWithCaptures(body)
+        const used = process.cpuUsage(cpuStarted)
+        wall[v]!.push(((performance.now() - started) * 1000) / perRound)
+        cpu[v]!.push((used.user + used.system) / perRound)
+      }
     }
     if (session !== undefined) {
       const { profile } = yield* Effect.promise(() => session.post("Profiler.stop"))
@@ -102,18 +116,24 @@ try {
     }
     return { wall, cpu }
   })
-  const layer = Gate.layerWithStore(config).pipe(
-    Layer.provideMerge(CaptureStore.layerFileSystem({ directory: work })),
-    Layer.provide(CaptureCache.layer({ maxBytes: 256 * 1024 * 1024 }))
-  )
-  const { cpu, wall }: { wall: Array<number>; cpu: Array<number> } = await Effect.runPromise(Effect.provide(program, layer) as Effect.Effect<{ wall: Array<number>; cpu: Array<number> }>)
-  const summary = (times: ReadonlyArray<number>) => {
+  const layer = Layer.merge(CaptureStore.layerFileSystem({ directory: work }), CaptureCache.layer({ maxBytes: 256 * 1024 * 1024 }))
+  type Times = { wall: Array<Array<number>>; cpu: Array<Array<number>> }
+  const { cpu, wall } = await Effect.runPromise(Effect.provide(program, layer) as Effect.Effect<Times>)
+  const summary = (times: ReadonlyArray<number>, digits = 1) => {
     const sorted = [...times].sort((a, b) => a - b)
-    return `median ${sorted[sorted.length >> 1]!.toFixed(1)} (${sorted[0]!.toFixed(1)}-${sorted[sorted.length - 1]!.toFixed(1)})`
+    const at = (i: number) => sorted[i]!.toFixed(digits)
+    return `median ${at(sorted.length >> 1)} (${at(0)}-${at(sorted.length - 1)})`
   }
-  process.stdout.write(
-    `${root}: µs per warm verification, ${rounds} rounds of ${perRound}: CPU ${summary(cpu)}, wall ${summary(wall)}\n`
-  )
+  variants.forEach((variant, v) => {
+    process.stdout.write(
+      `${root} (${variant.name}): µs per warm verification, ${rounds} rounds of ${perRound}: CPU ${summary(cpu[v]!)}, wall ${summary(wall[v]!)}\n`
+    )
+  })
+  if (variants.length === 2) {
+    // Round by round (each pair measured back to back): the ratio is steadier than either figure.
+    const ratios = cpu[0]!.map((t, round) => t / cpu[1]![round]!)
+    process.stdout.write(`CPU ratio as built / general path, round by round: ${summary(ratios, 2)}\n`)
+  }
 } finally {
   fs.rmSync(work, { recursive: true, force: true })
 }
