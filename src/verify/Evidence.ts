@@ -8,15 +8,17 @@
 import * as Either from "effect/Either"
 import type { CaptureRecord } from "../Domain.js"
 import { type NearestPassage, SnippetAbsent } from "../Errors.js"
-import type * as Diagnostic from "../anchor/Diagnostic.js"
+import * as Diagnostic from "../anchor/Diagnostic.js"
 import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
 import { type Checkpoints, spanOffsets } from "../anchor/Offsets.js"
 import { selectors } from "../anchor/Selectors.js"
 import { locate } from "../internal/anchors.js"
-import type { Matched } from "./Match.js"
+import * as Boundaries from "./Boundaries.js"
+import type { CaptureMatches, Matched } from "./Match.js"
+import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, CitationResult, Failures } from "./Records.js"
 import { hasContext } from "./Search.js"
-import { mark } from "./Visibility.js"
+import * as Visibility from "./Visibility.js"
 
 /**
  * Under any policy: when the nearest passage is the same text up to `normalized/1` (a diagnostic), the
@@ -72,7 +74,43 @@ export const verified = (
       offsets: units,
       selector: selectors(record.text, m.span, units.codePoints),
       // Absent for visible text; `visibility` and `hiddenBy` where the span overlaps hidden runs.
-      ...mark(record, m.span)
+      ...Visibility.mark(record, m.span)
     })
+  })
+}
+
+/**
+ * Everything after one capture's matching, on both paths (Verifier.ts and Warm.ts): `SnippetAbsent`
+ * for what neither search found, the opt-in screens, then the evidence of what is left.
+ */
+export const settle = (
+  policy: PolicyShape,
+  record: CaptureRecord,
+  citations: ReadonlyArray<CitationInput>,
+  { exact, normal }: CaptureMatches,
+  diagnose: Diagnostic.Diagnose,
+  failures: Failures,
+  results: Array<CitationResult>,
+  checkpoints: Checkpoints | undefined
+): void => {
+  absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
+  const matched = normal.matched.length === 0 ? exact.matched : [...exact.matched, ...normal.matched]
+  // Text no reader sees: refused here under verify.hidden: "reject", else marked on the evidence (Visibility.ts).
+  // Under verify.boundaries: "tokens", only occurrences that cut no number or word (Boundaries.ts).
+  const whole = Boundaries.screen(policy.boundaries, record, citations, matched, failures)
+  const shown = Visibility.screen(policy.hidden, record, citations, whole, failures)
+  verified(record, shown, results, checkpoints)
+}
+
+/**
+ * The repair diagnostics of one verification (nearest passage on `SnippetAbsent`), bounded in count
+ * and to a quarter of the deadline (at most 500 ms): anchor/Diagnostic.ts.
+ */
+export const diagnoser = (policy: PolicyShape): Diagnostic.Diagnose => Diagnostic.forVerification(policy.timeoutMs / 4)
+
+/** Each citation with a failure gets all of its failures as its result. */
+export const failed = (results: Array<CitationResult>, failures: Failures): void => {
+  failures.forEach((list, i) => {
+    if (list.length > 0) results[i] = Either.left(list)
   })
 }

@@ -9,6 +9,7 @@
 import * as Effect from "effect/Effect"
 import type { CaptureRecord, MatchMethod, Span } from "../Domain.js"
 import type * as MultiSearch from "../internal/multiSearch.js"
+import type { SuffixIndex } from "../internal/suffixArray.js"
 import { AmbiguousSnippet } from "../Errors.js"
 import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
 import * as Normalized from "../anchor/Normalize.js"
@@ -16,7 +17,7 @@ import { checkAnchors } from "./Anchors.js"
 import type { CaptureIndex } from "./CaptureIndex.js"
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, Failures } from "./Records.js"
-import { hasContext, keysOf, needleOf, pick, type SlicedSearch } from "./Search.js"
+import { hasContext, keysOf, lookup, needleOf, pick, type SlicedSearch } from "./Search.js"
 
 /** A citation matched in the capture: where, how often, and how. */
 export interface Matched {
@@ -69,7 +70,7 @@ const noChanges: ReadonlyMap<number, MeaningChange> = new Map()
 
 /** Each citation's exact occurrence picked from the search results `found` (at `at` in the keys). */
 const pickExact = (
-  { citations, failures, indices, policy, record }: CaptureSearch,
+  { citations, failures, indices, policy, record }: Omit<CaptureSearch, "search" | "index">,
   at: ReadonlyArray<number>,
   found: ReadonlyArray<MultiSearch.Found | undefined>
 ): ExactMatches => {
@@ -96,12 +97,43 @@ const pickExact = (
   return { matched, absent }
 }
 
+/** The keys of the exact search of this capture: every snippet (and needle), and where each citation's are. */
+const exactKeys = ({ citations, indices }: Pick<CaptureSearch, "citations" | "indices">) =>
+  keysOf(indices.map((i) => [citations[i]!.prefix, citations[i]!.snippet, citations[i]!.suffix]))
+
 /** Every snippet (and needle) of this capture in one search, with the capture's index when it has one. */
 const searchExact = (capture: CaptureSearch) => {
-  const { citations, index, indices, record, search } = capture
-  const exact = keysOf(indices.map((i) => [citations[i]!.prefix, citations[i]!.snippet, citations[i]!.suffix]))
+  const { index, record, search } = capture
+  const exact = exactKeys(capture)
   // With the capture's index when it has one: the same answers as the linear search (tested).
   return { at: exact.at, found: search(record.text, exact.keys, index) }
+}
+
+/** Both steps' outcomes for one capture. */
+export interface CaptureMatches {
+  readonly exact: ExactMatches
+  readonly normal: NormalMatches
+}
+
+/** The outcome when the normalised step has nothing to do: what the exact step missed is absent. */
+const exactOnly = (exact: ExactMatches): CaptureMatches => ({
+  exact,
+  normal: { matched: noMatches, stillAbsent: exact.absent, changedBy: noChanges }
+})
+
+/**
+ * `matchCapture` on a capture whose index is built, synchronously: the same keys looked up in
+ * the same index (`Search.lookup`) and the same picks. `undefined` when the normalised step would
+ * run (an exact miss under `verify.matching: "normalized/2"`): that step searches linearly, in
+ * slices, and is left to `matchCapture`. Its failures are pushed as `matchCapture` pushes them.
+ */
+export const matchIndexed = (
+  capture: Omit<CaptureSearch, "search" | "index">,
+  built: SuffixIndex
+): CaptureMatches | undefined => {
+  const keys = exactKeys(capture)
+  const exact = pickExact(capture, keys.at, lookup(built, keys.keys))
+  return capture.policy.matching === "exact" || exact.absent.length === 0 ? exactOnly(exact) : undefined
 }
 
 /**
@@ -111,13 +143,11 @@ const searchExact = (capture: CaptureSearch) => {
  */
 export const matchCapture = (
   capture: CaptureSearch
-): Effect.Effect<{ readonly exact: ExactMatches; readonly normal: NormalMatches }> => {
+): Effect.Effect<CaptureMatches> => {
   const { at, found } = searchExact(capture)
   return Effect.flatMap(found, (found) => {
     const exact = pickExact(capture, at, found)
-    if (capture.policy.matching === "exact" || exact.absent.length === 0) {
-      return Effect.succeed({ exact, normal: { matched: noMatches, stillAbsent: exact.absent, changedBy: noChanges } })
-    }
+    if (capture.policy.matching === "exact" || exact.absent.length === 0) return Effect.succeed(exactOnly(exact))
     return Effect.map(matchNormalized(capture, exact.absent), (normal) => ({ exact, normal }))
   })
 }

@@ -13,17 +13,15 @@ import { type CaptureSignatureError, DuplicateLabel, type FactError, type FactRe
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, CitationResult, Verification } from "./Records.js"
 
+/** What the matching path gives: one result per citation, the captures it loaded, and attestation notes. */
+export interface CheckedCitations {
+  readonly results: ReadonlyArray<CitationResult>
+  readonly loaded: ReadonlyMap<SourceUrl, CaptureRecord>
+  readonly signatureNotes: ReadonlyArray<CaptureSignatureError>
+}
+
 /** The matching path: one result per citation, and the captures it loaded. */
-export type CheckCited = (
-  citations: ReadonlyArray<CitationInput>
-) => Effect.Effect<
-  {
-    readonly results: ReadonlyArray<CitationResult>
-    readonly loaded: ReadonlyMap<SourceUrl, CaptureRecord>
-    readonly signatureNotes: ReadonlyArray<CaptureSignatureError>
-  },
-  VerificationTimeout
->
+export type CheckCited = (citations: ReadonlyArray<CitationInput>) => Effect.Effect<CheckedCitations, VerificationTimeout>
 
 /** Each fact's label failures, and the indices of the cited facts. */
 const checkLabels = (policy: PolicyShape, report: Report) => {

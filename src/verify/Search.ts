@@ -58,6 +58,10 @@ const buildUnitsPerMs = 5_000
  */
 export const indexUnitsFor = (timeoutMs: number): number => Math.min(maxIndexedUnits, Math.floor(timeoutMs / 4) * buildUnitsPerMs)
 
+/** Every key looked up in a built index: one result per key, in order, as the linear search gives them. */
+export const lookup = (index: SuffixIndex, keys: ReadonlyArray<string>): Array<MultiSearch.Found | undefined> =>
+  keys.map((key) => index.find(key, countUpTo))
+
 /**
  * A search that yields to the timers every `searchSlice` units of work. One per verification:
  * the work credit carries over from one capture to the next, as does `indexUnits`, what is left of
@@ -80,7 +84,6 @@ export const sliced = (indexUnits = 0): SlicedSearch => {
   }
   const linear = (text: string, keys: ReadonlyArray<string>) =>
     Effect.suspend(() => resume(MultiSearch.start(text, keys, { countUpTo })))
-  const lookup = (index: SuffixIndex, keys: ReadonlyArray<string>) => keys.map((key) => index.find(key, countUpTo))
   return (text, keys, index) => {
     if (index === undefined) return linear(text, keys)
     const built = index.ready()

@@ -21,13 +21,11 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { type CaptureRecord, factLimits, makeReport, type SourceUrl, type VerifiedEntry, verifiedFormat } from "../Domain.js"
 import { type FactRejection, InvalidReport, ReportRejected, VerificationTimeout } from "../Errors.js"
-import * as Diagnostic from "../anchor/Diagnostic.js"
 import { decodeJson, decodeUnknown } from "../internal/decode.js"
 import { fastReport } from "../internal/reportDecode.js"
 import * as Deadline from "../internal/Deadline.js"
 import * as Spans from "../internal/Spans.js"
 import { CaptureStore } from "../store/CaptureStore.js"
-import * as Boundaries from "./Boundaries.js"
 import * as CaptureSignatures from "./CaptureSignatures.js"
 import { CaptureCache } from "./CaptureCache.js"
 import * as Digests from "./Digests.js"
@@ -45,7 +43,7 @@ import type {
 import * as ReportCheck from "./Report.js"
 import * as Search from "./Search.js"
 import { VerifiedReport } from "./VerifiedReport.js"
-import * as Visibility from "./Visibility.js"
+import * as Warm from "./Warm.js"
 
 export type { CitationFailure, CitationInput, CitationResult, CitationsChecked, Verification } from "./Records.js"
 
@@ -124,46 +122,45 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   const fast = fastReport(policy.maxFacts)
   const decodeReport = decodeUnknown(reportSchema, factLimits(policy.maxFacts), fast)
   const decodeReportJson = decodeJson(reportSchema, factLimits(policy.maxFacts), fast)
+  // The warm path (Warm.ts): on unless switched off, and only under a policy it handles.
+  const warmPath = yield* Warm.WarmPath
+  const warmOn = warmPath.enabled && Warm.handles(policy)
 
   /**
    * The one matching path: approval, each distinct capture read and rehashed once, both digests,
    * then an exact search of every quote, one capture at a time, under the policy's deadline.
-   * Reports and answers both use it.
+   * Reports and answers both use it. When every capture came warm from the cache, steps 2 to 5
+   * run in one synchronous step instead (Warm.ts), with the same functions and the same outcome.
    */
   const checkCited = (citations: ReadonlyArray<CitationInput>) =>
     Effect.gen(function*() {
-      const results: Array<CitationResult> = citations.map(() => Either.left([]))
       const failures: Array<Array<CitationFailure>> = citations.map(() => [])
       const loadedCaptures = yield* Load.loadCaptures(store, Load.approve(policy, citations, failures), cache)
+      // A span per capture searched only when spans are exported (internal/Spans.ts `exported`).
+      const spans = yield* Spans.exported
+      const warm = warmOn && !spans ? Warm.check(policy, citations, loadedCaptures, failures) : undefined
+      warmPath.observe?.(warm !== undefined)
+      if (warm !== undefined) return warm
       // Under verify.signatures: each capture's attestation, read once; refused ones fail their citations here.
       const { captures, notes } = yield* CaptureSignatures.screen(policy, store, loadedCaptures)
+      const results: Array<CitationResult> = citations.map(() => Either.left([]))
       const toSearch = Digests.groupByCapture(citations, captures, failures)
       const loaded = new Map<SourceUrl, CaptureRecord>()
-      // Repair diagnostics on SnippetAbsent (nearest passage), bounded in count and to a quarter of the deadline (at most 500 ms).
-      const diagnose = Diagnostic.forVerification(policy.timeoutMs / 4)
+      const diagnose = Evidence.diagnoser(policy)
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       // A cached capture's index is built here once, within an allowance from the deadline (Search.indexUnitsFor).
       const search = Search.sliced(indexUnits)
-      // A span per capture searched only when spans are exported (internal/Spans.ts `exported`).
-      const spans = yield* Spans.exported
       for (const [record, indices] of toSearch) {
         loaded.set(record.source, record)
         const index = Load.indexOf(captures, record.source)
         const capture: Match.CaptureSearch = { policy, search, record, index, citations, indices, failures }
-        const { exact, normal } = yield* Match.matchCapture(capture).pipe(
+        const matches = yield* Match.matchCapture(capture).pipe(
           Spans.perItem(spans, "Verifier.search", { [Spans.spanAttributes.source]: record.source, "citegate.citations": indices.length })
         )
-        Evidence.absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
-        // Text no reader sees: refused here under verify.hidden: "reject", else marked on the evidence (Visibility.ts).
-        const matched = normal.matched.length === 0 ? exact.matched : [...exact.matched, ...normal.matched]
-        // Under verify.boundaries: "tokens", only occurrences that cut no number or word (Boundaries.ts).
-        const whole = Boundaries.screen(policy.boundaries, record, citations, matched, failures)
-        const shown = Visibility.screen(policy.hidden, record, citations, whole, failures)
-        Evidence.verified(record, shown, results, Load.checkpointsOf(captures, record.source))
+        // Absences, the opt-in screens (Boundaries.ts, Visibility.ts), then the evidence of what is left.
+        Evidence.settle(policy, record, citations, matches, diagnose, failures, results, Load.checkpointsOf(captures, record.source))
       }
-      failures.forEach((list, i) => {
-        if (list.length > 0) results[i] = Either.left(list)
-      })
+      Evidence.failed(results, failures)
       return { results, loaded, signatureNotes: notes }
     }).pipe(
       // One deadline for reading and searching every capture (decoding is bounded by the input's size).
