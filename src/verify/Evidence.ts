@@ -88,7 +88,7 @@ export const settle = (
   record: CaptureRecord,
   citations: ReadonlyArray<CitationInput>,
   { exact, normal }: CaptureMatches,
-  diagnose: Diagnostic.Diagnose,
+  diagnose: Diagnostic.Diagnoser,
   failures: Failures,
   results: Array<CitationResult>,
   checkpoints: Checkpoints | undefined
@@ -106,7 +106,7 @@ export const settle = (
  * The repair diagnostics of one verification (nearest passage on `SnippetAbsent`), bounded in count
  * and to a quarter of the deadline (at most 500 ms): anchor/Diagnostic.ts.
  */
-export const diagnoser = (policy: PolicyShape): Diagnostic.Diagnose => Diagnostic.forVerification(policy.timeoutMs / 4)
+export const diagnoser = (policy: PolicyShape): Diagnostic.Diagnoser => Diagnostic.forVerification(policy.timeoutMs / 4)
 
 /** Each citation with a failure gets all of its failures as its result. */
 export const failed = (results: Array<CitationResult>, failures: Failures): void => {
