@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { createHash } from "node:crypto"
+import * as crypto from "node:crypto"
 
 /** Annotation that makes a struct reject unknown keys wherever it is decoded. */
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
@@ -36,9 +36,17 @@ export const Sha256Hex = Schema.String.pipe(
 )
 export type Sha256Hex = typeof Sha256Hex.Type
 
+/**
+ * `crypto.hash` (Node 20.12 and later) digests in one call, with no Hash object: about a third less
+ * per small capture than `createHash`, the same digest (a string as UTF-8 either way).
+ */
+const oneShotHash: typeof crypto.hash | undefined = (crypto as { readonly hash?: typeof crypto.hash }).hash
+
 /** SHA-256 of bytes, or of a string's UTF-8 encoding. */
 export const sha256Of = (data: string | Uint8Array): Sha256Hex =>
-  createHash("sha256").update(data).digest("hex") as Sha256Hex
+  (oneShotHash !== undefined
+    ? oneShotHash("sha256", data, "hex")
+    : crypto.createHash("sha256").update(data).digest("hex")) as Sha256Hex
 
 /** Why a URL string is not canonical. */
 export interface UrlProblem {

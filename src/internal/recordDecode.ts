@@ -6,7 +6,15 @@
  * record's body is then checked by the store that keeps it (`checkBody`).
  */
 import * as Either from "effect/Either"
-import { CaptureRecord, captureFormat, captureFormatV2, CaptureRecordV1, CaptureRecordV2, sha256Of } from "../Domain.js"
+import {
+  CaptureRecord,
+  captureFormat,
+  captureFormatV2,
+  CaptureRecordV1,
+  CaptureRecordV2,
+  sha256Of,
+  urlProblem
+} from "../Domain.js"
 import { CaptureWriteFailed, CorruptCapture, type CorruptReason, LegacyCapture } from "../Errors.js"
 import { decodeUnknown } from "./decode.js"
 import * as StrictJson from "./strictJson.js"
@@ -31,6 +39,95 @@ export const corrupt = (source: string, reason: CorruptReason, detail: string) =
 export const decodeRecord = (value: unknown) => {
   const format = isPlainObject(value) ? value["format"] : undefined
   return format === captureFormat ? decodeV1(value) : format === captureFormatV2 ? decodeV2(value) : decodeEither(value)
+}
+
+const isJsonObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype
+
+/** Days in each month of a common year; February gains one in a leap year. */
+const monthDays = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+const digitsAt = (s: string, from: number, count: number): number => {
+  let n = 0
+  for (let i = from; i < from + count; i++) {
+    const d = s.charCodeAt(i) - 0x30
+    if (d < 0 || d > 9) return -1
+    n = n * 10 + d
+  }
+  return n
+}
+
+/**
+ * `Rfc3339Utc` in the form `toISOString` writes (`YYYY-MM-DDTHH:MM:SS.sssZ`, or without the
+ * fraction), with every field in range: ECMAScript's date-time format defines `Date.parse` of such a
+ * string, and `toISOString` gives it back, so the Schema accepts it. False for anything else,
+ * valid or not: then the Schema decides.
+ */
+const isPlainTimestamp = (s: string): boolean => {
+  if (s.length !== 24 && s.length !== 20) return false
+  if (s.charCodeAt(s.length - 1) !== 0x5a /* Z */) return false
+  if (s[4] !== "-" || s[7] !== "-" || s[10] !== "T" || s[13] !== ":" || s[16] !== ":") return false
+  if (s.length === 24 && (s[19] !== "." || digitsAt(s, 20, 3) < 0)) return false
+  const year = digitsAt(s, 0, 4)
+  const month = digitsAt(s, 5, 2)
+  const day = digitsAt(s, 8, 2)
+  const hour = digitsAt(s, 11, 2)
+  const minute = digitsAt(s, 14, 2)
+  const second = digitsAt(s, 17, 2)
+  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23) return false
+  if (minute < 0 || minute > 59 || second < 0 || second > 59) return false
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  return day <= monthDays[month - 1]! + (month === 2 && leap ? 1 : 0)
+}
+
+/** Sources already found canonical (`urlProblem` is a pure function of the string), bounded. */
+const canonicalSources = new Set<string>()
+const maxCanonicalSources = 4096
+
+const isCanonicalSource = (s: string): boolean => {
+  if (canonicalSources.has(s)) return true
+  if (urlProblem(s) !== undefined) return false
+  if (canonicalSources.size >= maxCanonicalSources) canonicalSources.clear()
+  canonicalSources.add(s)
+  return true
+}
+
+/**
+ * A hand check of a v1 record that can only accept: for a `JSON.parse` value the
+ * `CaptureRecordV1` Schema accepts in the common form, the value its decode returns (a fresh
+ * object, keys in the Schema's order); for anything else, or anything it is unsure of, `undefined`,
+ * and the Schema decides and words the issues. Decoding a small record with the Schema cost more
+ * than reading its file (docs/performance.md); test/recordDecode.equivalence.test.ts compares the
+ * two on seeded valid and invalid records.
+ */
+export const fastRecordV1 = (value: unknown): CaptureRecordV1 | undefined => {
+  if (!isJsonObject(value)) return undefined
+  const keys = Object.keys(value)
+  if (keys.length !== 7) return undefined
+  for (let i = 0; i < keys.length; i++) {
+    switch (keys[i]) {
+      case "format":
+      case "source":
+      case "sha256":
+      case "accessedAt":
+      case "contentType":
+      case "byteLength":
+      case "text":
+        break
+      default:
+        return undefined
+    }
+  }
+  // Seven distinct own keys (an object has no repeated key), each one of the seven: all are present.
+  const { accessedAt, byteLength, contentType, format, sha256, source, text } = value
+  if (format !== captureFormat || typeof contentType !== "string") return undefined
+  if (typeof sha256 !== "string" || !/^[0-9a-f]{64}$/.test(sha256)) return undefined
+  if (typeof byteLength !== "number" || !Number.isSafeInteger(byteLength) || byteLength < 0) return undefined
+  if (typeof accessedAt !== "string" || !isPlainTimestamp(accessedAt)) return undefined
+  if (typeof text !== "string" || !text.isWellFormed()) return undefined
+  if (typeof source !== "string" || !isCanonicalSource(source)) return undefined
+  // The Schema's values; its brands are types only.
+  return { format, source, sha256, accessedAt, contentType, byteLength, text } as CaptureRecordV1
 }
 
 /**
@@ -155,6 +252,9 @@ export const decodeRecordText = (
   if (isPlainObject(value) && !("format" in value) && ("text" in value || "sha256" in value)) {
     return Either.left(new LegacyCapture({ source, detail: "a record without a format field (pre-v1)" }))
   }
+  // A `JSON.parse` value (plain data by construction): the hand check first, the Schema for the rest.
+  const fast = fastRecordV1(value)
+  if (fast !== undefined) return checkRecord(source, expected, fast)
   const decoded = decodeRecord(value)
   if (decoded._tag === "Left") {
     const detail = decoded.left.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")

@@ -87,44 +87,66 @@ export const readRegularFile = (
   io: ReadIo = nodeReadIo
 ): Effect.Effect<Buffer, SafeReadFailure> =>
   Effect.suspend(() => {
-    let fd: number
-    try {
-      fd = io.openSync(file, openFlags)
-    } catch (error) {
-      return Effect.fail(openFailure(error as NodeJS.ErrnoException))
-    }
-    let st: fs.Stats
-    try {
-      st = io.fstatSync(fd)
-    } catch (error) {
-      io.closeSync(fd)
-      return Effect.fail(unreadable(error))
-    }
-    const invalid = checkStats(st, maxBytes)
-    if (invalid !== undefined) {
-      io.closeSync(fd)
-      return Effect.fail(invalid)
-    }
-    // One spare byte detects a file that grew after fstat. Reads go on until one returns nothing:
-    // a short read is the end on a local disk, but not on every file system (NFS, FUSE).
-    const buffer = Buffer.allocUnsafe(st.size + 1)
-    if (st.size <= syncReadLimit) {
-      try {
-        let filled = 0
-        for (;;) {
-          const bytesRead = io.readSync(fd, buffer, filled, buffer.length - filled, filled)
-          filled += bytesRead
-          if (bytesRead === 0 || filled > st.size) break
-        }
-        return filled === st.size ? Effect.succeed(buffer.subarray(0, filled)) : Effect.fail(changed)
-      } catch (error) {
-        return Effect.fail(unreadable(error))
-      } finally {
-        io.closeSync(fd)
-      }
-    }
-    return readRest(io, fd, buffer, st.size)
+    const started = startRead(file, maxBytes, io)
+    return started instanceof PendingRead
+      ? readRest(io, started.fd, started.buffer, started.size)
+      : "reason" in started
+      ? Effect.fail(started)
+      : Effect.succeed(started)
   })
+
+/** A file over `syncReadLimit` bytes, open and checked, its bytes still to be read (`readRest`). */
+export class PendingRead {
+  constructor(readonly fd: number, readonly buffer: Buffer, readonly size: number) {}
+}
+
+/**
+ * The synchronous part of `readRegularFile`, run now: a small file's bytes or why it was refused
+ * (the descriptor closed), or a larger file open and checked (`PendingRead`). For a caller that
+ * does its own work on the bytes in the same step (a store reading thousands of small records), so
+ * that a read costs no effect of its own.
+ */
+export const startRead = (file: string, maxBytes: number, io: ReadIo = nodeReadIo): Buffer | SafeReadFailure | PendingRead => {
+  let fd: number
+  try {
+    fd = io.openSync(file, openFlags)
+  } catch (error) {
+    return openFailure(error as NodeJS.ErrnoException)
+  }
+  let st: fs.Stats
+  try {
+    st = io.fstatSync(fd)
+  } catch (error) {
+    io.closeSync(fd)
+    return unreadable(error)
+  }
+  const invalid = checkStats(st, maxBytes)
+  if (invalid !== undefined) {
+    io.closeSync(fd)
+    return invalid
+  }
+  // One spare byte detects a file that grew after fstat. Reads go on until one returns nothing:
+  // a short read is the end on a local disk, but not on every file system (NFS, FUSE).
+  const buffer = Buffer.allocUnsafe(st.size + 1)
+  if (st.size > syncReadLimit) return new PendingRead(fd, buffer, st.size)
+  try {
+    let filled = 0
+    for (;;) {
+      const bytesRead = io.readSync(fd, buffer, filled, buffer.length - filled, filled)
+      filled += bytesRead
+      if (bytesRead === 0 || filled > st.size) break
+    }
+    return filled === st.size ? buffer.subarray(0, filled) : changed
+  } catch (error) {
+    return unreadable(error)
+  } finally {
+    io.closeSync(fd)
+  }
+}
+
+/** The rest of a `PendingRead`, asynchronously; the descriptor is closed on every path, interruption included. */
+export const finishRead = (io: ReadIo, pending: PendingRead): Effect.Effect<Buffer, SafeReadFailure> =>
+  readRest(io, pending.fd, pending.buffer, pending.size)
 
 const readRest = (io: ReadIo, fd: number, buffer: Buffer, size: number) =>
   Effect.async<Buffer, SafeReadFailure>((resume) => {

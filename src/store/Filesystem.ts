@@ -22,7 +22,16 @@ import {
   MissingCapture
 } from "../Errors.js"
 import { checkBody, checkWrittenBody, corrupt, decodeRecordBytes } from "../internal/recordDecode.js"
-import { errorCode, errorText, readRegularFile } from "../internal/safeRead.js"
+import {
+  errorCode,
+  errorText,
+  finishRead,
+  nodeReadIo,
+  PendingRead,
+  readRegularFile,
+  type SafeReadFailure,
+  startRead
+} from "../internal/safeRead.js"
 import { listSources } from "./FilesystemList.js"
 import {
   attestationFileName,
@@ -181,7 +190,12 @@ export interface FileSystemOptions {
 }
 
 /** Reading: records strictly, a v2 record only with its body, bodies checked against their digests. */
-const recordReader = (directory: string, maxRecordBytes: number, maxBodyBytes: number) => {
+const recordReader = (
+  directory: string,
+  recordPath: (source: SourceUrl) => string,
+  maxRecordBytes: number,
+  maxBodyBytes: number
+) => {
   const readBodyFile = (sha256: string) => readRegularFile(path.join(directory, bodyFileName(sha256)), maxBodyBytes)
 
   /** A v2 record's body must be stored beside it and be the body it describes. */
@@ -197,19 +211,45 @@ const recordReader = (directory: string, maxRecordBytes: number, maxBodyBytes: n
       Effect.flatMap((body) => Either.map(checkBody(source, record, body), (checked) => ({ record: checked, body })))
     )
 
-  const readWithBody = (source: SourceUrl): Effect.Effect<RecordWithBody, CaptureReadError> =>
-    readRegularFile(path.join(directory, recordFileName(source)), maxRecordBytes).pipe(
-      Effect.mapError((failure) =>
-        failure.reason === "missing"
-          ? new MissingCapture({ source })
-          : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
-      ),
-      Effect.flatMap((bytes) => decodeRecordBytes(source, source, bytes)),
-      Effect.flatMap((record) => withBody(source, record))
-    )
+  const recordFailure = (source: SourceUrl, failure: SafeReadFailure): CaptureReadError =>
+    failure.reason === "missing"
+      ? new MissingCapture({ source })
+      : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
 
+  /**
+   * The record stored under `source`'s name, decoded strictly: a small record (most) is opened,
+   * read, closed and decoded now, with no effect of its own (a verification of a thousand small
+   * captures spent more on effect steps than on reading them); a larger one is read asynchronously
+   * (as `readRegularFile` does), then decoded.
+   */
+  const recordNow = (
+    source: SourceUrl
+  ): Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError> => {
+    const started = startRead(recordPath(source), maxRecordBytes)
+    if (started instanceof PendingRead) {
+      return finishRead(nodeReadIo, started).pipe(
+      Effect.mapError((failure) => recordFailure(source, failure)),
+      Effect.flatMap((bytes) => decodeRecordBytes(source, source, bytes))
+      )
+    }
+    return "reason" in started
+      ? Either.left(recordFailure(source, started))
+      : decodeRecordBytes(source, source, started)
+  }
+
+  const readWithBody = (source: SourceUrl): Effect.Effect<RecordWithBody, CaptureReadError> =>
+    Effect.suspend(() => Effect.flatMap(recordNow(source), (record) => withBody(source, record)))
+
+  const bodyChecked = (source: SourceUrl, record: CaptureRecord): Effect.Effect<CaptureRecord, CaptureReadError> =>
+    Effect.map(withBody(source, record), (read) => read.record)
+
+  // A small v1 record (most) is read and decoded in this one step: it has no body to read.
   const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
-    Effect.map(readWithBody(source), (read) => read.record)
+    Effect.suspend(() => {
+      const now = recordNow(source)
+      if (!Either.isEither(now)) return Effect.flatMap(now, (record) => bodyChecked(source, record))
+      return Either.isLeft(now) || now.right.format === captureFormat ? now : bodyChecked(source, now.right)
+    })
 
   const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {
     const name = `body ${sha256}`
@@ -280,14 +320,10 @@ const recordWriter = (directory: string, writeFile: WriteFile) => {
 /** Record file paths kept per store (a SHA-256 of the source each): at most this many, then started afresh. */
 const maxKeptPaths = 4096
 
-/**
- * The record file as `lstat` sees it (read refuses links, so a link has nothing to stamp), as
- * `stamp` for one source and `stamps` for all a verification cites (one effect, not one per
- * capture). Every call is a fresh `lstat`: only the file's path is remembered.
- */
-const recordStamps = (directory: string) => {
+/** A source's record file, its name (a SHA-256 of the source) computed once per store for the last `maxKeptPaths` sources. */
+const recordPaths = (directory: string) => {
   const paths = new Map<SourceUrl, string>()
-  const pathOf = (source: SourceUrl): string => {
+  return (source: SourceUrl): string => {
     let file = paths.get(source)
     if (file === undefined) {
       if (paths.size >= maxKeptPaths) paths.clear()
@@ -296,6 +332,14 @@ const recordStamps = (directory: string) => {
     }
     return file
   }
+}
+
+/**
+ * The record file as `lstat` sees it (read refuses links, so a link has nothing to stamp), as
+ * `stamp` for one source and `stamps` for all a verification cites (one effect, not one per
+ * capture). Every call is a fresh `lstat`: only the file's path is remembered.
+ */
+const recordStamps = (pathOf: (source: SourceUrl) => string) => {
   const stampNow = (source: SourceUrl): string | undefined => {
     try {
       const stats = fs.lstatSync(pathOf(source), { bigint: true, throwIfNoEntry: false })
@@ -356,7 +400,13 @@ const attestationFiles = (directory: string, writeFile: WriteFile) => {
 export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: FileSystemOptions) {
   const directory = yield* runDirectory(options.directory)
   const maxRecordBytes = options.maxRecordBytes ?? defaultMaxRecordBytes
-  const { read, readBody, readWithBody } = recordReader(directory, maxRecordBytes, options.maxBodyBytes ?? defaultMaxBodyBytes)
+  const recordPath = recordPaths(directory)
+  const { read, readBody, readWithBody } = recordReader(
+    directory,
+    recordPath,
+    maxRecordBytes,
+    options.maxBodyBytes ?? defaultMaxBodyBytes
+  )
   const writeFile = fileWriter(options.io ?? nodeIo, directory)
   return {
     read,
@@ -365,7 +415,7 @@ export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: 
     readWithBody,
     list: (listOptions?: { readonly limit?: number }) => listSources(directory, maxRecordBytes, listOptions),
     identity: `file:${directory}`,
-    ...recordStamps(directory),
+    ...recordStamps(recordPath),
     ...attestationFiles(directory, writeFile)
   }
 })
