@@ -74,7 +74,7 @@ const send = (service: { port: number; lines: Array<string> }, c: Case) =>
     const before = service.lines.length
     const body = c.body === undefined ? undefined : Buffer.from(c.body)
     // Raw header pairs: Node adds no Host of its own then.
-    const headers: Array<[string, string]> = [["host", `127.0.0.1:${service.port}`], ...(c.headers ?? [])]
+    const headers: Array<readonly [string, string]> = [["host", `127.0.0.1:${service.port}`], ...(c.headers ?? [])]
     if (body !== undefined && c.chunked !== true) headers.push(["content-length", String(body.length)])
     if (c.slow !== undefined) headers.push(["content-length", "1000"])
     const request = http.request({ host: "127.0.0.1", port: service.port, method: c.method ?? "POST", path: c.path, headers: headers.flat(), agent: false })
@@ -124,7 +124,7 @@ const comparable = (answer: Answer) => {
 
 const bearer = (token: string) => [["authorization", `Bearer ${token}`] as const]
 const json = [["content-type", "application/json"] as const]
-const fact = (snippet: string, digest = salesRecord.sha256) => ({ state: "cited", label: "q3_net_sales", source: SALES, captureSha256: digest, snippet })
+const fact = (snippet: string, digest: string = salesRecord.sha256) => ({ state: "cited", label: "q3_net_sales", source: SALES, captureSha256: digest, snippet })
 const good = JSON.stringify({ facts: [fact("Net sales for Q3 2026 were 4,210 units")] })
 const goodTwo = JSON.stringify({ facts: [fact("Net sales for Q3 2026 were 4,210 units"), fact("up 12% on Q2 2026")] })
 const absent = JSON.stringify({ facts: [fact("Net sales for Q3 2026 were 4,210 units"), fact("Net sales were 9,999 units")] })
