@@ -81,6 +81,45 @@ export const authorize = (principal: Principal, access: Access): Effect.Effect<P
   }
 }
 
+/** The principal of each configured token, by a presented token (`undefined`: none). */
+const tokenLookup = (tokens: ReadonlyArray<ServerToken>) => {
+  const known = tokens.map((token) => ({
+    digest: Buffer.from(token.sha256, "hex"),
+    principal: {
+      name: token.name ?? `token:${token.sha256.slice(0, 12)}`,
+      digest: token.sha256,
+      runs: token.runs === "*" ? "*" as const : new Set(token.runs),
+      capture: token.capture,
+      metrics: token.metrics === true
+    } satisfies Principal
+  }))
+  return (token: string): Principal | undefined => {
+    const presented = sha256(token)
+    let found: Principal | undefined
+    // Every digest is compared (no early exit), each in constant time: the time taken does not
+    // depend on which configured digest matched or how much of one did.
+    for (const entry of known) {
+      if (timingSafeEqual(presented, entry.digest) && found === undefined) found = entry.principal
+    }
+    return found
+  }
+}
+
+/**
+ * The principal of a request's single well-formed bearer token, without an Effect (the server's
+ * lane for plain verify requests, VerifyLane.ts): `undefined` for anything `Auth.authenticate`
+ * would refuse or judge otherwise (no header, a malformed one, an unknown token), which the lane
+ * hands to the general path. The same rules and the same constant-time comparison as `Auth.make`.
+ */
+export const bearerPrincipal = (tokens: ReadonlyArray<ServerToken>) => {
+  const lookup = tokenLookup(tokens)
+  return (authorization: string | undefined): Principal | undefined => {
+    if (authorization === undefined || authorization.length > maxAuthorizationLength) return undefined
+    const match = bearer.exec(authorization)
+    return match === null ? undefined : lookup(match[1]!)
+  }
+}
+
 /**
  * Where a request without an Authorization header may find its principal: the review page's
  * session cookie (`Session.SessionStore`). A request with a bearer token is judged by the token alone.
@@ -102,26 +141,7 @@ export class Auth extends Context.Tag("citegate/server/Auth")<Auth, {
   ) => Effect.Effect<Principal, Unauthorized | Forbidden>
 }>() {
   static readonly make = (tokens: ReadonlyArray<ServerToken>, sessions?: SessionLookup): Context.Tag.Service<Auth> => {
-    const known = tokens.map((token) => ({
-      digest: Buffer.from(token.sha256, "hex"),
-      principal: {
-        name: token.name ?? `token:${token.sha256.slice(0, 12)}`,
-        digest: token.sha256,
-        runs: token.runs === "*" ? "*" as const : new Set(token.runs),
-        capture: token.capture,
-        metrics: token.metrics === true
-      } satisfies Principal
-    }))
-    const lookup = (token: string): Principal | undefined => {
-      const presented = sha256(token)
-      let found: Principal | undefined
-      // Every digest is compared (no early exit), each in constant time: the time taken does not
-      // depend on which configured digest matched or how much of one did.
-      for (const entry of known) {
-        if (timingSafeEqual(presented, entry.digest) && found === undefined) found = entry.principal
-      }
-      return found
-    }
+    const lookup = tokenLookup(tokens)
     return {
       authenticate: Spans.fn("Auth.authenticate")(function*(headers: RequestHeaders, access: Access = Access.any) {
         if (sessions !== undefined && headers["authorization"] === undefined && sessions.hasCookie(headers)) {

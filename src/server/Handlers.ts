@@ -7,6 +7,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Spans from "../internal/Spans.js"
 import * as Option from "effect/Option"
@@ -24,6 +25,7 @@ import * as CaptureStore from "../store/CaptureStore.js"
 import * as path from "node:path"
 import { NotReady } from "../Errors.js"
 import type * as Gate from "../verify/Gate.js"
+import type { Mode } from "../Domain.js"
 import * as Policy from "../verify/Policy.js"
 import * as Json from "../render/Json.js"
 import { fromOutcome, Rendering } from "../render/Rendering.js"
@@ -165,12 +167,78 @@ const storeOf = (run: RunView) => Layer.unwrapEffect(Effect.map(Runs, (runs) => 
 const storeIdentityOf = (run: RunView) =>
   Effect.map(CaptureStore.CaptureStore, (store) => store.identity).pipe(Effect.provide(storeOf(run)))
 
+/**
+ * What `POST /v1/verify/report` answers once the run is known and the body read: the rendered JSON
+ * text (always a 200; a rejected report is a rendering too). The route's handler and the server's
+ * lane for plain requests (VerifyLane.ts) both answer through one of these, so both share its kept
+ * Gates and review logs and answer with the same bytes.
+ */
+export interface ReportResponderShape {
+  readonly respond: (
+    run: RunView,
+    mode: Mode,
+    text: string,
+    /** `sign=1`: the signing key and the exact bytes received. */
+    signing?: { readonly key: Signatures.SigningKey; readonly input: Uint8Array | string } | undefined
+  ) => Effect.Effect<string, RunNotFound, Runs>
+}
+
+/** The report route's responder, shared by the route and the server's lane (provided by `Server.layer`). */
+export class ReportResponder extends Context.Tag("citegate/server/ReportResponder")<ReportResponder, ReportResponderShape>() {}
+
+/** A responder with Gates and review logs of its own, released with the scope it is made in. */
+export const makeReportResponder = Effect.gen(function*() {
+  // One Gate per (run, mode), built on first use and kept (Gates.ts), not one per request.
+  const gates = yield* Gates.make()
+  // The runs' review logs, read once and kept while unchanged (KeptReviews.ts), not per request.
+  const reviews = yield* KeptReviews.make()
+  const respond: ReportResponderShape["respond"] = (run, mode, text, signing) =>
+    Effect.gen(function*() {
+      const [policy, outcome] = yield* Effect.flatMap(
+        gates.gate(run, mode),
+        (gate) => Effect.map(Effect.either(gate.checkJsonWithCaptures(text)), (outcome) => [gate.policy, outcome] as const)
+      ).pipe(
+        Effect.scoped,
+        Effect.annotateSpans(Metrics.attributes.runId, run.id)
+      )
+      const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
+      yield* verificationSpan(run.id, tag)
+      yield* Metrics.verification("report", tag, factTags(outcome))
+      // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
+      const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
+      // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
+      const humanReview = Either.isRight(outcome) ? yield* recordedReview(reviews, run, outcome.right.report) : undefined
+      const provenance = fromOutcome(outcome)
+      const passed = Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge)
+      // --- signed result (`sign=1`): only a result that passed is signed ---
+      const envelope = signing === undefined || !passed || Either.isLeft(outcome) ? undefined : yield* Effect.orDie(
+        Effect.flatMap(storeIdentityOf(run), (storeIdentity) =>
+          ResultAttestation.signResult({ kind: "report", ...outcome.right }, {
+            name: "report",
+            // The exact bytes received (sign=1 reads them: RequestBytes.readsBytes).
+            input: signing.input,
+            policy,
+            run: { id: run.id, store: ResultAttestation.storeKindOf(storeIdentity) }
+          }, signing.key))
+      )
+      const rendering = provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance
+      return yield* rendered(() => withAttestation(Json.toJson(rendering), envelope))
+    })
+  return { respond } satisfies ReportResponderShape
+})
+
+/** The layer of the shared responder (`Server.layer` provides it to the route and to the lane). */
+export const ReportResponderLive = Layer.scoped(ReportResponder, makeReportResponder)
+
 export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers) =>
   Effect.gen(function*() {
-    // One Gate per (run, mode), built on first use and kept (Gates.ts), not one per request.
+    // The service's shared responder, or (the API served without Server.layer) one of its own.
+    const responder = yield* Option.match(yield* Effect.serviceOption(ReportResponder), {
+      onSome: Effect.succeed,
+      onNone: () => makeReportResponder
+    })
+    // The answer route's Answers, one per (run, mode), built on first use and kept (Gates.ts).
     const gates = yield* Gates.make()
-    // The runs' review logs, read once and kept while unchanged (KeptReviews.ts), not per request.
-    const reviews = yield* KeptReviews.make()
     return handlers
       .handleRaw("verifyReport", ({ request, urlParams }) =>
         Effect.gen(function*() {
@@ -183,35 +251,8 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
           const bytes = yield* Effect.serviceOption(RequestBytes)
           const text = Option.isSome(bytes) ? bodyText(bytes.value) : yield* Effect.orDie(request.text)
           const mode = urlParams.mode ?? Config.resolvedMode(config)
-          const [policy, outcome] = yield* Effect.flatMap(
-            gates.gate(run, mode),
-            (gate) => Effect.map(Effect.either(gate.checkJsonWithCaptures(text)), (outcome) => [gate.policy, outcome] as const)
-          ).pipe(
-            Effect.scoped,
-            Effect.annotateSpans(Metrics.attributes.runId, run.id)
-          )
-          const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
-          yield* verificationSpan(run.id, tag)
-          yield* Metrics.verification("report", tag, factTags(outcome))
-          // --- semantic review hook: the judge's outcome (when review.judge is on), beside provenance ---
-          const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
-          // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
-          const humanReview = Either.isRight(outcome) ? yield* recordedReview(reviews, run, outcome.right.report) : undefined
-          const provenance = fromOutcome(outcome)
-          const passed = Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge)
-          // --- signed result (`sign=1`): only a result that passed is signed ---
-          const envelope = key === undefined || !passed || Either.isLeft(outcome) ? undefined : yield* Effect.orDie(
-            Effect.flatMap(storeIdentityOf(run), (storeIdentity) =>
-              ResultAttestation.signResult({ kind: "report", ...outcome.right }, {
-                name: "report",
-                // The exact bytes received (sign=1 reads them: RequestBytes.readsBytes).
-                input: Option.isSome(bytes) ? bytes.value : text,
-                policy,
-                run: { id: run.id, store: ResultAttestation.storeKindOf(storeIdentity) }
-              }, key))
-          )
-          const rendering = provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance
-          return json(yield* rendered(() => withAttestation(Json.toJson(rendering), envelope)))
+          const signing = key === undefined ? undefined : { key, input: Option.isSome(bytes) ? bytes.value : text }
+          return json(yield* responder.respond(run, mode, text, signing))
         }))
       .handleRaw("verifyAnswer", ({ request, urlParams }) =>
         Effect.gen(function*() {

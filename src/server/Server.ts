@@ -47,7 +47,7 @@ import * as CaptureCache from "../verify/CaptureCache.js"
 import * as Deadline from "../internal/Deadline.js"
 import * as Spans from "../internal/Spans.js"
 import { CitegateApi } from "./Api.js"
-import { Auth } from "./Auth.js"
+import { Auth, bearerPrincipal } from "./Auth.js"
 import { Lifecycle, ServerContext, Telemetry } from "./Context.js"
 import * as Documents from "./Documents.js"
 import * as Handlers from "./Handlers.js"
@@ -67,6 +67,7 @@ import * as PostgresStreams from "./PostgresStreams.js"
 import { defaultRetention } from "./stream/Retention.js"
 import * as Ui from "./Ui.js"
 import * as UiData from "./UiData.js"
+import * as VerifyLane from "./VerifyLane.js"
 
 export { Lifecycle, ServerContext, Telemetry } from "./Context.js"
 
@@ -316,6 +317,11 @@ export interface ServeOptions {
   /** The review page's built assets (default: the package's `dist/ui/`). */
   readonly uiDirectory?: string | undefined
   /**
+   * Answer plain `POST /v1/verify/report` requests in front of the router (VerifyLane.ts; default
+   * true). Off, every request takes the general path; the answers are the same.
+   */
+  readonly verifyLane?: boolean | undefined
+  /**
    * Run as one of several replicas over this PostgreSQL database (`serve --store`): runs, their
    * captures and events, capture jobs and streamed answers' events are kept there, so any replica
    * answers for any run and stream. Absent: runs under `runRoot`, events in this process's memory.
@@ -368,13 +374,16 @@ const lifecycleLayer = (server: Http.Server, graceMs: number) =>
       let open = 0
       let idle: (() => void) | undefined
       const draining = yield* Deferred.make<void>()
-      server.on("request", (_request, response: Http.ServerResponse) => {
+      const track = (_request: Http.IncomingMessage, response: Http.ServerResponse) => {
         open++
         response.once("close", () => {
           open--
           if (open === 0) idle?.()
         })
-      })
+      }
+      // A request the verify lane takes is not emitted as `request` (unless handed back: counted twice, released twice).
+      server.on("request", track)
+      server.on(VerifyLane.laneEvent, track)
       const shutdown = Effect.suspend(() =>
         Effect.flatMap(Deferred.succeed(draining, undefined), (first) =>
           Effect.sync(() => {
@@ -450,7 +459,34 @@ export const layer = (options: ServeOptions) => {
   // Telemetry first: its tracer (when on) is installed for every layer built after it, requests included.
   const telemetry = TelemetryLayer.layer(options.config)
   const telemetryOn = options.config.telemetry !== undefined
-  const services = Layer.mergeAll(Layer.succeed(Auth, auth), runs, judge).pipe(Layer.provideMerge(base))
+  const services = Handlers.ReportResponderLive.pipe(
+    Layer.provideMerge(Layer.mergeAll(Layer.succeed(Auth, auth), runs, judge)),
+    Layer.provideMerge(base)
+  )
+  // The verify lane: in front of the platform's request handler, which gets every request the lane does not take.
+  const lane = { take: undefined as ((request: Http.IncomingMessage, response: Http.ServerResponse) => boolean) | undefined }
+  const emit = server.emit as (this: Http.Server, event: string | symbol, ...args: Array<any>) => boolean
+  const handOver = (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+    emit.call(server, "request", request, response)
+  }
+  server.emit = function(this: Http.Server, event: string | symbol, ...args: Array<any>) {
+    if (event === "request" && lane.take !== undefined && lane.take(args[0], args[1])) return emit.call(this, VerifyLane.laneEvent, ...args)
+    return emit.call(this, event, ...args)
+  } as typeof server.emit
+  const laneLayer = Layer.scopedDiscard(Effect.gen(function*() {
+    // Off with telemetry or an exported tracer: the platform's request span and the metrics are the general path's.
+    if (options.verifyLane === false || telemetryOn || (yield* Spans.exported)) return
+    const runtime = yield* Effect.runtime<Runs.Runs | Handlers.ReportResponder>()
+    lane.take = VerifyLane.make({
+      limits,
+      config: options.config,
+      principalOf: bearerPrincipal(limits.tokens),
+      runtime,
+      handOver,
+      errorResponse
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(() => lane.take = undefined))
+  })).pipe(Layer.provide(services))
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive, Reviews.ReviewsLive])
   )
@@ -459,6 +495,7 @@ export const layer = (options: ServeOptions) => {
     Layer.provide(routes),
     Layer.provide(api),
     Layer.provide(services),
+    (served) => Layer.merge(served, laneLayer),
     Layer.provideMerge(NodeHttpServer.layer(() => server, { host: options.host, port: options.port })),
     Layer.provide(telemetry)
   )
