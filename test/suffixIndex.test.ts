@@ -2,7 +2,8 @@
  * The search index of a cached capture (internal/suffixArray.ts, verify/CaptureIndex.ts): the same
  * answer as the linear search (first occurrence, count up to the limit) on random texts and on the
  * hostile fixtures of the linear-search tests; a build linear on one repeated character and on
- * periodic text; and a report verified with the index renders byte for byte as without it, under
+ * periodic text; the same answers as the look-up before it carried the matched lengths of its bounds
+ * (test/support/suffixArrayBefore.ts), on seeded texts chosen to share long prefixes; and a report verified with the index renders byte for byte as without it, under
  * every matching policy.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -19,6 +20,7 @@ import * as CaptureIndex from "../src/verify/CaptureIndex.js"
 import * as Gate from "../src/verify/Gate.js"
 import * as Search from "../src/verify/Search.js"
 import { flat, naive, random } from "./searchSupport.js"
+import { build as buildBefore } from "./support/suffixArrayBefore.js"
 import { accessedAt } from "./support.js"
 
 /** The index against the linear search with the same limit, and against the definition for the full count. */
@@ -111,6 +113,123 @@ describe("suffix index: the linear search's answers", () => {
     assert.strictEqual(build(flat("abc".repeat(1000))).bytes, indexBytes(3000))
     assert.isAtLeast(indexBytes(1 << 20), 4 << 20)
     assert.isAtMost(indexBytes(1 << 20), 5 << 20)
+  })
+})
+
+/** The linear definition by indexOf: the first start, and overlapping occurrences counted up to `limit`. */
+const byIndexOf = (text: string, pattern: string, limit: number) => {
+  const start = text.indexOf(pattern)
+  if (start === -1) return undefined
+  let first = start
+  let occurrences = 1
+  // indexOf clamps its start to the length, so the empty pattern's last occurrence (at the end) would repeat.
+  for (let at = text.indexOf(pattern, first + 1); at > first && at !== -1 && occurrences < limit; first = at, at = text.indexOf(pattern, at + 1)) occurrences++
+  return { start, occurrences: Math.min(occurrences, limit) }
+}
+
+/** `find` against the look-up before this one (same text, its own build) and against indexOf, for every limit. */
+const assertAsBefore = (text: string, patterns: ReadonlyArray<string>, context: string) => {
+  const now = build(text)
+  const before = buildBefore(text)
+  for (const limit of [1, 2, 3, 7, 1_000_000, Infinity]) {
+    for (const pattern of patterns) {
+      const found = now.find(pattern, limit)
+      const where = `limit ${limit}, pattern ${JSON.stringify(pattern.slice(0, 40))} (${pattern.length} units): ${context}`
+      assert.deepStrictEqual(found, before.find(pattern, limit), `as before, ${where}`)
+      assert.deepStrictEqual(found, byIndexOf(text, pattern, limit), `as indexOf, ${where}`)
+    }
+  }
+}
+
+/** Patterns cut from `text` at both ends, anywhere, and a step past it, plus some over `alphabet`. */
+const patternsOf = (text: string, alphabet: ReadonlyArray<string>, next: () => number, count: number, longest: number) => {
+  const patterns: Array<string> = ["", text, text + alphabet[0]!, alphabet[0]! + text, text.slice(1), text.slice(0, -1)]
+  for (let i = 0; i < count; i++) {
+    const length = 1 + (next() % longest)
+    switch (next() % 5) {
+      case 0:
+        patterns.push(text.slice(0, length))
+        break
+      case 1:
+        patterns.push(text.slice(Math.max(0, text.length - length)))
+        break
+      case 2: {
+        // Cut from the text, then one unit changed: a near miss among suffixes that share long prefixes.
+        const from = text.length === 0 ? 0 : next() % text.length
+        const cut = text.slice(from, from + length)
+        const at = next() % (cut.length + 1)
+        patterns.push(cut.slice(0, at) + alphabet[next() % alphabet.length]! + cut.slice(at + 1))
+        break
+      }
+      case 3:
+        patterns.push(Array.from({ length }, () => alphabet[next() % alphabet.length]!).join(""))
+        break
+      default: {
+        const from = text.length === 0 ? 0 : next() % text.length
+        patterns.push(text.slice(from, from + length))
+      }
+    }
+  }
+  return patterns
+}
+
+describe("suffix index: the same answers as the look-up before it (matched lengths carried through the search)", () => {
+  it("random texts over 2 to 4 letters (very repetitive), surrogate pairs and lone halves included", () => {
+    const next = random(2027)
+    const alphabets = [["a", "b"], ["a", "b", "c"], ["a", "b", "c", "d"], ["a", "\ud83d\ude00"], ["\ud83d\ude00", "\ud83d\ude01", "x"]]
+    for (let round = 0; round < 300; round++) {
+      const alphabet = alphabets[round % alphabets.length]!
+      // Mostly one letter, so suffixes share long prefixes and the carried lengths matter.
+      const bias = next() % 4
+      const text = flat(Array.from({ length: next() % 300 }, () => alphabet[next() % 4 < bias ? 0 : next() % alphabet.length]!).join(""))
+      assertAsBefore(text, [...patternsOf(text, alphabet, next, 40, 24), "\ude00", "\ud83d", "\ude00a"], `round ${round}: ${JSON.stringify(text.slice(0, 60))}`)
+    }
+  })
+
+  it("periodic texts and Fibonacci words, with long patterns cut from them", () => {
+    const next = random(31)
+    let fa = "a", fb = "ab"
+    while (fb.length < 5000) [fa, fb] = [fb, fb + fa]
+    const texts = [
+      "a".repeat(2000),
+      "ab".repeat(1000),
+      "aab".repeat(700),
+      "abcabd".repeat(300),
+      "\ud83d\ude00a".repeat(500),
+      fb.slice(0, 4000),
+      "a".repeat(1000) + "b" + "a".repeat(1000)
+    ].map(flat)
+    for (const text of texts) assertAsBefore(text, patternsOf(text, ["a", "b"], next, 120, 1500), JSON.stringify(text.slice(0, 12)))
+  })
+
+  it("prose whose sorted suffixes share long prefixes (generated from 25 words, as the service benchmark's captures)", () => {
+    const next = random(99)
+    const words = ["net", "sales", "units", "quarter", "rose", "fell", "by", "to", "of", "the", "in", "and", "2026", "Q3", "per", "cent", "north", "south", "\u00e9t\u00e9", "\ud83d\ude00"]
+    const parts: Array<string> = []
+    let size = 0
+    while (size < 1 << 16) {
+      const word = next() % 7 === 0 ? String(next() % 100) : words[next() % words.length]!
+      const piece = next() % 13 === 0 ? `${word}.\n` : `${word} `
+      parts.push(piece)
+      size += piece.length
+    }
+    const text = flat(parts.join(""))
+    assertAsBefore(text, patternsOf(text, words, next, 400, 300), "prose")
+  })
+
+  it("the fixtures' texts, the empty text, and patterns longer than the text", () => {
+    const next = random(7)
+    const fixtures = [
+      flat("aaaa" + "ab".repeat(5) + "aaaa"),
+      flat("Net sales rose 4% to 1,180 units in Q3 2026. Revenue was 4,210,000 euros. ".repeat(40) + "A unique closing line, once."),
+      flat("# Results\n\nNet  sales ROSE 4% to 1,180 units.\n\n## Outlook\n\nNet sales rose 4% to 1,180 units.\n" + "filler text. ".repeat(200)),
+      "",
+      "a",
+      "\ud83d\ude00"
+    ]
+    for (const text of fixtures) {
+      assertAsBefore(text, [...patternsOf(text, ["a", "N", " "], next, 60, 90), text + text, "zzz", "\u0000", "\uffff"], JSON.stringify(text.slice(0, 20)))
+    }
   })
 })
 

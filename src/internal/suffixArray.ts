@@ -3,7 +3,7 @@
  * in sorted order of the suffixes, by UTF-16 code unit) and a range-minimum
  * table over it. Every occurrence of a pattern is the start of a suffix that
  * begins with it, and those suffixes are adjacent in the array, so one binary
- * search (O(m log n) code units compared) finds how many there are and the
+ * search (O(m log n) code units compared, at most) finds how many there are and the
  * range-minimum table the first one (O(1) plus at most two blocks). The answer
  * is exactly the linear search's (`multiSearch.ts`): the first start, and the
  * number of (possibly overlapping) occurrences, capped at the caller's limit.
@@ -83,36 +83,80 @@ const makeIndex = (text: string, sa: Int32Array): SuffixIndex => {
     min = Math.min(min, level[first]!, level[last - (1 << j)]!)
     return min
   }
-  /** The suffix at `at` against `pattern` on the pattern's length: < 0, 0 (it starts with the pattern) or > 0. */
-  const compare = (at: number, pattern: string): number => {
+  /**
+   * Code units matched by the last `compareFrom`: the common prefix of the suffix and the
+   * pattern (at most the pattern's length). A variable, not a returned pair: no allocation per step.
+   */
+  let matched = 0
+  /**
+   * The suffix at `at` against `pattern` on the pattern's length: < 0, 0 (it starts with the
+   * pattern) or > 0, comparing from code unit `from`, which the caller knows to be equal already.
+   */
+  const compareFrom = (at: number, pattern: string, from: number): number => {
     const m = pattern.length
     const end = Math.min(m, n - at)
-    for (let k = 0; k < end; k++) {
+    for (let k = from; k < end; k++) {
       const d = text.charCodeAt(at + k) - pattern.charCodeAt(k)
-      if (d !== 0) return d
+      if (d !== 0) {
+        matched = k
+        return d
+      }
     }
+    matched = end
     // The suffix ran out first: it is a proper prefix of the pattern, so it sorts before.
     return end < m ? -1 : 0
-  }
-  /** The first suffix-array position whose suffix compares at least `atLeast` (0: >= pattern, 1: > pattern). */
-  const bound = (pattern: string, atLeast: number): number => {
-    let lo = 0
-    let hi = n
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (compare(sa[mid]!, pattern) < atLeast) lo = mid + 1
-      else hi = mid
-    }
-    return lo
   }
   return {
     bytes: indexBytes(n),
     find: (pattern, limit) => {
+      const m = pattern.length
       // The empty pattern occurs at every position, the end included (as the linear search counts it).
-      if (pattern.length === 0) return { start: 0, occurrences: Math.min(n + 1, limit) }
-      const lo = bound(pattern, 0)
-      if (lo === n || compare(sa[lo]!, pattern) !== 0) return undefined
-      const hi = bound(pattern, 1)
+      if (m === 0) return { start: 0, occurrences: Math.min(n + 1, limit) }
+      // Every suffix between two others shares with the pattern at least the lesser of what they
+      // share with it (the array is sorted), so each step compares from there (Manber and Myers
+      // 1993): still at most m code units per step, O(m log n) in all, and mostly far fewer, since
+      // neighbouring suffixes of prose share long prefixes.
+      // First narrow [lo, hi) to the suffixes that may start with the pattern, until one does:
+      // everything before lo sorts before the pattern, everything from hi on after all its matches.
+      let lo = 0
+      let hi = n
+      let lcpLo = 0 // shared with the suffix at lo - 1 (none before 0)
+      let lcpHi = 0 // shared with the suffix at hi (none at n)
+      let hit = -1
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        const c = compareFrom(sa[mid]!, pattern, lcpLo < lcpHi ? lcpLo : lcpHi)
+        if (c < 0) {
+          lo = mid + 1
+          lcpLo = matched
+        } else if (c > 0) {
+          hi = mid
+          lcpHi = matched
+        } else {
+          hit = mid
+          break
+        }
+      }
+      if (hit === -1) return undefined
+      // The first match lies in [lo, hit]: its right side shares all m units, so start from lcpLo.
+      let right = hit
+      while (lo < right) {
+        const mid = (lo + right) >>> 1
+        if (compareFrom(sa[mid]!, pattern, lcpLo) < 0) {
+          lo = mid + 1
+          lcpLo = matched
+        } else right = mid
+      }
+      // The end of the matches lies in [hit + 1, hi]: its left side shares all m units, so start from lcpHi.
+      let left = hit + 1
+      while (left < hi) {
+        const mid = (left + hi) >>> 1
+        if (compareFrom(sa[mid]!, pattern, lcpHi) === 0) left = mid + 1
+        else {
+          hi = mid
+          lcpHi = matched
+        }
+      }
       return { start: minimum(lo, hi), occurrences: Math.min(hi - lo, limit) }
     }
   }
