@@ -16,6 +16,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as inspector from "node:inspector/promises"
 import { performance } from "node:perf_hooks"
+import { makeText } from "./benchText.js"
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: string) => (args.includes(name) ? args[args.indexOf(name) + 1]! : fallback)
@@ -33,23 +34,6 @@ const Domain = await src("Domain.ts")
 const CaptureStore = await src("store/CaptureStore.ts")
 const CaptureCache = await src("verify/CaptureCache.ts")
 const Gate = await src("verify/Gate.ts")
-
-/** The text of scripts/bench.ts (`makeText`): words and numbers, a sentence break now and then. */
-const makeText = (seed: number, bytes: number) => {
-  const words = ["net", "sales", "units", "quarter", "inventory", "warehouse", "online", "orders", "returns", "rose",
-    "fell", "by", "to", "of", "the", "in", "and", "2026", "Q3", "Q2", "per", "cent", "region", "north", "south"]
-  let state = seed * 2654435761 >>> 0
-  const next = () => (state = (state * 1664525 + 1013904223) >>> 0)
-  const parts: Array<string> = []
-  let size = 0
-  while (size < bytes) {
-    const word = next() % 7 === 0 ? String(next() % 100000) : words[next() % words.length]!
-    const piece = next() % 13 === 0 ? `${word}.\n` : `${word} `
-    parts.push(piece)
-    size += piece.length
-  }
-  return parts.join("").slice(0, bytes)
-}
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "citegate-bench-warm-"))
 try {

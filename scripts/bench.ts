@@ -45,6 +45,7 @@ import { benchBombs, benchRunner, type BombRow, bombLines, type RunnerRow } from
 import { benchProviders } from "./bench-providers.js"
 import { benchServer, benchTelemetry, type ServerRow, serverLines } from "./bench-server.js"
 import type { StreamsResult } from "./bench-streams.js"
+import { makeText } from "./benchText.js"
 
 const args = process.argv.slice(2)
 const smoke = args.includes("--smoke")
@@ -89,23 +90,6 @@ const median = (xs: ReadonlyArray<number>) => {
   const s = [...xs].sort((a, b) => a - b)
   const mid = Math.floor(s.length / 2)
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
-
-/** Deterministic pseudo-random prose, so every run measures the same bytes. */
-const makeText = (seed: number, bytes: number) => {
-  const words = ["net", "sales", "units", "quarter", "inventory", "warehouse", "online", "orders", "returns", "rose",
-    "fell", "by", "to", "of", "the", "in", "and", "2026", "Q3", "Q2", "per", "cent", "region", "north", "south"]
-  let state = seed * 2654435761 >>> 0
-  const next = () => (state = (state * 1664525 + 1013904223) >>> 0)
-  const parts: Array<string> = []
-  let size = 0
-  while (size < bytes) {
-    const word = next() % 7 === 0 ? String(next() % 100000) : words[next() % words.length]!
-    const piece = next() % 13 === 0 ? `${word}.\n` : `${word} `
-    parts.push(piece)
-    size += piece.length
-  }
-  return parts.join("").slice(0, bytes)
 }
 
 const time = async (f: () => Promise<unknown>) => {
