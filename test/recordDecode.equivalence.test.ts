@@ -22,7 +22,15 @@ import {
   type SourceUrl
 } from "../src/Domain.js"
 import { type CorruptCapture, LegacyCapture } from "../src/Errors.js"
-import { checkRecord, corrupt, decodeRecord, decodeRecordText, fastRecordV1 } from "../src/internal/recordDecode.js"
+import {
+  checkRecord,
+  corrupt,
+  decodeRecord,
+  decodeRecordText,
+  fastRecordV1,
+  maxRememberedSourceLength,
+  rememberedSources
+} from "../src/internal/recordDecode.js"
 import * as StrictJson from "../src/internal/strictJson.js"
 
 /** `decodeRecordText` before the hand check: strict JSON, the legacy check, the Schema, `checkRecord`. */
@@ -237,6 +245,17 @@ describe("record decode: the hand check returns what the Schema returns", () => 
     assert.isUndefined(fastRecordV1(nullProto))
     assert.isUndefined(fastRecordV1(Object.assign(new (class R {})(), record("x"))))
     assert.isUndefined(fastRecordV1([record("x")]))
+  })
+
+  it("remembers canonical sources of an ordinary URL's length only: a long source is accepted, not kept", () => {
+    const fields = { format: "citegate.capture/1", sha256: "a".repeat(64), accessedAt: at, contentType: "text/plain", byteLength: 1, text: "x" }
+    const long = `https://long.example/${"a".repeat(maxRememberedSourceLength)}`
+    const before = rememberedSources()
+    assert.isDefined(fastRecordV1({ ...fields, source: long }))
+    assert.strictEqual(rememberedSources(), before)
+    const short = `https://short.example/${before}`
+    assert.isDefined(fastRecordV1({ ...fields, source: short }))
+    assert.strictEqual(rememberedSources(), before + 1)
   })
 })
 

@@ -22,6 +22,7 @@ import { causeResponse } from "@effect/platform/HttpServerError"
 import * as HttpServerResponseModule from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
@@ -147,9 +148,10 @@ export const make = (options: LaneOptions) => {
       })
     })
     const program = Effect.gen(function*() {
-      const run = yield* Effect.either((yield* Runs).get(lane.runId))
-      if (Either.isLeft(run)) {
-        // Not found (or not readable): the general path decides, with the body still unread.
+      const run = yield* Effect.exit((yield* Runs).get(lane.runId))
+      if (Exit.isFailure(run)) {
+        // Not found (or not readable): the general path decides, with the body still unread. A
+        // look-up that died is handed over too, so that the general path answers it (a 500 at once).
         handedOver = true
         counts.handedOver++
         clearTimeout(timer)
@@ -159,7 +161,7 @@ export const make = (options: LaneOptions) => {
       if (bytes === undefined) return
       // Decoded as the platform decodes a text body (invalid UTF-8 replaced, a BOM kept).
       const text = bytes.toString("utf8")
-      const answer = yield* (yield* ReportResponder).respond(run.right, lane.mode, text).pipe(
+      const answer = yield* (yield* ReportResponder).respond(run.value, lane.mode, text).pipe(
         Effect.map((json) => HttpServerResponseModule.text(json, { contentType: "application/json" })),
         // The run went away after it was looked up: the route's 404.
         Effect.catchTag("RunNotFound", (error) => Effect.succeed(options.errorResponse(error, 404))),
