@@ -464,28 +464,20 @@ export const layer = (options: ServeOptions) => {
     Layer.provideMerge(base)
   )
   // The verify lane: in front of the platform's request handler, which gets every request the lane does not take.
-  const lane = { take: undefined as ((request: Http.IncomingMessage, response: Http.ServerResponse) => boolean) | undefined }
-  const emit = server.emit as (this: Http.Server, event: string | symbol, ...args: Array<any>) => boolean
-  const handOver = (request: Http.IncomingMessage, response: Http.ServerResponse) => {
-    emit.call(server, "request", request, response)
-  }
-  server.emit = function(this: Http.Server, event: string | symbol, ...args: Array<any>) {
-    if (event === "request" && lane.take !== undefined && lane.take(args[0], args[1])) return emit.call(this, VerifyLane.laneEvent, ...args)
-    return emit.call(this, event, ...args)
-  } as typeof server.emit
+  const front = VerifyLane.inFrontOf(server)
   const laneLayer = Layer.scopedDiscard(Effect.gen(function*() {
     // Off with telemetry or an exported tracer: the platform's request span and the metrics are the general path's.
     if (options.verifyLane === false || telemetryOn || (yield* Spans.exported)) return
     const runtime = yield* Effect.runtime<Runs.Runs | Handlers.ReportResponder>()
-    lane.take = VerifyLane.make({
+    front.take(VerifyLane.make({
       limits,
       config: options.config,
       principalOf: bearerPrincipal(limits.tokens),
       runtime,
-      handOver,
+      handOver: front.handOver,
       errorResponse
-    })
-    yield* Effect.addFinalizer(() => Effect.sync(() => lane.take = undefined))
+    }))
+    yield* Effect.addFinalizer(() => Effect.sync(() => front.take(undefined)))
   })).pipe(Layer.provide(services))
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive, Reviews.ReviewsLive])

@@ -40,6 +40,27 @@ import { Runs } from "./Runs.js"
 /** The event the server emits (besides `request`) for a request this lane took: open requests are counted on both. */
 export const laneEvent = "citegate:lane-request"
 
+/**
+ * Puts the lane in front of the server's `request` listeners (the platform's handler): a request
+ * `take` accepts is emitted as `laneEvent` instead; `handOver` gives one back to them, unread.
+ */
+export const inFrontOf = (server: Http.Server) => {
+  let take: ((request: Http.IncomingMessage, response: Http.ServerResponse) => boolean) | undefined
+  const emit = server.emit as (this: Http.Server, event: string | symbol, ...args: Array<any>) => boolean
+  server.emit = function(this: Http.Server, event: string | symbol, ...args: Array<any>) {
+    if (event === "request" && take !== undefined && take(args[0], args[1])) return emit.call(this, laneEvent, ...args)
+    return emit.call(this, event, ...args)
+  } as typeof server.emit
+  return {
+    take: (lane: typeof take): void => {
+      take = lane
+    },
+    handOver: (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
+      emit.call(server, "request", request, response)
+    }
+  }
+}
+
 /** Requests this process's lanes took, and of those the ones handed back to the general path (unknown runs). */
 export const counts = { taken: 0, handedOver: 0 }
 
