@@ -93,12 +93,15 @@ const oneOf = <const Words extends readonly [string, ...Array<string>]>(words: W
   })
 
 /**
- * Query parameters whose decode failure reads as one line per issue (`format: format must be one
+ * Strict query parameters (an unknown one is refused; QueryGuard.ts refuses `__proto__`) whose
+ * decode failure reads as one line per issue (`format: format must be one
  * of …`), not the schema's whole tree: HttpApi answers it as a 400 `HttpApiDecodeError` whose
  * `message` and `issues` a client shows as they are.
  */
 const readable = <S extends Schema.Schema.Any>(schema: S): S =>
   schema.annotations({
+    // A parameter the route does not take is refused (400), not ignored.
+    parseOptions: { onExcessProperty: "error" },
     message: (issue) => ({
       // A predicate's own failure (the filter's message); else the issues below this schema's own
       // (formatting its own would read this annotation again).

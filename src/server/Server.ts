@@ -54,6 +54,7 @@ import * as Handlers from "./Handlers.js"
 import * as Metrics from "./Metrics.js"
 import * as MetricsRoute from "./MetricsRoute.js"
 import * as OpenApiDocument from "./OpenApi.js"
+import * as QueryGuard from "./QueryGuard.js"
 import * as RequestBytes from "./RequestBytes.js"
 import * as Reviews from "./Reviews.js"
 import * as Runs from "./Runs.js"
@@ -482,7 +483,7 @@ export const layer = (options: ServeOptions) => {
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive, Reviews.ReviewsLive])
   )
-  const routes = Layer.mergeAll(OpenApiDocument.layer, MetricsRoute.layer, ...rawRoutes, Ui.layer({ sessions, directory: options.uiDirectory }), UiData.layer)
+  const routes = Layer.mergeAll(QueryGuard.layer, OpenApiDocument.layer, MetricsRoute.layer, ...rawRoutes, Ui.layer({ sessions, directory: options.uiDirectory }), UiData.layer)
   return served(middleware(limits, auth, telemetryOn, sessions)).pipe(
     Layer.provide(routes),
     Layer.provide(api),

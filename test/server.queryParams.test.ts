@@ -1,0 +1,111 @@
+/**
+ * Query parameters a route does not take are refused with the API's 400 `HttpApiDecodeError`, on
+ * every route with query parameters, with the verify lane on and off: an unknown name, and the names
+ * the platform's record would take for its own (`__proto__`, which sets a prototype when assigned,
+ * `constructor`, `prototype`), given once or repeated. A `__proto__` answers exactly as any other
+ * unknown parameter (the same body, its name aside).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { Effect, Exit, Layer, Scope } from "effect"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import * as Config from "../src/Config.js"
+import { tokenDigest } from "../src/server/Auth.js"
+import * as Server from "../src/server/Server.js"
+import { SALES, salesRecord, tempDirectory, writeRecords } from "./support.js"
+
+const token = "query-params-admin-token-0123456789"
+const report = JSON.stringify({ facts: [] })
+
+const startService = (work: string, runRoot: string, verifyLane: boolean) =>
+  Effect.gen(function*() {
+    const configJson = {
+      sources: [SALES],
+      labels: ["q3_net_sales"],
+      server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: true, name: "admin" }] }
+    }
+    const configFile = path.join(work, "pipeline.json")
+    yield* Effect.promise(() => fsp.writeFile(configFile, JSON.stringify(configJson)))
+    const config = yield* Config.decode(configJson)
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    const context = yield* Layer.buildWithScope(Server.layer({ config, configFile, runRoot, host: "127.0.0.1", port: 0, verifyLane }), scope)
+    const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
+    return address._tag === "TcpAddress" ? address.port : 0
+  })
+
+const call = (port: number, method: string, url: string, body?: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(`http://127.0.0.1:${port}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}` },
+      ...(body === undefined ? {} : { body })
+    })
+    return { status: response.status, body: await response.text() }
+  })
+
+const routes = [
+  { name: "report", method: "POST", base: "/v1/verify/report?run=r1", body: report },
+  { name: "answer", method: "POST", base: "/v1/verify/answer?run=r1", body: "EVI1\n" },
+  { name: "documents", method: "GET", base: "/v1/runs/r1/documents?format=documents", body: undefined }
+] as const
+
+const hostile = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty"]
+
+describe("query parameters a route does not take", () => {
+  for (const verifyLane of [true, false]) {
+    it.live(`are refused with the API's 400 on every route (lane ${verifyLane ? "on" : "off"})`, () =>
+      Effect.gen(function*() {
+        const work = yield* tempDirectory
+        const runRoot = path.join(work, "runs")
+        yield* Effect.promise(() => fsp.mkdir(path.join(runRoot, "r1"), { recursive: true }))
+        yield* writeRecords(path.join(runRoot, "r1"), [salesRecord])
+        const port = yield* startService(work, runRoot, verifyLane)
+        for (const route of routes) {
+          // The route answers its plain request (the refusals below are the parameters').
+          const plain = yield* call(port, route.method, route.base, route.body)
+          assert.strictEqual(plain.status, 200, `${route.name}: ${plain.body}`)
+          const unknown = yield* call(port, route.method, `${route.base}&extra=x`, route.body)
+          assert.strictEqual(unknown.status, 400, `${route.name} extra: ${unknown.body}`)
+          const decoded = JSON.parse(unknown.body)
+          assert.strictEqual(decoded._tag, "HttpApiDecodeError")
+          assert.match(decoded.message, /^extra: is unexpected/, unknown.body)
+          for (const name of hostile) {
+            for (const query of [`${name}=x`, `${name}=x&${name}=y`, `${name}=x&${name}=y&${name}=z`]) {
+              const answer = yield* call(port, route.method, `${route.base}&${query}`, route.body)
+              const label = `${route.name} ${query}`
+              assert.strictEqual(answer.status, 400, `${label}: ${answer.body}`)
+              // The same body as an unknown parameter's, the name aside.
+              const asUnknown = yield* call(port, route.method, `${route.base}&${query.replaceAll(name, "extra")}`, route.body)
+              assert.strictEqual(answer.body, asUnknown.body.replaceAll("extra", name), label)
+            }
+          }
+          // Paths the router takes as the route's (a trailing slash, repeated slashes, another case, `;`
+          // before the query) and HEAD: `__proto__` answers as an unknown parameter does.
+          const [pathPart, queryPart] = route.base.split("?") as [string, string]
+          const variants = [
+            [route.method, `${pathPart}/?${queryPart}`],
+            [route.method, `/${pathPart}?${queryPart}`],
+            [route.method, `${pathPart.toUpperCase().replace("R1", "r1")}?${queryPart}`],
+            [route.method, `${pathPart};${queryPart}`],
+            ["HEAD", route.base]
+          ] as const
+          for (const [method, base] of variants) {
+            const proto = yield* call(port, method, `${base}&__proto__=x`, method === "HEAD" ? undefined : route.body)
+            const extra = yield* call(port, method, `${base}&extra=x`, method === "HEAD" ? undefined : route.body)
+            assert.strictEqual(proto.status, extra.status, `${method} ${base}`)
+            assert.strictEqual(proto.status, method === "HEAD" && route.method !== "GET" ? 404 : 400, `${method} ${base}`)
+            assert.strictEqual(proto.body, extra.body.replaceAll("extra", "__proto__"), `${method} ${base}`)
+          }
+          // Spelled with percent escapes, first or alone.
+          for (const query of ["%5F%5Fproto%5F%5F=x", "__proto__=x&run=r1"]) {
+            const url = route.base.replace(/\?.*/, "?") + query + (query.startsWith("%") ? "&" + route.base.split("?")[1] : "")
+            const answer = yield* call(port, route.method, url, route.body)
+            assert.strictEqual(answer.status, 400, `${route.name} ${url}: ${answer.body}`)
+            assert.strictEqual(JSON.parse(answer.body)._tag, "HttpApiDecodeError", url)
+          }
+        }
+      }).pipe(Effect.scoped), 60_000)
+  }
+})
