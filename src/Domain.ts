@@ -7,6 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as crypto from "node:crypto"
+import { passedMemo } from "./internal/passedMemo.js"
 
 /** Annotation that makes a struct reject unknown keys wherever it is decoded. */
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
@@ -88,24 +89,19 @@ export type SourceUrl = typeof SourceUrl.Type
 export const Label = NonBlankString.pipe(Schema.maxLength(200), Schema.brand("Label"))
 export type Label = typeof Label.Type
 
-/**
- * Timestamps that passed `isRfc3339Utc`: the same few recur (a capture's `accessedAt` is checked
- * for every fact citing it, each time a result is encoded), and the check (a parse and a Date) was a
- * tenth of the result's encoding. Only valid strings are kept, at most `checkedLimit` (then forgotten).
- */
-const checkedTimestamps = new Set<string>()
-const checkedLimit = 1_024
-
-const isRfc3339Utc = (s: string): boolean => {
-  if (checkedTimestamps.has(s)) return true
+const rfc3339Utc = (s: string): boolean => {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(s)) return false
   const time = Date.parse(s)
   // Date.parse rolls a day the month lacks (02-30) and hour 24 over to the next day; RFC 3339 has neither.
-  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 19) !== s.slice(0, 19)) return false
-  if (checkedTimestamps.size >= checkedLimit) checkedTimestamps.clear()
-  checkedTimestamps.add(s)
-  return true
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 19) === s.slice(0, 19)
 }
+
+/**
+ * Timestamps that passed are remembered: the same few recur (a capture's `accessedAt` is checked
+ * for every fact citing it, each time a result is encoded), and the check (a parse and a Date) was a
+ * tenth of the result's encoding. At most 1,024 (then forgotten); a valid one is at most 30 long.
+ */
+const isRfc3339Utc = passedMemo(rfc3339Utc, { maxEntries: 1_024 })
 
 /** RFC 3339 timestamp in UTC (`Z`), as produced by `Date.prototype.toISOString`. */
 export const Rfc3339Utc = Schema.String.pipe(

@@ -17,6 +17,7 @@ import {
 } from "../Domain.js"
 import { CaptureWriteFailed, CorruptCapture, type CorruptReason, LegacyCapture } from "../Errors.js"
 import { decodeUnknown } from "./decode.js"
+import { passedMemo } from "./passedMemo.js"
 import * as StrictJson from "./strictJson.js"
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -80,28 +81,22 @@ const isPlainTimestamp = (s: string): boolean => {
   return day <= monthDays[month - 1]! + (month === 2 && leap ? 1 : 0)
 }
 
+/** @internal */
+export const maxRememberedSourceLength = 1024
+
 /**
  * Sources already found canonical (`urlProblem` is a pure function of the string), bounded in
  * count and in length: a record's source is read from disk or a database row and may be as long as
  * the record, so only sources of an ordinary URL's length are remembered (at most 4,096 × 1,024
  * code units, 8 MiB); a longer one is checked again each time.
  */
-const canonicalSources = new Set<string>()
-const maxCanonicalSources = 4096
-/** @internal */
-export const maxRememberedSourceLength = 1024
-
-const isCanonicalSource = (s: string): boolean => {
-  if (canonicalSources.has(s)) return true
-  if (urlProblem(s) !== undefined) return false
-  if (s.length > maxRememberedSourceLength) return true
-  if (canonicalSources.size >= maxCanonicalSources) canonicalSources.clear()
-  canonicalSources.add(s)
-  return true
-}
+const isCanonicalSource = passedMemo((s) => urlProblem(s) === undefined, {
+  maxEntries: 4096,
+  maxLength: maxRememberedSourceLength
+})
 
 /** @internal How many sources are remembered now (the bound's test). */
-export const rememberedSources = (): number => canonicalSources.size
+export const rememberedSources = (): number => isCanonicalSource.size()
 
 /**
  * A hand check of a v1 record that can only accept: for a `JSON.parse` value the
