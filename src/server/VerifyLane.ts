@@ -20,11 +20,13 @@
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { causeResponse } from "@effect/platform/HttpServerError"
 import * as HttpServerResponseModule from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
@@ -34,6 +36,7 @@ import * as Config from "../Config.js"
 import { RequestTimeout, RunNotFound } from "../Errors.js"
 import { ReportParams } from "./Api.js"
 import type { Principal } from "./Auth.js"
+import * as HandedOver from "./HandedOver.js"
 import { ReportResponder } from "./Handlers.js"
 import { Runs } from "./Runs.js"
 
@@ -176,6 +179,8 @@ export const make = (options: LaneOptions) => {
         handedOver = true
         counts.handedOver++
         clearTimeout(timer)
+        // The route uses this look-up's RunNotFound, not a second look-up (one that died is made again).
+        if (Option.isSome(Cause.failureOption(run.cause))) HandedOver.keep(request, lane.runId, run)
         return options.handOver(request, response)
       }
       const bytes = yield* body
