@@ -91,6 +91,16 @@ export interface LaneOptions {
   readonly errorResponse: (error: RequestTimeout | RunNotFound, status: number) => HttpServerResponse.HttpServerResponse
 }
 
+/** How many Authorization headers a request has (`headersDistinct` would build every header's list to say). */
+const authorizationHeaders = (raw: ReadonlyArray<string>): number => {
+  let count = 0
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 13 && name.toLowerCase() === "authorization") count++
+  }
+  return count
+}
+
 /** The run and mode of a plain request, or `undefined` (not this lane's). */
 const plain = (request: Http.IncomingMessage, options: LaneOptions) => {
   if (request.method !== "POST") return undefined
@@ -104,7 +114,7 @@ const plain = (request: Http.IncomingMessage, options: LaneOptions) => {
   const declaredBytes = Number(declared)
   if (!(declaredBytes > 0 && declaredBytes <= options.limits.maxBodyBytes)) return undefined
   // A repeated Authorization header (Node keeps the first) is the general path's 401.
-  if (request.headersDistinct["authorization"]?.length !== 1) return undefined
+  if (authorizationHeaders(request.rawHeaders) !== 1) return undefined
   const principal = options.principalOf(headers["authorization"])
   if (principal === undefined) return undefined
   const params: Record<string, string> = {}
