@@ -68,7 +68,7 @@ const setup = (options: { readonly maxEntries?: number; readonly withoutIdentity
         const kept = yield* gates.answers(run, mode)
         return yield* Effect.either(Effect.flatMap(bound, kept.answers.verify))
       }))
-    return { gates, verify, verifyAnswer, opened: () => opened, runRoot }
+    return { gates, runs, verify, verifyAnswer, opened: () => opened, runRoot }
   })
 
 describe("Gates: one Gate per (run, mode)", () => {
@@ -146,6 +146,25 @@ describe("Gates: one Gate per (run, mode)", () => {
       for (let i = 0; i < 3; i++) assert.isTrue(Either.isRight(yield* verify("r1", "reject", good)))
       assert.strictEqual(opened(), 3)
       assert.deepStrictEqual(yield* gates.stats, { builds: 3, hits: 0, entries: 0, evictions: 0 })
+    }))
+
+  it.scoped("keptGate: none before the first build, then the kept Gate itself (a hit), per mode; never one not kept", () =>
+    Effect.gen(function*() {
+      const { gates, runs, verify } = yield* setup()
+      const run = yield* runs.get("r1")
+      assert.isUndefined(gates.keptGate(run, "reject"))
+      assert.deepStrictEqual(yield* gates.stats, { builds: 0, hits: 0, entries: 0, evictions: 0 })
+      assert.isTrue(Either.isRight(yield* verify("r1", "reject", good)))
+      const kept = gates.keptGate(run, "reject")
+      assert.isDefined(kept)
+      assert.strictEqual(kept, yield* Effect.scoped(gates.gate(run, "reject")))
+      assert.deepStrictEqual(yield* gates.stats, { builds: 1, hits: 2, entries: 1, evictions: 0 })
+      assert.isUndefined(gates.keptGate(run, "drop"))
+      assert.isTrue(Either.isRight(yield* Effect.either(kept!.checkJsonWithCaptures(good))))
+      // A store without a cache identity: its Gates are never kept, so there is none to take.
+      const other = yield* setup({ withoutIdentity: true })
+      assert.isTrue(Either.isRight(yield* other.verify("r1", "reject", good)))
+      assert.isUndefined(other.gates.keptGate(yield* other.runs.get("r1"), "reject"))
     }))
 
   it.scoped("the answer route's Answers: built once per (run, mode) for any number of answers, never stale about its run", () =>

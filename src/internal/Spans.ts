@@ -111,3 +111,25 @@ export const fn = (name: string, options?: Tracer.SpanOptions) =>
 export const withSpanExported = (name: string, options?: Tracer.SpanOptions) =>
 <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.tracerWith((tracer) => tracer === inProcess ? self : Effect.withSpan(self, name, options))
+
+/**
+ * `Effect.annotateCurrentSpan(attributes)` without its cost when there is no span: that one fails
+ * inside with a `NoSuchElementException` (an Error with its stack) and ignores it, once per request.
+ */
+export const annotateCurrentSpanIfAny = (attributes: Record<string, unknown>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (span) => {
+    if (Option.isNone(span) || span.value._tag !== "Span") return Effect.void
+    const current = span.value
+    return Effect.sync(() => {
+      for (const key in attributes) current.attribute(key, attributes[key])
+    })
+  })
+
+/**
+ * `Effect.annotateSpans(key, value)` only when spans are exported (`exported`): under Effect's
+ * in-process tracer the spans it would annotate are read by nobody, and each use costs two updates
+ * of a fiber ref (a map copied and compared).
+ */
+export const annotateSpansExported = (key: string, value: unknown) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer) => tracer === inProcess ? self : Effect.annotateSpans(self, key, value))

@@ -10,7 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Spans from "../internal/Spans.js"
 import * as Layer from "effect/Layer"
-import { createHash, timingSafeEqual } from "node:crypto"
+import { hash, timingSafeEqual } from "node:crypto"
 import type { ServerToken } from "../Config.js"
 import { Forbidden, Unauthorized } from "../Errors.js"
 
@@ -46,7 +46,8 @@ export const maxAuthorizationLength = 4_096
 /** Headers as Node and @effect/platform hand them over (lowercase names). */
 export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
-const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest()
+// One call (`crypto.hash`), not a Hash object per digest: every request's token is hashed.
+const sha256 = (text: string): Buffer => hash("sha256", text, "buffer")
 
 /** The hex SHA-256 digest to put in `server.tokens[].sha256` for a token. */
 export const tokenDigest = (token: string): string => sha256(token).toString("hex")

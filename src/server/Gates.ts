@@ -76,6 +76,8 @@ export interface GatesShape {
    * kept lives as long as the caller's scope.
    */
   readonly gate: (run: RunView, mode: Mode) => Effect.Effect<Gate.GateShape, RunNotFound, Scope.Scope>
+  /** The kept Gate of `run` under `mode` (counted as `gate` counts a hit), or `undefined`: then `gate` builds one. */
+  readonly keptGate: (run: RunView, mode: Mode) => Gate.GateShape | undefined
   /** The Answers of `run` under `mode` (POST /v1/verify/answer), kept like Gates. */
   readonly answers: (run: RunView, mode: Mode) => Effect.Effect<KeptAnswers, RunNotFound, Scope.Scope>
   readonly stats: Effect.Effect<GatesStats>
@@ -144,16 +146,24 @@ const keeper = <A, I>(
     return Effect.forEach(out, (kept) => Scope.close(kept.scope, Exit.void), { discard: true })
   })
 
+  const keyOf = (run: RunView, mode: Mode) => `${run.id}\u0000${run.directory}\u0000${mode}`
+
+  /** The kept value, moved to the most recently used end; `undefined` when none is kept. */
+  const kept = (run: RunView, mode: Mode): A | undefined => {
+    const key = keyOf(run, mode)
+    const found = entries.get(key)
+    if (found === undefined) return undefined
+    counts.hits++
+    entries.delete(key)
+    entries.set(key, found)
+    return found.value
+  }
+
   const obtain = (run: RunView, mode: Mode): Effect.Effect<A, RunNotFound, Scope.Scope> =>
     Effect.suspend(() => {
-      const key = `${run.id}\u0000${run.directory}\u0000${mode}`
-      const found = entries.get(key)
-      if (found !== undefined) {
-        counts.hits++
-        entries.delete(key)
-        entries.set(key, found)
-        return Effect.succeed(found.value)
-      }
+      const found = kept(run, mode)
+      if (found !== undefined) return Effect.succeed(found)
+      const key = keyOf(run, mode)
       return Effect.flatMap(build(run, mode), (built) => {
         counts.builds++
         // Concurrent first requests each build one; the first to finish is kept, the others serve their request only.
@@ -165,7 +175,7 @@ const keeper = <A, I>(
       })
     })
 
-  return { obtain, stats: Effect.sync((): GatesStats => ({ ...counts, entries: entries.size })) }
+  return { obtain, kept, stats: Effect.sync((): GatesStats => ({ ...counts, entries: entries.size })) }
 }
 
 /**
@@ -215,6 +225,7 @@ export const make = (options: { readonly maxEntries?: number } = {}) =>
 
     return {
       gate: gates.obtain,
+      keptGate: gates.kept,
       answers: answers.obtain,
       stats: gates.stats,
       answerStats: answers.stats

@@ -47,7 +47,7 @@ import { eventJson, type RunView, Runs } from "./Runs.js"
  * gets the outcome (`verified` or the error's tag) and, on failure, the error tag.
  */
 const verificationSpan = (runId: string, outcome: string) =>
-  Effect.annotateCurrentSpan({
+  Spans.annotateCurrentSpanIfAny({
     [Metrics.attributes.runId]: runId,
     [Metrics.attributes.outcome]: outcome,
     ...(outcome === "verified" ? {} : { [Metrics.attributes.errorTag]: outcome })
@@ -200,12 +200,12 @@ export const makeReportResponder = Effect.gen(function*() {
   const reviews = yield* KeptReviews.make()
   const respond: ReportResponderShape["respond"] = (run, mode, text, signing) =>
     Effect.gen(function*() {
-      const [policy, outcome] = yield* Effect.flatMap(
-        gates.gate(run, mode),
-        (gate) => Effect.map(Effect.either(gate.checkJsonWithCaptures(text)), (outcome) => [gate.policy, outcome] as const)
-      ).pipe(
-        Effect.scoped,
-        Effect.annotateSpans(Metrics.attributes.runId, run.id)
+      const check = (gate: Gate.GateShape) =>
+        Effect.map(Effect.either(gate.checkJsonWithCaptures(text)), (outcome) => [gate.policy, outcome] as const)
+      // A kept Gate needs no scope (one made and closed per request otherwise).
+      const kept = gates.keptGate(run, mode)
+      const [policy, outcome] = yield* (kept !== undefined ? check(kept) : Effect.scoped(Effect.flatMap(gates.gate(run, mode), check))).pipe(
+        Spans.annotateSpansExported(Metrics.attributes.runId, run.id)
       )
       const tag = Either.isRight(outcome) ? "verified" : outcome.left._tag
       yield* verificationSpan(run.id, tag)

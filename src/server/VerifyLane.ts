@@ -21,11 +21,19 @@ import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { causeResponse } from "@effect/platform/HttpServerError"
 import * as HttpServerResponseModule from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
+import * as List from "effect/List"
+import * as LogSpan from "effect/LogSpan"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
@@ -86,6 +94,16 @@ export interface LaneOptions {
   readonly errorResponse: (error: RequestTimeout | RunNotFound, status: number) => HttpServerResponse.HttpServerResponse
 }
 
+/** How many Authorization headers a request has (`headersDistinct` would build every header's list to say). */
+const authorizationHeaders = (raw: ReadonlyArray<string>): number => {
+  let count = 0
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 13 && name.toLowerCase() === "authorization") count++
+  }
+  return count
+}
+
 /** The run and mode of a plain request, or `undefined` (not this lane's). */
 const plain = (request: Http.IncomingMessage, options: LaneOptions) => {
   if (request.method !== "POST") return undefined
@@ -99,7 +117,7 @@ const plain = (request: Http.IncomingMessage, options: LaneOptions) => {
   const declaredBytes = Number(declared)
   if (!(declaredBytes > 0 && declaredBytes <= options.limits.maxBodyBytes)) return undefined
   // A repeated Authorization header (Node keeps the first) is the general path's 401.
-  if (request.headersDistinct["authorization"]?.length !== 1) return undefined
+  if (authorizationHeaders(request.rawHeaders) !== 1) return undefined
   const principal = options.principalOf(headers["authorization"])
   if (principal === undefined) return undefined
   const params: Record<string, string> = {}
@@ -115,13 +133,41 @@ const plain = (request: Http.IncomingMessage, options: LaneOptions) => {
   return { runId, mode: decoded.right.mode ?? Config.resolvedMode(options.config), path: url.slice(0, at) }
 }
 
-/** Writes a response whose body is bytes or empty (every response this lane makes). */
+/** Writes a response whose body is bytes or empty (every response this lane makes but the verified result's). */
 const write = (response: Http.ServerResponse, answer: HttpServerResponse.HttpServerResponse) => {
   if (response.writableEnded) return
   response.writeHead(answer.status, answer.headers)
   const body = answer.body
   if (body._tag === "Uint8Array") response.end(body.body)
   else response.end()
+}
+
+/**
+ * Writes the route's JSON text as `HttpServerResponse.text(json, { contentType: "application/json" })`
+ * with its `x-request-id` would be written (the same status, headers in the same order, the same
+ * bytes), without encoding the text to a separate array first: Node writes the head and the text in
+ * one `write`. JSON text has no lone surrogates, so its UTF-8 length is `Buffer.byteLength`.
+ */
+const writeJson = (response: Http.ServerResponse, json: string, requestId: string) => {
+  if (response.writableEnded) return
+  response.writeHead(200, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(json, "utf8")),
+    "x-request-id": requestId
+  })
+  response.end(json, "utf8")
+}
+
+/** The fiber's log annotation (`requestId`) and log span (`request`), as `Effect.annotateLogs` and `Effect.withLogSpan` around it would set them. */
+const requestRefs = (requestId: string) => (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs => {
+  const clock = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Clock.Clock)
+  return FiberRefs.updateManyAs(refs, {
+    forkAs: fiberId,
+    entries: [
+      [FiberRef.currentLogAnnotations, [[fiberId, HashMap.set(FiberRefs.getOrDefault(refs, FiberRef.currentLogAnnotations), "requestId", requestId)]]],
+      [FiberRef.currentLogSpan, [[fiberId, List.prepend(FiberRefs.getOrDefault(refs, FiberRef.currentLogSpan), LogSpan.make("request", clock.unsafeCurrentTimeMillis()))]]]
+    ]
+  })
 }
 
 /**
@@ -138,19 +184,23 @@ export const make = (options: LaneOptions) => {
     const requestId = randomUUID()
     const started = performance.now()
     const tagged = (answer: HttpServerResponse.HttpServerResponse) => HttpServerResponseModule.setHeader(answer, "x-request-id", requestId)
-    // The access-log line, as the middleware writes it (its annotations, its span).
+    // The access-log line, as the middleware writes it (its annotations, its span). It is the fiber's
+    // last step, so the annotations are set, not set and restored around the line.
     const logged = (status: number) =>
-      Effect.logInfo("request").pipe(
-        Effect.annotateLogs({ method: "POST", path: lane.path, status, ms: Math.round(performance.now() - started) })
+      Effect.zipRight(
+        FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
+          HashMap.set(HashMap.set(HashMap.set(HashMap.set(annotations, "method", "POST"), "path", lane.path), "status", status), "ms", Math.round(performance.now() - started))),
+        Effect.logInfo("request")
       )
     let responding = false
     let handedOver = false
     let reading = false
-    const respond = (answer: HttpServerResponse.HttpServerResponse) =>
+    const respond = (answer: HttpServerResponse.HttpServerResponse | string) =>
       Effect.suspend(() => {
         if (responding) return Effect.void
         responding = true
         clearTimeout(timer)
+        if (typeof answer === "string") return Effect.zipRight(logged(200), Effect.sync(() => writeJson(response, answer, requestId)))
         return Effect.zipRight(logged(answer.status), Effect.sync(() => write(response, tagged(answer))))
       })
     const body = Effect.async<Buffer | undefined>((resume) => {
@@ -187,8 +237,8 @@ export const make = (options: LaneOptions) => {
       if (bytes === undefined) return
       // Decoded as the platform decodes a text body (invalid UTF-8 replaced, a BOM kept).
       const text = bytes.toString("utf8")
-      const answer = yield* (yield* ReportResponder).respond(run.value, lane.mode, text).pipe(
-        Effect.map((json) => HttpServerResponseModule.text(json, { contentType: "application/json" })),
+      // The JSON text is the route's 200 (`HttpServerResponse.text`, written by `writeJson`).
+      const answer: HttpServerResponse.HttpServerResponse | string = yield* (yield* ReportResponder).respond(run.value, lane.mode, text).pipe(
         // The run went away after it was looked up: the route's 404.
         Effect.catchTag("RunNotFound", (error) => Effect.succeed(options.errorResponse(error, 404))),
         Effect.catchAllCause((cause) =>
@@ -198,7 +248,7 @@ export const make = (options: LaneOptions) => {
         )
       )
       yield* respond(answer)
-    }).pipe(Effect.annotateLogs("requestId", requestId), Effect.withLogSpan("request"))
+    })
     // The request deadline: as the middleware's, from the request's arrival until the response starts.
     const timer = setTimeout(() => {
       if (responding || handedOver) return
@@ -213,7 +263,7 @@ export const make = (options: LaneOptions) => {
       )
     }, timeoutMs)
     // After the timer: the fiber runs synchronously as far as it can, and may clear it.
-    const fiber = runFork(program)
+    const fiber = runFork(program, { updateRefs: requestRefs(requestId) })
     response.once("close", () => {
       clearTimeout(timer)
       if (!response.writableEnded && !handedOver) fiber.unsafeInterruptAsFork(FiberId.none)
