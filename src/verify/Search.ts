@@ -24,7 +24,7 @@ const searchSlice = 1 << 22
  * Yields to the event loop's timers. `Effect.yieldNow` resumes on the microtask queue, where a
  * timer (the deadline) cannot run in between.
  */
-const yieldToTimers: Effect.Effect<void> = Effect.async<void>((resume) => {
+export const yieldToTimers: Effect.Effect<void> = Effect.async<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(handle))
 })
