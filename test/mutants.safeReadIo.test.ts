@@ -120,6 +120,26 @@ describe("safeRead: the synchronous read (files up to syncReadLimit bytes)", () 
       ])
     }))
 
+  it.scoped("a first read of exactly the fstat size is the end: no read that returns nothing after it", () =>
+    Effect.gen(function*() {
+      const file = yield* fileOf(100)
+      const { calls, io, reads } = recording({})
+      assert.deepStrictEqual(yield* outcome(file, 1000, io), { reason: "read", bytes: content(100) })
+      assert.deepStrictEqual(reads, [{ offset: 0, length: 101, bytesRead: 100 }])
+      assert.deepStrictEqual(calls, ["open", "fstat", "readSync", "closeSync"])
+      // A later read that brings the total to the size (after short reads) is not the end: the reads
+      // go on until one returns nothing, where a file that grew in between is seen.
+      const short = recording({ chunk: 60 })
+      assert.deepStrictEqual(yield* outcome(file, 1000, short.io), { reason: "read", bytes: content(100) })
+      assert.deepStrictEqual(short.reads, [
+        { offset: 0, length: 101, bytesRead: 60 },
+        { offset: 60, length: 41, bytesRead: 40 },
+        { offset: 100, length: 1, bytesRead: 0 }
+      ])
+      const grown = recording({ chunk: 60, beforeRead: (index) => index === 2 && fs.appendFileSync(file, "z") })
+      assert.deepStrictEqual(yield* outcome(file, 1000, grown.io), changed)
+    }))
+
   it.scoped("a file that grows after fstat is refused as changed, the descriptor closed", () =>
     Effect.gen(function*() {
       const file = yield* fileOf(100)
@@ -182,7 +202,7 @@ describe("safeRead: the cut between the synchronous and the asynchronous read", 
       const atLimit = yield* fileOf(syncReadLimit)
       const small = recording({})
       assert.deepStrictEqual(yield* outcome(atLimit, 1 << 20, small.io), { reason: "read", bytes: content(syncReadLimit) })
-      assert.deepStrictEqual(small.calls, ["open", "fstat", "readSync", "readSync", "closeSync"])
+      assert.deepStrictEqual(small.calls, ["open", "fstat", "readSync", "closeSync"])
 
       const overLimit = yield* fileOf(syncReadLimit + 1)
       const large = recording({})
@@ -190,12 +210,9 @@ describe("safeRead: the cut between the synchronous and the asynchronous read", 
         reason: "read",
         bytes: content(syncReadLimit + 1)
       })
-      // The first read returns the whole file, short of the spare byte; the second finds the end.
-      assert.deepStrictEqual(large.calls, ["open", "fstat", "read", "read", "close"])
-      assert.deepStrictEqual(large.reads, [
-        { offset: 0, length: syncReadLimit + 2, bytesRead: syncReadLimit + 1 },
-        { offset: syncReadLimit + 1, length: 1, bytesRead: 0 }
-      ])
+      // The first read returns the whole file, short of the spare byte: that is the end.
+      assert.deepStrictEqual(large.calls, ["open", "fstat", "read", "close"])
+      assert.deepStrictEqual(large.reads, [{ offset: 0, length: syncReadLimit + 2, bytesRead: syncReadLimit + 1 }])
     }))
 })
 

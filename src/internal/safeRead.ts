@@ -63,6 +63,14 @@ export const nodeReadIo: ReadIo = {
   close: (fd, callback) => fs.close(fd, () => callback())
 }
 
+/**
+ * The first read (of the size fstat gave plus one spare byte) returned exactly that size: the file
+ * ends there, with no read that returns nothing after it (a fifth file call per small record). A
+ * file that grows after fstat fills the spare byte; a file read in short pieces is read on until a
+ * read returns nothing, as before, so growth during short reads is still seen.
+ */
+const wholeAtOnce = (filled: number, bytesRead: number, size: number): boolean => bytesRead === filled && filled === size
+
 const changed: SafeReadFailure = { reason: "unreadable", detail: "the file changed while being read" }
 
 /**
@@ -125,8 +133,9 @@ export const startRead = (file: string, maxBytes: number, io: ReadIo = nodeReadI
     io.closeSync(fd)
     return invalid
   }
-  // One spare byte detects a file that grew after fstat. Reads go on until one returns nothing:
-  // a short read is the end on a local disk, but not on every file system (NFS, FUSE).
+  // One spare byte detects a file that grew after fstat. Reads go on until one returns nothing (a
+  // short read is the end on a local disk, but not on every file system: NFS, FUSE), except when the
+  // first read returns exactly the size fstat gave (`wholeAtOnce`).
   const buffer = Buffer.allocUnsafe(st.size + 1)
   if (st.size > syncReadLimit) return new PendingRead(fd, buffer, st.size)
   try {
@@ -134,7 +143,7 @@ export const startRead = (file: string, maxBytes: number, io: ReadIo = nodeReadI
     for (;;) {
       const bytesRead = io.readSync(fd, buffer, filled, buffer.length - filled, filled)
       filled += bytesRead
-      if (bytesRead === 0 || filled > st.size) break
+      if (bytesRead === 0 || filled > st.size || wholeAtOnce(filled, bytesRead, st.size)) break
     }
     return filled === st.size ? buffer.subarray(0, filled) : changed
   } catch (error) {
@@ -160,7 +169,7 @@ const readRest = (io: ReadIo, fd: number, buffer: Buffer, size: number) =>
       io.read(fd, buffer, filled, buffer.length - filled, filled, (readError, bytesRead) => {
         if (readError !== null) return finish(Effect.fail(unreadable(readError)))
         const total = filled + bytesRead
-        if (bytesRead !== 0 && total <= size) return step(total)
+        if (bytesRead !== 0 && total <= size && !wholeAtOnce(total, bytesRead, size)) return step(total)
         finish(total === size ? Effect.succeed(buffer.subarray(0, total)) : Effect.fail(changed))
       })
     }

@@ -32,6 +32,7 @@ import {
   type SafeReadFailure,
   startRead
 } from "../internal/safeRead.js"
+import { withReadNow } from "../internal/readNow.js"
 import { listSources } from "./FilesystemList.js"
 import {
   attestationFileName,
@@ -244,12 +245,13 @@ const recordReader = (
     Effect.map(withBody(source, record), (read) => read.record)
 
   // A small v1 record (most) is read and decoded in this one step: it has no body to read.
-  const read = (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> =>
-    Effect.suspend(() => {
-      const now = recordNow(source)
-      if (!Either.isEither(now)) return Effect.flatMap(now, (record) => bodyChecked(source, record))
-      return Either.isLeft(now) || now.right.format === captureFormat ? now : bodyChecked(source, now.right)
-    })
+  const readNow = (source: SourceUrl): Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError> => {
+    const now = recordNow(source)
+    if (!Either.isEither(now)) return Effect.flatMap(now, (record) => bodyChecked(source, record))
+    return Either.isLeft(now) || now.right.format === captureFormat ? now : bodyChecked(source, now.right)
+  }
+  // The Verifier's load step reads through `readNow` when it is this very `read` (internal/readNow.ts).
+  const read = withReadNow((source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> => Effect.suspend(() => readNow(source)), readNow)
 
   const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {
     const name = `body ${sha256}`

@@ -12,7 +12,9 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { type CaptureRecord, sha256Of, type SourceUrl, urlProblem } from "../Domain.js"
 import { type CaptureReadError, type CaptureSignatureError, NotApproved } from "../Errors.js"
+import { yieldToTimers } from "./Search.js"
 import { exported, perItem, spanAttributes } from "../internal/Spans.js"
+import { type ReadNow, readNowOf } from "../internal/readNow.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import type { CaptureCacheShape, VerifiedCapture } from "./CaptureCache.js"
 import type { Checkpoints } from "../anchor/Offsets.js"
@@ -74,6 +76,10 @@ export const loadCaptures = (
   cache: Option.Option<CaptureCacheShape> = Option.none()
 ): Effect.Effect<Map<SourceUrl, Loaded>> =>
   Effect.flatMap(Effect.zip(stampsOnce(store, sources, cache), exported), ([stamps, spans]) => {
+    // Without a cache or spans, a store with a synchronous read (small records on disk) is read
+    // without an effect per capture.
+    const now = Option.isNone(cache) && !spans ? readNowOf(store.read) : undefined
+    if (now !== undefined) return readAllNow(now, sources)
     // The loads take their stamps from the bulk call too (one query, not one per capture).
     const stamped: CaptureStoreShape = stamps === undefined || store.stamps === undefined
       ? store
@@ -98,6 +104,42 @@ export const loadCaptures = (
       }
     )
   })
+
+const loadedOf = (read: Either.Either<CaptureRecord, CaptureReadError>): Loaded =>
+  Either.isLeft(read) ? Either.left(read.left) : Either.right({ record: read.right, textSha256: sha256Of(read.right.text) })
+
+/** Text read synchronously between yields to the timers, so that the deadline can fire during a long run of reads. */
+const syncTextBetweenYields = 8 * 1024 * 1024
+
+/**
+ * `loadCaptures` without a cache, through the store's synchronous read: in the sources' order, one
+ * at a time, as `Effect.forEach` over `read` would, with an effect only for a capture that is not
+ * read at once (a large record, a v2 record's body), run right away, and a yield to the timers
+ * after every `syncTextBetweenYields` code units read.
+ */
+const readAllNow = (readNow: ReadNow, sources: ReadonlySet<SourceUrl>): Effect.Effect<Map<SourceUrl, Loaded>> => {
+  const loaded = new Map<SourceUrl, Loaded>()
+  const iterator = sources.values()
+  const next = (): Effect.Effect<Map<SourceUrl, Loaded>> => {
+    let read = 0
+    for (let item = iterator.next(); item.done !== true; item = iterator.next()) {
+      const source = item.value
+      const now = readNow(source)
+      if (!Either.isEither(now)) {
+        return Effect.flatMap(Effect.either(now), (done) => {
+          loaded.set(source, loadedOf(done))
+          return next()
+        })
+      }
+      loaded.set(source, loadedOf(now))
+      if (Either.isRight(now) && (read += now.right.text.length) >= syncTextBetweenYields) {
+        return Effect.flatMap(yieldToTimers, next)
+      }
+    }
+    return Effect.succeed(loaded)
+  }
+  return Effect.suspend(next)
+}
 
 /**
  * With a cache, each source's stamp as `CaptureCacheShape.load` would take it, asked once before

@@ -153,6 +153,59 @@ export const matchCapture = (
 }
 
 /**
+ * `matchCapture` begun now: the capture's matches at once when neither step needs an effect (the
+ * exact search ends without yielding, and the normalised step has nothing to do), else the effect
+ * that goes on with it, to be run at once. The same searches, picks and failures, in the same order.
+ */
+export const matchNow = (capture: CaptureSearch): CaptureMatches | Effect.Effect<CaptureMatches> => {
+  const { index, record, search } = capture
+  const keys = exactKeys(capture)
+  const found = search.now(record.text, keys.keys, index)
+  return Array.isArray(found) ? afterExact(capture, keys.at, found) : Effect.flatMap(found, (found) => {
+    const matches = afterExact(capture, keys.at, found)
+    return Effect.isEffect(matches) ? matches : Effect.succeed(matches)
+  })
+}
+
+const afterExact = (
+  capture: CaptureSearch,
+  at: ReadonlyArray<number>,
+  found: ReadonlyArray<MultiSearch.Found | undefined>
+): CaptureMatches | Effect.Effect<CaptureMatches> => {
+  const exact = pickExact(capture, at, found)
+  if (capture.policy.matching === "exact" || exact.absent.length === 0) return exactOnly(exact)
+  return Effect.map(matchNormalized(capture, exact.absent), (normal) => ({ exact, normal }))
+}
+
+/**
+ * Each capture matched in turn (`matchNow`), `settle` called with its matches before the next is
+ * searched: no effect for a capture whose matching needs none (thousands of small captures).
+ */
+export const matchEach = <A>(
+  items: Iterable<A>,
+  captureOf: (item: A) => CaptureSearch,
+  settle: (capture: CaptureSearch, matches: CaptureMatches) => void
+): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const iterator = items[Symbol.iterator]()
+    const next = (): Effect.Effect<void> => {
+      for (let item = iterator.next(); item.done !== true; item = iterator.next()) {
+        const capture = captureOf(item.value)
+        const matches = matchNow(capture)
+        if (Effect.isEffect(matches)) {
+          return Effect.flatMap(matches, (done) => {
+            settle(capture, done)
+            return next()
+          })
+        }
+        settle(capture, matches)
+      }
+      return Effect.void
+    }
+    return next()
+  })
+
+/**
  * Opt-in (`verify.matching: "normalized/2"`): what the exact search missed, in the normalised
  * capture (normalised once, only when needed). A normalised hit that would change a number, sign
  * or unit is refused and stays absent, with the change recorded for its `SnippetAbsent`.

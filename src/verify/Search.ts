@@ -24,7 +24,7 @@ const searchSlice = 1 << 22
  * Yields to the event loop's timers. `Effect.yieldNow` resumes on the microtask queue, where a
  * timer (the deadline) cannot run in between.
  */
-const yieldToTimers: Effect.Effect<void> = Effect.async<void>((resume) => {
+export const yieldToTimers: Effect.Effect<void> = Effect.async<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(handle))
 })
@@ -41,11 +41,18 @@ export const countUpTo = 2
  * Searches `text` for every key at once: one result per key, in order. With the capture's `index`
  * (a cached capture), each key is looked up in it instead, with the same answer.
  */
-export type SlicedSearch = (
-  text: string,
-  keys: ReadonlyArray<string>,
-  index?: CaptureIndex | undefined
-) => Effect.Effect<Array<MultiSearch.Found | undefined>>
+export interface SlicedSearch {
+  (text: string, keys: ReadonlyArray<string>, index?: CaptureIndex | undefined): Effect.Effect<Array<MultiSearch.Found | undefined>>
+  /**
+   * The same search begun now: its results at once when it ends without yielding (a small capture,
+   * a built index), else the effect that goes on with it, to be run at once.
+   */
+  readonly now: (
+    text: string,
+    keys: ReadonlyArray<string>,
+    index?: CaptureIndex | undefined
+  ) => Array<MultiSearch.Found | undefined> | Effect.Effect<Array<MultiSearch.Found | undefined>>
+}
 
 /** Code units an index build is measured to take per millisecond (about 200 ms per Mi units, docs/performance.md). */
 const buildUnitsPerMs = 5_000
@@ -71,30 +78,35 @@ export const sliced = (indexUnits = 0): SlicedSearch => {
   let credit = searchSlice
   let buildLeft = indexUnits
   // A loop that returns an effect only to yield, not a generator: this runs once per capture, and a
-  // search of a small capture ends within the slice it starts in (one `suspend`, one `succeed`).
-  const resume = (search: MultiSearch.Search): Effect.Effect<Array<MultiSearch.Found | undefined>> => {
+  // search of a small capture ends within the slice it starts in, with no effect at all (`now`).
+  const resume = (search: MultiSearch.Search): Array<MultiSearch.Found | undefined> | Effect.Effect<Array<MultiSearch.Found | undefined>> => {
     while (!search.done) {
       credit -= search.step(credit)
       if (credit <= 0) {
         credit = searchSlice
-        return Effect.flatMap(yieldToTimers, () => resume(search))
+        return Effect.flatMap(yieldToTimers, () => asEffect(resume(search)))
       }
     }
-    return Effect.succeed(search.results())
+    return search.results()
   }
-  const linear = (text: string, keys: ReadonlyArray<string>) =>
-    Effect.suspend(() => resume(MultiSearch.start(text, keys, { countUpTo })))
-  return (text, keys, index) => {
-    if (index === undefined) return linear(text, keys)
+  const now: SlicedSearch["now"] = (text, keys, index) => {
+    if (index === undefined) return resume(MultiSearch.start(text, keys, { countUpTo }))
     const built = index.ready()
-    if (built !== undefined) return Effect.sync(() => lookup(built, keys))
-    if (index.units > buildLeft) return linear(text, keys)
+    if (built !== undefined) return lookup(built, keys)
+    if (index.units > buildLeft) return resume(MultiSearch.start(text, keys, { countUpTo }))
     buildLeft -= index.units
     // The deadline's timer may fire before the build, which cannot be interrupted once started.
     // `build` checks again: another verification may have built it while this one yielded.
     return Effect.zipRight(yieldToTimers, Effect.sync(() => lookup(index.build(), keys)))
   }
+  const search = (text: string, keys: ReadonlyArray<string>, index?: CaptureIndex | undefined) =>
+    Effect.suspend(() => asEffect(now(text, keys, index)))
+  return Object.assign(search, { now })
 }
+
+const asEffect = <A>(found: Array<A> | Effect.Effect<Array<A>>): Effect.Effect<Array<A>> =>
+  Array.isArray(found) ? Effect.succeed(found) : found as Effect.Effect<Array<A>>
+
 /**
  * What a citation's search looks for: the snippet, or with a `prefix` and/or
  * `suffix` the whole string prefix + snippet + suffix (an occurrence of it is

@@ -150,15 +150,20 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       // A cached capture's index is built here once, within an allowance from the deadline (Search.indexUnitsFor).
       const search = Search.sliced(indexUnits)
-      for (const [record, indices] of toSearch) {
+      const captureOf = ([record, indices]: readonly [CaptureRecord, ReadonlyArray<number>]): Match.CaptureSearch => {
         loaded.set(record.source, record)
-        const index = Load.indexOf(captures, record.source)
-        const capture: Match.CaptureSearch = { policy, search, record, index, citations, indices, failures }
-        const matches = yield* Match.matchCapture(capture).pipe(
-          Spans.perItem(spans, "Verifier.search", { [Spans.spanAttributes.source]: record.source, "citegate.citations": indices.length })
-        )
-        // Absences, the opt-in screens (Boundaries.ts, Visibility.ts), then the evidence of what is left.
+        return { policy, search, record, index: Load.indexOf(captures, record.source), citations, indices, failures }
+      }
+      // Absences, the opt-in screens (Boundaries.ts, Visibility.ts), then the evidence of what is left.
+      const settle = ({ record }: Match.CaptureSearch, matches: Match.CaptureMatches) =>
         Evidence.settle(policy, record, citations, matches, diagnose, failures, results, Load.checkpointsOf(captures, record.source))
+      if (!spans) yield* Match.matchEach(toSearch, captureOf, settle)
+      else {
+        for (const entry of toSearch) {
+          const capture = captureOf(entry)
+          const attributes = { [Spans.spanAttributes.source]: capture.record.source, "citegate.citations": capture.indices.length }
+          settle(capture, yield* Spans.perItem(spans, "Verifier.search", attributes)(Match.matchCapture(capture)))
+        }
       }
       Evidence.failed(results, failures)
       return { results, loaded, signatureNotes: notes }
