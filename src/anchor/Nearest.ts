@@ -17,12 +17,13 @@
  * Bounds: fuzzy search only for normalised snippets of `minFuzzyLength` to
  * `maxFuzzyLength` code units; the fine pass is at most `fineCandidates` × 2 ×
  * 1,000 × 1,516 cells. Cost: normalising the capture (linear), one exact
- * search (linear), one trigram pass (linear, 2 bytes per code unit). Several
+ * search (linear), one trigram pass (linear, 2.5 bytes per code unit). Several
  * snippets of one text (`nearestEach`) share the exact search and the trigram
- * look-up; each then slides a bound (array reads only) and counts exactly only
- * the blocks that may rank among its best three, or, past an eighth of the
- * blocks, all of them in one slide: linear per snippet either way, with the
- * same passages as one search per snippet (test/anchor.nearest.shared.test.ts).
+ * look-up with its packed per-chunk counts (CoarsePass.ts); each then bounds
+ * its blocks from those counts and counts exactly only the blocks that may rank
+ * among its best three, or, past an eighth of the blocks, all of them in one
+ * slide: linear per snippet either way, with the same passages as one search
+ * per snippet (test/anchor.nearest.shared*.test.ts).
  *
  * @since 0.2.0
  */
