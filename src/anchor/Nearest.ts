@@ -165,7 +165,7 @@ export const nearestEach = (
   let exact: Array<MultiSearch.Found | undefined> | undefined
   // Which pass (and which pattern in it) serves each pattern that needs a coarse pass.
   let passes: Array<{ readonly pass: SharedPass; readonly at: number } | undefined> | undefined
-  // Only one pass holds its text ids at a time: memory stays 2 bytes per code unit, whatever the number of snippets.
+  // Only one pass holds its text ids at a time: memory stays 2.5 bytes per code unit (ids and one word of packed counts), whatever the number of snippets.
   let active: SharedPass | undefined
   const exactHits = () => {
     if (exact !== undefined) return exact
