@@ -17,16 +17,18 @@
  * Bounds: fuzzy search only for normalised snippets of `minFuzzyLength` to
  * `maxFuzzyLength` code units; the fine pass is at most `fineCandidates` × 2 ×
  * 1,000 × 1,516 cells. Cost: normalising the capture (linear), one exact
- * search (linear), one trigram pass (linear, 2 bytes per code unit). Several
+ * search (linear), one trigram pass (linear, 2.5 bytes per code unit). Several
  * snippets of one text (`nearestEach`) share the exact search and the trigram
- * look-up; each then slides a bound (array reads only) and counts exactly only
- * the blocks that may rank among its best three, or, past an eighth of the
- * blocks, all of them in one slide: linear per snippet either way, with the
- * same passages as one search per snippet (test/anchor.nearest.shared.test.ts).
+ * look-up with its packed per-chunk counts (CoarsePass.ts); each then bounds
+ * its blocks from those counts and counts exactly only the blocks that may rank
+ * among its best three, or, past an eighth of the blocks, all of them in one
+ * slide: linear per snippet either way, with the same passages as one search
+ * per snippet (test/anchor.nearest.shared*.test.ts).
  *
  * @since 0.2.0
  */
 import * as MultiSearch from "../internal/multiSearch.js"
+import { maxSharedTrigrams, SharedPass } from "./CoarsePass.js"
 import { type Normalized, normalize, normalizeCapture, normalizedVersion, type RawSpan } from "./Normalize.js"
 import { align, ratioNormalized } from "./Similarity.js"
 
@@ -103,49 +105,6 @@ const passage = (prepared: Prepared, method: NearestMethod, score: number, start
   return { method, score, span: raw, text: prepared.raw.slice(raw.start, raw.end) }
 }
 
-/**
- * Open-addressing table from a trigram (three code units) to its index among the snippet's
- * distinct trigrams. Integer keys (the first two units packed, the third apart), so a lookup is
- * a multiply-shift hash and one or two integer compares.
- */
-class TrigramTable {
-  private readonly head: Int32Array
-  private readonly tail: Int32Array
-  private readonly values: Int16Array
-  private readonly shift: number
-  private readonly mask: number
-  size = 0
-  constructor(capacity: number) {
-    let bits = 6
-    while (1 << bits < capacity * 4) bits++
-    this.head = new Int32Array(1 << bits)
-    this.tail = new Int32Array(1 << bits).fill(-1)
-    this.values = new Int16Array(1 << bits)
-    this.shift = 32 - bits
-    this.mask = (1 << bits) - 1
-  }
-  private slot(c0: number, c1: number, c2: number): number {
-    const head = (c0 << 16) | c1
-    let h = (Math.imul(head ^ Math.imul(c2, 0x85ebca77), 0x9e3779b1) >>> this.shift) & this.mask
-    while (this.tail[h] !== -1 && (this.tail[h] !== c2 || this.head[h] !== head)) h = (h + 1) & this.mask
-    return h
-  }
-  /** The index of the trigram, added if new. */
-  add(c0: number, c1: number, c2: number): number {
-    const h = this.slot(c0, c1, c2)
-    if (this.tail[h] !== -1) return this.values[h]!
-    this.head[h] = (c0 << 16) | c1
-    this.tail[h] = c2
-    this.values[h] = this.size
-    return this.size++
-  }
-  /** The index of the trigram, or -1. */
-  get(c0: number, c1: number, c2: number): number {
-    const h = this.slot(c0, c1, c2)
-    return this.tail[h] === -1 ? -1 : this.values[h]!
-  }
-}
-
 /** The most code units a passage is widened by at each end to reach a word boundary. */
 const maxWiden = 32
 
@@ -156,212 +115,6 @@ const isWord = (text: string, i: number) => {
 }
 
 type Found = { start: number; end: number; score: number }
-
-/** Fuzzy patterns whose trigrams share one table and one pass over the text: at most this many trigrams in all (the ids are 16-bit). */
-const maxSharedTrigrams = 32_000
-
-/**
- * The coarse pass of several patterns over one text. The text's trigrams are looked up once, in
- * one table of every pattern's trigrams (`ids`: 1 + the trigram's index in that table, 0 for a
- * trigram in no pattern); each pattern then slides its window over those ids, which is array
- * reads and no hashing. Same windows, same counts and same choice of blocks as one pass per pattern.
- */
-class SharedPass {
-  private readonly table: TrigramTable
-  private readonly patternIds: Array<Uint16Array> = []
-  private ids: Uint16Array | undefined
-  constructor(private readonly text: string, patterns: ReadonlyArray<string>) {
-    this.table = new TrigramTable(patterns.reduce((sum, p) => sum + p.length - 2, 0))
-    for (const pattern of patterns) {
-      const ids = new Uint16Array(pattern.length - 2)
-      for (let i = 0; i + 3 <= pattern.length; i++) {
-        ids[i] = this.table.add(pattern.charCodeAt(i), pattern.charCodeAt(i + 1), pattern.charCodeAt(i + 2)) + 1
-      }
-      this.patternIds.push(ids)
-    }
-  }
-
-  /** Drops the text's trigram ids (2 bytes per code unit); they are computed again if needed. */
-  release(): void {
-    this.ids = undefined
-  }
-
-  /** The text's trigram ids, computed on first use (one hash look-up per code unit). */
-  private textIds(): Uint16Array {
-    if (this.ids !== undefined) return this.ids
-    const { table, text } = this
-    const count = text.length - 2
-    const ids = new Uint16Array(count)
-    let c0 = text.charCodeAt(0)
-    let c1 = text.charCodeAt(1)
-    for (let i = 0; i < count; i++) {
-      const c2 = text.charCodeAt(i + 2)
-      ids[i] = table.get(c0, c1, c2) + 1
-      c0 = c1
-      c1 = c2
-    }
-    return this.ids = ids
-  }
-
-  /**
-   * Where the fine pass looks for pattern `k` (of length `m`): the best window of each half-pattern
-   * block by Dice count, the best `fineCandidates` blocks, best first (ties: the earlier block).
-   *
-   * A window's count is at most its number of trigrams that occur in the pattern at all (its
-   * hits), which a cheap slide gives for every block. Blocks are then counted exactly in order of
-   * that bound, best first, until no block left can enter the best three: on prose a few hundred
-   * of some 30,000 blocks per MiB. When more than `maxExactShare` of the blocks would need exact
-   * counts (a text where most windows look alike), the full slide counts every block instead.
-   */
-  starts(k: number, m: number): Array<number> {
-    const ids = this.textIds()
-    // Counts indexed by shared id: an id of another pattern's trigram (or 0, none) is wanted 0 times,
-    // so it enters and leaves the window without ever counting.
-    const wanted = new Int32Array(this.table.size + 1)
-    for (const id of this.patternIds[k]!) wanted[id]!++
-    const member = new Int32Array(this.table.size + 1)
-    for (let id = 1; id < member.length; id++) member[id] = wanted[id]! > 0 ? 1 : 0
-    const window = m - 2
-    const block = Math.max(1, m >> 1)
-    const last = ids.length - window // the last window's start
-    const blocks = Math.floor(last / block) + 1
-    // Each block's bound: the most hits of any of its windows.
-    const bound = new Int32Array(blocks)
-    let hits = 0
-    for (let i = 0; i < window; i++) hits += member[ids[i]!]!
-    for (let b = 0, from = 0; b < blocks; b++, from += block) {
-      const to = Math.min(from + block - 1, last)
-      let best = from === 0 ? hits : 0
-      for (let p = from === 0 ? 1 : from; p <= to; p++) {
-        hits += member[ids[p + window - 1]!]! - member[ids[p - 1]!]!
-        if (hits > best) best = hits
-      }
-      bound[b] = best
-    }
-    // Blocks by bound, highest first, then by position (a counting sort: bounds are at most `window`).
-    const byBound = new Int32Array(window + 2)
-    for (let b = 0; b < blocks; b++) byBound[bound[b]!]!++
-    for (let v = window, at = 0; v >= 0; v--) {
-      const n = byBound[v]!
-      byBound[v] = at
-      at += n
-    }
-    const order = new Int32Array(blocks)
-    for (let b = 0; b < blocks; b++) order[byBound[bound[b]!]!++] = b
-    const have = new Int32Array(this.table.size + 1)
-    const top = new Top()
-    const limit = Math.max(64, Math.ceil(blocks * maxExactShare))
-    for (let r = 0; r < blocks; r++) {
-      const b = order[r]!
-      // No block from here on can rank above the third best (an equal count ranks below an earlier block).
-      if (!top.admits(bound[b]!, b)) break
-      if (r >= limit) return this.slideAll(ids, wanted, m)
-      const from = b * block
-      const to = Math.min(from + block - 1, last)
-      let common = 0
-      for (let i = from; i < from + window; i++) {
-        const id = ids[i]!
-        const h = have[id]!
-        have[id] = h + 1
-        common -= (h - wanted[id]!) >> 31
-      }
-      let best = common
-      let bestAt = from
-      for (let p = from + 1; p <= to; p++) {
-        const entering = ids[p + window - 1]!
-        const h = have[entering]!
-        have[entering] = h + 1
-        common -= (h - wanted[entering]!) >> 31
-        const leaving = ids[p - 1]!
-        const g = have[leaving]!
-        have[leaving] = g - 1
-        common -= 1 + ((wanted[leaving]! - g) >> 31)
-        if (common > best) {
-          best = common
-          bestAt = p
-        }
-      }
-      // Back to all zeros for the next block.
-      for (let i = to; i < to + window; i++) have[ids[i]!]!--
-      top.offer(best, b, bestAt)
-    }
-    return top.starts()
-  }
-
-  /** The general path: every block's best window by one slide over the whole text. */
-  private slideAll(ids: Uint16Array, wanted: Int32Array, m: number): Array<number> {
-    const have = new Int32Array(wanted.length)
-    const window = m - 2
-    const block = Math.max(1, m >> 1)
-    const last = ids.length - window // the last window's start
-    // common = Σ min(have, wanted) over this pattern's trigrams, kept as windows enter and leave;
-    // (h - w) >> 31 is -1 when h < w, else 0 (counts are far below 2^31): no data-dependent branch.
-    let common = 0
-    for (let i = 0; i < window; i++) {
-      const id = ids[i]!
-      const h = have[id]!
-      have[id] = h + 1
-      common -= (h - wanted[id]!) >> 31
-    }
-    const top = new Top()
-    for (let b = 0, from = 0; from <= last; b++, from += block) {
-      const to = Math.min(from + block - 1, last)
-      // The window at 0 is complete already; every later one enters one trigram and drops one.
-      let best = from === 0 ? common : -1
-      let bestAt = from
-      for (let p = from === 0 ? 1 : from; p <= to; p++) {
-        const entering = ids[p + window - 1]!
-        const h = have[entering]!
-        have[entering] = h + 1
-        common -= (h - wanted[entering]!) >> 31
-        const leaving = ids[p - 1]!
-        const g = have[leaving]!
-        have[leaving] = g - 1
-        // min(have, wanted) drops when have was at most wanted: (wanted - g) >> 31 is 0 then, else -1.
-        common -= 1 + ((wanted[leaving]! - g) >> 31)
-        if (common > best) {
-          best = common
-          bestAt = p
-        }
-      }
-      top.offer(best, b, bestAt)
-    }
-    return top.starts()
-  }
-}
-
-/** Above this share of blocks counted exactly, `SharedPass.starts` counts them all in one slide. */
-const maxExactShare = 1 / 8
-
-/** The best `fineCandidates` blocks by count (positive only), then by position: the fine pass's starts, best first. */
-class Top {
-  private readonly count = [-1, -1, -1]
-  private readonly block = [0, 0, 0]
-  private readonly at = [0, 0, 0]
-  /** Whether a block with count `value` at `block` would enter the best three. */
-  admits(value: number, block: number): boolean {
-    const last = fineCandidates - 1
-    return value > 0 && (value > this.count[last]! || (value === this.count[last]! && block < this.block[last]!))
-  }
-  offer(value: number, block: number, at: number): void {
-    if (!this.admits(value, block)) return
-    let r = fineCandidates - 1
-    while (r > 0 && (this.count[r - 1]! < value || (this.count[r - 1]! === value && this.block[r - 1]! > block))) {
-      this.count[r] = this.count[r - 1]!
-      this.block[r] = this.block[r - 1]!
-      this.at[r] = this.at[r - 1]!
-      r--
-    }
-    this.count[r] = value
-    this.block[r] = block
-    this.at[r] = at
-  }
-  starts(): Array<number> {
-    const out: Array<number> = []
-    for (let r = 0; r < fineCandidates && this.count[r]! > 0; r++) out.push(this.at[r]!)
-    return out
-  }
-}
 
 /**
  * The fine pass: the best alignment of `pattern` around each start (first best kept), widened to
@@ -412,7 +165,7 @@ export const nearestEach = (
   let exact: Array<MultiSearch.Found | undefined> | undefined
   // Which pass (and which pattern in it) serves each pattern that needs a coarse pass.
   let passes: Array<{ readonly pass: SharedPass; readonly at: number } | undefined> | undefined
-  // Only one pass holds its text ids at a time: memory stays 2 bytes per code unit, whatever the number of snippets.
+  // Only one pass holds its text ids at a time: memory stays 2.5 bytes per code unit (ids and one word of packed counts), whatever the number of snippets.
   let active: SharedPass | undefined
   const exactHits = () => {
     if (exact !== undefined) return exact
@@ -431,7 +184,7 @@ export const nearestEach = (
       let trigrams = 0
       const flush = () => {
         if (group.length === 0) return
-        const pass = new SharedPass(text, group.map((j) => patterns[j]!))
+        const pass = new SharedPass(text, group.map((j) => patterns[j]!), fineCandidates)
         group.forEach((j, at) => passes![j] = { pass, at })
         group = []
         trigrams = 0

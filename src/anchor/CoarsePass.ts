@@ -1,0 +1,403 @@
+/**
+ * The coarse pass of the nearest-passage search (Nearest.ts): for each fuzzy pattern, the start of
+ * the best window (Sørensen–Dice count over character trigrams, a window of the pattern's length)
+ * in each half-pattern block of the normalised text, and the best `candidates` of those blocks,
+ * best first (ties: the earlier block). Same windows, same counts and same blocks as one full slide
+ * per pattern (test/support/nearestReference.ts; test/anchor.nearest.shared*.test.ts).
+ *
+ * Several patterns of one text share one trigram look-up of it (`ids`), and, in the same loop, a
+ * count per `chunk` code units of how many of the chunk's trigrams occur in each pattern at all
+ * (eight patterns packed in one 32-bit word, four bits each). From those counts each pattern bounds
+ * every block's best count (the most such trigrams any of its windows can cover) in about one step
+ * per chunk, then counts blocks exactly in order of that bound until no block left can enter the
+ * best ones: on prose a few hundred of some 30,000 blocks per MiB. When more than `maxExactShare`
+ * of the blocks would need exact counts (a text where most windows look alike), one full slide
+ * counts every block instead. Linear per pattern either way, whatever the text.
+ *
+ * @since 0.6.0
+ */
+
+/** Fuzzy patterns whose trigrams share one table and one pass over the text: at most this many trigrams in all (the ids are 16-bit). */
+export const maxSharedTrigrams = 32_000
+
+/** Above this share of blocks counted exactly, the bound route counts them all in one slide. */
+const maxExactShare = 1 / 8
+
+/** Code units per chunk of the packed counts: at most 8, so a pattern's count in a chunk fits in four bits. */
+const chunk = 8
+
+/** Patterns per packed word: four bits each. */
+const perWord = 8
+
+/**
+ * Open-addressing table from a trigram (three code units) to its index among the snippet's
+ * distinct trigrams. Integer keys (the first two units packed, the third apart), so a lookup is
+ * a multiply-shift hash and one or two integer compares.
+ */
+class TrigramTable {
+  private readonly head: Int32Array
+  private readonly tail: Int32Array
+  private readonly values: Int16Array
+  /** 1 where a trigram whose home is this slot sits further on. */
+  private readonly displaced: Uint8Array
+  private readonly shift: number
+  private readonly mask: number
+  size = 0
+  constructor(capacity: number) {
+    let bits = 6
+    while (1 << bits < capacity * 4) bits++
+    this.head = new Int32Array(1 << bits)
+    this.tail = new Int32Array(1 << bits).fill(-1)
+    this.values = new Int16Array(1 << bits)
+    this.displaced = new Uint8Array(1 << bits)
+    this.shift = 32 - bits
+    this.mask = (1 << bits) - 1
+  }
+  private home(head: number, c2: number): number {
+    return (Math.imul(head ^ Math.imul(c2, 0x85ebca77), 0x9e3779b1) >>> this.shift) & this.mask
+  }
+  private slot(c0: number, c1: number, c2: number): number {
+    const head = (c0 << 16) | c1
+    let h = this.home(head, c2)
+    while (this.tail[h] !== -1 && (this.tail[h] !== c2 || this.head[h] !== head)) h = (h + 1) & this.mask
+    return h
+  }
+  /** The index of the trigram, added if new. */
+  add(c0: number, c1: number, c2: number): number {
+    const h = this.slot(c0, c1, c2)
+    if (this.tail[h] !== -1) return this.values[h]!
+    const home = this.home((c0 << 16) | c1, c2)
+    if (home !== h) this.displaced[home] = 1
+    this.head[h] = (c0 << 16) | c1
+    this.tail[h] = c2
+    this.values[h] = this.size
+    return this.size++
+  }
+  /** The index of the trigram, or -1. */
+  get(c0: number, c1: number, c2: number): number {
+    const h = this.slot(c0, c1, c2)
+    return this.tail[h] === -1 ? -1 : this.values[h]!
+  }
+  /**
+   * 1 + the index of the trigram `head` (the first two units packed) + `c2`, or 0. Most look-ups
+   * read one slot without a branch on what they find; only a slot where another trigram of the same
+   * home was displaced from probes further.
+   */
+  id(head: number, c2: number): number {
+    const h = (Math.imul(head ^ Math.imul(c2, 0x85ebca77), 0x9e3779b1) >>> this.shift) & this.mask
+    if (this.displaced[h] !== 0) return this.get(head >>> 16, head & 0xffff, c2) + 1
+    // differ is 0 exactly when the slot holds this trigram; (differ | -differ) >> 31 is then 0, else -1.
+    const differ = (this.tail[h]! ^ c2) | (this.head[h]! ^ head)
+    return (this.values[h]! + 1) & ~((differ | -differ) >> 31)
+  }
+}
+
+/** The best `size` blocks by count (positive only), then by position: the fine pass's starts, best first. */
+class Top {
+  private readonly count: Array<number>
+  private readonly block: Array<number>
+  private readonly at: Array<number>
+  constructor(private readonly size: number) {
+    this.count = Array.from({ length: size }, () => -1)
+    this.block = Array.from({ length: size }, () => 0)
+    this.at = Array.from({ length: size }, () => 0)
+  }
+  /** Whether a block with count `value` at `block` would enter the best ones. */
+  admits(value: number, block: number): boolean {
+    const last = this.size - 1
+    return value > 0 && (value > this.count[last]! || (value === this.count[last]! && block < this.block[last]!))
+  }
+  offer(value: number, block: number, at: number): void {
+    if (!this.admits(value, block)) return
+    let r = this.size - 1
+    while (r > 0 && (this.count[r - 1]! < value || (this.count[r - 1]! === value && this.block[r - 1]! > block))) {
+      this.count[r] = this.count[r - 1]!
+      this.block[r] = this.block[r - 1]!
+      this.at[r] = this.at[r - 1]!
+      r--
+    }
+    this.count[r] = value
+    this.block[r] = block
+    this.at[r] = at
+  }
+  starts(): Array<number> {
+    const out: Array<number> = []
+    for (let r = 0; r < this.size && this.count[r]! > 0; r++) out.push(this.at[r]!)
+    return out
+  }
+}
+
+/** The geometry of one pattern's blocks over a text of `count` trigrams. */
+interface Blocks {
+  readonly window: number
+  readonly block: number
+  /** The last window's start. */
+  readonly last: number
+  readonly blocks: number
+}
+
+const blocksOf = (count: number, m: number): Blocks => {
+  const window = m - 2
+  const block = Math.max(1, m >> 1)
+  const last = count - window
+  return { window, block, last, blocks: Math.floor(last / block) + 1 }
+}
+
+/** Block numbers in order of `bound`, highest first, then by position (a counting sort: bounds are at most `max`). */
+const byBound = (bound: Int32Array, max: number): Int32Array => {
+  const blocks = bound.length
+  const first = new Int32Array(max + 2)
+  for (let b = 0; b < blocks; b++) first[bound[b]!]!++
+  for (let v = max, at = 0; v >= 0; v--) {
+    const n = first[v]!
+    first[v] = at
+    at += n
+  }
+  const order = new Int32Array(blocks)
+  for (let b = 0; b < blocks; b++) order[first[bound[b]!]!++] = b
+  return order
+}
+
+/**
+ * The coarse pass of several patterns over one text. The text's trigrams are looked up once, in
+ * one table of every pattern's trigrams (`ids`: 1 + the trigram's index in that table, 0 for a
+ * trigram in no pattern); each pattern then finds its blocks from those ids and the packed chunk
+ * counts, which is array reads and no hashing.
+ */
+export class SharedPass {
+  private readonly table: TrigramTable
+  private readonly patternIds: Array<Uint16Array> = []
+  private ids: Uint16Array | undefined
+  /** The packed chunk counts of one word's patterns (`packedWord`), the last computed. */
+  private packed: Int32Array | undefined
+  private packedWord = -1
+  /** @param candidates how many blocks `starts` returns at most. */
+  constructor(private readonly text: string, patterns: ReadonlyArray<string>, private readonly candidates: number) {
+    this.table = new TrigramTable(patterns.reduce((sum, p) => sum + p.length - 2, 0))
+    for (const pattern of patterns) {
+      const ids = new Uint16Array(pattern.length - 2)
+      for (let i = 0; i + 3 <= pattern.length; i++) {
+        ids[i] = this.table.add(pattern.charCodeAt(i), pattern.charCodeAt(i + 1), pattern.charCodeAt(i + 2)) + 1
+      }
+      this.patternIds.push(ids)
+    }
+  }
+
+  /** Drops the text's trigram ids and packed counts (2.5 bytes per code unit); they are computed again if needed. */
+  release(): void {
+    this.ids = undefined
+    this.packed = undefined
+    this.packedWord = -1
+  }
+
+  /** For each shared id, bit 4·l set when the trigram occurs in pattern `perWord`·`word` + l. */
+  private memberBits(word: number): Int32Array {
+    const bits = new Int32Array(this.table.size + 1)
+    const first = word * perWord
+    for (let l = 0; l < perWord && first + l < this.patternIds.length; l++) {
+      for (const id of this.patternIds[first + l]!) bits[id] = bits[id]! | (1 << (4 * l))
+    }
+    return bits
+  }
+
+  /**
+   * The text's trigram ids, computed on first use (one hash look-up per code unit), with the
+   * packed chunk counts of the first word's patterns made in the same loop.
+   */
+  private textIds(): Uint16Array {
+    if (this.ids !== undefined) return this.ids
+    const { table, text } = this
+    const count = text.length - 2
+    const ids = new Uint16Array(count)
+    const bits = this.memberBits(0)
+    const packed = new Int32Array(Math.ceil(count / chunk))
+    // The first two code units of the trigram at i, packed.
+    let head = (text.charCodeAt(0) << 16) | text.charCodeAt(1)
+    let sum = 0
+    for (let i = 0; i < count; i++) {
+      const c2 = text.charCodeAt(i + 2)
+      const id = table.id(head, c2)
+      ids[i] = id
+      // At most `chunk` (8) per pattern in a chunk: its four bits never carry into the next pattern's.
+      sum += bits[id]!
+      if ((i & (chunk - 1)) === chunk - 1) {
+        packed[i >> 3] = sum
+        sum = 0
+      }
+      head = ((head & 0xffff) << 16) | c2
+    }
+    if ((count & (chunk - 1)) !== 0) packed[count >> 3] = sum
+    this.packed = packed
+    this.packedWord = 0
+    return this.ids = ids
+  }
+
+  /** The packed chunk counts of the word holding pattern `k` (one pass over the ids when not the last made). */
+  private packedOf(ids: Uint16Array, k: number): Int32Array {
+    const word = Math.floor(k / perWord)
+    if (this.packed !== undefined && this.packedWord === word) return this.packed
+    const bits = this.memberBits(word)
+    const packed = new Int32Array(Math.ceil(ids.length / chunk))
+    for (let j = 0, i = 0; j < packed.length; j++) {
+      let sum = 0
+      for (const end = Math.min(i + chunk, ids.length); i < end; i++) sum += bits[ids[i]!]!
+      packed[j] = sum
+    }
+    this.packed = packed
+    this.packedWord = word
+    return packed
+  }
+
+  /** Pattern `k`'s wanted count of each shared id (0 for another pattern's trigram, or none). */
+  private wantedOf(k: number): Int32Array {
+    const wanted = new Int32Array(this.table.size + 1)
+    for (const id of this.patternIds[k]!) wanted[id]!++
+    return wanted
+  }
+
+  /**
+   * Where the fine pass looks for pattern `k` (of length `m`): the best window of each half-pattern
+   * block by Dice count, the best `candidates` blocks, best first (ties: the earlier block).
+   *
+   * A window's count is at most its number of trigrams that occur in the pattern at all (its hits),
+   * and so at most the hits of the chunks it touches. Blocks are counted exactly in order of that
+   * bound, best first, until no block left can enter the best ones; past `maxExactShare` of the
+   * blocks, the full slide counts them all.
+   */
+  starts(k: number, m: number): Array<number> {
+    const ids = this.textIds()
+    const wanted = this.wantedOf(k)
+    const geometry = blocksOf(ids.length, m)
+    const bound = this.chunkBounds(this.packedOf(ids, k), k % perWord, geometry)
+    const { blocks, window } = geometry
+    const order = byBound(bound, window)
+    const top = this.countInOrder(ids, wanted, geometry, order, bound, Math.max(64, Math.ceil(blocks * maxExactShare)))
+    return top === undefined ? this.slideAll(ids, wanted, geometry) : top.starts()
+  }
+
+  /**
+   * Each block's bound from lane `lane` of the packed chunk counts: the windows starting in chunk j
+   * cover chunks j to e (the chunk of the last trigram the last of them covers), so their hits are
+   * at most the hits of chunks j..e; a block's bound is the most of its chunks', at most `window`.
+   */
+  private chunkBounds(packed: Int32Array, lane: number, { block, blocks, last, window }: Blocks): Int32Array {
+    const chunks = packed.length
+    // prefix[j]: the hits of chunks before j.
+    const prefix = new Int32Array(chunks + 1)
+    const shift = 4 * lane
+    for (let j = 0; j < chunks; j++) prefix[j + 1] = prefix[j]! + ((packed[j]! >>> shift) & 15)
+    const starting = Math.floor(last / chunk) + 1 // chunks holding a window's start
+    const reach = new Int32Array(starting)
+    for (let j = 0; j < starting; j++) {
+      const end = Math.min(chunks, Math.floor((j * chunk + chunk - 2 + window) / chunk) + 1)
+      reach[j] = prefix[end]! - prefix[j]!
+    }
+    const bound = new Int32Array(blocks)
+    for (let b = 0, from = 0; b < blocks; b++, from += block) {
+      const to = Math.min(from + block - 1, last)
+      let best = 0
+      for (let j = Math.floor(from / chunk), end = Math.floor(to / chunk); j <= end; j++) if (reach[j]! > best) best = reach[j]!
+      bound[b] = Math.min(best, window)
+    }
+    return bound
+  }
+
+  /**
+   * The best window of block `b` by exact count: its count and start (the first best). `have` is
+   * all zeros before and after.
+   */
+  private exactBlock(ids: Uint16Array, wanted: Int32Array, have: Int32Array, { block, last, window }: Blocks, b: number) {
+    const from = b * block
+    const to = Math.min(from + block - 1, last)
+    let common = 0
+    // (h - w) >> 31 is -1 when h < w, else 0 (counts are far below 2^31): no data-dependent branch.
+    for (let i = from; i < from + window; i++) {
+      const id = ids[i]!
+      const h = have[id]!
+      have[id] = h + 1
+      common -= (h - wanted[id]!) >> 31
+    }
+    let best = common
+    let bestAt = from
+    for (let p = from + 1; p <= to; p++) {
+      const entering = ids[p + window - 1]!
+      const h = have[entering]!
+      have[entering] = h + 1
+      common -= (h - wanted[entering]!) >> 31
+      const leaving = ids[p - 1]!
+      const g = have[leaving]!
+      have[leaving] = g - 1
+      common -= 1 + ((wanted[leaving]! - g) >> 31)
+      if (common > best) {
+        best = common
+        bestAt = p
+      }
+    }
+    // Back to all zeros for the next block.
+    for (let i = to; i < to + window; i++) have[ids[i]!]!--
+    return { best, bestAt }
+  }
+
+  /**
+   * Exact counts of the blocks of `order` (by `bound`, highest first, then by position) until no
+   * block left can enter the best ones. `undefined` when more than `limit` blocks would be counted.
+   */
+  private countInOrder(
+    ids: Uint16Array,
+    wanted: Int32Array,
+    geometry: Blocks,
+    order: Int32Array,
+    bound: Int32Array,
+    limit: number
+  ): Top | undefined {
+    const have = new Int32Array(wanted.length)
+    const top = new Top(this.candidates)
+    for (let r = 0; r < order.length; r++) {
+      const b = order[r]!
+      // No block from here on can rank above the last kept (an equal count ranks below an earlier block).
+      if (!top.admits(bound[b]!, b)) break
+      if (r >= limit) return undefined
+      const { best, bestAt } = this.exactBlock(ids, wanted, have, geometry, b)
+      top.offer(best, b, bestAt)
+    }
+    return top
+  }
+
+  /** The general path: every block's best window by one slide over the whole text. */
+  private slideAll(ids: Uint16Array, wanted: Int32Array, { block, last, window }: Blocks): Array<number> {
+    const have = new Int32Array(wanted.length)
+    // common = Σ min(have, wanted) over this pattern's trigrams, kept as windows enter and leave;
+    // (h - w) >> 31 is -1 when h < w, else 0 (counts are far below 2^31): no data-dependent branch.
+    let common = 0
+    for (let i = 0; i < window; i++) {
+      const id = ids[i]!
+      const h = have[id]!
+      have[id] = h + 1
+      common -= (h - wanted[id]!) >> 31
+    }
+    const top = new Top(this.candidates)
+    for (let b = 0, from = 0; from <= last; b++, from += block) {
+      const to = Math.min(from + block - 1, last)
+      // The window at 0 is complete already; every later one enters one trigram and drops one.
+      let best = from === 0 ? common : -1
+      let bestAt = from
+      for (let p = from === 0 ? 1 : from; p <= to; p++) {
+        const entering = ids[p + window - 1]!
+        const h = have[entering]!
+        have[entering] = h + 1
+        common -= (h - wanted[entering]!) >> 31
+        const leaving = ids[p - 1]!
+        const g = have[leaving]!
+        have[leaving] = g - 1
+        // min(have, wanted) drops when have was at most wanted: (wanted - g) >> 31 is 0 then, else -1.
+        common -= 1 + ((wanted[leaving]! - g) >> 31)
+        if (common > best) {
+          best = common
+          bestAt = p
+        }
+      }
+      top.offer(best, b, bestAt)
+    }
+    return top.starts()
+  }
+}
