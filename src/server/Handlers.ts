@@ -34,7 +34,6 @@ import * as JudgeReview from "../review/JudgeReview.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import { CitegateApi, namedManifest } from "./Api.js"
 import * as Gates from "./Gates.js"
-import * as HandedOver from "./HandedOver.js"
 import * as KeptReviews from "./KeptReviews.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
 import { Lifecycle, ServerContext } from "./Context.js"
@@ -68,16 +67,11 @@ const rendered = (render: () => string) => Spans.withSpanExported("Render.json")
  * The run `runId`, if `principal` may read it. A token that lists neither the run nor "*" and did
  * not start it gets 403 whether or not the run exists: ids of other tokens' runs do not leak.
  */
-export const readableRun = (
-  principal: Principal,
-  runId: string,
-  // The verify lane's look-up of this run, handed over with the request (HandedOver.ts).
-  lookedUp?: Effect.Effect<RunView, RunNotFound>
-): Effect.Effect<RunView, Forbidden | RunNotFound, Runs> =>
+export const readableRun = (principal: Principal, runId: string): Effect.Effect<RunView, Forbidden | RunNotFound, Runs> =>
   Effect.gen(function*() {
     const runs = yield* Runs
     const listed = principal.runs === "*" || principal.runs.has(runId)
-    const run = yield* Effect.either(lookedUp ?? runs.get(runId))
+    const run = yield* Effect.either(runs.get(runId))
     if (listed) return yield* run
     if (Either.isRight(run) && run.right.owner === principal.digest) return run.right
     return yield* new Forbidden({ action: "read-run", runId })
@@ -249,7 +243,7 @@ export const VerifyLive = HttpApiBuilder.group(CitegateApi, "verify", (handlers)
       .handleRaw("verifyReport", ({ request, urlParams }) =>
         Effect.gen(function*() {
           const principal = yield* authenticated(request.headers)
-          const run = yield* readableRun(principal, urlParams.run, HandedOver.take(request, urlParams.run))
+          const run = yield* readableRun(principal, urlParams.run)
           const { config } = yield* ServerContext
           const key = yield* signingKeyFor(urlParams.sign)
           // The body was read (and bounded) by the server middleware: the cached text, or with sign=1

@@ -20,7 +20,6 @@
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { causeResponse } from "@effect/platform/HttpServerError"
 import * as HttpServerResponseModule from "@effect/platform/HttpServerResponse"
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
@@ -34,7 +33,6 @@ import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
 import * as List from "effect/List"
 import * as LogSpan from "effect/LogSpan"
-import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
@@ -44,7 +42,6 @@ import * as Config from "../Config.js"
 import { RequestTimeout, RunNotFound } from "../Errors.js"
 import { ReportParams } from "./Api.js"
 import type { Principal } from "./Auth.js"
-import * as HandedOver from "./HandedOver.js"
 import { ReportResponder } from "./Handlers.js"
 import { Runs } from "./Runs.js"
 
@@ -229,8 +226,6 @@ export const make = (options: LaneOptions) => {
         handedOver = true
         counts.handedOver++
         clearTimeout(timer)
-        // The route uses this look-up's RunNotFound, not a second look-up (one that died is made again).
-        if (Option.isSome(Cause.failureOption(run.cause))) HandedOver.keep(request, lane.runId, run)
         return options.handOver(request, response)
       }
       const bytes = yield* body
