@@ -10,7 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Spans from "../internal/Spans.js"
 import * as Layer from "effect/Layer"
-import { hash, timingSafeEqual } from "node:crypto"
+import * as crypto from "node:crypto"
 import type { ServerToken } from "../Config.js"
 import { Forbidden, Unauthorized } from "../Errors.js"
 
@@ -46,8 +46,12 @@ export const maxAuthorizationLength = 4_096
 /** Headers as Node and @effect/platform hand them over (lowercase names). */
 export type RequestHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
-// One call (`crypto.hash`), not a Hash object per digest: every request's token is hashed.
-const sha256 = (text: string): Buffer => hash("sha256", text, "buffer")
+// One call (`crypto.hash`, Node 20.12 and later), not a Hash object per digest: every request's
+// token is hashed. Older Node 20 releases (within `engines`) have no `crypto.hash`: a named import
+// of it would not even link there, so it is read from the module and `createHash` is the fallback.
+const oneShotHash: typeof crypto.hash | undefined = (crypto as { readonly hash?: typeof crypto.hash }).hash
+const sha256 = (text: string): Buffer =>
+  oneShotHash !== undefined ? oneShotHash("sha256", text, "buffer") : crypto.createHash("sha256").update(text).digest()
 
 /** The hex SHA-256 digest to put in `server.tokens[].sha256` for a token. */
 export const tokenDigest = (token: string): string => sha256(token).toString("hex")
@@ -100,7 +104,7 @@ const tokenLookup = (tokens: ReadonlyArray<ServerToken>) => {
     // Every digest is compared (no early exit), each in constant time: the time taken does not
     // depend on which configured digest matched or how much of one did.
     for (const entry of known) {
-      if (timingSafeEqual(presented, entry.digest) && found === undefined) found = entry.principal
+      if (crypto.timingSafeEqual(presented, entry.digest) && found === undefined) found = entry.principal
     }
     return found
   }
