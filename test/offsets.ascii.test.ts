@@ -42,4 +42,11 @@ describe("spanOffsets on all-ASCII text", () => {
     assert.deepStrictEqual(spanOffsets(text, [{ start: 12, end }]), general(text, [{ start: 12, end }]))
     assert.deepStrictEqual(spanOffsets(text, [{ start: 12, end }])[0]!.utf8, { start: 13, end: end + 3 })
   })
+
+  it("spans that are not integers (a caller's 2.5, NaN, Infinity) get the general pass's answers", () => {
+    const text = "net sales rose by 4% in the third quarter"
+    for (const spans of [[{ start: 2.5, end: 5 }], [{ start: NaN, end: 5 }], [{ start: 1, end: Infinity }], [{ start: 0, end: 3 }, { start: 4, end: 6.75 }]]) {
+      assert.deepStrictEqual(spanOffsets(text, spans), general(text, spans), JSON.stringify(spans))
+    }
+  })
 })

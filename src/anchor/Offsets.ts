@@ -161,7 +161,9 @@ const pairsIn = (s: string): number => {
  * @category conversions
  */
 export const spanOffsets = (text: string, spans: ReadonlyArray<Span>, checkpoints?: Checkpoints): Array<SpanOffsets> => {
-  if (text.length <= asciiCheckUnits && Buffer.byteLength(text, "utf8") === text.length) return asciiOffsets(text, spans)
+  if (text.length <= asciiCheckUnits && integral(spans) && Buffer.byteLength(text, "utf8") === text.length) {
+    return asciiOffsets(text, spans)
+  }
   const at = positions(text, spans.flatMap((span) => [span.start, span.end]), checkpoints)
   return spans.map((span, k) => {
     const start = at[2 * k]!
@@ -172,6 +174,12 @@ export const spanOffsets = (text: string, spans: ReadonlyArray<Span>, checkpoint
       utf8: { start: start.utf8, end: end.utf8 }
     }
   })
+}
+
+/** Every span's ends are integers (a caller's `2.5` or `NaN` takes the general pass, which decides what it means). */
+const integral = (spans: ReadonlyArray<Span>): boolean => {
+  for (const span of spans) if (!Number.isInteger(span.start) || !Number.isInteger(span.end)) return false
+  return true
 }
 
 const inOrder = (xs: ReadonlyArray<number>): boolean => {
