@@ -215,26 +215,36 @@ describe("verifying without an effect per capture: the general path's outcome, e
       }
     }), 180_000)
 
-  it.scopedLive("a long run of synchronous reads yields to the timers: an overrun deadline stops it before the last capture", () =>
-    Effect.gen(function*() {
-      // 80 records of 250,000 code units each, every one read synchronously (under syncReadLimit):
-      // 20 Mi units in all, past the 8 Mi after which the load yields to the timers.
-      const text = flat("net sales rose 4% to 1,180 units. ".repeat(7_143).slice(0, 250_000))
-      const many = Array.from({ length: 80 }, (_, i) => plain(`many-${i}.txt`, `${i} ${text}`))
-      const directory = yield* tempDirectory
-      const store = yield* CaptureStore.makeFileSystem({ directory })
-      for (const record of many) yield* store.write(record)
-      const facts = many.map((r, i) => ({ state: "cited", label: `fact_${i}`, source: r.source, captureSha256: r.sha256, snippet: r.text.slice(0, 20) }))
-      const config = { sources: many.map((r) => r.source), labels: facts.map((f) => f.label), verify: { maxFacts: 100, mode: "drop", timeoutMs: 1 } }
-      const gate = yield* Effect.provide(
-        Gate.Gate,
-        Gate.layerWithStore(config).pipe(Layer.provide(Layer.succeed(CaptureStore.CaptureStore, store)), Layer.orDie)
-      )
-      const { opened } = yield* countOpens
-      const error = yield* Effect.flip(gate.checkJson(JSON.stringify({ facts })))
-      assert.instanceOf(error, VerificationTimeout)
-      // Stopped at a yield: not every record was opened (without the yields, all 80 are read first).
-      assert.isAbove(opened.length, 0)
-      assert.isBelow(opened.length, 80)
-    }), 60_000)
+  for (const refusedLate of [false, true]) {
+    const what = refusedLate ? "of records refused after a whole read (an extra key)" : "of synchronous reads"
+    it.scopedLive(`a long run ${what} yields to the timers: an overrun deadline stops it before the last capture`, () =>
+      Effect.gen(function*() {
+        // 80 records of 250,000 code units each, every one read synchronously (under syncReadLimit):
+        // 20 Mi units in all, past the 8 Mi after which the load yields to the timers.
+        const text = flat("net sales rose 4% to 1,180 units. ".repeat(7_143).slice(0, 250_000))
+        const many = Array.from({ length: 80 }, (_, i) => plain(`many-${i}.txt`, `${i} ${text}`))
+        const directory = yield* tempDirectory
+        const store = yield* CaptureStore.makeFileSystem({ directory })
+        for (const record of many) yield* store.write(record)
+        if (refusedLate) {
+          // Each record is read and parsed whole, then refused (not-a-v1-record): no text is counted.
+          for (const record of many) {
+            const file = recordPath(directory, record.source)
+            fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, "utf8")), extra: 1 }))
+          }
+        }
+        const facts = many.map((r, i) => ({ state: "cited", label: `fact_${i}`, source: r.source, captureSha256: r.sha256, snippet: r.text.slice(0, 20) }))
+        const config = { sources: many.map((r) => r.source), labels: facts.map((f) => f.label), verify: { maxFacts: 100, mode: "drop", timeoutMs: 1 } }
+        const gate = yield* Effect.provide(
+          Gate.Gate,
+          Gate.layerWithStore(config).pipe(Layer.provide(Layer.succeed(CaptureStore.CaptureStore, store)), Layer.orDie)
+        )
+        const { opened } = yield* countOpens
+        const error = yield* Effect.flip(gate.checkJson(JSON.stringify({ facts })))
+        assert.instanceOf(error, VerificationTimeout)
+        // Stopped at a yield: not every record was opened (without the yields, all 80 are read first).
+        assert.isAbove(opened.length, 0)
+        assert.isBelow(opened.length, 80)
+      }), 60_000)
+  }
 })

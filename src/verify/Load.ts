@@ -15,6 +15,7 @@ import { type CaptureReadError, type CaptureSignatureError, NotApproved } from "
 import { yieldToTimers } from "./Search.js"
 import { exported, perItem, spanAttributes } from "../internal/Spans.js"
 import { type ReadNow, readNowOf } from "../internal/readNow.js"
+import { syncReadLimit } from "../internal/safeRead.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import type { CaptureCacheShape, VerifiedCapture } from "./CaptureCache.js"
 import type { Checkpoints } from "../anchor/Offsets.js"
@@ -132,9 +133,9 @@ const readAllNow = (readNow: ReadNow, sources: ReadonlySet<SourceUrl>): Effect.E
         })
       }
       loaded.set(source, loadedOf(now))
-      if (Either.isRight(now) && (read += now.right.text.length) >= syncTextBetweenYields) {
-        return Effect.flatMap(yieldToTimers, next)
-      }
+      // A record refused late (read whole, then not decoded) cost up to a whole synchronous read.
+      read += Either.isRight(now) ? now.right.text.length : syncReadLimit
+      if (read >= syncTextBetweenYields) return Effect.flatMap(yieldToTimers, next)
     }
     return Effect.succeed(loaded)
   }
