@@ -190,4 +190,51 @@ describe("the verify lane", () => {
       // `sign=0` and the unknown run (handed back) and the slow body.
       assert.strictEqual(VerifyLane.counts.taken - takenBefore, 16)
     }).pipe(Effect.scoped), 60_000)
+
+  it.live("answers warm verifications without a fiber, as the general path does, and sees a changed capture", () =>
+    Effect.gen(function*() {
+      const work = yield* tempDirectory
+      const runRoot = path.join(work, "runs")
+      yield* Effect.promise(() => fsp.mkdir(path.join(runRoot, "r1"), { recursive: true }))
+      yield* writeRecords(path.join(runRoot, "r1"), [salesRecord])
+      const limits = { maxBodyBytes: 4096, requestTimeoutMs: 2_000 }
+      const general = yield* startService(work, runRoot, limits, false)
+      const lane = yield* startService(work, runRoot, limits, true)
+      const byName = (name: string) => matrix.find((c) => c.name === name)!
+      // Answered at once once warm: every well-formed report of the matrix (failures and modes included).
+      const warm = ["good", "good, two facts", "good, reader listing the run", "good, mode=drop", "absent, mode=reject", "absent, mode=drop", "absent, default mode", "wrong capture digest", "sign=0"]
+      // Decoding failures and the rest are the fiber's.
+      const notWarm = ["malformed JSON", "not an object", "excess key", "unknown run"]
+      // Warm-up: the Gates kept, the capture cached with its index built.
+      for (const name of warm) yield* send(lane, byName(name))
+      yield* Effect.sleep("200 millis")
+      for (const name of [...warm, ...notWarm]) {
+        const expected = comparable(yield* send(general, byName(name)))
+        const before = VerifyLane.synchronous.answered
+        const actual = comparable(yield* send(lane, byName(name)))
+        assert.strictEqual(VerifyLane.synchronous.answered - before, warm.includes(name) ? 1 : 0, name)
+        assert.deepStrictEqual(actual, expected, name)
+      }
+      const good = byName("good")
+      const grounded = comparable(yield* send(lane, good))
+      assert.include(Buffer.from(grounded.body, "base64").toString(), "\"outcome\": \"grounded\"")
+      const [record] = (yield* Effect.promise(() => fsp.readdir(path.join(runRoot, "r1")))).filter((name) => name.endsWith(".json") && name !== "manifest.json")
+      const file = path.join(runRoot, "r1", record!)
+      // The same bytes with a new modification time: a new stamp, so the capture is loaded again (not at once).
+      const later = new Date(Date.now() + 5_000)
+      yield* Effect.promise(() => fsp.utimes(file, later, later))
+      let before = VerifyLane.synchronous.answered
+      assert.deepStrictEqual(comparable(yield* send(lane, good)), grounded)
+      assert.strictEqual(VerifyLane.synchronous.answered - before, 0, "a changed stamp is not answered at once")
+      // A capture changed on disk after it was cached: the next request sees it, on both paths.
+      const text = yield* Effect.promise(() => fsp.readFile(file, "utf8"))
+      assert.include(text, "4,210")
+      yield* Effect.promise(() => fsp.chmod(file, 0o644))
+      yield* Effect.promise(() => fsp.writeFile(file, text.replaceAll("4,210", "4,211")))
+      before = VerifyLane.synchronous.answered
+      const changed = comparable(yield* send(lane, good))
+      assert.strictEqual(VerifyLane.synchronous.answered - before, 0, "a changed capture is not answered at once")
+      assert.notInclude(Buffer.from(changed.body, "base64").toString(), "\"outcome\": \"grounded\"")
+      assert.deepStrictEqual(changed, comparable(yield* send(general, good)))
+    }).pipe(Effect.scoped), 60_000)
 })

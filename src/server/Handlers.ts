@@ -30,13 +30,14 @@ import * as Policy from "../verify/Policy.js"
 import * as Json from "../render/Json.js"
 import { fromOutcome, Rendering } from "../render/Rendering.js"
 import * as Decisions from "../review/Decisions.js"
+import { Judge } from "../review/Judge.js"
 import * as JudgeReview from "../review/JudgeReview.js"
 import type { VerifiedReport } from "../verify/VerifiedReport.js"
 import { CitegateApi, namedManifest } from "./Api.js"
 import * as Gates from "./Gates.js"
 import * as KeptReviews from "./KeptReviews.js"
 import { Access, Auth, type Principal, type RequestHeaders } from "./Auth.js"
-import { Lifecycle, ServerContext } from "./Context.js"
+import { Lifecycle, ServerContext, Telemetry } from "./Context.js"
 import * as Metrics from "./Metrics.js"
 import { RequestBytes, textOf as bodyText } from "./RequestBytes.js"
 import { eventJson, type RunView, Runs } from "./Runs.js"
@@ -181,6 +182,12 @@ export interface ReportResponderShape {
     /** `sign=1`: the signing key and the exact bytes received. */
     signing?: { readonly key: Signatures.SigningKey; readonly input: Uint8Array | string } | undefined
   ) => Effect.Effect<string, RunNotFound, Runs>
+  /**
+   * `respond` (without signing) answered at once, without an effect, when everything it needs is
+   * kept: the (run, mode) Gate, every capture warm (`GateShape.checkJsonWarm`) and the run's review
+   * log; with telemetry and the judge off. `undefined` otherwise: the caller takes `respond`.
+   */
+  readonly respondWarm: (run: RunView, mode: Mode, text: string) => string | undefined
 }
 
 /** The report route's responder, shared by the route and the server's lane (provided by `Server.layer`). */
@@ -224,7 +231,21 @@ export const makeReportResponder = Effect.gen(function*() {
       const rendering = provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance
       return yield* rendered(() => withAttestation(Json.toJson(rendering), envelope))
     })
-  return { respond } satisfies ReportResponderShape
+  // What `respond` would add that takes an effect: metrics and spans (telemetry on), the judge.
+  const telemetry = yield* Effect.serviceOption(Telemetry)
+  const warmOn = !(Option.isSome(telemetry) && telemetry.value.enabled) && Option.isNone(yield* Effect.serviceOption(Judge))
+  const respondWarm: ReportResponderShape["respondWarm"] = (run, mode, text) => {
+    const gate = warmOn ? gates.keptGate(run, mode) : undefined
+    const outcome = gate?.checkJsonWarm?.(text)
+    if (outcome === undefined) return undefined
+    const decisions = Either.isRight(outcome) ? reviews.listKept(run) : undefined
+    if (Either.isRight(outcome) && decisions === undefined) return undefined
+    const provenance = fromOutcome(outcome)
+    const humanReview = Either.isRight(outcome) ? Decisions.humanReviewOf(outcome.right.report, decisions!) : undefined
+    const rendering = provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge: undefined, humanReview }) : provenance
+    return withAttestation(Json.toJson(rendering), undefined)
+  }
+  return { respond, respondWarm } satisfies ReportResponderShape
 })
 
 /** The layer of the shared responder (`Server.layer` provides it to the route and to the lane). */

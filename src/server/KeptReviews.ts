@@ -44,6 +44,8 @@ export interface KeptReviewsStats {
 export interface KeptReviewsShape {
   /** Every decision of the run's log, in append order: the kept ones while the log is unchanged. */
   readonly list: (run: RunView) => Effect.Effect<ReadonlyArray<LoggedDecision>, DecisionReadError | RunNotFound>
+  /** `list` when it would answer from a kept log (counted as a hit), without an effect; `undefined` otherwise (nothing counted). */
+  readonly listKept: (run: RunView) => ReadonlyArray<LoggedDecision> | undefined
   readonly stats: Effect.Effect<KeptReviewsStats>
 }
 
@@ -95,18 +97,28 @@ export const make = (options: { readonly maxDecisions?: number; readonly settleM
         return Effect.flatMap(ReviewLog, (log) => log.list).pipe(Effect.provide(runs.reviews(run)))
       })
 
+    // The kept decisions of a log whose stamp is unchanged, counted as a hit.
+    const hit = (key: string, stamp: string) => {
+      const found = entries.get(key)
+      if (found === undefined || found.stamp !== stamp) return undefined
+      counts.hits++
+      entries.delete(key)
+      entries.set(key, found)
+      return found.decisions
+    }
+
+    const listKept: KeptReviewsShape["listKept"] = (run) => {
+      const stamped = runs.reviewStamp?.(run)
+      return stamped === undefined ? undefined : hit(`${run.id}\u0000${run.directory}`, stamped.stamp)
+    }
+
     const list: KeptReviewsShape["list"] = (run) =>
       Effect.suspend(() => {
         const stamped = runs.reviewStamp?.(run)
         if (stamped === undefined) return read(run)
         const key = `${run.id}\u0000${run.directory}`
-        const found = entries.get(key)
-        if (found !== undefined && found.stamp === stamped.stamp) {
-          counts.hits++
-          entries.delete(key)
-          entries.set(key, found)
-          return Effect.succeed(found.decisions)
-        }
+        const found = hit(key, stamped.stamp)
+        if (found !== undefined) return Effect.succeed(found)
         // Settled: the log's last change is older than `settle` (or it has none yet).
         const settled = stamped.changedAt === undefined || Date.now() - stamped.changedAt >= settle
         return read(run).pipe(
@@ -116,6 +128,7 @@ export const make = (options: { readonly maxDecisions?: number; readonly settleM
 
     return {
       list,
+      listKept,
       stats: Effect.sync((): KeptReviewsStats => ({ ...counts, entries: entries.size }))
     } satisfies KeptReviewsShape
   })

@@ -114,6 +114,8 @@ export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
   readonly start: (owner: string) => Effect.Effect<RunView, NotReady>
   /** A run by id: one this server started, or a directory under the run root. */
   readonly get: (runId: string) => Effect.Effect<RunView, RunNotFound>
+  /** `get` of a run it finds at once, without an effect; `undefined` otherwise (then `get` decides). Optional. */
+  readonly getNow?: ((runId: string) => RunView | undefined) | undefined
   /** The run's manifest (read through the capture store, never written). */
   readonly manifest: (run: RunView) => Effect.Effect<Manifest.Manifest, RunNotFound>
   /** The run's events after `afterId`, following a live run until its `done` event. */
@@ -254,26 +256,35 @@ const startRun = (local: Local) =>
     return { id, status: state.status, owner, directory: directoryOf(local, id) } satisfies RunView
   })
 
-const getRun = (local: Local) =>
-  Spans.fn("Runs.get")(function*(runId: string) {
-    // Ids are checked before any path is built: `..`, separators and dots never reach the file system.
-    if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
-    const state = local.live.get(runId)
-    if (state !== undefined) {
-      return { id: runId, status: state.status, owner: state.owner, directory: directoryOf(local, runId) } satisfies RunView
-    }
-    const directory = directoryOf(local, runId)
-    // Synchronous: one syscall of a few microseconds; the promise form showed as 2.6 to 6.5% of the
-    // service's busy CPU in profiles (docs/performance.md). Checked on every request, never remembered.
-    let stat: ReturnType<typeof lstatSync> | undefined
-    try {
-      stat = lstatSync(directory, { throwIfNoEntry: false })
-    } catch {
-      stat = undefined
-    }
-    if (stat === undefined || !stat.isDirectory()) return yield* new RunNotFound({ runId })
-    return { id: runId, status: "stored" as const, owner: null, directory } satisfies RunView
+/** The run `runId`, found now, or `undefined` (not found). */
+const runNow = (local: Local) => (runId: string): RunView | undefined => {
+  // Ids are checked before any path is built: `..`, separators and dots never reach the file system.
+  if (!runIdPattern.test(runId)) return undefined
+  const state = local.live.get(runId)
+  if (state !== undefined) {
+    return { id: runId, status: state.status, owner: state.owner, directory: directoryOf(local, runId) } satisfies RunView
+  }
+  const directory = directoryOf(local, runId)
+  // Synchronous: one syscall of a few microseconds; the promise form showed as 2.6 to 6.5% of the
+  // service's busy CPU in profiles (docs/performance.md). Checked on every request, never remembered.
+  let stat: ReturnType<typeof lstatSync> | undefined
+  try {
+    stat = lstatSync(directory, { throwIfNoEntry: false })
+  } catch {
+    stat = undefined
+  }
+  if (stat === undefined || !stat.isDirectory()) return undefined
+  return { id: runId, status: "stored" as const, owner: null, directory } satisfies RunView
+}
+
+const getRun = (local: Local) => {
+  const now = runNow(local)
+  return Spans.fn("Runs.get")(function*(runId: string) {
+    const run = now(runId)
+    if (run === undefined) return yield* new RunNotFound({ runId })
+    return run
   })
+}
 
 /**
  * Built from the run's captures, and kept (`server.cacheBytes`) once it cannot change: a run this
@@ -385,7 +396,7 @@ export const make = Effect.gen(function*() {
     ReviewFilesystem.layer({ directory: run.directory }).pipe(Layer.mapError(() => new RunNotFound({ runId: run.id })))
   const reviewStamp = reviewStampOf
 
-  return Runs.of({ start: startRun(local), get: getRun(local), manifest, events, store, reviews, reviewStamp, ready: readyAt(local.root) })
+  return Runs.of({ start: startRun(local), get: getRun(local), getNow: runNow(local), manifest, events, store, reviews, reviewStamp, ready: readyAt(local.root) })
 })
 
 export const layer: Layer.Layer<Runs, never, ServerContext | Lifecycle> = Layer.scoped(Runs, make)

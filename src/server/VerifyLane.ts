@@ -20,6 +20,7 @@
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { causeResponse } from "@effect/platform/HttpServerError"
 import * as HttpServerResponseModule from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
@@ -31,19 +32,23 @@ import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
+import * as Inspectable from "effect/Inspectable"
 import * as List from "effect/List"
+import * as LogLevel from "effect/LogLevel"
 import * as LogSpan from "effect/LogSpan"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import type * as Http from "node:http"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
+import type { Mode } from "../Domain.js"
 import * as Config from "../Config.js"
 import { RequestTimeout, RunNotFound } from "../Errors.js"
 import { ReportParams } from "./Api.js"
 import type { Principal } from "./Auth.js"
 import { ReportResponder } from "./Handlers.js"
-import { Runs } from "./Runs.js"
+import { type RunView, Runs } from "./Runs.js"
 
 /** The event the server emits (besides `request`) for a request this lane took: open requests are counted on both. */
 export const laneEvent = "citegate:lane-request"
@@ -167,31 +172,100 @@ const requestRefs = (requestId: string) => (refs: FiberRefs.FiberRefs, fiberId: 
   })
 }
 
+/** Reads a request's body; `onBytes` gets it, or `undefined` when the client goes away first. Returns what stops the reading. */
+const readBody = (request: Http.IncomingMessage, onBytes: (bytes: Buffer | undefined) => void) => {
+  const chunks: Array<Buffer> = []
+  const onData = (chunk: Buffer) => chunks.push(chunk)
+  const onEnd = () => onBytes(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+  // The client went away mid-body: nothing to answer (the general path's work is interrupted then too).
+  const onAborted = () => onBytes(undefined)
+  request.on("data", onData).once("end", onEnd).once("aborted", onAborted).once("error", onAborted)
+  return () => {
+    request.off("data", onData).off("end", onEnd).off("aborted", onAborted).off("error", onAborted)
+  }
+}
+
+/** The route's answer to a body: its JSON text (the route's 200, written by `writeJson`) or a refusal. */
+const answerOf = (options: LaneOptions, run: RunView, mode: Mode, bytes: Buffer) =>
+  Effect.flatMap(ReportResponder, (responder) =>
+    // Decoded as the platform decodes a text body (invalid UTF-8 replaced, a BOM kept).
+    responder.respond(run, mode, bytes.toString("utf8"))).pipe(
+      Effect.map((json): HttpServerResponse.HttpServerResponse | string => json),
+      // The run went away after it was looked up: the route's 404.
+      Effect.catchTag("RunNotFound", (error) => Effect.succeed(options.errorResponse(error, 404))),
+      Effect.catchAllCause((cause) =>
+        Effect.flatMap(causeResponse(cause), ([answer]) =>
+          answer.status >= 500 ? Effect.as(Effect.logError("request failed", cause), answer) : Effect.succeed(answer)
+        )
+      )
+    )
+
+/** `annotations` with `entries` set, in order. */
+const annotate = (annotations: HashMap.HashMap<string, unknown>, entries: ReadonlyArray<readonly [string, unknown]>) => {
+  for (const [key, value] of entries) annotations = HashMap.set(annotations, key, value)
+  return annotations
+}
+
+/**
+ * The access-log line of a request answered without a fiber (`answerNow`), as `Effect.logInfo`
+ * would write it at the end of the lane's fiber: its refs (the runtime's, with the request's
+ * annotation and span as `requestRefs` sets them, then the middleware's annotations), its loggers
+ * and level, and a fiber id of its own.
+ */
+const logNow = (refs: FiberRefs.FiberRefs, requestId: string, spanStart: number, annotations: ReadonlyArray<readonly [string, unknown]>) => {
+  if (LogLevel.greaterThan(FiberRefs.getOrDefault(refs, FiberRef.currentMinimumLogLevel), LogLevel.Info)) return
+  const loggers = FiberRefs.getOrDefault(refs, FiberRef.currentLoggers)
+  if (HashSet.size(loggers) === 0) return
+  const annotated = annotate(HashMap.set(FiberRefs.getOrDefault(refs, FiberRef.currentLogAnnotations), "requestId", requestId as unknown), annotations)
+  const spans = List.prepend(FiberRefs.getOrDefault(refs, FiberRef.currentLogSpan), LogSpan.make("request", spanStart))
+  const clock = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Clock.Clock)
+  const fiberId = FiberId.unsafeMake()
+  const date = new Date(clock.unsafeCurrentTimeMillis())
+  Inspectable.withRedactableContext(refs, () => {
+    for (const logger of loggers) {
+      logger.log({ fiberId, logLevel: LogLevel.Info, message: ["request"], cause: Cause.empty, context: refs, spans, annotations: annotated, date })
+    }
+  })
+}
+
+/** Requests answered without a fiber (`ReportResponderShape.respondWarm`): the equivalence tests read it. */
+export const synchronous = { answered: 0 }
+
 /**
  * The lane: `true` when it took the request (it answers it, or hands it over itself before reading
  * its body), `false` when the platform should handle it.
+ *
+ * A run found at once (`Runs.getNow`) has its body read without a fiber, and a warm verification
+ * (`respondWarm`) is answered right there: stamps, verification, encoding, the log line and the
+ * write as plain calls. Anything else (a miss, a changed stamp, an unknown run, a defect) starts
+ * the lane's fiber, with the run and the body when they are known, as it would have started.
  */
 export const make = (options: LaneOptions) => {
   const runFork = Runtime.runFork(options.runtime)
   const timeoutMs = options.limits.requestTimeoutMs
+  const runs = Context.get(options.runtime.context, Runs)
+  const responder = Context.get(options.runtime.context, ReportResponder)
+  const refs = options.runtime.fiberRefs
+  const clock = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Clock.Clock)
   return (request: Http.IncomingMessage, response: Http.ServerResponse): boolean => {
     const lane = plain(request, options)
     if (lane === undefined) return false
     counts.taken++
     const requestId = randomUUID()
     const started = performance.now()
+    const spanStart = clock.unsafeCurrentTimeMillis()
     const tagged = (answer: HttpServerResponse.HttpServerResponse) => HttpServerResponseModule.setHeader(answer, "x-request-id", requestId)
+    const annotationsOf = (status: number) => [["method", "POST"], ["path", lane.path], ["status", status], ["ms", Math.round(performance.now() - started)]] as const
     // The access-log line, as the middleware writes it (its annotations, its span). It is the fiber's
     // last step, so the annotations are set, not set and restored around the line.
     const logged = (status: number) =>
-      Effect.zipRight(
-        FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
-          HashMap.set(HashMap.set(HashMap.set(HashMap.set(annotations, "method", "POST"), "path", lane.path), "status", status), "ms", Math.round(performance.now() - started))),
-        Effect.logInfo("request")
-      )
+      Effect.zipRight(FiberRef.update(FiberRef.currentLogAnnotations, (annotations) => annotate(annotations, annotationsOf(status))), Effect.logInfo("request"))
     let responding = false
     let handedOver = false
     let reading = false
+    // The lane's fiber, once started; `detach` removes the listeners of a body read without one.
+    let fiber: Fiber.RuntimeFiber<void> | undefined
+    let detach: (() => void) | undefined
     const respond = (answer: HttpServerResponse.HttpServerResponse | string) =>
       Effect.suspend(() => {
         if (responding) return Effect.void
@@ -200,68 +274,89 @@ export const make = (options: LaneOptions) => {
         if (typeof answer === "string") return Effect.zipRight(logged(200), Effect.sync(() => writeJson(response, answer, requestId)))
         return Effect.zipRight(logged(answer.status), Effect.sync(() => write(response, tagged(answer))))
       })
-    const body = Effect.async<Buffer | undefined>((resume) => {
-      const chunks: Array<Buffer> = []
-      const onData = (chunk: Buffer) => chunks.push(chunk)
-      const onEnd = () => {
-        reading = false
-        resume(Effect.succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
-      }
-      // The client went away mid-body: nothing to answer (the general path's work is interrupted then too).
-      const onAborted = () => {
-        reading = false
-        resume(Effect.succeed(undefined))
-      }
+    const onBody = (onBytes: (bytes: Buffer | undefined) => void) => {
       reading = true
-      request.on("data", onData).once("end", onEnd).once("aborted", onAborted).once("error", onAborted)
-      return Effect.sync(() => {
-        request.off("data", onData).off("end", onEnd).off("aborted", onAborted).off("error", onAborted)
+      return readBody(request, (bytes) => {
+        reading = false
+        onBytes(bytes)
       })
+    }
+    const body = Effect.async<Buffer | undefined>((resume) => {
+      const off = onBody((bytes) => resume(Effect.succeed(bytes)))
+      return Effect.sync(off)
     })
-    const program = Effect.gen(function*() {
-      const run = yield* Effect.exit((yield* Runs).get(lane.runId))
-      if (Exit.isFailure(run)) {
-        // Not found (or not readable): the general path decides, with the body still unread. A
-        // look-up that died is handed over too, so that the general path answers it (a 500 at once).
-        handedOver = true
-        counts.handedOver++
-        clearTimeout(timer)
-        return options.handOver(request, response)
+    const program = (known?: { readonly run: RunView; readonly bytes: Buffer }) =>
+      Effect.gen(function*() {
+        let run: RunView
+        let bytes: Buffer
+        if (known !== undefined) ({ bytes, run } = known)
+        else {
+          const found = yield* Effect.exit((yield* Runs).get(lane.runId))
+          if (Exit.isFailure(found)) {
+            // Not found (or not readable): the general path decides, with the body still unread. A
+            // look-up that died is handed over too, so that the general path answers it (a 500 at once).
+            handedOver = true
+            counts.handedOver++
+            clearTimeout(timer)
+            return options.handOver(request, response)
+          }
+          run = found.value
+          const read = yield* body
+          if (read === undefined) return
+          bytes = read
+        }
+        yield* respond(yield* answerOf(options, run, lane.mode, bytes))
+      })
+    const start = (known?: { readonly run: RunView; readonly bytes: Buffer }) => {
+      fiber = runFork(program(known), { updateRefs: requestRefs(requestId) })
+    }
+    // A warm verification answered without a fiber; anything else is the fiber's, run and body known.
+    const answerNow = (run: RunView) => (bytes: Buffer | undefined) => {
+      detach = undefined
+      if (bytes === undefined || responding) return
+      let json: string | undefined
+      try {
+        json = responder.respondWarm(run, lane.mode, bytes.toString("utf8"))
+      } catch {
+        // A defect: the general path answers it (its 500 and its log line).
+        json = undefined
       }
-      const bytes = yield* body
-      if (bytes === undefined) return
-      // Decoded as the platform decodes a text body (invalid UTF-8 replaced, a BOM kept).
-      const text = bytes.toString("utf8")
-      // The JSON text is the route's 200 (`HttpServerResponse.text`, written by `writeJson`).
-      const answer: HttpServerResponse.HttpServerResponse | string = yield* (yield* ReportResponder).respond(run.value, lane.mode, text).pipe(
-        // The run went away after it was looked up: the route's 404.
-        Effect.catchTag("RunNotFound", (error) => Effect.succeed(options.errorResponse(error, 404))),
-        Effect.catchAllCause((cause) =>
-          Effect.flatMap(causeResponse(cause), ([answer]) =>
-            answer.status >= 500 ? Effect.as(Effect.logError("request failed", cause), answer) : Effect.succeed(answer)
-          )
-        )
-      )
-      yield* respond(answer)
-    })
+      if (json === undefined) return start({ run, bytes })
+      try {
+        logNow(refs, requestId, spanStart, annotationsOf(200))
+      } catch {
+        // A logger that throws: inside the fiber it is a defect the general path answers (500).
+        return start({ run, bytes })
+      }
+      responding = true
+      clearTimeout(timer)
+      synchronous.answered++
+      writeJson(response, json, requestId)
+    }
     // The request deadline: as the middleware's, from the request's arrival until the response starts.
+    // A warm verification needs none of its own: it runs in one synchronous step within Warm.check's bounds.
     const timer = setTimeout(() => {
       if (responding || handedOver) return
       const timedOut = HttpServerResponseModule.setHeader(options.errorResponse(new RequestTimeout({ timeoutMs }), 503), "connection", "close")
+      const current = fiber
       // A body still arriving is not waited for: the 503 closes the connection.
-      if (reading) fiber.unsafeInterruptAsFork(FiberId.none)
+      if (current === undefined) detach?.()
+      else if (reading) current.unsafeInterruptAsFork(FiberId.none)
       runFork(
-        Effect.zipRight(reading ? Effect.void : Fiber.interrupt(fiber), respond(timedOut)).pipe(
+        Effect.zipRight(reading || current === undefined ? Effect.void : Fiber.interrupt(current), respond(timedOut)).pipe(
           Effect.annotateLogs("requestId", requestId),
           Effect.withLogSpan("request")
         )
       )
     }, timeoutMs)
     // After the timer: the fiber runs synchronously as far as it can, and may clear it.
-    const fiber = runFork(program, { updateRefs: requestRefs(requestId) })
+    const found = runs.getNow?.(lane.runId)
+    if (found === undefined) start()
+    else detach = onBody(answerNow(found))
     response.once("close", () => {
       clearTimeout(timer)
-      if (!response.writableEnded && !handedOver) fiber.unsafeInterruptAsFork(FiberId.none)
+      if (fiber === undefined) detach?.()
+      else if (!response.writableEnded && !handedOver) fiber.unsafeInterruptAsFork(FiberId.none)
     })
     return true
   }

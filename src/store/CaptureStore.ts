@@ -93,6 +93,14 @@ export interface CaptureStoreShape {
    */
   readonly stamps?: ((sources: Iterable<SourceUrl>) => Effect.Effect<ReadonlyMap<SourceUrl, string>>) | undefined
   /**
+   * Optional: `stamps` taken synchronously (a store whose stamps are local syscalls: the filesystem
+   * store's `lstat`), for a caller that answers warm requests without an effect (the service's
+   * verify lane). The same stamps as `stamps`, fresh on every call.
+   *
+   * @since 0.5.0
+   */
+  readonly stampsNow?: ((sources: Iterable<SourceUrl>) => ReadonlyMap<SourceUrl, string>) | undefined
+  /**
    * Optional: keep a record's signed attestation (a DSSE envelope's text, at most
    * `maxAttestationBytes`), exclusively and immutably like the record: a second attestation of the
    * same source fails `CaptureExists`. The capture stage calls it right after `write` when

@@ -351,17 +351,18 @@ const recordStamps = (pathOf: (source: SourceUrl) => string) => {
       return undefined
     }
   }
+  const stampsNow = (sources: Iterable<SourceUrl>): ReadonlyMap<SourceUrl, string> => {
+    const found = new Map<SourceUrl, string>()
+    for (const source of sources) {
+      const stamp = stampNow(source)
+      if (stamp !== undefined) found.set(source, stamp)
+    }
+    return found
+  }
   return {
     stamp: (source: SourceUrl): Effect.Effect<string | undefined> => Effect.sync(() => stampNow(source)),
-    stamps: (sources: Iterable<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> =>
-      Effect.sync(() => {
-        const found = new Map<SourceUrl, string>()
-        for (const source of sources) {
-          const stamp = stampNow(source)
-          if (stamp !== undefined) found.set(source, stamp)
-        }
-        return found
-      })
+    stamps: (sources: Iterable<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> => Effect.sync(() => stampsNow(sources)),
+    stampsNow
   }
 }
 

@@ -15,6 +15,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Spans from "../internal/Spans.js"
 import * as Layer from "effect/Layer"
 import * as CaptureStore from "../store/CaptureStore.js"
@@ -24,9 +25,10 @@ import type {
   InvalidConfig,
   InvalidReport,
   InvalidRunDirectory,
-  ReportRejected,
   VerificationTimeout
 } from "../Errors.js"
+import { ReportRejected } from "../Errors.js"
+import * as Arr from "effect/Array"
 import * as Policy from "./Policy.js"
 import { reviewVerification } from "../review/Step.js"
 import { VerifiedReport as VerifiedReportClass } from "./VerifiedReport.js"
@@ -57,6 +59,14 @@ export interface GateShape {
    * verified against (what the HTML renderer shows), without reading them again.
    */
   readonly checkJsonWithCaptures: (text: string) => Effect.Effect<Checked, GateError>
+  /**
+   * `checkJsonWithCaptures` answered at once, without an effect, when its Verifier answers the
+   * report at once (`VerifierShape.checkJsonWarm`: well-formed, every capture warm); `undefined`
+   * otherwise (the caller takes `checkJsonWithCaptures`). For callers that export no spans.
+   *
+   * @since 0.5.0
+   */
+  readonly checkJsonWarm?: ((text: string) => Either.Either<Checked, ReportRejected> | undefined) | undefined
 }
 
 /**
@@ -84,11 +94,11 @@ export const make: Effect.Effect<GateShape, never, Verifier.Verifier | Policy.Po
   const verifier = yield* Verifier.Verifier
   const policy = yield* Policy.Policy
 
-  const decide = (verified: Verifier.Verification): Effect.Effect<Checked, ReportRejected> => {
+  const decide = (verified: Verifier.Verification): Either.Either<Checked, ReportRejected> => {
     // Semantic review: a separate step on the verification's result (off by default: nothing changes).
     const { numberReview, verification } = reviewVerification(policy.review, verified)
     const checked = (report: VerifiedReport) =>
-      Effect.succeed({
+      Either.right({
         report: numberReview === undefined
           ? report
           : new VerifiedReportClass({ ...report, semanticReview: "performed", numberReview }, { disableValidation: true }),
@@ -100,7 +110,15 @@ export const make: Effect.Effect<GateShape, never, Verifier.Verifier | Policy.Po
         Verifier.toVerifiedReport(verification.entries, { mode: "drop", retractions: verification.rejections })
       )
     }
-    return Effect.flatMap(Verifier.accept(verification), checked)
+    // As `Verifier.accept`, without an effect.
+    return Arr.isNonEmptyReadonlyArray(verification.rejections)
+      ? Either.left(new ReportRejected({ failures: verification.rejections }))
+      : checked(Verifier.toVerifiedReport(verification.entries, { mode: "reject", retractions: [] }))
+  }
+  const checkJsonNow = verifier.checkJsonWarm
+  const checkJsonWarm = checkJsonNow === undefined ? undefined : (text: string) => {
+    const verified = checkJsonNow(text)
+    return verified === undefined ? undefined : decide(verified)
   }
 
   const checkJsonWithCaptures = Spans.fn("Gate.checkJsonWithCaptures")(function*(text: string) {
@@ -115,7 +133,8 @@ export const make: Effect.Effect<GateShape, never, Verifier.Verifier | Policy.Po
     checkJson: Spans.fn("Gate.checkJson")(function*(text: string) {
       return (yield* checkJsonWithCaptures(text)).report
     }),
-    checkJsonWithCaptures
+    checkJsonWithCaptures,
+    checkJsonWarm
   })
 })
 

@@ -39,35 +39,54 @@ const checkLabels = (policy: PolicyShape, report: Report) => {
   return { failuresByIndex, citedIndices }
 }
 
+/** The verification of `report` from its label failures and the matching path's results. */
+const assemble = (report: Report, { citedIndices, failuresByIndex }: ReturnType<typeof checkLabels>, checked: CheckedCitations): Verification => {
+  const { loaded, results, signatureNotes } = checked
+  const evidenceByIndex = new Map<number, Evidence>()
+  citedIndices.forEach((index, k) => {
+    const result = results[k]!
+    if (Either.isLeft(result)) failuresByIndex[index]!.push(...result.left)
+    else evidenceByIndex.set(index, result.right)
+  })
+
+  const verifiedCaptures = new Map<SourceUrl, CaptureRecord>()
+  const entries: Array<VerifiedEntry> = []
+  const rejections: Array<FactRejection> = []
+  report.facts.forEach((fact, index) => {
+    const failures = failuresByIndex[index]!
+    if (Arr.isNonEmptyArray(failures)) {
+      for (const error of failures) rejections.push({ index, label: fact.label, error })
+    } else if (fact.state === "cited") {
+      entries.push({ index, fact, evidence: evidenceByIndex.get(index)! })
+      const record = loaded.get(fact.source as SourceUrl)
+      if (record !== undefined) verifiedCaptures.set(fact.source as SourceUrl, record)
+    } else {
+      entries.push({ index, fact })
+    }
+  })
+  return { entries, rejections, captures: verifiedCaptures, signatureNotes }
+}
+
 export const checkReport = (
   policy: PolicyShape,
   checkCited: CheckCited
 ) =>
 (report: Report): Effect.Effect<Verification, VerificationTimeout> =>
-  Effect.gen(function*() {
-    const { citedIndices, failuresByIndex } = checkLabels(policy, report)
-    const { loaded, results, signatureNotes } = yield* checkCited(citedIndices.map((index) => report.facts[index] as CitedFact))
-    const evidenceByIndex = new Map<number, Evidence>()
-    citedIndices.forEach((index, k) => {
-      const result = results[k]!
-      if (Either.isLeft(result)) failuresByIndex[index]!.push(...result.left)
-      else evidenceByIndex.set(index, result.right)
-    })
-
-    const verifiedCaptures = new Map<SourceUrl, CaptureRecord>()
-    const entries: Array<VerifiedEntry> = []
-    const rejections: Array<FactRejection> = []
-    report.facts.forEach((fact, index) => {
-      const failures = failuresByIndex[index]!
-      if (Arr.isNonEmptyArray(failures)) {
-        for (const error of failures) rejections.push({ index, label: fact.label, error })
-      } else if (fact.state === "cited") {
-        entries.push({ index, fact, evidence: evidenceByIndex.get(index)! })
-        const record = loaded.get(fact.source as SourceUrl)
-        if (record !== undefined) verifiedCaptures.set(fact.source as SourceUrl, record)
-      } else {
-        entries.push({ index, fact })
-      }
-    })
-    return { entries, rejections, captures: verifiedCaptures, signatureNotes }
+  Effect.suspend(() => {
+    const labels = checkLabels(policy, report)
+    return Effect.map(checkCited(labels.citedIndices.map((index) => report.facts[index] as CitedFact)), (checked) => assemble(report, labels, checked))
   })
+
+/**
+ * `checkReport` without an effect, over a matching path that answers at once or not at all
+ * (`undefined`: the caller takes the general path).
+ */
+export const checkReportNow = (
+  policy: PolicyShape,
+  checkCitedNow: (citations: ReadonlyArray<CitationInput>) => CheckedCitations | undefined
+) =>
+(report: Report): Verification | undefined => {
+  const labels = checkLabels(policy, report)
+  const checked = checkCitedNow(labels.citedIndices.map((index) => report.facts[index] as CitedFact))
+  return checked === undefined ? undefined : assemble(report, labels, checked)
+}

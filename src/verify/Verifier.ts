@@ -64,6 +64,15 @@ export interface VerifierShape {
    * one whose verification overran the policy's deadline, fails.
    */
   readonly check: (report: unknown) => Effect.Effect<Verification, InvalidReport | VerificationTimeout>
+  /**
+   * `checkJson` of a well-formed report whose captures are all warm (each kept in the cache under
+   * the stamp its store gives now, `CaptureStoreShape.stampsNow`, with its index built), answered
+   * at once without an effect; `undefined` for anything else (the caller takes `checkJson`, which
+   * decides it from scratch). For callers that export no spans. Optional: a Verifier may not have it.
+   *
+   * @since 0.5.0
+   */
+  readonly checkJsonWarm?: ((text: string) => Verification | undefined) | undefined
   /** `check` on report JSON text (repeated and prototype keys rejected). */
   readonly checkJson: (text: string) => Effect.Effect<Verification, InvalidReport | VerificationTimeout>
   /** Accept the report only if every fact passes; otherwise `ReportRejected` lists every failure. */
@@ -178,6 +187,22 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
 
   const checkReport = ReportCheck.checkReport(policy, checkCited)
 
+  // Bounded without a deadline: Warm.check's bounds (its doc), over captures already verified and
+  // indexed; decoding is bounded by the body's limit. The stamps are a fresh `lstat` of each record.
+  const checkCitedNow = (citations: ReadonlyArray<CitationInput>) => {
+    const failures: Array<Array<CitationFailure>> = citations.map(() => [])
+    const loadedCaptures = Load.loadWarm(store, Load.approve(policy, citations, failures), cache)
+    const warm = loadedCaptures === undefined ? undefined : Warm.check(policy, citations, loadedCaptures, failures)
+    if (warm !== undefined) warmPath.observe?.(true)
+    return warm
+  }
+  const checkReportNow = ReportCheck.checkReportNow(policy, checkCitedNow)
+  const checkJsonWarm = (text: string): Verification | undefined => {
+    if (!warmOn) return undefined
+    const report = decodeReportJson(text)
+    return Either.isLeft(report) ? undefined : checkReportNow(report.right)
+  }
+
   const checkCitations = Spans.fn("Verifier.checkCitations")(function*(citations: ReadonlyArray<CitationInput>) {
     const { loaded, results, signatureNotes } = yield* checkCited(citations)
     // Only the captures at least one citation was verified against, as for reports.
@@ -203,6 +228,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     checkCitations,
     check,
     checkJson,
+    checkJsonWarm,
     verify: Spans.fn("Verifier.verify")(function*(input: unknown) {
       return yield* accept(yield* check(input))
     }),
