@@ -228,6 +228,16 @@ const logNow = (refs: FiberRefs.FiberRefs, requestId: string, spanStart: number,
   })
 }
 
+/** `logNow`, or `false` when a logger threw: inside the fiber that is a defect the general path answers (500). */
+const loggedNow = (...args: Parameters<typeof logNow>): boolean => {
+  try {
+    logNow(...args)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Requests answered without a fiber (`ReportResponderShape.respondWarm`): the equivalence tests read it. */
 export const synchronous = { answered: 0 }
 
@@ -321,13 +331,7 @@ export const make = (options: LaneOptions) => {
         // A defect: the general path answers it (its 500 and its log line).
         json = undefined
       }
-      if (json === undefined) return start({ run, bytes })
-      try {
-        logNow(refs, requestId, spanStart, annotationsOf(200))
-      } catch {
-        // A logger that throws: inside the fiber it is a defect the general path answers (500).
-        return start({ run, bytes })
-      }
+      if (json === undefined || !loggedNow(refs, requestId, spanStart, annotationsOf(200))) return start({ run, bytes })
       responding = true
       clearTimeout(timer)
       synchronous.answered++
