@@ -6,34 +6,14 @@
  * unknown parameter (the same body, its name aside).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as HttpServer from "@effect/platform/HttpServer"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import * as Config from "../src/Config.js"
-import { tokenDigest } from "../src/server/Auth.js"
-import * as Server from "../src/server/Server.js"
-import { SALES, salesRecord, tempDirectory, writeRecords } from "./support.js"
+import { salesRecord, tempDirectory, writeRecords } from "./support.js"
+import { startSalesService } from "./support/salesService.js"
 
 const token = "query-params-admin-token-0123456789"
 const report = JSON.stringify({ facts: [] })
-
-const startService = (work: string, runRoot: string, verifyLane: boolean) =>
-  Effect.gen(function*() {
-    const configJson = {
-      sources: [SALES],
-      labels: ["q3_net_sales"],
-      server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: true, name: "admin" }] }
-    }
-    const configFile = path.join(work, "pipeline.json")
-    yield* Effect.promise(() => fsp.writeFile(configFile, JSON.stringify(configJson)))
-    const config = yield* Config.decode(configJson)
-    const scope = yield* Scope.make()
-    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-    const context = yield* Layer.buildWithScope(Server.layer({ config, configFile, runRoot, host: "127.0.0.1", port: 0, verifyLane }), scope)
-    const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
-    return address._tag === "TcpAddress" ? address.port : 0
-  })
 
 const call = (port: number, method: string, url: string, body?: string) =>
   Effect.promise(async () => {
@@ -61,7 +41,7 @@ describe("query parameters a route does not take", () => {
         const runRoot = path.join(work, "runs")
         yield* Effect.promise(() => fsp.mkdir(path.join(runRoot, "r1"), { recursive: true }))
         yield* writeRecords(path.join(runRoot, "r1"), [salesRecord])
-        const port = yield* startService(work, runRoot, verifyLane)
+        const port = yield* startSalesService({ work, runRoot, verifyLane, token })
         for (const route of routes) {
           // The route answers its plain request (the refusals below are the parameters').
           const plain = yield* call(port, route.method, route.base, route.body)

@@ -3,38 +3,18 @@
  * a restore) is looked up when the body has arrived: the lane and the general path answer alike.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as HttpServer from "@effect/platform/HttpServer"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect } from "effect"
 import * as fsp from "node:fs/promises"
 import * as net from "node:net"
 import * as path from "node:path"
-import * as Config from "../src/Config.js"
-import { tokenDigest } from "../src/server/Auth.js"
-import * as Server from "../src/server/Server.js"
-import { SALES, salesRecord, tempDirectory, writeRecords } from "./support.js"
+import { salesRecord, tempDirectory, writeRecords } from "./support.js"
+import { startSalesService } from "./support/salesService.js"
 
 const token = "run-appears-admin-token-0123456789"
 const body = JSON.stringify({ facts: [] })
 const head = (runId: string) =>
   `POST /v1/verify/report?run=${runId} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${token}\r\n` +
   `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`
-
-const startService = (work: string, runRoot: string, verifyLane: boolean) =>
-  Effect.gen(function*() {
-    const configJson = {
-      sources: [SALES],
-      labels: ["q3_net_sales"],
-      server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: true, name: "admin" }] }
-    }
-    const configFile = path.join(work, "pipeline.json")
-    yield* Effect.promise(() => fsp.writeFile(configFile, JSON.stringify(configJson)))
-    const config = yield* Config.decode(configJson)
-    const scope = yield* Scope.make()
-    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-    const context = yield* Layer.buildWithScope(Server.layer({ config, configFile, runRoot, host: "127.0.0.1", port: 0, verifyLane }), scope)
-    const address = (yield* Effect.provide(HttpServer.HttpServer, context)).address
-    return address._tag === "TcpAddress" ? address.port : 0
-  })
 
 describe("a run that appears during the upload of a report for it", () => {
   for (const verifyLane of [true, false]) {
@@ -43,7 +23,7 @@ describe("a run that appears during the upload of a report for it", () => {
         const work = yield* tempDirectory
         const runRoot = path.join(work, "runs")
         yield* Effect.promise(() => fsp.mkdir(runRoot, { recursive: true }))
-        const port = yield* startService(work, runRoot, verifyLane)
+        const port = yield* startSalesService({ work, runRoot, verifyLane, token })
         const socket = net.connect(port, "127.0.0.1")
         let answer = ""
         socket.on("data", (chunk: Buffer) => answer += chunk.toString("latin1"))
