@@ -1,7 +1,8 @@
 /**
  * Handlers of the typed endpoints (Api.ts): runs and verification. Verification goes through the
  * same Gate and Answers services as the CLI and answers with the same JSON renderings
- * (`citegate.result/1`, `citegate.answer-result/1`), byte for byte.
+ * (`citegate.result/1`, `citegate.answer-result/1`): the same values, written compact (no
+ * indentation, no trailing newline) where the CLI's `--format json` indents them.
  *
  * @since 0.2.0
  */
@@ -155,11 +156,12 @@ const signingKeyFor = (sign: "0" | "1" | undefined) =>
   })
 
 /**
- * A rendering's JSON text (`Json.render`, `AnswerRender.render("json")`) with the signed result
- * added under `attestation`, written once from the value (the same bytes as adding it to the parsed text).
+ * A rendering's JSON value (`Json.toJson`, `AnswerRender.toJson`) as the service's compact JSON text
+ * (`Json.compact`: the value of `Json.render`, without its indentation and trailing newline), with
+ * the signed result added under `attestation`, written once from the value.
  */
 const withAttestation = (value: object, envelope: Signatures.Envelope | undefined) =>
-  Json.text(value, envelope === undefined ? undefined : { attestation: envelope })
+  Json.compact(value, envelope === undefined ? undefined : { attestation: envelope })
 
 /** The run's captures behind the verifier, for one request (its directory, or its rows in PostgreSQL). */
 const storeOf = (run: RunView) => Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.store(run)))

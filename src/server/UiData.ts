@@ -138,7 +138,7 @@ const auditReport = (config: Config.PipelineConfig, oldRun: RunView, newRun: Run
       Effect.provide(Gate.layerWithStore({ ...config, verify: { ...config.verify, mode } }).pipe(Layer.provide(oldStore), Layer.orDie))
     )
     if (Either.isLeft(checked)) {
-      return HttpServerResponse.text(Json.render(fromOutcome(Either.left(checked.left))), { status: 422, contentType: "application/json" })
+      return HttpServerResponse.text(Json.compact(Json.toJson(fromOutcome(Either.left(checked.left)))), { status: 422, contentType: "application/json" })
     }
     const auditLayer = Audit.layer.pipe(
       Layer.provide(Verifier.layer),
