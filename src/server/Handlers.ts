@@ -170,6 +170,18 @@ const storeOf = (run: RunView) => Layer.unwrapEffect(Effect.map(Runs, (runs) => 
 const storeIdentityOf = (run: RunView) =>
   Effect.map(CaptureStore.CaptureStore, (store) => store.identity).pipe(Effect.provide(storeOf(run)))
 
+type VerifiedRendering = Extract<Rendering, { readonly _tag: "Verified" }>
+
+/** A report's rendering: its provenance, with the judge's outcome and the recorded review beside a verified one. */
+const reportRendering = (
+  outcome: Parameters<typeof fromOutcome>[0],
+  judge: VerifiedRendering["judge"],
+  humanReview: VerifiedRendering["humanReview"]
+): Rendering => {
+  const provenance = fromOutcome(outcome)
+  return provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance
+}
+
 /**
  * What `POST /v1/verify/report` answers once the run is known and the body read: the rendered JSON
  * text (always a 200; a rejected report is a rendering too). The route's handler and the server's
@@ -217,7 +229,6 @@ export const makeReportResponder = Effect.gen(function*() {
       const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
       // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
       const humanReview = Either.isRight(outcome) ? yield* recordedReview(reviews, run, outcome.right.report) : undefined
-      const provenance = fromOutcome(outcome)
       const passed = Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge)
       // --- signed result (`sign=1`): only a result that passed is signed ---
       const envelope = signing === undefined || !passed || Either.isLeft(outcome) ? undefined : yield* Effect.orDie(
@@ -230,7 +241,7 @@ export const makeReportResponder = Effect.gen(function*() {
             run: { id: run.id, store: ResultAttestation.storeKindOf(storeIdentity) }
           }, signing.key))
       )
-      const rendering = provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance
+      const rendering = reportRendering(outcome, judge, humanReview)
       return yield* rendered(() => withAttestation(Json.toJson(rendering), envelope))
     })
   // What `respond` would add that takes an effect: metrics and spans (telemetry on), the judge.
@@ -242,10 +253,8 @@ export const makeReportResponder = Effect.gen(function*() {
     if (outcome === undefined) return undefined
     const decisions = Either.isRight(outcome) ? reviews.listKept(run) : undefined
     if (Either.isRight(outcome) && decisions === undefined) return undefined
-    const provenance = fromOutcome(outcome)
     const humanReview = Either.isRight(outcome) ? Decisions.humanReviewOf(outcome.right.report, decisions!) : undefined
-    const rendering = provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge: undefined, humanReview }) : provenance
-    return withAttestation(Json.toJson(rendering), undefined)
+    return withAttestation(Json.toJson(reportRendering(outcome, undefined, humanReview)), undefined)
   }
   return { respond, respondWarm } satisfies ReportResponderShape
 })
