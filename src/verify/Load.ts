@@ -203,3 +203,10 @@ export const loadWarm = (
   }
   return { loaded, take }
 }
+
+/** `answer` over the captures `loadWarm` found, which are counted as the cache's hits only when it answers. */
+export const answeredWarm = <A>(warm: WarmLoad | undefined, answer: (loaded: Map<SourceUrl, Loaded>) => A | undefined): A | undefined => {
+  const answered = warm === undefined ? undefined : answer(warm.loaded)
+  if (answered !== undefined) warm!.take()
+  return answered
+}

@@ -191,12 +191,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   // indexed; decoding is bounded by the body's limit. The stamps are a fresh `lstat` of each record.
   const checkCitedNow = (citations: ReadonlyArray<CitationInput>) => {
     const failures: Array<Array<CitationFailure>> = citations.map(() => [])
-    const warmLoad = Load.loadWarm(store, Load.approve(policy, citations, failures), cache)
-    const warm = warmLoad === undefined ? undefined : Warm.check(policy, citations, warmLoad.loaded, failures)
-    if (warm === undefined) return undefined
-    // Counted as the cache's hits only now: a verification given up above is counted by the general path.
-    warmLoad!.take()
-    warmPath.observe?.(true)
+    // The captures count as the cache's hits only when the warm path answers (else the general path counts them).
+    const warm = Load.answeredWarm(Load.loadWarm(store, Load.approve(policy, citations, failures), cache), (loaded) => Warm.check(policy, citations, loaded, failures))
+    if (warm !== undefined) warmPath.observe?.(true)
     return warm
   }
   const checkReportNow = ReportCheck.checkReportNow(policy, checkCitedNow)
