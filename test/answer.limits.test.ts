@@ -16,7 +16,7 @@ import * as CaptureStore from "../src/store/CaptureStore.js"
 import { AnswerLimitExceeded, Evi1Invalid, InvalidAnswer } from "../src/Errors.js"
 import * as Manifest from "../src/Manifest.js"
 import { cli } from "./cliProcess.js"
-import { call, sources, startService, tokens, waitForRun } from "./serverSupport.js"
+import { assertSameJson, call, sources, startService, tokens, waitForRun } from "./serverSupport.js"
 
 /** An EVI1 answer of `claims` one-citation claims, all quoting the sales capture. */
 const manyClaims = (claims: number, digest: string) => {
@@ -163,7 +163,7 @@ describe("a second EVI1 block: one parse, one verdict", () => {
       assert.deepStrictEqual(JSON.parse(ran.stdout).error.issues.map((i: any) => [i._tag, i.line]), issues)
       // The whole-answer route gives the CLI's answer.
       const posted = yield* call(service, `/v1/verify/answer?run=${runId}&format=evi1&manifestDigest=${digest}`, { token: tokens.admin, body: forged })
-      assert.strictEqual(posted.text, ran.stdout)
+      assertSameJson(posted.text, ran.stdout)
       // Stream route: the first issue it meets, then done: rejected.
       const streamed = yield* call(service, `/v1/stream/answer?run=${runId}&manifest=${digest}`, {
         token: tokens.admin,

@@ -2,15 +2,20 @@
  * The filesystem store stamps every capture a verification cites in one call (`stamps`): the same
  * stamps `stamp` gives one at a time, taken afresh on every call, so a record changed on disk
  * between two verifications through the cache is read and checked again, and a hit is taken
- * without reading.
+ * without reading. The warm path (`Verifier.checkJsonWarm`) counts each capture once, even when it
+ * gives up part-way and the general path takes the verification.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Layer, Option } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
+import type { PipelineConfig } from "../src/Config.js"
+import type { CaptureRecord } from "../src/Domain.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import { recordFileName } from "../src/store/Format.js"
 import * as CaptureCache from "../src/verify/CaptureCache.js"
+import * as Policy from "../src/verify/Policy.js"
+import * as Verifier from "../src/verify/Verifier.js"
 import { tempDirectory, writeRecords } from "./support.js"
 import { citationOf, counting, fixtureSources, verifierFor } from "./support/captureCacheFixture.js"
 
@@ -65,5 +70,40 @@ describe("filesystem store: stamps in one call", () => {
       assert.deepStrictEqual(reads, [sourceOf(1), sourceOf(2), sourceOf(2)])
       assert.isTrue(Either.isRight(third.results[0]!))
       assert.isTrue(Either.isLeft(third.results[1]!))
+    }))
+})
+
+describe("the warm path's cache statistics", () => {
+  it.scoped("a capture is counted once per verification: the warm path's look before a miss is not counted again by the general path", () =>
+    Effect.gen(function*() {
+      const directory = yield* tempDirectory
+      const records = [recordOf(1), recordOf(2), recordOf(3)]
+      yield* writeRecords(directory, records)
+      const store = yield* CaptureStore.makeFileSystem({ directory })
+      assert.isDefined(store.stampsNow)
+      const cache = CaptureCache.make({ maxBytes: 1 << 20 })
+      const verifier = yield* Verifier.make.pipe(
+        Effect.provide(Layer.merge(
+          Layer.succeed(CaptureStore.CaptureStore, store),
+          Policy.layer({ sources: records.map((r) => r.source), labels: ["fact_0", "fact_1"] } as unknown as PipelineConfig)
+        )),
+        CaptureCache.provideOption(Option.some(cache))
+      )
+      const reportOf = (...cited: ReadonlyArray<CaptureRecord>) =>
+        JSON.stringify({ facts: cited.map((r, i) => ({ state: "cited", label: `fact_${i}`, ...citationOf(r) })) })
+      const warmOnly = reportOf(records[0]!, records[1]!)
+      // Cold, then again: both captures kept, their indexes built (the general path).
+      for (let i = 0; i < 2; i++) assert.strictEqual((yield* verifier.checkJson(warmOnly)).rejections.length, 0)
+      assert.deepInclude(yield* cache.stats, { hits: 2, misses: 2 })
+      // Every capture warm: answered at once, each counted once.
+      assert.strictEqual(verifier.checkJsonWarm!(warmOnly)?.rejections.length, 0)
+      assert.deepInclude(yield* cache.stats, { hits: 4, misses: 2 })
+      // Capture 1 warm, capture 3 never read: the warm path gives up at 3 and counts nothing; the
+      // general path counts capture 1 as a hit and capture 3 as a miss, once each.
+      const partly = reportOf(records[0]!, records[2]!)
+      assert.isUndefined(verifier.checkJsonWarm!(partly))
+      assert.deepInclude(yield* cache.stats, { hits: 4, misses: 2 })
+      assert.strictEqual((yield* verifier.checkJson(partly)).rejections.length, 0)
+      assert.deepInclude(yield* cache.stats, { hits: 5, misses: 3 })
     }))
 })

@@ -106,7 +106,7 @@ describe("README: the service's curl examples", () => {
     const lines = ran.stdout.split("\n")
     // The run's events ended with done; the report and the answer verified, grounded.
     assert.isTrue(lines.some((l) => l === "event: done"), ran.stdout)
-    // The verify endpoints answer indented JSON: each value from a line "{" to a line "}".
+    // The verify endpoints answer compact JSON, indented by the README's `jq .`: each value from a line "{" to a line "}".
     const values: Array<any> = []
     lines.forEach((line, i) => {
       if (line === "{") values.push(JSON.parse(lines.slice(i, lines.indexOf("}", i) + 1).join("\n")))

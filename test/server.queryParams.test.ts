@@ -4,6 +4,8 @@
  * the platform's record would take for its own (`__proto__`, which sets a prototype when assigned,
  * `constructor`, `prototype`), given once or repeated. A `__proto__` answers exactly as any other
  * unknown parameter (the same body, its name aside).
+ * The routes that read their query themselves (`POST /v1/stream/answer`, `GET /v1/stream/answer/{id}`,
+ * the review page's `POST /v1/runs/{id}/audits`) refuse one too, each with its own 400 for a bad query.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -88,4 +90,61 @@ describe("query parameters a route does not take", () => {
         }
       }).pipe(Effect.scoped), 60_000)
   }
+})
+
+/** The routes that read their query themselves: the streaming routes and the review page's audit route. */
+describe("query parameters the streaming and audit routes do not take", () => {
+  it.live("are refused with the route's own 400 for a bad query, `__proto__` as any other name", () =>
+    Effect.gen(function*() {
+      const work = yield* tempDirectory
+      const runRoot = path.join(work, "runs")
+      yield* Effect.promise(() => fsp.mkdir(path.join(runRoot, "r1"), { recursive: true }))
+      yield* writeRecords(path.join(runRoot, "r1"), [salesRecord])
+      const port = yield* startSalesService({ work, runRoot, verifyLane: true, token })
+      const delta = JSON.stringify({ type: "delta", text: "Net sales were 4,210 units.\n" }) + "\n"
+      const posted = yield* Effect.promise(() =>
+        fetch(`http://127.0.0.1:${port}/v1/stream/answer?run=r1`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: delta })
+          .then(async (response) => ({ status: response.status, id: response.headers.get("citegate-stream-id"), body: await response.text() }))
+      )
+      assert.strictEqual(posted.status, 200, posted.body)
+      const rows = [
+        { name: "stream", method: "POST", base: "/v1/stream/answer?run=r1&mode=drop", body: delta, tag: "StreamRequestInvalid" },
+        { name: "resume", method: "GET", base: `/v1/stream/answer/${posted.id}?lastEventId=0`, body: undefined, tag: "StreamRequestInvalid" },
+        { name: "audit", method: "POST", base: "/v1/runs/r1/audits?against=r1", body: report, tag: "HttpApiDecodeError" }
+      ] as const
+      for (const route of rows) {
+        const plain = yield* call(port, route.method, route.base, route.body)
+        assert.notStrictEqual(plain.status, 400, `${route.name}: ${plain.body}`)
+        assert.include([200, 422], plain.status, `${route.name}: ${plain.body}`)
+        const unknown = yield* call(port, route.method, `${route.base}&extra=x`, route.body)
+        assert.strictEqual(unknown.status, 400, `${route.name} extra: ${unknown.body}`)
+        const decoded = JSON.parse(unknown.body)
+        assert.strictEqual(decoded._tag, route.tag, unknown.body)
+        if (route.tag === "StreamRequestInvalid") {
+          assert.strictEqual(decoded.parameter, "extra", unknown.body)
+          assert.match(decoded.detail, /^is not a parameter of this route, which takes /, unknown.body)
+        } else {
+          assert.match(decoded.message, /^extra: is unexpected/, unknown.body)
+        }
+        for (const name of hostile) {
+          for (const query of [`${name}=x`, `${name}=x&${name}=y`]) {
+            const answer = yield* call(port, route.method, `${route.base}&${query}`, route.body)
+            const asUnknown = yield* call(port, route.method, `${route.base}&${query.replaceAll(name, "extra")}`, route.body)
+            assert.strictEqual(answer.status, 400, `${route.name} ${query}: ${answer.body}`)
+            assert.strictEqual(answer.body, asUnknown.body.replaceAll("extra", name), `${route.name} ${query}`)
+          }
+        }
+        // Spelled with percent escapes, and first in the query.
+        const [pathPart, queryPart] = route.base.split("?") as [string, string]
+        for (const url of [`${pathPart}?%5F%5Fproto%5F%5F=x&${queryPart}`, `${pathPart}?__proto__=x&${queryPart}`]) {
+          const answer = yield* call(port, route.method, url, route.body)
+          assert.strictEqual(answer.status, 400, `${route.name} ${url}: ${answer.body}`)
+          assert.strictEqual(JSON.parse(answer.body)._tag, route.tag, url)
+        }
+      }
+      // A long unknown name is cut in the refusal.
+      const long = yield* call(port, "POST", `/v1/stream/answer?run=r1&${"x".repeat(5_000)}=1`, delta)
+      assert.strictEqual(long.status, 400, long.body)
+      assert.isBelow(long.body.length, 500)
+    }).pipe(Effect.scoped), 60_000)
 })

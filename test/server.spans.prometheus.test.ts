@@ -10,8 +10,8 @@ import * as Config from "../src/Config.js"
 import { tokenDigest } from "../src/server/Auth.js"
 import * as TelemetryLayer from "../src/server/Telemetry.js"
 import * as Spans from "../src/internal/Spans.js"
-import { countingInProcess } from "./support/spans.js"
-import { call, report, sources, startService, tokens, waitForRun } from "./serverSupport.js"
+import { countedVerifyRequests } from "./support/verifyRequests.js"
+import { call, sources, startService, tokens } from "./serverSupport.js"
 
 const metricsToken = "citegate-prometheus-only-metrics-token-1"
 const serviceTokens = [
@@ -43,30 +43,7 @@ describe("service spans with Prometheus metrics only", () => {
         server: { tokens: serviceTokens as any },
         config: { telemetry: { serviceName: "citegate-prometheus-only", prometheus: true } }
       })
-      const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.capture })
-      assert.strictEqual(started.status, 202, started.text)
-      const runId: string = started.json.id
-      yield* waitForRun(service, runId)
-      const requests = Effect.gen(function*() {
-        const verified = yield* call(service, `/v1/verify/report?run=${runId}`, {
-          token: tokens.admin,
-          body: report(sales, ["Net sales for Q3 2026 were 4,210 units"])
-        })
-        const rejected = yield* call(service, `/v1/verify/report?run=${runId}&mode=reject`, {
-          token: tokens.admin,
-          body: report(sales, ["Net sales were 9,999 units"])
-        })
-        const status = yield* call(service, `/v1/runs/${runId}`, { token: tokens.admin })
-        return [verified, rejected, status] as const
-      })
-      // Once first: the run's Gates and its finished manifest are made once, then kept.
-      yield* requests
-      const counted = yield* countingInProcess(requests)
-      const [verified, rejected, status] = counted.value
-      assert.strictEqual(verified.json.status, "verified", verified.text)
-      assert.strictEqual(rejected.json.status, "rejected", rejected.text)
-      assert.strictEqual(status.status, 200, status.text)
-      assert.deepStrictEqual(counted.names, [])
+      assert.deepStrictEqual(yield* countedVerifyRequests(service, sales), [])
       // Telemetry is on: the requests are counted (four verifications).
       const scrape = yield* call(service, "/metrics", { token: metricsToken })
       assert.strictEqual(scrape.status, 200, scrape.text)

@@ -4,7 +4,7 @@ import { Effect, Fiber } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { cli } from "./cliProcess.js"
-import { call, rawRequest, report, sources, startService, tokens, waitForRun } from "./serverSupport.js"
+import { assertSameJson, call, rawRequest, report, sources, startService, tokens, waitForRun } from "./serverSupport.js"
 
 const endpoints = [
   ["/healthz", "get"],
@@ -113,7 +113,7 @@ describe("service basics", () => {
 })
 
 describe("POST /v1/verify/report and /v1/verify/answer", () => {
-  it.scopedLive("answer exactly what the CLI's JSON format prints, grounded and rejected alike", () =>
+  it.scopedLive("answer what the CLI's JSON format prints, as compact JSON, grounded and rejected alike", () =>
     Effect.gen(function*() {
       const { runDir, runId, sales, service } = yield* withRun()
       for (const [snippets, code] of [[["Net sales for Q3 2026 were 4,210 units"], 0], [["Net sales were 9,999 units"], 1]] as const) {
@@ -129,7 +129,7 @@ describe("POST /v1/verify/report and /v1/verify/answer", () => {
         yield* Effect.promise(() => fsp.writeFile(file, text))
         const ran = yield* cli(["verify", "--config", service.configFile, "--run-dir", runDir, "--report", file, "--format", "json"])
         assert.strictEqual(ran.code, code, ran.stderr)
-        assert.strictEqual(response.text, ran.stdout)
+        assertSameJson(response.text, ran.stdout)
       }
       const rejected = yield* call(service, `/v1/verify/report?run=${runId}`, { token: tokens.admin, body: report(sales, ["Net sales were 9,999 units"]) })
       assert.strictEqual(rejected.json.status, "rejected")
@@ -160,7 +160,7 @@ describe("POST /v1/verify/report and /v1/verify/answer", () => {
         const response = yield* call(service, `/v1/verify/answer?run=${runId}&format=json&mode=${mode}`, { token: tokens.admin, body: answer })
         assert.strictEqual(response.status, 200, response.text)
         const ran = yield* cli(["verify-answer", "--answer", file, "--config", service.configFile, "--run-dir", runDir, "--format", "json", "--mode", mode])
-        assert.strictEqual(response.text, ran.stdout)
+        assertSameJson(response.text, ran.stdout)
       }
       const rejected = yield* call(service, `/v1/verify/answer?run=${runId}`, { token: tokens.admin, body: answer })
       assert.strictEqual(rejected.json.status, "rejected", rejected.text)
@@ -182,7 +182,7 @@ describe("POST /v1/verify/report and /v1/verify/answer", () => {
         "verify-answer", "--answer", evi1File, "--format-in", "evi1", "--manifest-digest", digest,
         "--config", service.configFile, "--run-dir", runDir, "--format", "json"
       ])
-      assert.strictEqual(evi1.text, evi1Cli.stdout)
+      assertSameJson(evi1.text, evi1Cli.stdout)
     }))
 
   it.scopedLive("a bad query (no run, an unknown format) is a 400 with the decode issue", () =>

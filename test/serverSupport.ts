@@ -176,3 +176,14 @@ export const report = (source: string, snippets: ReadonlyArray<string>, digest =
   JSON.stringify({
     facts: snippets.map((snippet) => ({ state: "cited", label: "q3_net_sales", source, captureSha256: digest, snippet }))
   })
+
+/**
+ * The service answers a rendering as compact JSON (no indentation, no trailing newline) where the
+ * CLI's `--format json` prints it indented with a trailing newline: the same value, in the same key
+ * order. The served bytes are exactly the compact text of what the CLI printed, and the CLI's output
+ * exactly the indented text of what was served.
+ */
+export const assertSameJson = (served: string, printed: string, message?: string) => {
+  if (served !== JSON.stringify(JSON.parse(printed))) throw new Error(`${message ?? "served"}: not the compact text of the CLI's JSON\n${served}\n${printed}`)
+  if (printed !== JSON.stringify(JSON.parse(served), null, 2) + "\n") throw new Error(`${message ?? "printed"}: not the indented text of the served JSON`)
+}

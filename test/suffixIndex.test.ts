@@ -324,8 +324,8 @@ describe("suffix index: a verification renders the same with it and without", ()
         ...cache,
         load: (s, url, read) => Effect.map(cache.load(s, url, read), (v) => url === a.source ? fault(v) : v),
         // A hit taken without `load` (the common case) carries the faulty index too.
-        cached: (s, url, stamp) => {
-          const v = cache.cached(s, url, stamp)
+        cached: (s, url, stamp, count) => {
+          const v = cache.cached(s, url, stamp, count)
           return v !== undefined && url === a.source ? fault(v) : v
         }
       }

@@ -147,6 +147,8 @@ describe("review page sessions", () => {
       // A report that does not verify against the old run has nothing to audit: its rejection, 422.
       const wrong = yield* call(service, `/v1/runs/${newRunId}/audits?against=${runId}`, { token: tokens.admin, body: report })
       assert.deepStrictEqual([wrong.status, wrong.json.status], [422, "rejected"])
+      // As compact JSON, like every JSON body of the service.
+      assert.strictEqual(wrong.text, JSON.stringify(wrong.json))
       assert.strictEqual((yield* call(service, `/v1/runs/${runId}/audits?against=${newRunId}`, { token: tokens.reader, body: report })).status, 403)
       assert.strictEqual((yield* call(service, `/v1/runs/${runId}/audits?against=no-such-run`, { token: tokens.admin, body: report })).status, 404)
     }))

@@ -41,4 +41,12 @@ export const toJsonGeneral = (rendering: Rendering): ReturnType<typeof encode> =
 export const text = (value: object, fields?: Readonly<Record<string, unknown>>): string =>
   JSON.stringify(fields === undefined ? value : { ...value, ...fields }, null, 2) + "\n"
 
+/**
+ * `text` without indentation or trailing newline: what the HTTP service answers (a JSON API's
+ * bodies are read by programs; compact, like every other JSON body of the service), the same
+ * value as `text` gives.
+ */
+export const compact = (value: object, fields?: Readonly<Record<string, unknown>>): string =>
+  JSON.stringify(fields === undefined ? value : { ...value, ...fields })
+
 export const render = (rendering: Rendering): string => text(toJson(rendering))

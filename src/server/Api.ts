@@ -98,7 +98,7 @@ const oneOf = <const Words extends readonly [string, ...Array<string>]>(words: W
  * of …`), not the schema's whole tree: HttpApi answers it as a 400 `HttpApiDecodeError` whose
  * `message` and `issues` a client shows as they are.
  */
-const readable = <S extends Schema.Schema.Any>(schema: S): S =>
+export const readable = <S extends Schema.Schema.Any>(schema: S): S =>
   schema.annotations({
     // A parameter the route does not take is refused (400), not ignored.
     parseOptions: { onExcessProperty: "error" },

@@ -1,7 +1,8 @@
 /**
  * Handlers of the typed endpoints (Api.ts): runs and verification. Verification goes through the
  * same Gate and Answers services as the CLI and answers with the same JSON renderings
- * (`citegate.result/1`, `citegate.answer-result/1`), byte for byte.
+ * (`citegate.result/1`, `citegate.answer-result/1`): the same values, written compact (no
+ * indentation, no trailing newline) where the CLI's `--format json` indents them.
  *
  * @since 0.2.0
  */
@@ -155,11 +156,12 @@ const signingKeyFor = (sign: "0" | "1" | undefined) =>
   })
 
 /**
- * A rendering's JSON text (`Json.render`, `AnswerRender.render("json")`) with the signed result
- * added under `attestation`, written once from the value (the same bytes as adding it to the parsed text).
+ * A rendering's JSON value (`Json.toJson`, `AnswerRender.toJson`) as the service's compact JSON text
+ * (`Json.compact`: the value of `Json.render`, without its indentation and trailing newline), with
+ * the signed result added under `attestation`, written once from the value.
  */
 const withAttestation = (value: object, envelope: Signatures.Envelope | undefined) =>
-  Json.text(value, envelope === undefined ? undefined : { attestation: envelope })
+  Json.compact(value, envelope === undefined ? undefined : { attestation: envelope })
 
 /** The run's captures behind the verifier, for one request (its directory, or its rows in PostgreSQL). */
 const storeOf = (run: RunView) => Layer.unwrapEffect(Effect.map(Runs, (runs) => runs.store(run)))
@@ -167,6 +169,18 @@ const storeOf = (run: RunView) => Layer.unwrapEffect(Effect.map(Runs, (runs) => 
 /** The run's store identity, for a signed result's `run.store` (opened only when a result is signed). */
 const storeIdentityOf = (run: RunView) =>
   Effect.map(CaptureStore.CaptureStore, (store) => store.identity).pipe(Effect.provide(storeOf(run)))
+
+type VerifiedRendering = Extract<Rendering, { readonly _tag: "Verified" }>
+
+/** A report's rendering: its provenance, with the judge's outcome and the recorded review beside a verified one. */
+const reportRendering = (
+  outcome: Parameters<typeof fromOutcome>[0],
+  judge: VerifiedRendering["judge"],
+  humanReview: VerifiedRendering["humanReview"]
+): Rendering => {
+  const provenance = fromOutcome(outcome)
+  return provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance
+}
 
 /**
  * What `POST /v1/verify/report` answers once the run is known and the body read: the rendered JSON
@@ -215,7 +229,6 @@ export const makeReportResponder = Effect.gen(function*() {
       const judge = Either.isRight(outcome) ? yield* JudgeReview.ofReport(outcome.right.report, outcome.right.captures) : undefined
       // --- recorded human review: the run's decisions about the verified facts (an unreadable log is logged, not shown) ---
       const humanReview = Either.isRight(outcome) ? yield* recordedReview(reviews, run, outcome.right.report) : undefined
-      const provenance = fromOutcome(outcome)
       const passed = Either.isRight(outcome) && outcome.right.report.outcome === "grounded" && !JudgeReview.failsRun(judge)
       // --- signed result (`sign=1`): only a result that passed is signed ---
       const envelope = signing === undefined || !passed || Either.isLeft(outcome) ? undefined : yield* Effect.orDie(
@@ -228,7 +241,7 @@ export const makeReportResponder = Effect.gen(function*() {
             run: { id: run.id, store: ResultAttestation.storeKindOf(storeIdentity) }
           }, signing.key))
       )
-      const rendering = provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge, humanReview }) : provenance
+      const rendering = reportRendering(outcome, judge, humanReview)
       return yield* rendered(() => withAttestation(Json.toJson(rendering), envelope))
     })
   // What `respond` would add that takes an effect: metrics and spans (telemetry on), the judge.
@@ -240,10 +253,8 @@ export const makeReportResponder = Effect.gen(function*() {
     if (outcome === undefined) return undefined
     const decisions = Either.isRight(outcome) ? reviews.listKept(run) : undefined
     if (Either.isRight(outcome) && decisions === undefined) return undefined
-    const provenance = fromOutcome(outcome)
     const humanReview = Either.isRight(outcome) ? Decisions.humanReviewOf(outcome.right.report, decisions!) : undefined
-    const rendering = provenance._tag === "Verified" ? Rendering.Verified({ ...provenance, judge: undefined, humanReview }) : provenance
-    return withAttestation(Json.toJson(rendering), undefined)
+    return withAttestation(Json.toJson(reportRendering(outcome, undefined, humanReview)), undefined)
   }
   return { respond, respondWarm } satisfies ReportResponderShape
 })

@@ -11,7 +11,8 @@
  * Query: `run` (required, the run whose captures and manifest are cited),
  * `manifest` (the digest the answer was drafted against, unless the appendix
  * names it; `manifestDigest` is its alias), `mode` (`drop`, default, or `reject`),
- * `format` (`evi1-ndjson`, default, `anthropic-sse` or `bedrock-stream`).
+ * `format` (`evi1-ndjson`, default, `anthropic-sse` or `bedrock-stream`). Any other parameter is
+ * refused (400 `StreamRequestInvalid`, as a malformed one), on both routes.
  *
  * Resuming: every response carries `citegate-stream-id`. The events of a
  * stream are retained (bounded: the newest `maxEvents` events and `maxBytes`
@@ -44,6 +45,7 @@ import * as Http from "node:http"
 import type { CitationRule, CitationsPolicy } from "../answer/Records.js"
 import * as Config from "../Config.js"
 import { RunId } from "../Config.js"
+import { cut } from "../internal/bounded.js"
 import {
   type Forbidden,
   RunNotFound,
@@ -173,7 +175,25 @@ interface PostQuery {
   readonly format: InputFormat
 }
 
+/** The query parameters each route takes: `lastEventId` is what an EventSource polyfill adds on reconnecting. */
+const postParameters: ReadonlySet<string> = new Set(["run", "manifest", "manifestDigest", "mode", "format"])
+const resumeParameters: ReadonlySet<string> = new Set(["lastEventId"])
+
+/**
+ * A parameter the route does not take (`__proto__` as any other name: the names are only compared)
+ * is refused, as the typed routes refuse theirs, rather than silently ignored; its name, cut, is the
+ * refusal's `parameter`.
+ */
+const unknownParameter = (url: URL, known: ReadonlySet<string>): StreamRequestInvalid | undefined => {
+  for (const name of url.searchParams.keys()) {
+    if (!known.has(name)) return invalid(cut(name, 100), `is not a parameter of this route, which takes ${[...known].join(", ")}`)
+  }
+  return undefined
+}
+
 const postQuery = (url: URL): Effect.Effect<PostQuery, StreamRequestInvalid> => {
+  const unknown = unknownParameter(url, postParameters)
+  if (unknown !== undefined) return Effect.fail(unknown)
   const run = url.searchParams.getAll("run")
   if (run.length !== 1 || !isRunId(run[0]!)) return Effect.fail(invalid("run", "must be one run id (1 to 64 letters, digits, `-` or `_`)"))
   // `manifestDigest` is the documented alias of `manifest` (the name /v1/verify/answer used first).
@@ -199,6 +219,8 @@ const postQuery = (url: URL): Effect.Effect<PostQuery, StreamRequestInvalid> => 
 
 /** `Last-Event-ID` (header first, then `lastEventId` in the query): 0 when absent. */
 const lastEventId = (headers: RequestHeaders, url: URL): Effect.Effect<number, StreamRequestInvalid> => {
+  const unknown = unknownParameter(url, resumeParameters)
+  if (unknown !== undefined) return Effect.fail(unknown)
   const header = headers["last-event-id"]
   const values = header !== undefined ? [header].flat() : url.searchParams.getAll("lastEventId")
   if (values.length === 0) return Effect.succeed(0)

@@ -2,7 +2,8 @@
  * What the review page reads beyond the typed API: a PDF capture's stored body, for drawing its
  * pages in the browser (`GET /v1/runs/{id}/captures/{captureSha256}/body`), and the drift audit of
  * a report against a newer run with the word diff of each changed excerpt
- * (`POST /v1/runs/{id}/audits?against={newRunId}`, read-only: it writes nothing).
+ * (`POST /v1/runs/{id}/audits?against={newRunId}`, read-only: it writes nothing; any other query
+ * parameter is refused as the typed routes refuse theirs).
  *
  * The body route serves stored bytes that came from the network, so the response can never act as
  * a page: `Content-Type: application/pdf` fixed by citegate (never the source's header),
@@ -13,6 +14,7 @@
  * @since 0.3.0
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -32,6 +34,7 @@ import { CaptureStore } from "../store/CaptureStore.js"
 import * as Gate from "../verify/Gate.js"
 import * as Policy from "../verify/Policy.js"
 import * as Verifier from "../verify/Verifier.js"
+import { readable } from "./Api.js"
 import { Auth } from "./Auth.js"
 import { ServerContext } from "./Context.js"
 import { readableRun } from "./Handlers.js"
@@ -107,6 +110,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 
     const audit = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
+      const refused = yield* auditQueryRefusal(request.url)
+      if (refused !== undefined) return refused
       const params = yield* HttpRouter.params
       const oldRun = yield* readable(request.headers, params["id"] ?? "")
       const against = new URL(request.url, "http://localhost").searchParams.get("against") ?? ""
@@ -124,6 +129,29 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 )
 
 /**
+ * The audit route's query: `against` (the run it names is looked up as the route's own), and no other
+ * parameter. Any other name, `__proto__` included (every parameter an own key of the record decoded,
+ * defined, not assigned), is the 400 `HttpApiDecodeError` the typed routes answer for a parameter
+ * they do not take, with the same one-line message.
+ */
+const AuditParams = readable(Schema.Struct({ against: Schema.optional(Schema.Unknown) }))
+const decodeAuditParams = Schema.decodeUnknownEither(AuditParams)
+const encodeDecodeError = Schema.encodeSync(HttpApiDecodeError)
+
+const auditQueryRefusal = (url: string) => {
+  const search = new URL(url, "http://localhost").searchParams
+  const record: Record<string, unknown> = {}
+  for (const key of new Set(search.keys())) {
+    const values = search.getAll(key)
+    Object.defineProperty(record, key, { value: values.length === 1 ? values[0] : values, enumerable: true, writable: true, configurable: true })
+  }
+  const decoded = decodeAuditParams(record)
+  if (Either.isRight(decoded)) return Effect.void
+  return Effect.map(HttpApiDecodeError.fromParseError(decoded.left), (error) =>
+    HttpServerResponse.unsafeJson(encodeDecodeError(error), { status: 400, headers: { "cache-control": "no-store" } }))
+}
+
+/**
  * Verifies `text` (a drafted report) against the old run as `POST /v1/verify/report` does, then audits
  * its verified facts against the new run. A report that does not verify has nothing to audit: 422 with
  * the verification's own rendering (`citegate.result/1`, rejected).
@@ -138,7 +166,7 @@ const auditReport = (config: Config.PipelineConfig, oldRun: RunView, newRun: Run
       Effect.provide(Gate.layerWithStore({ ...config, verify: { ...config.verify, mode } }).pipe(Layer.provide(oldStore), Layer.orDie))
     )
     if (Either.isLeft(checked)) {
-      return HttpServerResponse.text(Json.render(fromOutcome(Either.left(checked.left))), { status: 422, contentType: "application/json" })
+      return HttpServerResponse.text(Json.compact(Json.toJson(fromOutcome(Either.left(checked.left)))), { status: 422, contentType: "application/json" })
     }
     const auditLayer = Audit.layer.pipe(
       Layer.provide(Verifier.layer),

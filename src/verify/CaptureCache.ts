@@ -95,11 +95,13 @@ export interface CaptureCacheShape {
    * The capture of `source` in `store` when it is kept under exactly `stamp` (taken just now with
    * the store's `stamp` or `stamps`), counted as a hit, without an effect; `undefined` otherwise,
    * and `load` decides (it reads, or waits for a read in flight). A hit of the common case costs no
-   * fiber work: a verification of many cached captures takes them all in one step.
+   * fiber work: a verification of many cached captures takes them all in one step. With `count`
+   * false, a look only: neither counted nor touched (a caller that may still give up on the capture,
+   * and then count it through another path, calls again with `count` true once it takes it).
    *
    * @since 0.5.0
    */
-  readonly cached: (store: CaptureStoreShape, source: SourceUrl, stamp: string) => VerifiedCapture | undefined
+  readonly cached: (store: CaptureStoreShape, source: SourceUrl, stamp: string, count?: boolean) => VerifiedCapture | undefined
   /**
    * A finished run's manifest under `key`: from memory, else `make`, kept when `keep` says the
    * manifest is final (the caller knows whether the run can still change).
@@ -231,13 +233,15 @@ export const make = (options: CaptureCacheOptions): CaptureCacheShape => {
 
   const keyOf = (identity: string, source: SourceUrl) => `capture\u0000${identity}\u0000${source}`
 
-  const cached: CaptureCacheShape["cached"] = (store, source, stamp) => {
+  const cached: CaptureCacheShape["cached"] = (store, source, stamp, count = true) => {
     if (maxBytes === 0 || store.identity === undefined) return undefined
     const key = keyOf(store.identity, source)
     const entry = entries.get(key)
     if (entry === undefined || entry._tag !== "capture" || entry.stamp !== stamp) return undefined
-    hits++
-    touch(key, entry)
+    if (count) {
+      hits++
+      touch(key, entry)
+    }
     return entry.value
   }
 

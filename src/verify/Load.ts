@@ -170,26 +170,43 @@ export const checkpointsOf = (captures: ReadonlyMap<SourceUrl, Loaded>, source: 
   return loaded !== undefined && Either.isRight(loaded) ? loaded.right.checkpoints : undefined
 }
 
+/** Captures `loadWarm` found; `take` counts them as the cache's hits once the caller answers with them. */
+export interface WarmLoad {
+  readonly loaded: Map<SourceUrl, Loaded>
+  readonly take: () => void
+}
+
 /**
  * `loadCaptures` without an effect, when every source is warm: each one's stamp taken now (the
  * store's `stampsNow`, a fresh `lstat` of each record file) and its capture kept under exactly that
  * stamp, with its index built. `undefined` when any is not (no cache, a store without synchronous
  * stamps, nothing to stamp, a miss, a changed stamp, an index not built): the caller then takes the
- * general path, which stamps and loads again.
+ * general path, which stamps and loads again. Nothing is counted as a hit (nor touched) until
+ * `take`: a caller that gives up takes the general path, which counts each capture itself, once.
  */
 export const loadWarm = (
   store: CaptureStoreShape,
   sources: ReadonlySet<SourceUrl>,
   cache: Option.Option<CaptureCacheShape>
-): Map<SourceUrl, Loaded> | undefined => {
+): WarmLoad | undefined => {
   if (Option.isNone(cache) || store.identity === undefined || store.stampsNow === undefined || sources.size === 0) return undefined
   const stamps = store.stampsNow(sources)
   if (stamps.size !== sources.size) return undefined
   const loaded = new Map<SourceUrl, Loaded>()
   for (const source of sources) {
-    const hit = cache.value.cached(store, source, stamps.get(source)!)
+    const hit = cache.value.cached(store, source, stamps.get(source)!, false)
     if (hit === undefined || hit.index?.ready() === undefined) return undefined
     loaded.set(source, Either.right(hit))
   }
-  return loaded
+  const take = () => {
+    for (const source of sources) cache.value.cached(store, source, stamps.get(source)!)
+  }
+  return { loaded, take }
+}
+
+/** `answer` over the captures `loadWarm` found, which are counted as the cache's hits only when it answers. */
+export const answeredWarm = <A>(warm: WarmLoad | undefined, answer: (loaded: Map<SourceUrl, Loaded>) => A | undefined): A | undefined => {
+  const answered = warm === undefined ? undefined : answer(warm.loaded)
+  if (answered !== undefined) warm!.take()
+  return answered
 }

@@ -191,8 +191,8 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   // indexed; decoding is bounded by the body's limit. The stamps are a fresh `lstat` of each record.
   const checkCitedNow = (citations: ReadonlyArray<CitationInput>) => {
     const failures: Array<Array<CitationFailure>> = citations.map(() => [])
-    const loadedCaptures = Load.loadWarm(store, Load.approve(policy, citations, failures), cache)
-    const warm = loadedCaptures === undefined ? undefined : Warm.check(policy, citations, loadedCaptures, failures)
+    // The captures count as the cache's hits only when the warm path answers (else the general path counts them).
+    const warm = Load.answeredWarm(Load.loadWarm(store, Load.approve(policy, citations, failures), cache), (loaded) => Warm.check(policy, citations, loaded, failures))
     if (warm !== undefined) warmPath.observe?.(true)
     return warm
   }
