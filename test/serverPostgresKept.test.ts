@@ -19,6 +19,7 @@ import { Lifecycle, ServerContext } from "../src/server/Context.js"
 import * as KeptReviews from "../src/server/KeptReviews.js"
 import * as PostgresRuns from "../src/server/PostgresRuns.js"
 import { Runs } from "../src/server/Runs.js"
+import * as VerifyLane from "../src/server/VerifyLane.js"
 import { CaptureStore } from "../src/store/CaptureStore.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import * as PostgresStamps from "../src/store/PostgresStamps.js"
@@ -217,9 +218,12 @@ describe.skipIf(skipPostgres)("replicas over PostgreSQL: one statement per verif
         assert.strictEqual(shown(warm), undefined)
       }
       cluster.psql(database, "SELECT pg_stat_statements_reset()")
+      const warmBefore = VerifyLane.synchronous.afterLookUp
       for (let i = 0; i < 10; i++) assert.strictEqual((yield* verify(second)).status, 200)
       // The run with its review log's stamp and the capture's stamp, taken ahead: one each (two before, four before that).
       assert.strictEqual(evidenceStatements(), 10)
+      // Each answered at once after its look-up, with the stamps it took (the lane's warm step).
+      assert.strictEqual(VerifyLane.synchronous.afterLookUp - warmBefore, 10)
 
       assert.strictEqual((yield* review(first, "wrong-period")).status, 201)
       assert.strictEqual(shown(yield* verify(second)), "wrong-period")
@@ -264,26 +268,28 @@ describe.skipIf(skipPostgres)("replicas over PostgreSQL: capture stamps taken by
       /** One verification: its outcome, the statements it sent, and the captures it read. */
       const counted = Effect.gen(function*() {
         cluster.psql(database, "SELECT pg_stat_statements_reset()")
+        const warmBefore = VerifyLane.synchronous.afterLookUp
         const outcome = yield* verify
-        return { outcome, statements: evidenceStatements(), reads: captureReads() }
+        // warm: answered at once after the look-up (only with every capture kept under its fresh stamp).
+        return { outcome, statements: evidenceStatements(), reads: captureReads(), warm: VerifyLane.synchronous.afterLookUp - warmBefore }
       })
       const sales = `run = '${run}' AND source = '${SALES}'`
 
       // Cold: the store opened, the capture stamped by the store itself and read, the review log read; the
       // look-ups after it stamp the capture ahead, and a verification of a kept capture sends one statement.
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 6, reads: 1 })
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 6, reads: 1, warm: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0, warm: 1 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0, warm: 1 })
 
       // The same bytes written again: a new row version, read again (then kept again).
       bypassCaptures(`UPDATE citegate_captures SET record = record WHERE ${sales}`)
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1 })
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1, warm: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0, warm: 1 })
 
       // Deleted and inserted again with the same bytes by another client: read again.
       bypassCaptures(`WITH d AS (DELETE FROM citegate_captures WHERE ${sales} RETURNING *)
                       INSERT INTO citegate_captures SELECT * FROM d`)
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1, warm: 0 })
 
       // Other bytes under the same digests: the read refuses them, at once and on every request.
       bypassCaptures(`UPDATE citegate_captures SET record = convert_to('{"not": "a record"}', 'UTF8') WHERE ${sales}`)
@@ -298,8 +304,8 @@ describe.skipIf(skipPostgres)("replicas over PostgreSQL: capture stamps taken by
       // Written again (a capture worker's exclusive write): read, grounded, then kept.
       const store = Context.get(yield* Layer.build(PostgresStore.layerUrl({ url, run, maxConnections: 1 })), CaptureStore)
       yield* Effect.orDie(store.write(salesRecord))
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1 })
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1, warm: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0, warm: 1 })
     }))
 })
 

@@ -47,6 +47,7 @@ import * as Config from "../Config.js"
 import { RequestTimeout, RunNotFound } from "../Errors.js"
 import { ReportParams } from "./Api.js"
 import type { Principal } from "./Auth.js"
+import * as PostgresStamps from "../store/PostgresStamps.js"
 import { ReportResponder } from "./Handlers.js"
 import { type RunView, Runs } from "./Runs.js"
 
@@ -186,10 +187,20 @@ const readBody = (request: Http.IncomingMessage, onBytes: (bytes: Buffer | undef
 }
 
 /** The route's answer to a body: its JSON text (the route's 200, written by `writeJson`) or a refusal. */
-const answerOf = (options: LaneOptions, run: RunView, mode: Mode, bytes: Buffer) =>
-  Effect.flatMap(ReportResponder, (responder) =>
+const answerOf = (options: LaneOptions, run: RunView, mode: Mode, bytes: Buffer, tryWarm: boolean) =>
+  Effect.flatMap(ReportResponder, (responder) => {
     // Decoded as the platform decodes a text body (invalid UTF-8 replaced, a BOM kept).
-    responder.respond(run, mode, bytes.toString("utf8"))).pipe(
+    const text = bytes.toString("utf8")
+    if (!tryWarm) return responder.respond(run, mode, text)
+    // After an effectful look-up (PostgreSQL): a warm verification at once, with the stamps the
+    // look-up took ahead (no second statement); anything else as before.
+    return Effect.flatMap(FiberRef.get(PostgresStamps.taken), (got) => {
+      const warm = warmNow(() => PostgresStamps.lending(got, () => responder.respondWarm(run, mode, text)))
+      if (warm === undefined) return responder.respond(run, mode, text)
+      synchronous.afterLookUp++
+      return Effect.succeed(warm)
+    })
+  }).pipe(
       Effect.map((json): HttpServerResponse.HttpServerResponse | string => json),
       // The run went away after it was looked up: the route's 404.
       Effect.catchTag("RunNotFound", (error) => Effect.succeed(options.errorResponse(error, 404))),
@@ -238,8 +249,20 @@ const loggedNow = (...args: Parameters<typeof logNow>): boolean => {
   }
 }
 
-/** Requests answered without a fiber (`ReportResponderShape.respondWarm`): the equivalence tests read it. */
-export const synchronous = { answered: 0 }
+/**
+ * Requests answered by `ReportResponderShape.respondWarm`: without a fiber (`answered`), or in the
+ * lane's fiber right after an effectful run look-up (`afterLookUp`). The equivalence tests read it.
+ */
+export const synchronous = { answered: 0, afterLookUp: 0 }
+
+/** `f`'s answer, or `undefined` when it threw. */
+const warmNow = (f: () => string | undefined): string | undefined => {
+  try {
+    return f()
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * The lane: `true` when it took the request (it answers it, or hands it over itself before reading
@@ -315,7 +338,7 @@ export const make = (options: LaneOptions) => {
           if (read === undefined) return
           bytes = read
         }
-        yield* respond(yield* answerOf(options, run, lane.mode, bytes))
+        yield* respond(yield* answerOf(options, run, lane.mode, bytes, known === undefined))
       })
     const start = (known?: { readonly run: RunView; readonly bytes: Buffer }) => {
       fiber = runFork(program(known), { updateRefs: requestRefs(requestId) })
@@ -324,13 +347,8 @@ export const make = (options: LaneOptions) => {
     const answerNow = (run: RunView) => (bytes: Buffer | undefined) => {
       detach = undefined
       if (bytes === undefined || responding) return
-      let json: string | undefined
-      try {
-        json = responder.respondWarm(run, lane.mode, bytes.toString("utf8"))
-      } catch {
-        // A defect: the general path answers it (its 500 and its log line).
-        json = undefined
-      }
+      // A defect (a throw) is the general path's to answer: its 500 and its log line.
+      const json = warmNow(() => responder.respondWarm(run, lane.mode, bytes.toString("utf8")))
       if (json === undefined || !loggedNow(refs, requestId, spanStart, annotationsOf(200))) return start({ run, bytes })
       responding = true
       clearTimeout(timer)
