@@ -19,6 +19,7 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as NextFlight from "../internal/NextFlight.js"
 import * as Spans from "../internal/Spans.js"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberSet from "effect/FiberSet"
@@ -98,6 +99,24 @@ const statusOf = (row: RunRow): RunView["status"] => {
 }
 
 /**
+ * Run look-up queries sent (`reads`) and run look-ups answered by them (`calls`), all replicas of
+ * this process together: fewer reads than calls means concurrent look-ups shared a query. The tests read it.
+ */
+export const lookUpCounts: NextFlight.Counts = { reads: 0, calls: 0 }
+
+/** A run's row as one look-up read it, with the capture stamps it was asked for. */
+interface LookedUp {
+  readonly row: RunRow | undefined
+  /** The sources stamped ahead (empty: none asked). */
+  readonly asked: ReadonlySet<string>
+  readonly stamps: ReadonlyMap<SourceUrl, string>
+  /** `Date.now()` when the answer arrived. */
+  readonly at: number
+}
+
+const noneAsked: ReadonlySet<string> = new Set()
+
+/**
  * One query per look-up: the run's row, its job, its last event (a finished job's only), the
  * stamp of its review log (`reviewsStamp`, so that a verification shows the kept log while it is
  * unchanged instead of reading it: KeptReviews.ts), and the stamps of the captures this run's
@@ -105,32 +124,45 @@ const statusOf = (row: RunRow): RunView["status"] => {
  * need not stamp them in a statement of its own. The review log's stamp is every decision row's
  * version, as the capture stamps are (store/Postgres.ts): its table's oid, `seq`, `xmin` and
  * `ctid`, hashed, with the count; an append, and a row a superuser rewrites, deletes or re-inserts
- * with the trigger off, all change it. Never kept between requests: a run is seen by every replica
- * as it is now, and the capture stamps serve this request's verification only.
+ * with the trigger off, all change it.
  */
-const getRun = (r: Replica, ahead: PostgresStamps.Ahead) =>
+const lookUp = (r: Replica, ahead: PostgresStamps.Ahead) => (runId: string): Effect.Effect<LookedUp> => {
+  const wanted = ahead.wanted(runId)
+  const captures = wanted.length === 0 ? r.sql`` : r.sql`,
+           (SELECT json_object_agg(c.source, ${r.sql.literal(PostgresStamps.stampColumn)})
+            FROM citegate_captures c LEFT JOIN citegate_bodies b ON b.sha256 = c.body_sha256
+            WHERE c.run = r.run AND c.source = ANY(${wanted})) AS captures`
+  return r.sql<RunRow>`
+    SELECT j.owner, j.state,
+           CASE WHEN j.state = 'done'
+             THEN (SELECT event FROM citegate_run_events e WHERE e.run = r.run ORDER BY id DESC LIMIT 1) END AS last,
+           (SELECT concat_ws(':', count(*), md5(string_agg(concat_ws('.', v.tableoid, v.seq, v.xmin, v.ctid), ',' ORDER BY v.seq)))
+            FROM citegate_reviews v WHERE v.run = r.run) AS reviews${captures}
+    FROM citegate_runs r LEFT JOIN citegate_jobs j ON j.run = r.run WHERE r.run = ${runId}`.pipe(
+    Effect.orElseSucceed((): ReadonlyArray<RunRow> => []),
+    Effect.map((rows): LookedUp => {
+      const row = rows[0]
+      const at = Date.now()
+      if (row === undefined || wanted.length === 0) return { row, asked: noneAsked, stamps: new Map(), at }
+      const stamps = new Map(Object.entries(row.captures ?? {})) as Map<SourceUrl, string>
+      return { row, asked: new Set(wanted), stamps, at }
+    })
+  )
+}
+
+/**
+ * The run of a request, looked up afresh: never kept between requests (a run is seen by every
+ * replica as it is now), and the capture stamps serve this request's verification only. Concurrent
+ * look-ups of one run share one query (internal/NextFlight.ts): a request that arrives while the
+ * run's query is in flight waits for the next one, which starts after it arrived, so what it sees
+ * is what a query of its own would have seen (docs/threat-model.md, "A change in the database").
+ */
+const getRun = (lookUps: ReturnType<typeof NextFlight.make<LookedUp, never>>, client: object) =>
   Spans.fn("Runs.get")(function*(runId: string) {
     if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
-    const wanted = ahead.wanted(runId)
-    const captures = wanted.length === 0 ? r.sql`` : r.sql`,
-             (SELECT json_object_agg(c.source, ${r.sql.literal(PostgresStamps.stampColumn)})
-              FROM citegate_captures c LEFT JOIN citegate_bodies b ON b.sha256 = c.body_sha256
-              WHERE c.run = r.run AND c.source = ANY(${wanted})) AS captures`
-    const rows = yield* r.sql<RunRow>`
-      SELECT j.owner, j.state,
-             CASE WHEN j.state = 'done'
-               THEN (SELECT event FROM citegate_run_events e WHERE e.run = r.run ORDER BY id DESC LIMIT 1) END AS last,
-             (SELECT concat_ws(':', count(*), md5(string_agg(concat_ws('.', v.tableoid, v.seq, v.xmin, v.ctid), ',' ORDER BY v.seq)))
-              FROM citegate_reviews v WHERE v.run = r.run) AS reviews${captures}
-      FROM citegate_runs r LEFT JOIN citegate_jobs j ON j.run = r.run WHERE r.run = ${runId}`.pipe(
-      Effect.orElseSucceed(() => [])
-    )
-    const row = rows[0]
+    const { asked, at, row, stamps } = yield* lookUps.call(runId)
     if (row === undefined) return yield* new RunNotFound({ runId })
-    if (wanted.length > 0) {
-      const stamps = new Map(Object.entries(row.captures ?? {})) as Map<SourceUrl, string>
-      yield* FiberRef.set(PostgresStamps.taken, { client: r.sql, run: runId, asked: new Set(wanted), stamps, at: Date.now() })
-    }
+    if (asked.size > 0) yield* FiberRef.set(PostgresStamps.taken, { client, run: runId, asked, stamps, at })
     const reviewsStamp = row.reviews ?? undefined
     if (row.state === null) {
       return { id: runId, status: "stored" as const, owner: null, directory: runId, reviewsStamp } satisfies RunView
@@ -188,6 +220,7 @@ export const make = (options: ReplicaOptions) =>
 
     // Stores over this client stamp ahead (store/PostgresStamps.ts): attached before any is made.
     const ahead = PostgresStamps.attach(r.sql)
+    const lookUps = NextFlight.make(lookUp(r, ahead), lookUpCounts)
 
     const manifest = (run: RunView) => Manifest.make(context.config).pipe(Effect.provide(storeOf(r, run.id)))
     const events = (run: RunView, afterId: number): Stream.Stream<RunEvent, RunNotFound> =>
@@ -212,7 +245,7 @@ export const make = (options: ReplicaOptions) =>
     // Exact (no clock in it): kept from the first read (`changedAt` undefined).
     const reviewStamp = (run: RunView) => run.reviewsStamp === undefined ? undefined : { stamp: run.reviewsStamp, changedAt: undefined }
 
-    return Runs.of({ start: startRun(r), get: getRun(r, ahead), manifest, events, store, reviews, reviewStamp, ready })
+    return Runs.of({ start: startRun(r), get: getRun(lookUps, r.sql), manifest, events, store, reviews, reviewStamp, ready })
   })
 
 /**
