@@ -18,10 +18,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 
-/** Reads started, and calls made (each answered by one of those reads). */
+/** Reads started, calls made (each answered by one of those reads), and of those the calls that waited for a read in flight to end. */
 export interface Counts {
   reads: number
   calls: number
+  later: number
 }
 
 interface Batch<A, E> {
@@ -42,7 +43,7 @@ const batch = <A, E>(): Batch<A, E> => ({ done: Deferred.unsafeMake<A, E>(FiberI
  * The reads of a key run one after another in a daemon fiber of their own, so a caller that is
  * interrupted (its client went away) stops waiting without stopping the read the others wait for.
  */
-export const make = <A, E>(read: (key: string) => Effect.Effect<A, E>, counts: Counts = { reads: 0, calls: 0 }) => {
+export const make = <A, E>(read: (key: string) => Effect.Effect<A, E>, counts: Counts = { reads: 0, calls: 0, later: 0 }) => {
   const flights = new Map<string, Flight<A, E>>()
 
   const run = (key: string, flight: Flight<A, E>): Effect.Effect<void> =>
@@ -83,6 +84,7 @@ export const make = <A, E>(read: (key: string) => Effect.Effect<A, E>, counts: C
         return Effect.zipRight(Effect.forkDaemon(loop(key, started)), Deferred.await(started.current.done))
       }
       if (!flight.current.started) return Deferred.await(flight.current.done)
+      counts.later++
       flight.next ??= batch()
       return Deferred.await(flight.next.done)
     })

@@ -99,10 +99,11 @@ const statusOf = (row: RunRow): RunView["status"] => {
 }
 
 /**
- * Run look-up queries sent (`reads`) and run look-ups answered by them (`calls`), all replicas of
- * this process together: fewer reads than calls means concurrent look-ups shared a query. The tests read it.
+ * Run look-up queries sent (`reads`), run look-ups answered by them (`calls`) and of those the ones
+ * that waited for the query in flight to end (`later`), all replicas of this process together:
+ * fewer reads than calls means concurrent look-ups shared a query. The tests read it.
  */
-export const lookUpCounts: NextFlight.Counts = { reads: 0, calls: 0 }
+export const lookUpCounts: NextFlight.Counts = { reads: 0, calls: 0, later: 0 }
 
 /** A run's row as one look-up read it, with the capture stamps it was asked for. */
 interface LookedUp {
