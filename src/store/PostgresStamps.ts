@@ -9,10 +9,10 @@
  * - the stamps themselves (`taken`), a fiber-local value: the run look-up of a request sets it, and
  *   the run's store takes it at its next `stamps` (then it is gone), only when it is for the same
  *   run over the same client, covers every source asked, and is at most `freshMs` old; in any other
- *   case the store queries as before. So a stamp is always taken by the request that uses it, before
- *   the use, and never shared between requests: what the verified-capture cache sees is unchanged
+ *   case the store queries as before. So a stamp is always taken before its use, by a query that
+ *   began after the request that uses it arrived (requests of one run arriving together share one
+ *   such query: internal/NextFlight.ts): what the verified-capture cache sees is unchanged
  *   (docs/threat-model.md, "Verified-capture cache").
- *
  * - for a warm verification answered at once after the look-up (server/VerifyLane.ts), the same
  *   stamps lent for one synchronous call (`lending`) to the store's `stampsNow`, under the same
  *   conditions, and taken once.
