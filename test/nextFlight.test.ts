@@ -5,7 +5,7 @@
  * read starts, then held open until the test lets it finish (what a query's snapshot does).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Deferred, Effect, Exit, Fiber, Runtime } from "effect"
 import * as NextFlight from "../src/internal/NextFlight.js"
 
 /** A store of one value per key whose reads the test finishes one by one. */
@@ -14,6 +14,7 @@ const setup = Effect.gen(function*() {
   /** One gate per read started, in order: the read answers when its gate opens. */
   const gates: Array<Deferred.Deferred<void, string>> = []
   const started: Array<string> = []
+  const runtime = yield* Effect.runtime<never>()
   const flights = NextFlight.make((key: string) =>
     Effect.gen(function*() {
       // The snapshot: the value as it is when the read starts.
@@ -23,8 +24,7 @@ const setup = Effect.gen(function*() {
       gates.push(gate)
       yield* Deferred.await(gate)
       return seen
-    })
-  )
+    }), (effect) => void Runtime.runFork(runtime)(effect))
   /** Lets the n-th read (0-based) finish, once it has started. */
   const finish = (n: number, fail?: string) =>
     Effect.gen(function*() {
@@ -63,19 +63,41 @@ describe("NextFlight: reads that start after their callers arrived", () => {
       assert.strictEqual(flights.inFlight(), 0)
     }))
 
-  it.live("callers arriving before the read starts share it; other keys have reads of their own", () =>
+  it.live("other keys have reads of their own, at once", () =>
     Effect.gen(function*() {
       const { finish, flights, settle, started, values } = yield* setup
       values.set("a", 5)
       values.set("b", 7)
-      // Forked in one step: the read has not started when the second and third arrive.
-      const both = yield* Effect.fork(Effect.all([flights.call("a"), flights.call("a"), flights.call("b")], { concurrency: "unbounded" }))
+      const both = yield* Effect.fork(Effect.all([flights.call("a"), flights.call("b")], { concurrency: "unbounded" }))
       yield* settle
       assert.deepStrictEqual(started, ["a", "b"])
       yield* finish(0)
       yield* finish(1)
-      assert.deepStrictEqual(yield* Fiber.join(both), [5, 5, 7])
-      assert.deepStrictEqual(flights.counts, { reads: 2, calls: 3, later: 0 })
+      assert.deepStrictEqual(yield* Fiber.join(both), [5, 7])
+      assert.deepStrictEqual(flights.counts, { reads: 2, calls: 2, later: 0 })
+    }))
+
+  it.live("a caller without a fiber (callThen) waits for the next read like the others, and is told its answer", () =>
+    Effect.gen(function*() {
+      const { finish, flights, settle, values } = yield* setup
+      values.set("run", 1)
+      const told: Array<Exit.Exit<number, string>> = []
+      flights.callThen("run", (exit) => told.push(exit))
+      yield* settle
+      values.set("run", 2)
+      const waiting = yield* Effect.fork(flights.call("run"))
+      flights.callThen("run", (exit) => told.push(exit))
+      // A listener that throws keeps no one else from the answer.
+      flights.callThen("run", () => {
+        throw new Error("listener")
+      })
+      yield* settle
+      yield* finish(0)
+      yield* finish(1)
+      assert.strictEqual(yield* Fiber.join(waiting), 2)
+      assert.deepStrictEqual(told, [Exit.succeed(1), Exit.succeed(2)])
+      assert.deepStrictEqual(flights.counts, { reads: 2, calls: 4, later: 3 })
+      assert.strictEqual(flights.inFlight(), 0)
     }))
 
   it.live("a failed read fails its own callers only; the next read is made afresh", () =>

@@ -2,9 +2,9 @@
  * Reads shared by the callers that wait for them, each read starting after every one of its
  * callers arrived ("start after arrival"; group commit's shape, for reads).
  *
- * Per key, at most one read is in flight. A caller that arrives while none is in flight, or while
- * one is about to start, joins it; a caller that arrives after the read started waits for the NEXT
- * read, which starts when the current one ends, and every caller of a read gets its exit. So each
+ * Per key, at most one read is in flight. A caller that arrives while none is in flight starts one;
+ * a caller that arrives while one is in flight waits for the NEXT read, which starts when the
+ * current one ends, and every caller of a read gets its exit. So each
  * caller's answer comes from a read that began after it arrived, as if it had read alone: anything
  * committed before it arrived is in its answer. Nothing is kept after a read ends: there is no time
  * window in which an older answer is served.
@@ -27,8 +27,8 @@ export interface Counts {
 
 interface Batch<A, E> {
   readonly done: Deferred.Deferred<A, E>
-  /** Set when the read begins: a caller arriving later waits for the next batch. */
-  started: boolean
+  /** Callers waiting without a fiber (`callThen`), told after `done`. */
+  readonly listeners: Array<(exit: Exit.Exit<A, E>) => void>
 }
 
 interface Flight<A, E> {
@@ -36,23 +36,40 @@ interface Flight<A, E> {
   next: Batch<A, E> | undefined
 }
 
-const batch = <A, E>(): Batch<A, E> => ({ done: Deferred.unsafeMake<A, E>(FiberId.none), started: false })
+const batch = <A, E>(): Batch<A, E> => ({ done: Deferred.unsafeMake<A, E>(FiberId.none), listeners: [] })
+
+/** Completes a batch: its fibers, then its listeners (one that throws does not keep the others from their answer). */
+const complete = <A, E>(done: Batch<A, E>, exit: Exit.Exit<A, E>) => {
+  Deferred.unsafeDone(done.done, exit)
+  for (const listener of done.listeners) {
+    try {
+      listener(exit)
+    } catch {
+      // The listener's own defect: the read and the other callers go on.
+    }
+  }
+}
 
 /**
- * `call(key)` answers from one `read(key)` shared by the callers that waited for it (see above).
- * The reads of a key run one after another in a daemon fiber of their own, so a caller that is
- * interrupted (its client went away) stops waiting without stopping the read the others wait for.
+ * `call(key)` answers from one `read(key)` shared by the callers that waited for it (see above);
+ * `callThen(key, listener)` is the same call for a caller without a fiber. The reads of a key run
+ * one after another in a fiber of their own, started by `fork` (the service's runtime: not a
+ * caller's, whose annotations it would carry), so a caller that is interrupted (its client went
+ * away) stops waiting without stopping the read the others wait for.
  */
-export const make = <A, E>(read: (key: string) => Effect.Effect<A, E>, counts: Counts = { reads: 0, calls: 0, later: 0 }) => {
+export const make = <A, E>(
+  read: (key: string) => Effect.Effect<A, E>,
+  fork: (effect: Effect.Effect<void>) => void,
+  counts: Counts = { reads: 0, calls: 0, later: 0 }
+) => {
   const flights = new Map<string, Flight<A, E>>()
 
   const run = (key: string, flight: Flight<A, E>): Effect.Effect<void> =>
     Effect.suspend(() => {
       const current = flight.current
-      current.started = true
       counts.reads++
       return Effect.flatMap(Effect.exit(Effect.suspend(() => read(key))), (exit) => {
-        Deferred.unsafeDone(current.done, exit)
+        complete(current, exit)
         const next = flight.next
         if (next === undefined) {
           flights.delete(key)
@@ -71,23 +88,29 @@ export const make = <A, E>(read: (key: string) => Effect.Effect<A, E>, counts: C
       Effect.sync(() => {
         if (Exit.isSuccess(exit)) return
         flights.delete(key)
-        for (const left of [flight.current, flight.next]) if (left !== undefined) Deferred.unsafeDone(left.done, Effect.failCause(exit.cause))
+        for (const left of [flight.current, flight.next]) if (left !== undefined) complete(left, Exit.failCause(exit.cause))
       }))
 
-  const call = (key: string): Effect.Effect<A, E> =>
-    Effect.suspend(() => {
-      counts.calls++
-      const flight = flights.get(key)
-      if (flight === undefined) {
-        const started: Flight<A, E> = { current: batch(), next: undefined }
-        flights.set(key, started)
-        return Effect.zipRight(Effect.forkDaemon(loop(key, started)), Deferred.await(started.current.done))
-      }
-      if (!flight.current.started) return Deferred.await(flight.current.done)
-      counts.later++
-      flight.next ??= batch()
-      return Deferred.await(flight.next.done)
-    })
+  /** The batch a caller arriving now joins: a read started for it, or the one after the read in flight. */
+  const join = (key: string): Batch<A, E> => {
+    counts.calls++
+    const flight = flights.get(key)
+    if (flight === undefined) {
+      const started: Flight<A, E> = { current: batch(), next: undefined }
+      flights.set(key, started)
+      fork(loop(key, started))
+      return started.current
+    }
+    counts.later++
+    flight.next ??= batch()
+    return flight.next
+  }
 
-  return { call, counts, inFlight: (): number => flights.size }
+  const call = (key: string): Effect.Effect<A, E> => Effect.suspend(() => Deferred.await(join(key).done))
+
+  const callThen = (key: string, listener: (exit: Exit.Exit<A, E>) => void): void => {
+    join(key).listeners.push(listener)
+  }
+
+  return { call, callThen, counts, inFlight: (): number => flights.size }
 }

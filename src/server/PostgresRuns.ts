@@ -19,6 +19,7 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as NextFlight from "../internal/NextFlight.js"
 import * as Spans from "../internal/Spans.js"
 import * as FiberRef from "effect/FiberRef"
@@ -26,6 +27,7 @@ import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import { NotReady, RunNotFound } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
@@ -36,7 +38,7 @@ import * as ReviewPostgres from "../store/ReviewPostgres.js"
 import { peers } from "../store/PostgresPeers.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import { decodeEvent, expire, readEvents, type Replica, work } from "./PostgresJobs.js"
-import { manifestEvents, newRunId, type RunEvent, Runs, type RunView } from "./Runs.js"
+import { manifestEvents, newRunId, type RunEvent, type RunFound, Runs, type RunView } from "./Runs.js"
 
 /** @since 0.2.0 */
 export interface ReplicaOptions {
@@ -158,18 +160,33 @@ const lookUp = (r: Replica, ahead: PostgresStamps.Ahead) => (runId: string): Eff
  * run's query is in flight waits for the next one, which starts after it arrived, so what it sees
  * is what a query of its own would have seen (docs/threat-model.md, "A change in the database").
  */
-const getRun = (lookUps: ReturnType<typeof NextFlight.make<LookedUp, never>>, client: object) =>
+const getRun = (lookUps: LookUps, client: object) =>
   Spans.fn("Runs.get")(function*(runId: string) {
     if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
-    const { asked, at, row, stamps } = yield* lookUps.call(runId)
-    if (row === undefined) return yield* new RunNotFound({ runId })
-    if (asked.size > 0) yield* FiberRef.set(PostgresStamps.taken, { client, run: runId, asked, stamps, at })
-    const reviewsStamp = row.reviews ?? undefined
-    if (row.state === null) {
-      return { id: runId, status: "stored" as const, owner: null, directory: runId, reviewsStamp } satisfies RunView
-    }
-    return { id: runId, status: statusOf(row), owner: row.owner, directory: runId, reviewsStamp } satisfies RunView
+    const looked = yield* lookUps.call(runId)
+    if (looked.row === undefined) return yield* new RunNotFound({ runId })
+    const { run, taken } = foundOf(looked, looked.row, runId, client)
+    if (taken !== undefined) yield* FiberRef.set(PostgresStamps.taken, taken)
+    return run
   })
+
+type LookUps = ReturnType<typeof NextFlight.make<LookedUp, never>>
+
+const foundOf = ({ asked, at, stamps }: LookedUp, row: RunRow, runId: string, client: object): RunFound => {
+  const taken = asked.size > 0 ? { client, run: runId, asked, stamps, at } : undefined
+  const reviewsStamp = row.reviews ?? undefined
+  if (row.state === null) return { run: { id: runId, status: "stored", owner: null, directory: runId, reviewsStamp }, taken }
+  return { run: { id: runId, status: statusOf(row), owner: row.owner, directory: runId, reviewsStamp }, taken }
+}
+
+/** `getRun` for a caller without a fiber (the verify lane): the same shared look-up, told to `found` (`undefined`: not found). */
+const getRunThen = (lookUps: LookUps, client: object) => (runId: string, found: (run: RunFound | undefined) => void): void => {
+  if (!runIdPattern.test(runId)) return found(undefined)
+  lookUps.callThen(runId, (exit) => {
+    const row = Exit.isSuccess(exit) ? exit.value.row : undefined
+    found(row === undefined || Exit.isFailure(exit) ? undefined : foundOf(exit.value, row, runId, client))
+  })
+}
 
 /** Polls the run's events until its `done`; ends when this replica drains (the client resumes elsewhere). */
 const followEvents = (r: Replica, run: RunView, afterId: number): Stream.Stream<RunEvent> =>
@@ -221,7 +238,8 @@ export const make = (options: ReplicaOptions) =>
 
     // Stores over this client stamp ahead (store/PostgresStamps.ts): attached before any is made.
     const ahead = PostgresStamps.attach(r.sql)
-    const lookUps = NextFlight.make(lookUp(r, ahead), lookUpCounts)
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const lookUps = NextFlight.make(lookUp(r, ahead), (effect) => void runFork(effect), lookUpCounts)
 
     const manifest = (run: RunView) => Manifest.make(context.config).pipe(Effect.provide(storeOf(r, run.id)))
     const events = (run: RunView, afterId: number): Stream.Stream<RunEvent, RunNotFound> =>
@@ -246,7 +264,7 @@ export const make = (options: ReplicaOptions) =>
     // Exact (no clock in it): kept from the first read (`changedAt` undefined).
     const reviewStamp = (run: RunView) => run.reviewsStamp === undefined ? undefined : { stamp: run.reviewsStamp, changedAt: undefined }
 
-    return Runs.of({ start: startRun(r), get: getRun(lookUps, r.sql), manifest, events, store, reviews, reviewStamp, ready })
+    return Runs.of({ start: startRun(r), get: getRun(lookUps, r.sql), getThen: getRunThen(lookUps, r.sql), manifest, events, store, reviews, reviewStamp, ready })
   })
 
 /**

@@ -49,7 +49,14 @@ import { ReportParams } from "./Api.js"
 import type { Principal } from "./Auth.js"
 import * as PostgresStamps from "../store/PostgresStamps.js"
 import { ReportResponder } from "./Handlers.js"
-import { type RunView, Runs } from "./Runs.js"
+import { type RunFound, type RunView, Runs } from "./Runs.js"
+
+/** A request's run and body when the lane's fiber starts with them, and the stamps its look-up took. */
+interface Known {
+  readonly run: RunView
+  readonly bytes: Buffer
+  readonly taken?: PostgresStamps.Taken | undefined
+}
 
 /** The event the server emits (besides `request`) for a request this lane took: open requests are counted on both. */
 export const laneEvent = "citegate:lane-request"
@@ -250,10 +257,15 @@ const loggedNow = (...args: Parameters<typeof logNow>): boolean => {
 }
 
 /**
- * Requests answered by `ReportResponderShape.respondWarm`: without a fiber (`answered`), or in the
- * lane's fiber right after an effectful run look-up (`afterLookUp`). The equivalence tests read it.
+ * Requests answered by `ReportResponderShape.respondWarm`: without a fiber (`answered`), and
+ * right after a run look-up that took a query (PostgreSQL), with the stamps it took, without a
+ * fiber or in the lane's (`afterLookUp`). The equivalence tests read it.
  */
 export const synchronous = { answered: 0, afterLookUp: 0 }
+
+/** `effect` with the stamps a run's look-up took (PostgreSQL) for the store's next stamping, as `Runs.get` sets them. */
+const withTaken = <A, E, R>(taken: PostgresStamps.Taken | undefined, effect: Effect.Effect<A, E, R>) =>
+  taken === undefined ? effect : Effect.zipRight(FiberRef.set(PostgresStamps.taken, taken), effect)
 
 /** `f`'s answer, or `undefined` when it threw. */
 const warmNow = (f: () => string | undefined): string | undefined => {
@@ -307,6 +319,12 @@ export const make = (options: LaneOptions) => {
         if (typeof answer === "string") return Effect.zipRight(logged(200), Effect.sync(() => writeJson(response, answer, requestId)))
         return Effect.zipRight(logged(answer.status), Effect.sync(() => write(response, tagged(answer))))
       })
+    const handOver = () => {
+      handedOver = true
+      counts.handedOver++
+      clearTimeout(timer)
+      options.handOver(request, response)
+    }
     const onBody = (onBytes: (bytes: Buffer | undefined) => void) => {
       reading = true
       return readBody(request, (bytes) => {
@@ -318,21 +336,16 @@ export const make = (options: LaneOptions) => {
       const off = onBody((bytes) => resume(Effect.succeed(bytes)))
       return Effect.sync(off)
     })
-    const program = (known?: { readonly run: RunView; readonly bytes: Buffer }) =>
+    const program = (known?: Known) =>
       Effect.gen(function*() {
         let run: RunView
         let bytes: Buffer
         if (known !== undefined) ({ bytes, run } = known)
         else {
           const found = yield* Effect.exit((yield* Runs).get(lane.runId))
-          if (Exit.isFailure(found)) {
-            // Not found (or not readable): the general path decides, with the body still unread. A
-            // look-up that died is handed over too, so that the general path answers it (a 500 at once).
-            handedOver = true
-            counts.handedOver++
-            clearTimeout(timer)
-            return options.handOver(request, response)
-          }
+          // Not found (or not readable): the general path decides, with the body still unread. A
+          // look-up that died is handed over too, so that the general path answers it (a 500 at once).
+          if (Exit.isFailure(found)) return handOver()
           run = found.value
           const read = yield* body
           if (read === undefined) return
@@ -340,21 +353,25 @@ export const make = (options: LaneOptions) => {
         }
         yield* respond(yield* answerOf(options, run, lane.mode, bytes, known === undefined))
       })
-    const start = (known?: { readonly run: RunView; readonly bytes: Buffer }) => {
-      fiber = runFork(program(known), { updateRefs: requestRefs(requestId) })
+    const start = (known?: Known) => {
+      fiber = runFork(withTaken(known?.taken, program(known)), { updateRefs: requestRefs(requestId) })
     }
     // A warm verification answered without a fiber; anything else is the fiber's, run and body known.
-    const answerNow = (run: RunView) => (bytes: Buffer | undefined) => {
+    const answerNow = (run: RunView, taken?: PostgresStamps.Taken) => (bytes: Buffer | undefined) => {
       detach = undefined
       if (bytes === undefined || responding) return
       // A defect (a throw) is the general path's to answer: its 500 and its log line.
-      const json = warmNow(() => responder.respondWarm(run, lane.mode, bytes.toString("utf8")))
-      if (json === undefined || !loggedNow(refs, requestId, spanStart, annotationsOf(200))) return start({ run, bytes })
+      const json = warmNow(() => PostgresStamps.lending(taken, () => responder.respondWarm(run, lane.mode, bytes.toString("utf8"))))
+      if (json === undefined || !loggedNow(refs, requestId, spanStart, annotationsOf(200))) return start({ run, bytes, taken })
       responding = true
       clearTimeout(timer)
       synchronous.answered++
+      if (taken !== undefined) synchronous.afterLookUp++
       writeJson(response, json, requestId)
     }
+    // A run found by a query (PostgreSQL), without a fiber: as `program`'s look-up, then as `answerNow`.
+    const foundThen = (found: RunFound | undefined) =>
+      responding || closed ? undefined : found === undefined ? handOver() : void (detach = onBody(answerNow(found.run, found.taken)))
     // The request deadline: as the middleware's, from the request's arrival until the response starts.
     // A warm verification needs none of its own: it runs in one synchronous step within Warm.check's bounds.
     const timer = setTimeout(() => {
@@ -372,10 +389,13 @@ export const make = (options: LaneOptions) => {
       )
     }, timeoutMs)
     // After the timer: the fiber runs synchronously as far as it can, and may clear it.
+    let closed = false
     const found = runs.getNow?.(lane.runId)
-    if (found === undefined) start()
-    else detach = onBody(answerNow(found))
+    if (found !== undefined) detach = onBody(answerNow(found))
+    else if (runs.getThen !== undefined) runs.getThen(lane.runId, foundThen)
+    else start()
     response.once("close", () => {
+      closed = true
       clearTimeout(timer)
       if (fiber === undefined) detach?.()
       else if (!response.writableEnded && !handedOver) fiber.unsafeInterruptAsFork(FiberId.none)
