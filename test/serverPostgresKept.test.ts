@@ -11,7 +11,7 @@
  * by the next request.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, FiberRef, Layer } from "effect"
+import { Context, Deferred, Effect, Fiber, FiberRef, Layer, Option } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as Config from "../src/Config.js"
 import * as Decisions from "../src/review/Decisions.js"
@@ -414,6 +414,35 @@ describe.skipIf(skipPostgres)("replicas over PostgreSQL: concurrent look-ups of 
       // A's own look-up began before the change: either answer is right for A.
       yield* Fiber.join(first)
       assert.strictEqual(PostgresRuns.lookUpCounts.reads - before.reads, 2)
+    }))
+
+  it.scopedLive("a look-up held past the request deadline: the lane's 503, a client gone while waiting: nothing written; the next requests answered", () =>
+    Effect.gen(function*() {
+      const run = yield* Effect.scoped(newRun)
+      const proxy = yield* holdingProxy(Number(new URL(url).port))
+      const proxied = new URL(url)
+      proxied.port = String(proxy.port)
+      const service = yield* startService({ sources: [SALES], store: proxied.href, server: { requestTimeoutMs: 500 } })
+      const verify = call(service, `/v1/verify/report?run=${run}`, { token: tokens.admin, body: reportText, headers: { "content-type": "application/json" } })
+      for (let i = 0; i < 2; i++) assert.strictEqual((yield* verify).status, 200)
+      proxy.hold()
+      const before = { ...PostgresRuns.lookUpCounts }
+      // A client that goes away while its look-up waits (the connection closed before any answer).
+      const abandoned = Effect.promise((signal) =>
+        fetch(`${service.base}/v1/verify/report?run=${run}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${tokens.admin}`, "content-type": "application/json" },
+          body: reportText,
+          signal
+        }).then((answer) => answer.status, () => -1)
+      )
+      assert.isTrue(Option.isNone(yield* Effect.timeoutOption(abandoned, "100 millis")))
+      const timedOut = yield* verify
+      assert.strictEqual(timedOut.status, 503, timedOut.text)
+      assert.include(timedOut.text, "RequestTimeout")
+      proxy.release()
+      for (let i = 0; i < 2; i++) assert.strictEqual((yield* verify).status, 200)
+      assert.isAbove(PostgresRuns.lookUpCounts.calls - before.calls, 3)
     }))
 
   it.scopedLive("concurrent verifications share look-ups; a change committed before a request is sent is seen by it, under load", () =>
