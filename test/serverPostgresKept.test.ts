@@ -11,7 +11,7 @@
  * by the next request.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, FiberRef, Layer } from "effect"
+import { Context, Deferred, Effect, Fiber, FiberRef, Layer, Option } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as Config from "../src/Config.js"
 import * as Decisions from "../src/review/Decisions.js"
@@ -19,6 +19,7 @@ import { Lifecycle, ServerContext } from "../src/server/Context.js"
 import * as KeptReviews from "../src/server/KeptReviews.js"
 import * as PostgresRuns from "../src/server/PostgresRuns.js"
 import { Runs } from "../src/server/Runs.js"
+import * as VerifyLane from "../src/server/VerifyLane.js"
 import { CaptureStore } from "../src/store/CaptureStore.js"
 import * as PostgresStore from "../src/store/Postgres.js"
 import * as PostgresStamps from "../src/store/PostgresStamps.js"
@@ -26,6 +27,7 @@ import * as ReviewLog from "../src/store/ReviewLog.js"
 import * as ReviewPostgres from "../src/store/ReviewPostgres.js"
 import * as Gate from "../src/verify/Gate.js"
 import { call, startService, tokens } from "./serverSupport.js"
+import { holdingProxy } from "./support/holdingProxy.js"
 import { cited, INVENTORY, pipelineConfig, SALES, salesRecord } from "./support.js"
 import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
 
@@ -217,9 +219,13 @@ describe.skipIf(skipPostgres)("replicas over PostgreSQL: one statement per verif
         assert.strictEqual(shown(warm), undefined)
       }
       cluster.psql(database, "SELECT pg_stat_statements_reset()")
+      const warmBefore = { ...VerifyLane.synchronous }
       for (let i = 0; i < 10; i++) assert.strictEqual((yield* verify(second)).status, 200)
       // The run with its review log's stamp and the capture's stamp, taken ahead: one each (two before, four before that).
       assert.strictEqual(evidenceStatements(), 10)
+      // Each answered at once after its look-up, with the stamps it took, without a fiber (the lane's warm step).
+      assert.strictEqual(VerifyLane.synchronous.afterLookUp - warmBefore.afterLookUp, 10)
+      assert.strictEqual(VerifyLane.synchronous.answered - warmBefore.answered, 10)
 
       assert.strictEqual((yield* review(first, "wrong-period")).status, 201)
       assert.strictEqual(shown(yield* verify(second)), "wrong-period")
@@ -264,26 +270,28 @@ describe.skipIf(skipPostgres)("replicas over PostgreSQL: capture stamps taken by
       /** One verification: its outcome, the statements it sent, and the captures it read. */
       const counted = Effect.gen(function*() {
         cluster.psql(database, "SELECT pg_stat_statements_reset()")
+        const warmBefore = VerifyLane.synchronous.afterLookUp
         const outcome = yield* verify
-        return { outcome, statements: evidenceStatements(), reads: captureReads() }
+        // warm: answered at once after the look-up (only with every capture kept under its fresh stamp).
+        return { outcome, statements: evidenceStatements(), reads: captureReads(), warm: VerifyLane.synchronous.afterLookUp - warmBefore }
       })
       const sales = `run = '${run}' AND source = '${SALES}'`
 
       // Cold: the store opened, the capture stamped by the store itself and read, the review log read; the
       // look-ups after it stamp the capture ahead, and a verification of a kept capture sends one statement.
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 6, reads: 1 })
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 6, reads: 1, warm: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0, warm: 1 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0, warm: 1 })
 
       // The same bytes written again: a new row version, read again (then kept again).
       bypassCaptures(`UPDATE citegate_captures SET record = record WHERE ${sales}`)
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1 })
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1, warm: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0, warm: 1 })
 
       // Deleted and inserted again with the same bytes by another client: read again.
       bypassCaptures(`WITH d AS (DELETE FROM citegate_captures WHERE ${sales} RETURNING *)
                       INSERT INTO citegate_captures SELECT * FROM d`)
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1, warm: 0 })
 
       // Other bytes under the same digests: the read refuses them, at once and on every request.
       bypassCaptures(`UPDATE citegate_captures SET record = convert_to('{"not": "a record"}', 'UTF8') WHERE ${sales}`)
@@ -298,8 +306,8 @@ describe.skipIf(skipPostgres)("replicas over PostgreSQL: capture stamps taken by
       // Written again (a capture worker's exclusive write): read, grounded, then kept.
       const store = Context.get(yield* Layer.build(PostgresStore.layerUrl({ url, run, maxConnections: 1 })), CaptureStore)
       yield* Effect.orDie(store.write(salesRecord))
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1 })
-      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 2, reads: 1, warm: 0 })
+      assert.deepStrictEqual(yield* counted, { outcome: "grounded", statements: 1, reads: 0, warm: 1 })
     }))
 })
 
@@ -353,4 +361,135 @@ describe.skipIf(skipPostgres)("replicas over PostgreSQL: stamps taken ahead serv
       assert.notDeepEqual(changed, own)
       assert.deepStrictEqual(yield* stamps(store, [SALES]), changed)
     })))
+})
+
+/** Run look-up statements since the last reset. */
+const lookUpStatements = () =>
+  Number(cluster.psql(
+    database,
+    `SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+       AND query ~ 'FROM citegate_runs r LEFT JOIN citegate_jobs j'`
+  ).trim())
+
+describe.skipIf(skipPostgres)("replicas over PostgreSQL: concurrent look-ups of one run share a query begun after each arrived", () => {
+  it.scopedLive("a request that arrives after a change, while a look-up begun before it is in flight, waits for the next look-up and sees it", () =>
+    Effect.gen(function*() {
+      const run = yield* Effect.scoped(newRun)
+      // The service reaches the database through a proxy that can hold the database's answers.
+      const proxy = yield* holdingProxy(Number(new URL(url).port))
+      const proxied = new URL(url)
+      proxied.port = String(proxy.port)
+      const service = yield* startService({ sources: [SALES], store: proxied.href })
+      const verify = Effect.map(
+        call(service, `/v1/verify/report?run=${run}`, { token: tokens.admin, body: reportText, headers: { "content-type": "application/json" } }),
+        (answer) => {
+          assert.strictEqual(answer.status, 200, answer.text)
+          return answer.json.report?.outcome as string | undefined
+        }
+      )
+      /** Waits (bounded) until `ready()`. */
+      const until = (ready: () => boolean) =>
+        Effect.gen(function*() {
+          for (let turns = 0; !ready(); turns++) {
+            if (turns > 500) return assert.fail("timed out waiting")
+            yield* Effect.sleep("10 millis")
+          }
+        })
+      for (let i = 0; i < 3; i++) assert.strictEqual(yield* verify, "grounded")
+
+      // A's look-up runs in the database (its snapshot taken) and its answer is held on the way back.
+      proxy.hold()
+      cluster.psql(database, "SELECT pg_stat_statements_reset()")
+      const before = { ...PostgresRuns.lookUpCounts }
+      const first = yield* Effect.fork(verify)
+      yield* until(() => lookUpStatements() === 1)
+      // Then the capture row is rewritten (committed), and B is sent: its look-up must not be A's.
+      bypassCaptures(`UPDATE citegate_captures SET record = convert_to('{"not": "a record"}', 'UTF8') WHERE run = '${run}' AND source = '${SALES}'`)
+      const second = yield* Effect.fork(verify)
+      yield* until(() => PostgresRuns.lookUpCounts.later - before.later === 1)
+      assert.strictEqual(PostgresRuns.lookUpCounts.reads - before.reads, 1)
+      proxy.release()
+      assert.notStrictEqual(yield* Fiber.join(second), "grounded")
+      // A's own look-up began before the change: either answer is right for A.
+      yield* Fiber.join(first)
+      assert.strictEqual(PostgresRuns.lookUpCounts.reads - before.reads, 2)
+    }))
+
+  it.scopedLive("a look-up held past the request deadline: the lane's 503, a client gone while waiting: nothing written; the next requests answered", () =>
+    Effect.gen(function*() {
+      const run = yield* Effect.scoped(newRun)
+      const proxy = yield* holdingProxy(Number(new URL(url).port))
+      const proxied = new URL(url)
+      proxied.port = String(proxy.port)
+      const service = yield* startService({ sources: [SALES], store: proxied.href, server: { requestTimeoutMs: 500 } })
+      const verify = call(service, `/v1/verify/report?run=${run}`, { token: tokens.admin, body: reportText, headers: { "content-type": "application/json" } })
+      for (let i = 0; i < 2; i++) assert.strictEqual((yield* verify).status, 200)
+      proxy.hold()
+      const before = { ...PostgresRuns.lookUpCounts }
+      // A client that goes away while its look-up waits (the connection closed before any answer).
+      const abandoned = Effect.promise((signal) =>
+        fetch(`${service.base}/v1/verify/report?run=${run}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${tokens.admin}`, "content-type": "application/json" },
+          body: reportText,
+          signal
+        }).then((answer) => answer.status, () => -1)
+      )
+      assert.isTrue(Option.isNone(yield* Effect.timeoutOption(abandoned, "100 millis")))
+      const timedOut = yield* verify
+      assert.strictEqual(timedOut.status, 503, timedOut.text)
+      assert.include(timedOut.text, "RequestTimeout")
+      proxy.release()
+      for (let i = 0; i < 2; i++) assert.strictEqual((yield* verify).status, 200)
+      assert.isAbove(PostgresRuns.lookUpCounts.calls - before.calls, 3)
+    }))
+
+  it.scopedLive("concurrent verifications share look-ups; a change committed before a request is sent is seen by it, under load", () =>
+    Effect.gen(function*() {
+      const run = yield* Effect.scoped(newRun)
+      const service = yield* startService({ sources: [SALES], store: url })
+      const other = yield* startService({ sources: [SALES], store: url })
+      const verify = Effect.map(
+        call(service, `/v1/verify/report?run=${run}`, { token: tokens.admin, body: reportText, headers: { "content-type": "application/json" } }),
+        (answer) => {
+          assert.strictEqual(answer.status, 200, answer.text)
+          const decision = answer.json.humanReview?.facts[0].current.record.decision as string | undefined
+          return { outcome: answer.json.report?.outcome as string | undefined, decision }
+        }
+      )
+      const burst = (n: number) => Effect.all(Array.from({ length: n }, () => verify), { concurrency: "unbounded" })
+      for (let i = 0; i < 2; i++) assert.strictEqual((yield* verify).outcome, "grounded")
+
+      // Shared: 64 at once, five times; the database counts the look-ups it ran.
+      cluster.psql(database, "SELECT pg_stat_statements_reset()")
+      const before = { ...PostgresRuns.lookUpCounts }
+      for (let i = 0; i < 5; i++) for (const answer of yield* burst(64)) assert.strictEqual(answer.outcome, "grounded")
+      const calls = PostgresRuns.lookUpCounts.calls - before.calls
+      const reads = PostgresRuns.lookUpCounts.reads - before.reads
+      assert.strictEqual(calls, 320)
+      assert.isBelow(reads, calls)
+      assert.isAbove(PostgresRuns.lookUpCounts.later - before.later, 0)
+      assert.strictEqual(lookUpStatements(), reads)
+
+      // Under load (16 clients verifying without a pause), each change is committed before the burst
+      // after it is sent: every request of that burst sees it, none answers from a query begun earlier.
+      const load = yield* Effect.fork(Effect.all(Array.from({ length: 16 }, () => Effect.forever(verify)), { concurrency: "unbounded" }))
+      const laterBefore = PostgresRuns.lookUpCounts.later
+      for (const decision of ["wrong-period", "supported", "wrong-period", "supported"]) {
+        const recorded = yield* call(other, `/v1/runs/${run}/reviews`, {
+          token: tokens.admin,
+          body: JSON.stringify({ report: reportText, fact: 0, decision }),
+          headers: { "content-type": "application/json" }
+        })
+        assert.strictEqual(recorded.status, 201, recorded.text)
+        for (const answer of yield* burst(32)) assert.deepStrictEqual(answer, { outcome: "grounded", decision })
+      }
+      // A capture row rewritten by a superuser with the trigger off: refused by every request after it.
+      bypassCaptures(`UPDATE citegate_captures SET record = convert_to('{"not": "a record"}', 'UTF8') WHERE run = '${run}' AND source = '${SALES}'`)
+      for (let i = 0; i < 3; i++) for (const answer of yield* burst(32)) assert.notStrictEqual(answer.outcome, "grounded")
+      yield* Fiber.interrupt(load)
+      // The bursts did wait for queries in flight (begun before they arrived) to end.
+      assert.isAbove(PostgresRuns.lookUpCounts.later - laterBefore, 0)
+    }))
 })

@@ -19,12 +19,15 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as NextFlight from "../internal/NextFlight.js"
 import * as Spans from "../internal/Spans.js"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import { NotReady, RunNotFound } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
@@ -35,7 +38,7 @@ import * as ReviewPostgres from "../store/ReviewPostgres.js"
 import { peers } from "../store/PostgresPeers.js"
 import { Lifecycle, ServerContext } from "./Context.js"
 import { decodeEvent, expire, readEvents, type Replica, work } from "./PostgresJobs.js"
-import { manifestEvents, newRunId, type RunEvent, Runs, type RunView } from "./Runs.js"
+import { manifestEvents, newRunId, type RunEvent, type RunFound, Runs, type RunView } from "./Runs.js"
 
 /** @since 0.2.0 */
 export interface ReplicaOptions {
@@ -98,6 +101,25 @@ const statusOf = (row: RunRow): RunView["status"] => {
 }
 
 /**
+ * Run look-up queries sent (`reads`), run look-ups answered by them (`calls`) and of those the ones
+ * that waited for the query in flight to end (`later`), all replicas of this process together:
+ * fewer reads than calls means concurrent look-ups shared a query. The tests read it.
+ */
+export const lookUpCounts: NextFlight.Counts = { reads: 0, calls: 0, later: 0 }
+
+/** A run's row as one look-up read it, with the capture stamps it was asked for. */
+interface LookedUp {
+  readonly row: RunRow | undefined
+  /** The sources stamped ahead (empty: none asked). */
+  readonly asked: ReadonlySet<string>
+  readonly stamps: ReadonlyMap<SourceUrl, string>
+  /** `Date.now()` when the answer arrived. */
+  readonly at: number
+}
+
+const noneAsked: ReadonlySet<string> = new Set()
+
+/**
  * One query per look-up: the run's row, its job, its last event (a finished job's only), the
  * stamp of its review log (`reviewsStamp`, so that a verification shows the kept log while it is
  * unchanged instead of reading it: KeptReviews.ts), and the stamps of the captures this run's
@@ -105,38 +127,66 @@ const statusOf = (row: RunRow): RunView["status"] => {
  * need not stamp them in a statement of its own. The review log's stamp is every decision row's
  * version, as the capture stamps are (store/Postgres.ts): its table's oid, `seq`, `xmin` and
  * `ctid`, hashed, with the count; an append, and a row a superuser rewrites, deletes or re-inserts
- * with the trigger off, all change it. Never kept between requests: a run is seen by every replica
- * as it is now, and the capture stamps serve this request's verification only.
+ * with the trigger off, all change it.
  */
-const getRun = (r: Replica, ahead: PostgresStamps.Ahead) =>
+const lookUp = (r: Replica, ahead: PostgresStamps.Ahead) => (runId: string): Effect.Effect<LookedUp> => {
+  const wanted = ahead.wanted(runId)
+  const captures = wanted.length === 0 ? r.sql`` : r.sql`,
+           (SELECT json_object_agg(c.source, ${r.sql.literal(PostgresStamps.stampColumn)})
+            FROM citegate_captures c LEFT JOIN citegate_bodies b ON b.sha256 = c.body_sha256
+            WHERE c.run = r.run AND c.source = ANY(${wanted})) AS captures`
+  return r.sql<RunRow>`
+    SELECT j.owner, j.state,
+           CASE WHEN j.state = 'done'
+             THEN (SELECT event FROM citegate_run_events e WHERE e.run = r.run ORDER BY id DESC LIMIT 1) END AS last,
+           (SELECT concat_ws(':', count(*), md5(string_agg(concat_ws('.', v.tableoid, v.seq, v.xmin, v.ctid), ',' ORDER BY v.seq)))
+            FROM citegate_reviews v WHERE v.run = r.run) AS reviews${captures}
+    FROM citegate_runs r LEFT JOIN citegate_jobs j ON j.run = r.run WHERE r.run = ${runId}`.pipe(
+    Effect.orElseSucceed((): ReadonlyArray<RunRow> => []),
+    Effect.map((rows): LookedUp => {
+      const row = rows[0]
+      const at = Date.now()
+      if (row === undefined || wanted.length === 0) return { row, asked: noneAsked, stamps: new Map(), at }
+      const stamps = new Map(Object.entries(row.captures ?? {})) as Map<SourceUrl, string>
+      return { row, asked: new Set(wanted), stamps, at }
+    })
+  )
+}
+
+/**
+ * The run of a request, looked up afresh: never kept between requests (a run is seen by every
+ * replica as it is now), and the capture stamps serve this request's verification only. Concurrent
+ * look-ups of one run share one query (internal/NextFlight.ts): a request that arrives while the
+ * run's query is in flight waits for the next one, which starts after it arrived, so what it sees
+ * is what a query of its own would have seen (docs/threat-model.md, "A change in the database").
+ */
+const getRun = (lookUps: LookUps, client: object) =>
   Spans.fn("Runs.get")(function*(runId: string) {
     if (!runIdPattern.test(runId)) return yield* new RunNotFound({ runId })
-    const wanted = ahead.wanted(runId)
-    const captures = wanted.length === 0 ? r.sql`` : r.sql`,
-             (SELECT json_object_agg(c.source, ${r.sql.literal(PostgresStamps.stampColumn)})
-              FROM citegate_captures c LEFT JOIN citegate_bodies b ON b.sha256 = c.body_sha256
-              WHERE c.run = r.run AND c.source = ANY(${wanted})) AS captures`
-    const rows = yield* r.sql<RunRow>`
-      SELECT j.owner, j.state,
-             CASE WHEN j.state = 'done'
-               THEN (SELECT event FROM citegate_run_events e WHERE e.run = r.run ORDER BY id DESC LIMIT 1) END AS last,
-             (SELECT concat_ws(':', count(*), md5(string_agg(concat_ws('.', v.tableoid, v.seq, v.xmin, v.ctid), ',' ORDER BY v.seq)))
-              FROM citegate_reviews v WHERE v.run = r.run) AS reviews${captures}
-      FROM citegate_runs r LEFT JOIN citegate_jobs j ON j.run = r.run WHERE r.run = ${runId}`.pipe(
-      Effect.orElseSucceed(() => [])
-    )
-    const row = rows[0]
-    if (row === undefined) return yield* new RunNotFound({ runId })
-    if (wanted.length > 0) {
-      const stamps = new Map(Object.entries(row.captures ?? {})) as Map<SourceUrl, string>
-      yield* FiberRef.set(PostgresStamps.taken, { client: r.sql, run: runId, asked: new Set(wanted), stamps, at: Date.now() })
-    }
-    const reviewsStamp = row.reviews ?? undefined
-    if (row.state === null) {
-      return { id: runId, status: "stored" as const, owner: null, directory: runId, reviewsStamp } satisfies RunView
-    }
-    return { id: runId, status: statusOf(row), owner: row.owner, directory: runId, reviewsStamp } satisfies RunView
+    const looked = yield* lookUps.call(runId)
+    if (looked.row === undefined) return yield* new RunNotFound({ runId })
+    const { run, taken } = foundOf(looked, looked.row, runId, client)
+    if (taken !== undefined) yield* FiberRef.set(PostgresStamps.taken, taken)
+    return run
   })
+
+type LookUps = ReturnType<typeof NextFlight.make<LookedUp, never>>
+
+const foundOf = ({ asked, at, stamps }: LookedUp, row: RunRow, runId: string, client: object): RunFound => {
+  const taken = asked.size > 0 ? { client, run: runId, asked, stamps, at } : undefined
+  const reviewsStamp = row.reviews ?? undefined
+  if (row.state === null) return { run: { id: runId, status: "stored", owner: null, directory: runId, reviewsStamp }, taken }
+  return { run: { id: runId, status: statusOf(row), owner: row.owner, directory: runId, reviewsStamp }, taken }
+}
+
+/** `getRun` for a caller without a fiber (the verify lane): the same shared look-up, told to `found` (`undefined`: not found). */
+const getRunThen = (lookUps: LookUps, client: object) => (runId: string, found: (run: RunFound | undefined) => void): void => {
+  if (!runIdPattern.test(runId)) return found(undefined)
+  lookUps.callThen(runId, (exit) => {
+    const row = Exit.isSuccess(exit) ? exit.value.row : undefined
+    found(row === undefined || Exit.isFailure(exit) ? undefined : foundOf(exit.value, row, runId, client))
+  })
+}
 
 /** Polls the run's events until its `done`; ends when this replica drains (the client resumes elsewhere). */
 const followEvents = (r: Replica, run: RunView, afterId: number): Stream.Stream<RunEvent> =>
@@ -188,6 +238,8 @@ export const make = (options: ReplicaOptions) =>
 
     // Stores over this client stamp ahead (store/PostgresStamps.ts): attached before any is made.
     const ahead = PostgresStamps.attach(r.sql)
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const lookUps = NextFlight.make(lookUp(r, ahead), (effect) => void runFork(effect), lookUpCounts)
 
     const manifest = (run: RunView) => Manifest.make(context.config).pipe(Effect.provide(storeOf(r, run.id)))
     const events = (run: RunView, afterId: number): Stream.Stream<RunEvent, RunNotFound> =>
@@ -212,7 +264,7 @@ export const make = (options: ReplicaOptions) =>
     // Exact (no clock in it): kept from the first read (`changedAt` undefined).
     const reviewStamp = (run: RunView) => run.reviewsStamp === undefined ? undefined : { stamp: run.reviewsStamp, changedAt: undefined }
 
-    return Runs.of({ start: startRun(r), get: getRun(r, ahead), manifest, events, store, reviews, reviewStamp, ready })
+    return Runs.of({ start: startRun(r), get: getRun(lookUps, r.sql), getThen: getRunThen(lookUps, r.sql), manifest, events, store, reviews, reviewStamp, ready })
   })
 
 /**

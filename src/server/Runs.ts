@@ -25,6 +25,7 @@ import * as path from "node:path"
 import * as Capture from "../capture/Capture.js"
 import * as CaptureStore from "../store/CaptureStore.js"
 import * as ReviewFilesystem from "../store/ReviewFilesystem.js"
+import type * as PostgresStamps from "../store/PostgresStamps.js"
 import type { ReviewLog } from "../store/ReviewLog.js"
 import { CaptureError, InvalidBudget, InvalidCaFile, InvalidRunDirectory, NotReady, RunNotFound, SigningKeyInvalid } from "../Errors.js"
 import * as Manifest from "../Manifest.js"
@@ -103,6 +104,12 @@ export interface RunView {
   readonly reviewsStamp?: string | undefined
 }
 
+/** A run found by `Runs.getThen`, and the capture stamps its look-up took ahead (store/PostgresStamps.ts). */
+export interface RunFound {
+  readonly run: RunView
+  readonly taken: PostgresStamps.Taken | undefined
+}
+
 const runIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 
 /** A fresh run id: UTC time and 48 random bits, e.g. `20261130T142500Z-3f9a0c1b2d4e`. */
@@ -116,6 +123,11 @@ export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
   readonly get: (runId: string) => Effect.Effect<RunView, RunNotFound>
   /** `get` of a run it finds at once, without an effect; `undefined` otherwise (then `get` decides). Optional. */
   readonly getNow?: ((runId: string) => RunView | undefined) | undefined
+  /**
+   * `get` for a caller without a fiber, where finding a run takes a query (PostgreSQL): `found` is
+   * told the run (with the capture stamps its look-up took) or `undefined` (then `get` decides). Optional.
+   */
+  readonly getThen?: ((runId: string, found: (run: RunFound | undefined) => void) => void) | undefined
   /** The run's manifest (read through the capture store, never written). */
   readonly manifest: (run: RunView) => Effect.Effect<Manifest.Manifest, RunNotFound>
   /** The run's events after `afterId`, following a live run until its `done` event. */

@@ -47,8 +47,16 @@ import * as Config from "../Config.js"
 import { RequestTimeout, RunNotFound } from "../Errors.js"
 import { ReportParams } from "./Api.js"
 import type { Principal } from "./Auth.js"
+import * as PostgresStamps from "../store/PostgresStamps.js"
 import { ReportResponder } from "./Handlers.js"
-import { type RunView, Runs } from "./Runs.js"
+import { type RunFound, type RunView, Runs } from "./Runs.js"
+
+/** A request's run and body when the lane's fiber starts with them, and the stamps its look-up took. */
+interface Known {
+  readonly run: RunView
+  readonly bytes: Buffer
+  readonly taken?: PostgresStamps.Taken | undefined
+}
 
 /** The event the server emits (besides `request`) for a request this lane took: open requests are counted on both. */
 export const laneEvent = "citegate:lane-request"
@@ -186,10 +194,20 @@ const readBody = (request: Http.IncomingMessage, onBytes: (bytes: Buffer | undef
 }
 
 /** The route's answer to a body: its JSON text (the route's 200, written by `writeJson`) or a refusal. */
-const answerOf = (options: LaneOptions, run: RunView, mode: Mode, bytes: Buffer) =>
-  Effect.flatMap(ReportResponder, (responder) =>
+const answerOf = (options: LaneOptions, run: RunView, mode: Mode, bytes: Buffer, tryWarm: boolean) =>
+  Effect.flatMap(ReportResponder, (responder) => {
     // Decoded as the platform decodes a text body (invalid UTF-8 replaced, a BOM kept).
-    responder.respond(run, mode, bytes.toString("utf8"))).pipe(
+    const text = bytes.toString("utf8")
+    if (!tryWarm) return responder.respond(run, mode, text)
+    // After an effectful look-up (PostgreSQL): a warm verification at once, with the stamps the
+    // look-up took ahead (no second statement); anything else as before.
+    return Effect.flatMap(FiberRef.get(PostgresStamps.taken), (got) => {
+      const warm = warmNow(() => PostgresStamps.lending(got, () => responder.respondWarm(run, mode, text)))
+      if (warm === undefined) return responder.respond(run, mode, text)
+      synchronous.afterLookUp++
+      return Effect.succeed(warm)
+    })
+  }).pipe(
       Effect.map((json): HttpServerResponse.HttpServerResponse | string => json),
       // The run went away after it was looked up: the route's 404.
       Effect.catchTag("RunNotFound", (error) => Effect.succeed(options.errorResponse(error, 404))),
@@ -238,8 +256,25 @@ const loggedNow = (...args: Parameters<typeof logNow>): boolean => {
   }
 }
 
-/** Requests answered without a fiber (`ReportResponderShape.respondWarm`): the equivalence tests read it. */
-export const synchronous = { answered: 0 }
+/**
+ * Requests answered by `ReportResponderShape.respondWarm`: without a fiber (`answered`), and
+ * right after a run look-up that took a query (PostgreSQL), with the stamps it took, without a
+ * fiber or in the lane's (`afterLookUp`). The equivalence tests read it.
+ */
+export const synchronous = { answered: 0, afterLookUp: 0 }
+
+/** `effect` with the stamps a run's look-up took (PostgreSQL) for the store's next stamping, as `Runs.get` sets them. */
+const withTaken = <A, E, R>(taken: PostgresStamps.Taken | undefined, effect: Effect.Effect<A, E, R>) =>
+  taken === undefined ? effect : Effect.zipRight(FiberRef.set(PostgresStamps.taken, taken), effect)
+
+/** `f`'s answer, or `undefined` when it threw. */
+const warmNow = (f: () => string | undefined): string | undefined => {
+  try {
+    return f()
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * The lane: `true` when it took the request (it answers it, or hands it over itself before reading
@@ -284,6 +319,12 @@ export const make = (options: LaneOptions) => {
         if (typeof answer === "string") return Effect.zipRight(logged(200), Effect.sync(() => writeJson(response, answer, requestId)))
         return Effect.zipRight(logged(answer.status), Effect.sync(() => write(response, tagged(answer))))
       })
+    const handOver = () => {
+      handedOver = true
+      counts.handedOver++
+      clearTimeout(timer)
+      options.handOver(request, response)
+    }
     const onBody = (onBytes: (bytes: Buffer | undefined) => void) => {
       reading = true
       return readBody(request, (bytes) => {
@@ -295,48 +336,42 @@ export const make = (options: LaneOptions) => {
       const off = onBody((bytes) => resume(Effect.succeed(bytes)))
       return Effect.sync(off)
     })
-    const program = (known?: { readonly run: RunView; readonly bytes: Buffer }) =>
+    const program = (known?: Known) =>
       Effect.gen(function*() {
         let run: RunView
         let bytes: Buffer
         if (known !== undefined) ({ bytes, run } = known)
         else {
           const found = yield* Effect.exit((yield* Runs).get(lane.runId))
-          if (Exit.isFailure(found)) {
-            // Not found (or not readable): the general path decides, with the body still unread. A
-            // look-up that died is handed over too, so that the general path answers it (a 500 at once).
-            handedOver = true
-            counts.handedOver++
-            clearTimeout(timer)
-            return options.handOver(request, response)
-          }
+          // Not found (or not readable): the general path decides, with the body still unread. A
+          // look-up that died is handed over too, so that the general path answers it (a 500 at once).
+          if (Exit.isFailure(found)) return handOver()
           run = found.value
           const read = yield* body
           if (read === undefined) return
           bytes = read
         }
-        yield* respond(yield* answerOf(options, run, lane.mode, bytes))
+        yield* respond(yield* answerOf(options, run, lane.mode, bytes, known === undefined))
       })
-    const start = (known?: { readonly run: RunView; readonly bytes: Buffer }) => {
-      fiber = runFork(program(known), { updateRefs: requestRefs(requestId) })
+    const start = (known?: Known) => {
+      fiber = runFork(withTaken(known?.taken, program(known)), { updateRefs: requestRefs(requestId) })
     }
     // A warm verification answered without a fiber; anything else is the fiber's, run and body known.
-    const answerNow = (run: RunView) => (bytes: Buffer | undefined) => {
+    const answerNow = (run: RunView, taken?: PostgresStamps.Taken) => (bytes: Buffer | undefined) => {
       detach = undefined
       if (bytes === undefined || responding) return
-      let json: string | undefined
-      try {
-        json = responder.respondWarm(run, lane.mode, bytes.toString("utf8"))
-      } catch {
-        // A defect: the general path answers it (its 500 and its log line).
-        json = undefined
-      }
-      if (json === undefined || !loggedNow(refs, requestId, spanStart, annotationsOf(200))) return start({ run, bytes })
+      // A defect (a throw) is the general path's to answer: its 500 and its log line.
+      const json = warmNow(() => PostgresStamps.lending(taken, () => responder.respondWarm(run, lane.mode, bytes.toString("utf8"))))
+      if (json === undefined || !loggedNow(refs, requestId, spanStart, annotationsOf(200))) return start({ run, bytes, taken })
       responding = true
       clearTimeout(timer)
       synchronous.answered++
+      if (taken !== undefined) synchronous.afterLookUp++
       writeJson(response, json, requestId)
     }
+    // A run found by a query (PostgreSQL), without a fiber: as `program`'s look-up, then as `answerNow`.
+    const foundThen = (found: RunFound | undefined) =>
+      responding || closed ? undefined : found === undefined ? handOver() : void (detach = onBody(answerNow(found.run, found.taken)))
     // The request deadline: as the middleware's, from the request's arrival until the response starts.
     // A warm verification needs none of its own: it runs in one synchronous step within Warm.check's bounds.
     const timer = setTimeout(() => {
@@ -354,10 +389,13 @@ export const make = (options: LaneOptions) => {
       )
     }, timeoutMs)
     // After the timer: the fiber runs synchronously as far as it can, and may clear it.
+    let closed = false
     const found = runs.getNow?.(lane.runId)
-    if (found === undefined) start()
-    else detach = onBody(answerNow(found))
+    if (found !== undefined) detach = onBody(answerNow(found))
+    else if (runs.getThen !== undefined) runs.getThen(lane.runId, foundThen)
+    else start()
     response.once("close", () => {
+      closed = true
       clearTimeout(timer)
       if (fiber === undefined) detach?.()
       else if (!response.writableEnded && !handedOver) fiber.unsafeInterruptAsFork(FiberId.none)

@@ -23,7 +23,6 @@ import type { SqlError } from "@effect/sql/SqlError"
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
@@ -113,10 +112,6 @@ interface CaptureRow {
   readonly sha256: string
 }
 
-interface StampRow {
-  readonly source: string
-  readonly stamp: string
-}
 
 /**
  * What names one database for the cache (`CaptureStoreShape.identity`): the cluster's system
@@ -263,43 +258,6 @@ const openRun = (sql: SqlClient.SqlClient, run: string, create: boolean): Effect
     : Effect.flatMap(Effect.mapError(sql`SELECT run FROM citegate_runs WHERE run = ${run}`, unavailable(run)), (rows) =>
       rows.length === 0 ? Effect.fail(new StoreUnavailable({ run, detail: "no such run in this database" })) : Effect.void)
 
-// A capture row's version, and its body row's: an UPDATE (the append-only trigger disabled, by a
-// superuser), a DELETE and re-INSERT, or a table dropped and made again all give the row a new
-// `xmin` (the inserting transaction), `ctid` (its place) or `tableoid`; VACUUM FULL moves rows (a
-// new ctid: read again, harmlessly). One query for all the sources a verification cites.
-const stampsOf = (sql: SqlClient.SqlClient, run: string) => {
-  const query = (list: ReadonlyArray<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> =>
-    sql<StampRow>`
-      SELECT c.source, ${sql.literal(PostgresStamps.stampColumn)} AS stamp
-      FROM citegate_captures c LEFT JOIN citegate_bodies b ON b.sha256 = c.body_sha256
-      WHERE c.run = ${run} AND c.source = ANY(${list})`.pipe(
-      Effect.map((rows) => new Map(rows.map((row) => [row.source as SourceUrl, row.stamp]))),
-      // Nothing stamped: every capture is read (and the read says what is wrong).
-      Effect.orElseSucceed(() => new Map<SourceUrl, string>())
-    )
-  // A replica's client (PostgresStamps.attach): the stamps its run look-up took for this request,
-  // taken once and only when they cover every source; else a query, and these sources are stamped
-  // ahead from the next look-up on.
-  const ahead = PostgresStamps.aheadOf(sql)
-  return (sources: Iterable<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> => {
-    const list = Array.from(sources)
-    if (list.length === 0) return Effect.succeed(new Map())
-    if (ahead === undefined) return query(list)
-    return Effect.flatMap(FiberRef.getAndSet(PostgresStamps.taken, undefined), (got) => {
-      const found = PostgresStamps.usable(got, sql, run, list, Date.now())
-      if (found === undefined) {
-        ahead.remember(run, list)
-        return query(list)
-      }
-      const subset = new Map<SourceUrl, string>()
-      for (const source of list) {
-        const stamp = found.get(source)
-        if (stamp !== undefined) subset.set(source, stamp)
-      }
-      return Effect.succeed(subset)
-    })
-  }
-}
 
 /**
  * A store on one run, over the `SqlClient` in context (a PostgreSQL client).
@@ -401,13 +359,13 @@ export const make = Effect.fn("PostgresStore.make")(function*(options: PostgresO
     })
   }
 
-  const stamps = stampsOf(sql, run)
+  const { stamps, stampsNow } = PostgresStamps.stampsOf(sql, run)
   const stamp = (source: SourceUrl): Effect.Effect<string | undefined> => Effect.map(stamps([source]), (found) => found.get(source))
 
   const database = yield* databaseIdentity(sql)
   const identity = database === undefined ? undefined : `postgres:${database}:${JSON.stringify(run)}`
   const list = listOf(sql, run)
-  return CaptureStore.of({ read, write, readBody, readWithBody, list, identity, stamp, stamps, ...attestationsOf(sql, run) }) satisfies CaptureStoreShape
+  return CaptureStore.of({ read, write, readBody, readWithBody, list, identity, stamp, stamps, stampsNow, ...attestationsOf(sql, run) }) satisfies CaptureStoreShape
 })
 
 /**

@@ -3,18 +3,25 @@
  * likely captures in the same query that looks the run up, so that a warm verification sends one
  * statement instead of two (the run look-up, then the stamps of the captures it cites).
  *
- * Two parts, both internal (no public API):
+ * Three parts, all internal (no public API):
  * - which sources to stamp ahead (`Ahead`, one per client a replica attaches it to): those the
  *   run's store last had to stamp by its own query, at most `maxAhead` per run. A hint only.
  * - the stamps themselves (`taken`), a fiber-local value: the run look-up of a request sets it, and
  *   the run's store takes it at its next `stamps` (then it is gone), only when it is for the same
  *   run over the same client, covers every source asked, and is at most `freshMs` old; in any other
- *   case the store queries as before. So a stamp is always taken by the request that uses it, before
- *   the use, and never shared between requests: what the verified-capture cache sees is unchanged
+ *   case the store queries as before. So a stamp is always taken before its use, by a query that
+ *   began after the request that uses it arrived (requests of one run arriving together share one
+ *   such query: internal/NextFlight.ts): what the verified-capture cache sees is unchanged
  *   (docs/threat-model.md, "Verified-capture cache").
+ * - for a warm verification answered at once after the look-up (server/VerifyLane.ts), the same
+ *   stamps lent for one synchronous call (`lending`) to the store's `stampsNow`, under the same
+ *   conditions, and taken once.
  *
- * The stamp expression is this module's (`stampColumn`), so both queries give the same text.
+ * The stamp expression is this module's (`stampColumn`), so both queries give the same text; the
+ * store's `stamps` and `stampsNow` are made here too (`stampsOf`).
  */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import type { SourceUrl } from "../Domain.js"
 
@@ -107,4 +114,85 @@ export const usable = (
   if (now - got.at > freshMs || now < got.at) return undefined
   for (const source of sources) if (!got.asked.has(source)) return undefined
   return got.stamps
+}
+
+/** Stamps lent to a synchronous verification for the length of one call (`lending`), then gone. */
+let lent: Taken | undefined
+
+/**
+ * `f` run with `got` (the current request's stamps taken ahead) lent to the stores' `stampsNow`:
+ * for a warm verification answered at once after the run's look-up, without another statement.
+ * Synchronous, so no other request can see them; cleared when `f` returns or throws.
+ */
+export const lending = <A>(got: Taken | undefined, f: () => A): A => {
+  lent = got
+  try {
+    return f()
+  } finally {
+    lent = undefined
+  }
+}
+
+/** The stamps lent now (`lending`), taken once: a second `stampsNow` in the same call finds none. */
+export const takeLent = (): Taken | undefined => {
+  const got = lent
+  lent = undefined
+  return got
+}
+
+interface StampRow {
+  readonly source: string
+  readonly stamp: string
+}
+
+/**
+ * The `stamps` and `stampsNow` of a store on `run` (store/Postgres.ts). A stamp is a capture row's
+ * version and its body row's: an UPDATE (the append-only trigger disabled, by a superuser), a
+ * DELETE and re-INSERT, or a table dropped and made again all give the row a new `xmin` (the
+ * inserting transaction), `ctid` (its place) or `tableoid`; VACUUM FULL moves rows (a new ctid:
+ * read again, harmlessly). One query for all the sources a verification cites.
+ */
+export const stampsOf = (sql: SqlClient.SqlClient, run: string) => {
+  const query = (list: ReadonlyArray<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> =>
+    sql<StampRow>`
+      SELECT c.source, ${sql.literal(stampColumn)} AS stamp
+      FROM citegate_captures c LEFT JOIN citegate_bodies b ON b.sha256 = c.body_sha256
+      WHERE c.run = ${run} AND c.source = ANY(${list})`.pipe(
+      Effect.map((rows) => new Map(rows.map((row) => [row.source as SourceUrl, row.stamp]))),
+      // Nothing stamped: every capture is read (and the read says what is wrong).
+      Effect.orElseSucceed(() => new Map<SourceUrl, string>())
+    )
+  // A replica's client (attach): the stamps its run look-up took for this request,
+  // taken once and only when they cover every source; else a query, and these sources are stamped
+  // ahead from the next look-up on.
+  const ahead = aheadOf(sql)
+  const subsetOf = (found: ReadonlyMap<SourceUrl, string>, list: ReadonlyArray<SourceUrl>) => {
+    const subset = new Map<SourceUrl, string>()
+    for (const source of list) {
+      const stamp = found.get(source)
+      if (stamp !== undefined) subset.set(source, stamp)
+    }
+    return subset
+  }
+  const stamps = (sources: Iterable<SourceUrl>): Effect.Effect<ReadonlyMap<SourceUrl, string>> => {
+    const list = Array.from(sources)
+    if (list.length === 0) return Effect.succeed(new Map())
+    if (ahead === undefined) return query(list)
+    return Effect.flatMap(FiberRef.getAndSet(taken, undefined), (got) => {
+      const found = usable(got, sql, run, list, Date.now())
+      if (found === undefined) {
+        ahead.remember(run, list)
+        return query(list)
+      }
+      return Effect.succeed(subsetOf(found, list))
+    })
+  }
+  // Only the stamps lent by the request's own look-up (lending), under the same
+  // conditions; none (so the caller takes the general path, which queries) in any other case.
+  const stampsNow = ahead === undefined ? undefined : (sources: Iterable<SourceUrl>): ReadonlyMap<SourceUrl, string> => {
+    const list = Array.from(sources)
+    const found = usable(takeLent(), sql, run, list, Date.now())
+    return found === undefined ? new Map() : subsetOf(found, list)
+  }
+  return { stamps, stampsNow }
 }
