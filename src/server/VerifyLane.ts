@@ -49,6 +49,7 @@ import { ReportParams } from "./Api.js"
 import type { Principal } from "./Auth.js"
 import { ReportResponder } from "./Handlers.js"
 import { type RunView, Runs } from "./Runs.js"
+import type * as VerifyThreads from "./VerifyThreads.js"
 
 /** The event the server emits (besides `request`) for a request this lane took: open requests are counted on both. */
 export const laneEvent = "citegate:lane-request"
@@ -94,6 +95,8 @@ export interface LaneOptions {
   readonly handOver: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
   /** A refusal as the middleware renders it (`Server.errorResponse`). */
   readonly errorResponse: (error: RequestTimeout | RunNotFound, status: number) => HttpServerResponse.HttpServerResponse
+  /** Verification threads (`server.verifyThreads`, VerifyThreads.ts): a warm-path request is verified there when one takes it. */
+  readonly threads?: VerifyThreads.Pool | undefined
 }
 
 /** How many Authorization headers a request has (`headersDistinct` would build every header's list to say). */
@@ -238,8 +241,36 @@ const loggedNow = (...args: Parameters<typeof logNow>): boolean => {
   }
 }
 
-/** Requests answered without a fiber (`ReportResponderShape.respondWarm`): the equivalence tests read it. */
-export const synchronous = { answered: 0 }
+/** Requests answered without a fiber (`ReportResponderShape.respondWarm`), and of those by a verification thread: the equivalence tests read it. */
+export const synchronous = { answered: 0, threads: 0 }
+
+/** `writeJson` of the text a verification thread encoded (the same head, the same bytes). */
+const writeEncoded = (response: Http.ServerResponse, json: Uint8Array, requestId: string) => {
+  if (response.writableEnded) return
+  response.writeHead(200, {
+    "content-type": "application/json",
+    "content-length": String(json.byteLength),
+    "x-request-id": requestId
+  })
+  response.end(json)
+}
+
+/** `respondWarm` on this thread; `undefined` for a defect too: the general path answers it (its 500 and its log line). */
+const warmAnswer = (responder: Context.Tag.Service<ReportResponder>, run: RunView, mode: Mode, bytes: Buffer): string | undefined => {
+  try {
+    return responder.respondWarm(run, mode, bytes.toString("utf8"))
+  } catch {
+    return undefined
+  }
+}
+
+/** Writes a warm answer: this thread's text (`writeJson`) or a verification thread's bytes (`writeEncoded`), counted. */
+const writeWarm = (response: Http.ServerResponse, json: string | Uint8Array, requestId: string) => {
+  synchronous.answered++
+  if (typeof json === "string") return writeJson(response, json, requestId)
+  synchronous.threads++
+  writeEncoded(response, json, requestId)
+}
 
 /**
  * The lane: `true` when it took the request (it answers it, or hands it over itself before reading
@@ -256,6 +287,7 @@ export const make = (options: LaneOptions) => {
   const runs = Context.get(options.runtime.context, Runs)
   const responder = Context.get(options.runtime.context, ReportResponder)
   const refs = options.runtime.fiberRefs
+  const threads = options.threads
   const clock = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Clock.Clock)
   return (request: Http.IncomingMessage, response: Http.ServerResponse): boolean => {
     const lane = plain(request, options)
@@ -271,6 +303,7 @@ export const make = (options: LaneOptions) => {
     const logged = (status: number) =>
       Effect.zipRight(FiberRef.update(FiberRef.currentLogAnnotations, (annotations) => annotate(annotations, annotationsOf(status))), Effect.logInfo("request"))
     let responding = false
+    let closed = false
     let handedOver = false
     let reading = false
     // The lane's fiber, once started; `detach` removes the listeners of a body read without one.
@@ -321,21 +354,20 @@ export const make = (options: LaneOptions) => {
       fiber = runFork(program(known), { updateRefs: requestRefs(requestId) })
     }
     // A warm verification answered without a fiber; anything else is the fiber's, run and body known.
-    const answerNow = (run: RunView) => (bytes: Buffer | undefined) => {
-      detach = undefined
-      if (bytes === undefined || responding) return
-      let json: string | undefined
-      try {
-        json = responder.respondWarm(run, lane.mode, bytes.toString("utf8"))
-      } catch {
-        // A defect: the general path answers it (its 500 and its log line).
-        json = undefined
-      }
+    // A warm answer (this thread's text, or a verification thread's bytes): its log line and the
+    // write; without one (a miss, a defect, a logger that threw), the fiber's to decide.
+    const answerWarm = (run: RunView, bytes: Buffer, json: string | Uint8Array | undefined) => {
       if (json === undefined || !loggedNow(refs, requestId, spanStart, annotationsOf(200))) return start({ run, bytes })
       responding = true
       clearTimeout(timer)
-      synchronous.answered++
-      writeJson(response, json, requestId)
+      writeWarm(response, json, requestId)
+    }
+    const answerNow = (run: RunView) => (bytes: Buffer | undefined) => {
+      detach = undefined
+      if (bytes === undefined || responding) return
+      // A thread's answer comes later: by then the deadline may have answered, or the client gone.
+      if (threads?.verify(run, lane.mode, bytes, (json) => responding || closed || answerWarm(run, bytes, json)) === true) return
+      answerWarm(run, bytes, warmAnswer(responder, run, lane.mode, bytes))
     }
     // The request deadline: as the middleware's, from the request's arrival until the response starts.
     // A warm verification needs none of its own: it runs in one synchronous step within Warm.check's bounds.
@@ -358,6 +390,7 @@ export const make = (options: LaneOptions) => {
     if (found === undefined) start()
     else detach = onBody(answerNow(found))
     response.once("close", () => {
+      closed = true
       clearTimeout(timer)
       if (fiber === undefined) detach?.()
       else if (!response.writableEnded && !handedOver) fiber.unsafeInterruptAsFork(FiberId.none)
