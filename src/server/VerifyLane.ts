@@ -13,7 +13,9 @@
  * (test/server.verifyLane.test.ts): the report route's responder (`Handlers.ReportResponder`, the
  * same kept Gates and review logs), the same response headers (`x-request-id`), the request
  * deadline (503 `RequestTimeout`, the connection closed), the same log line, and a client that goes
- * away interrupting the work.
+ * away interrupting the work. With verification threads (`server.verifyThreads`, VerifyThreads.ts)
+ * a request whose run is found at once is verified on a thread instead; its answer is written here
+ * as the warm path's, and anything but a 200 from the thread is answered here from the start.
  *
  * @since 0.4.0
  */
