@@ -32,6 +32,9 @@ import type { Done, Job, WorkerInput } from "./VerifyWorker.js"
 /** Requests one thread holds at most (being verified or waiting for it); past it the main thread verifies. */
 export const maxQueued = 256
 
+/** How long `make` waits for the threads to build their services (module loading, the configuration decoded). */
+export const startMs = 30_000
+
 /** The newest modification time of any file under `directory`. */
 const newestUnder = (directory: string): number => {
   let newest = 0
@@ -136,6 +139,7 @@ export const make = (options: PoolOptions) =>
     const slots: Array<Slot> = []
     // Each thread's first word (its services built, or not); `make` waits for every one.
     const starting = new Set<Slot>()
+    let ready = 0
     let started: (() => void) | undefined
     const start = (slot: Slot) => {
       const worker = new Worker(file, { workerData: input })
@@ -144,8 +148,13 @@ export const make = (options: PoolOptions) =>
       slot.worker = worker
       slot.answered = 0
       starting.add(slot)
-      const onReady = (ready: boolean) => {
-        if (!ready) runFork(Effect.logWarning("verification thread could not start").pipe(Effect.annotateLogs({ thread: slot.index })))
+      const onReady = (built: boolean) => {
+        if (built) ready++
+        else {
+          // Its services could not be built: ended, and its slot left empty (the main thread does its share).
+          runFork(Effect.logWarning("verification thread could not start").pipe(Effect.annotateLogs({ thread: slot.index })))
+          void worker.terminate()
+        }
         if (starting.delete(slot) && starting.size === 0) started?.()
       }
       watch(worker, slot, onReady, (code) => {
@@ -166,13 +175,14 @@ export const make = (options: PoolOptions) =>
       slots.push(slot)
       start(slot)
     }
+    // Bounded: a thread that says nothing within it takes its requests once it does (they wait in its queue).
     yield* Effect.async<void>((resume) => {
       started = () => resume(Effect.void)
       if (starting.size === 0) started()
-    })
+    }).pipe(Effect.timeoutOption(startMs))
     started = undefined
     yield* Effect.logInfo("verification threads ready").pipe(
-      Effect.annotateLogs({ threads: slots.filter((slot) => slot.worker !== undefined).length })
+      Effect.annotateLogs({ threads: ready })
     )
     const verify: Pool["verify"] = (run, mode, bytes, done) => {
       if (closing) return false
