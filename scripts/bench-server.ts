@@ -1,8 +1,8 @@
 /**
  * The service under load: `run-pipeline serve` (the bundled CLI, its own process) on 127.0.0.1,
  * driven by autocannon (in a process of its own too: scripts/bench-load.mjs) at concurrency 64
- * with one report per request (20 facts against 20 × 1 MiB captures), over a run directory and
- * over PostgreSQL (`serve --store`, a cluster of its own; skipped with the reason when the server
+ * with one report per request (20 facts against 20 × 1 MiB captures), over a run directory (also
+ * with one verification thread beside the main one, `server.verifyThreads` 1) and over PostgreSQL (`serve --store`, a cluster of its own; skipped with the reason when the server
  * binaries are absent). Reports verifications per second, p50 / p99 latency and the serve
  * process's CPU time per request (less sensitive to a loaded machine than the rate), measured once
  * every connection is open and answered; every response must be a 200 with the verified JSON
@@ -68,9 +68,9 @@ const processCpuMs = (pid: number | undefined): number | undefined => {
 }
 
 /** Starts `run-pipeline serve` on a free port; resolves with its base URL and a stop function (SIGTERM, waits for exit). */
-const serve = (configFile: string, runRoot: string, storeUrl: string | undefined, nodeFlags: ReadonlyArray<string>) =>
+const serve = (configFile: string, runRoot: string, storeUrl: string | undefined, nodeFlags: ReadonlyArray<string>, cli?: string) =>
   new Promise<Served>((resolve, reject) => {
-    const bin = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "bin", "run-pipeline.js")
+    const bin = cli ?? path.join(path.dirname(new URL(import.meta.url).pathname), "..", "bin", "run-pipeline.js")
     const store = storeUrl === undefined ? [] : ["--store", storeUrl]
     const child = spawn(process.execPath, [...nodeFlags, bin, "serve", "--config", configFile, "--listen", "127.0.0.1:0", "--run-root", runRoot, ...store], {
       stdio: ["ignore", "ignore", "pipe"]
@@ -127,17 +127,21 @@ interface BenchOptions {
   readonly seconds?: number | undefined
   /** Node flags for the spawned serve process (`--serve-node-flags`), e.g. `--cpu-prof`. */
   readonly nodeFlags?: ReadonlyArray<string> | undefined
+  /** The CLI to spawn (default: this package's bin/run-pipeline.js): another build's, to compare. */
+  readonly cli?: string | undefined
 }
 
 /**
- * The report row over a run directory, then the same row over PostgreSQL (`serve --store`, a
+ * The report row over a run directory (without, then with a verification thread), then the same row over PostgreSQL (`serve --store`, a
  * cluster of its own, as the PostgreSQL section starts), back to back so that both see the same load.
  */
 export const benchServer = async (options: BenchOptions) => {
   const shape = options.smoke
     ? { facts: 10, captures: 2, size: 4 * 1024, connections: 4, duration: options.seconds ?? 1 }
     : { facts: 20, captures: 20, size: 1024 * 1024, connections: 64, duration: options.seconds ?? 15 }
-  const rows = await measure(options, shape, false)
+  // The same row with one verification thread beside the main one (`server.verifyThreads`: the
+  // second core); not in --smoke, which serves in this process from the sources.
+  const rows = [...await measure(options, shape, false), ...options.smoke ? [] : await measure(options, shape, false, undefined, 1)]
   if (!postgresPresent) {
     process.stderr.write(`bench: the server row over PostgreSQL skipped: ${missingReason}\n`)
     return rows
@@ -152,6 +156,10 @@ export const benchServer = async (options: BenchOptions) => {
     cluster.stop()
   }
 }
+
+/** The report row over a run directory with `verifyThreads` verification threads (0: as the first row). */
+export const benchServerThreads = (options: BenchOptions, verifyThreads: number) =>
+  measure(options, { facts: 20, captures: 20, size: 1024 * 1024, connections: 64, duration: options.seconds ?? 15 }, false, undefined, verifyThreads)
 
 /** An OTLP/HTTP collector that accepts and drops everything (the bench measures the exporting side). */
 const otlpSink = () =>
@@ -202,7 +210,7 @@ const writeRun = (records: ReadonlyArray<CaptureRecord>, runRoot: string, storeU
     for (const record of records) yield* store.write(record)
   })))
 
-const measure = async (options: BenchOptions, shape: Shape, telemetry: false | Record<string, unknown>, storeUrl?: string) => {
+const measure = async (options: BenchOptions, shape: Shape, telemetry: false | Record<string, unknown>, storeUrl?: string, verifyThreads = 0) => {
   const work = await fsp.mkdtemp(path.join(os.tmpdir(), "citegate-bench-server-"))
   try {
     const runRoot = path.join(work, "runs")
@@ -227,18 +235,23 @@ const measure = async (options: BenchOptions, shape: Shape, telemetry: false | R
     await fsp.writeFile(configFile, JSON.stringify({
       sources,
       labels,
-      server: { tokens: [{ sha256: tokenDigest(token), runs: "*", capture: false }], requestTimeoutMs: 60_000 },
+      server: {
+        tokens: [{ sha256: tokenDigest(token), runs: "*", capture: false }],
+        requestTimeoutMs: 60_000,
+        ...(verifyThreads === 0 ? {} : { verifyThreads })
+      },
       ...(telemetry === false ? {} : { telemetry })
     }))
     // --smoke serves in this process (no CLI start-up to wait for); the real run measures the CLI's own process.
-    const server = options.smoke ? await serveInProcess(configFile, runRoot, storeUrl) : await serve(configFile, runRoot, storeUrl, options.nodeFlags ?? [])
+    const server = options.smoke ? await serveInProcess(configFile, runRoot, storeUrl) : await serve(configFile, runRoot, storeUrl, options.nodeFlags ?? [], options.cli)
     try {
       const url = `${server.base}/v1/verify/report?run=bench`
       const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" }
       // Checked requests first: the load below must measure grounded verifications, not refusals. Three,
       // one after the other: each builds the search indexes its deadline's allowance has room for
       // (about 18 Mi code units at the default 15 s), so the builds fall outside the measured window.
-      for (let i = 0; i < 3; i++) {
+      // Each verification thread has a cache of its own to fill: as many checks again per thread.
+      for (let i = 0; i < 3 * (1 + verifyThreads); i++) {
         const check = await fetch(url, { method: "POST", headers, body })
         const result = await check.json() as { status: string; report?: { outcome: string; facts: ReadonlyArray<unknown> } }
         if (check.status !== 200 || result.status !== "verified" || result.report?.facts.length !== shape.facts) {
@@ -258,7 +271,7 @@ const measure = async (options: BenchOptions, shape: Shape, telemetry: false | R
       const row: ServerRow = {
         name: `POST /v1/verify/report, ${shape.facts} facts × ${shape.captures} captures of ${shape.size / 1024} KiB${
           storeUrl === undefined ? "" : ", --store postgres"
-        }${telemetry === false ? "" : ", telemetry on (OTLP + Prometheus)"}`,
+        }${telemetry === false ? "" : ", telemetry on (OTLP + Prometheus)"}${verifyThreads === 0 ? "" : `, server.verifyThreads ${verifyThreads}`}`,
         connections: shape.connections,
         durationS: shape.duration,
         requests: run.requests.total,

@@ -67,6 +67,8 @@ if (process.argv[2] === "--make-code-cache" || process.argv[2] === "--check-code
   // The extraction process's entry point: it starts in a fraction of the time the compiled modules
   // take (extract/Runner.ts starts one per concurrent capture).
   await bundle(["extract", "Child.js"], path.join(root, "dist", "bundle", "extract-child.cjs"))
+  // A verification thread's entry point (server/VerifyThreads.ts, `server.verifyThreads`).
+  await bundle(["server", "VerifyWorker.js"], path.join(root, "dist", "bundle", "verify-worker.cjs"))
   const outfile = path.join(root, "dist", "bundle", "run-pipeline.cjs")
   // import() of Node's own modules (the OpenTelemetry exporters load `http`/`https` so) becomes a
   // require: a script compiled from a V8 code cache loses its dynamic-import callback

@@ -34,7 +34,8 @@ export const resolvedServer = (config: PipelineConfig) => ({
   streamRetainMs: config.server?.streamRetainMs ?? serverLimits.streamRetainMs.default,
   streamRetainedBytes: config.server?.streamRetainedBytes ?? serverLimits.streamRetainedBytes.default,
   cacheBytes: config.server?.cacheBytes ?? serverLimits.cacheBytes.default,
-  leaseMs: config.server?.leaseMs ?? serverLimits.leaseMs.default
+  leaseMs: config.server?.leaseMs ?? serverLimits.leaseMs.default,
+  verifyThreads: config.server?.verifyThreads ?? serverLimits.verifyThreads.default
 })
 export type ResolvedServer = ReturnType<typeof resolvedServer>
 /** The matching policy in force: the deprecated `normalized/1` is verified as `normalized/2` (never the looser rules). */

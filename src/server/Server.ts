@@ -69,6 +69,7 @@ import { defaultRetention } from "./stream/Retention.js"
 import * as Ui from "./Ui.js"
 import * as UiData from "./UiData.js"
 import * as VerifyLane from "./VerifyLane.js"
+import * as VerifyThreads from "./VerifyThreads.js"
 
 export { Lifecycle, ServerContext, Telemetry } from "./Context.js"
 
@@ -470,7 +471,10 @@ export const layer = (options: ServeOptions) => {
     // Off with telemetry or an exported tracer: the platform's request span and the metrics are the general path's.
     if (options.verifyLane === false || telemetryOn || (yield* Spans.exported)) return
     const runtime = yield* Effect.runtime<Runs.Runs | Handlers.ReportResponder>()
+    // Verification threads (`server.verifyThreads`): over a run root only (not `--store`).
+    const threads = options.store === undefined ? yield* VerifyThreads.forService(options, limits) : undefined
     front.take(VerifyLane.make({
+      threads,
       limits,
       config: options.config,
       principalOf: bearerPrincipal(limits.tokens),

@@ -13,7 +13,9 @@
  * (test/server.verifyLane.test.ts): the report route's responder (`Handlers.ReportResponder`, the
  * same kept Gates and review logs), the same response headers (`x-request-id`), the request
  * deadline (503 `RequestTimeout`, the connection closed), the same log line, and a client that goes
- * away interrupting the work.
+ * away interrupting the work. With verification threads (`server.verifyThreads`, VerifyThreads.ts)
+ * a request whose run is found at once is verified on a thread instead; its answer is written here
+ * as the warm path's, and anything but a 200 from the thread is answered here from the start.
  *
  * @since 0.4.0
  */
@@ -50,6 +52,7 @@ import type { Principal } from "./Auth.js"
 import * as PostgresStamps from "../store/PostgresStamps.js"
 import { ReportResponder } from "./Handlers.js"
 import { type RunFound, type RunView, Runs } from "./Runs.js"
+import type * as VerifyThreads from "./VerifyThreads.js"
 
 /** A request's run and body when the lane's fiber starts with them, and the stamps its look-up took. */
 interface Known {
@@ -102,6 +105,8 @@ export interface LaneOptions {
   readonly handOver: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
   /** A refusal as the middleware renders it (`Server.errorResponse`). */
   readonly errorResponse: (error: RequestTimeout | RunNotFound, status: number) => HttpServerResponse.HttpServerResponse
+  /** Verification threads (`server.verifyThreads`, VerifyThreads.ts): a warm-path request is verified there when one takes it. */
+  readonly threads?: VerifyThreads.Pool | undefined
 }
 
 /** How many Authorization headers a request has (`headersDistinct` would build every header's list to say). */
@@ -259,9 +264,9 @@ const loggedNow = (...args: Parameters<typeof logNow>): boolean => {
 /**
  * Requests answered by `ReportResponderShape.respondWarm`: without a fiber (`answered`), and
  * right after a run look-up that took a query (PostgreSQL), with the stamps it took, without a
- * fiber or in the lane's (`afterLookUp`). The equivalence tests read it.
+ * fiber or in the lane's (`afterLookUp`); of those without a fiber, by a verification thread (`threads`). The equivalence tests read it.
  */
-export const synchronous = { answered: 0, afterLookUp: 0 }
+export const synchronous = { answered: 0, afterLookUp: 0, threads: 0 }
 
 /** `effect` with the stamps a run's look-up took (PostgreSQL) for the store's next stamping, as `Runs.get` sets them. */
 const withTaken = <A, E, R>(taken: PostgresStamps.Taken | undefined, effect: Effect.Effect<A, E, R>) =>
@@ -275,6 +280,29 @@ const warmNow = (f: () => string | undefined): string | undefined => {
     return undefined
   }
 }
+
+/** `writeJson` of the text a verification thread encoded (the same head, the same bytes). */
+const writeEncoded = (response: Http.ServerResponse, json: Uint8Array, requestId: string) => {
+  if (response.writableEnded) return
+  response.writeHead(200, {
+    "content-type": "application/json",
+    "content-length": String(json.byteLength),
+    "x-request-id": requestId
+  })
+  response.end(json)
+}
+
+/** Writes a warm answer: this thread's text (`writeJson`) or a verification thread's bytes (`writeEncoded`), counted. */
+const writeWarm = (response: Http.ServerResponse, json: string | Uint8Array, requestId: string) => {
+  synchronous.answered++
+  if (typeof json === "string") return writeJson(response, json, requestId)
+  synchronous.threads++
+  writeEncoded(response, json, requestId)
+}
+
+/** The request's body as an effect, read by `onBody` (interrupting it removes the listeners). */
+const bodyOf = (onBody: (onBytes: (bytes: Buffer | undefined) => void) => () => void) =>
+  Effect.async<Buffer | undefined>((resume) => Effect.sync(onBody((bytes) => resume(Effect.succeed(bytes)))))
 
 /**
  * The lane: `true` when it took the request (it answers it, or hands it over itself before reading
@@ -291,6 +319,7 @@ export const make = (options: LaneOptions) => {
   const runs = Context.get(options.runtime.context, Runs)
   const responder = Context.get(options.runtime.context, ReportResponder)
   const refs = options.runtime.fiberRefs
+  const threads = options.threads
   const clock = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Clock.Clock)
   return (request: Http.IncomingMessage, response: Http.ServerResponse): boolean => {
     const lane = plain(request, options)
@@ -299,13 +328,13 @@ export const make = (options: LaneOptions) => {
     const requestId = randomUUID()
     const started = performance.now()
     const spanStart = clock.unsafeCurrentTimeMillis()
-    const tagged = (answer: HttpServerResponse.HttpServerResponse) => HttpServerResponseModule.setHeader(answer, "x-request-id", requestId)
     const annotationsOf = (status: number) => [["method", "POST"], ["path", lane.path], ["status", status], ["ms", Math.round(performance.now() - started)]] as const
     // The access-log line, as the middleware writes it (its annotations, its span). It is the fiber's
     // last step, so the annotations are set, not set and restored around the line.
     const logged = (status: number) =>
       Effect.zipRight(FiberRef.update(FiberRef.currentLogAnnotations, (annotations) => annotate(annotations, annotationsOf(status))), Effect.logInfo("request"))
     let responding = false
+    let closed = false
     let handedOver = false
     let reading = false
     // The lane's fiber, once started; `detach` removes the listeners of a body read without one.
@@ -317,7 +346,7 @@ export const make = (options: LaneOptions) => {
         responding = true
         clearTimeout(timer)
         if (typeof answer === "string") return Effect.zipRight(logged(200), Effect.sync(() => writeJson(response, answer, requestId)))
-        return Effect.zipRight(logged(answer.status), Effect.sync(() => write(response, tagged(answer))))
+        return Effect.zipRight(logged(answer.status), Effect.sync(() => write(response, HttpServerResponseModule.setHeader(answer, "x-request-id", requestId))))
       })
     const handOver = () => {
       handedOver = true
@@ -332,10 +361,7 @@ export const make = (options: LaneOptions) => {
         onBytes(bytes)
       })
     }
-    const body = Effect.async<Buffer | undefined>((resume) => {
-      const off = onBody((bytes) => resume(Effect.succeed(bytes)))
-      return Effect.sync(off)
-    })
+    const body = bodyOf(onBody)
     const program = (known?: Known) =>
       Effect.gen(function*() {
         let run: RunView
@@ -356,18 +382,23 @@ export const make = (options: LaneOptions) => {
     const start = (known?: Known) => {
       fiber = runFork(withTaken(known?.taken, program(known)), { updateRefs: requestRefs(requestId) })
     }
-    // A warm verification answered without a fiber; anything else is the fiber's, run and body known.
-    const answerNow = (run: RunView, taken?: PostgresStamps.Taken) => (bytes: Buffer | undefined) => {
-      detach = undefined
-      if (bytes === undefined || responding) return
-      // A defect (a throw) is the general path's to answer: its 500 and its log line.
-      const json = warmNow(() => PostgresStamps.lending(taken, () => responder.respondWarm(run, lane.mode, bytes.toString("utf8"))))
+    // A warm answer (this thread's text, or a verification thread's bytes): its log line and the
+    // write; without one (a miss, a defect, a logger that threw), the fiber's to decide.
+    const answerWarm = (run: RunView, bytes: Buffer, json: string | Uint8Array | undefined, taken?: PostgresStamps.Taken) => {
       if (json === undefined || !loggedNow(refs, requestId, spanStart, annotationsOf(200))) return start({ run, bytes, taken })
       responding = true
       clearTimeout(timer)
-      synchronous.answered++
       if (taken !== undefined) synchronous.afterLookUp++
-      writeJson(response, json, requestId)
+      writeWarm(response, json, requestId)
+    }
+    const answerNow = (run: RunView, taken?: PostgresStamps.Taken) => (bytes: Buffer | undefined) => {
+      detach = undefined
+      if (bytes === undefined || responding) return
+      // A thread's answer comes later: by then the deadline may have answered, or the client gone.
+      // Threads verify over a run root only: a run found by a query is answered here, with its stamps.
+      if (taken === undefined && threads?.verify(run, lane.mode, bytes, (json) => responding || closed || answerWarm(run, bytes, json)) === true) return
+      // A defect (a throw) is the general path's to answer: its 500 and its log line.
+      answerWarm(run, bytes, warmNow(() => PostgresStamps.lending(taken, () => responder.respondWarm(run, lane.mode, bytes.toString("utf8")))), taken)
     }
     // A run found by a query (PostgreSQL), without a fiber: as `program`'s look-up, then as `answerNow`.
     const foundThen = (found: RunFound | undefined) =>
@@ -389,7 +420,6 @@ export const make = (options: LaneOptions) => {
       )
     }, timeoutMs)
     // After the timer: the fiber runs synchronously as far as it can, and may clear it.
-    let closed = false
     const found = runs.getNow?.(lane.runId)
     if (found !== undefined) detach = onBody(answerNow(found))
     else if (runs.getThen !== undefined) runs.getThen(lane.runId, foundThen)

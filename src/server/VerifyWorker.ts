@@ -1,0 +1,125 @@
+/**
+ * A verification thread (`server.verifyThreads`, VerifyThreads.ts): the report route's responder
+ * (`Handlers.ReportResponder`) with Gates, review logs, a run store over the run root and a
+ * verified-capture cache of its own, built from the service's configuration as the main thread
+ * builds them. It answers one kind of message, a plain report request's run, mode and body, with
+ * the route's JSON text encoded as UTF-8, or with nothing: then the main thread answers the request
+ * on its own path, from the start, exactly as it would without threads (a run gone, a defect, a
+ * line logged on the way: every answer but a quiet 200 stays the main thread's).
+ *
+ * @since 0.5.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Schema from "effect/Schema"
+import { isMainThread, parentPort, workerData } from "node:worker_threads"
+import { PipelineConfig, resolvedServer } from "../Config.js"
+import type { Mode } from "../Domain.js"
+import * as CaptureCache from "../verify/CaptureCache.js"
+import { Lifecycle, ServerContext } from "./Context.js"
+import { ReportResponder, ReportResponderLive } from "./Handlers.js"
+import { layer as runsLayer, type RunView } from "./Runs.js"
+
+/** What the main thread gives a verification thread when it starts it. */
+export interface WorkerInput {
+  readonly kind: "citegate/verify-thread"
+  /** The service's configuration, encoded (`PipelineConfig`): decoded here into the same value. */
+  readonly config: unknown
+  readonly configFile: string
+  readonly runRoot: string
+  /** This thread's verified-capture cache (`server.cacheBytes`: each thread has one of that size). */
+  readonly cacheBytes: number
+}
+
+/** One request: `bytes` is the body as received (transferred). */
+export interface Job {
+  readonly id: number
+  readonly run: RunView
+  readonly mode: Mode
+  readonly bytes: Uint8Array
+}
+
+/**
+ * The answer to job `id`: the route's JSON text as UTF-8 (transferred), or `undefined`: the main
+ * thread answers. `id` -1: the thread is ready (its services built), or could not build them (`json` absent either way).
+ */
+export interface Done {
+  readonly id: number
+  readonly json: Uint8Array | undefined
+  readonly ready?: boolean | undefined
+}
+
+/** Nothing of this thread drains or shuts down: the main thread's lifecycle does, and then ends it. */
+const lifecycle = Layer.succeed(Lifecycle, {
+  draining: Effect.never,
+  isDraining: Effect.succeed(false),
+  openRequests: Effect.succeed(0),
+  shutdown: Effect.void
+})
+
+/** The responder over the same configuration, run root and cache size as the main thread's. */
+export const responderLayer = (input: WorkerInput) =>
+  Layer.unwrapEffect(Effect.map(Schema.decodeUnknown(PipelineConfig)(input.config), (config) => {
+    const context = Layer.succeed(ServerContext, {
+      config,
+      configFile: input.configFile,
+      runRoot: input.runRoot,
+      limits: resolvedServer(config),
+      allowLoopbackHttp: false
+    })
+    const base = Layer.mergeAll(context, lifecycle, CaptureCache.layer({ maxBytes: input.cacheBytes }))
+    return ReportResponderLive.pipe(Layer.provideMerge(runsLayer), Layer.provide(base))
+  }))
+
+const encoder = new TextEncoder()
+
+/** Serves jobs from `port` until the thread is ended. */
+const serve = (input: WorkerInput, port: NonNullable<typeof parentPort>) => {
+  // Nothing is printed from here: a line logged on the way makes the main thread answer instead (below).
+  const runtime = ManagedRuntime.make(Layer.merge(responderLayer(input), Logger.remove(Logger.defaultLogger)))
+  const answer = (id: number, json: string | undefined) => {
+    if (json === undefined) return port.postMessage({ id, json: undefined } satisfies Done)
+    const bytes = encoder.encode(json)
+    port.postMessage({ id, json: bytes } satisfies Done, [bytes.buffer])
+  }
+  // The responder once built; jobs that arrive before wait for it in `general`.
+  let responder: Context.Tag.Service<ReportResponder> | undefined
+  runtime.runtime().then((built) => {
+    responder = Context.get(built.context, ReportResponder)
+    port.postMessage({ id: -1, json: undefined, ready: true } satisfies Done)
+  }, () => port.postMessage({ id: -1, json: undefined, ready: false } satisfies Done))
+  /** Anything but a warm answer: the responder's effect, with a logger that notes any line on the way. */
+  const general = (job: Job, text: string) => {
+    let logged = false
+    const noted = Logger.add(Logger.make(() => {
+      logged = true
+    }))
+    const program = Effect.flatMap(ReportResponder, (responder) => responder.respond(job.run, job.mode, text))
+    runtime.runPromiseExit(Effect.provide(program, noted)).then(
+      (exit) => answer(job.id, Exit.isSuccess(exit) && !logged ? exit.value : undefined),
+      () => answer(job.id, undefined)
+    )
+  }
+  port.on("message", (job: Job) => {
+    // Decoded as the main thread decodes a body (invalid UTF-8 replaced, a BOM kept).
+    const text = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength).toString("utf8")
+    if (responder === undefined) return general(job, text)
+    let warm: string | undefined
+    try {
+      warm = responder.respondWarm(job.run, job.mode, text)
+    } catch {
+      // A defect: the main thread answers (its 500 and its log line).
+      return answer(job.id, undefined)
+    }
+    if (warm === undefined) return general(job, text)
+    answer(job.id, warm)
+  })
+}
+
+if (!isMainThread && parentPort !== null && (workerData as WorkerInput | undefined)?.kind === "citegate/verify-thread") {
+  serve(workerData as WorkerInput, parentPort)
+}
