@@ -2,7 +2,7 @@
  * The service under load: `run-pipeline serve` (the bundled CLI, its own process) on 127.0.0.1,
  * driven by autocannon (in a process of its own too: scripts/bench-load.mjs) at concurrency 64
  * with one report per request (20 facts against 20 × 1 MiB captures), over a run directory (also
- * with one verification thread beside the main one, `server.verifyThreads` 1) and over PostgreSQL (`serve --store`, a cluster of its own; skipped with the reason when the server
+ * with one and with two verification threads beside the main one, `server.verifyThreads` 1 and 2) and over PostgreSQL (`serve --store`, a cluster of its own; skipped with the reason when the server
  * binaries are absent). Reports verifications per second, p50 / p99 latency and the serve
  * process's CPU time per request (less sensitive to a loaded machine than the rate), measured once
  * every connection is open and answered; every response must be a 200 with the verified JSON
@@ -139,9 +139,10 @@ export const benchServer = async (options: BenchOptions) => {
   const shape = options.smoke
     ? { facts: 10, captures: 2, size: 4 * 1024, connections: 4, duration: options.seconds ?? 1 }
     : { facts: 20, captures: 20, size: 1024 * 1024, connections: 64, duration: options.seconds ?? 15 }
-  // The same row with one verification thread beside the main one (`server.verifyThreads`: the
-  // second core); not in --smoke, which serves in this process from the sources.
-  const rows = [...await measure(options, shape, false), ...options.smoke ? [] : await measure(options, shape, false, undefined, 1)]
+  // The same row with one and with two verification threads beside the main one (`server.verifyThreads`:
+  // the second core); not in --smoke, which serves in this process from the sources.
+  const rows = [...await measure(options, shape, false)]
+  if (!options.smoke) for (const threads of [1, 2]) rows.push(...await measure(options, shape, false, undefined, threads))
   if (!postgresPresent) {
     process.stderr.write(`bench: the server row over PostgreSQL skipped: ${missingReason}\n`)
     return rows
