@@ -27,9 +27,9 @@ import type * as Scope from "effect/Scope"
 import { type ChildProcess, fork } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
-import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { ExtractionFailed, ExtractionTooLarge } from "../Errors.js"
+import { newestUnder } from "../internal/newestUnder.js"
 import * as Extraction from "./Extraction.js"
 import type { Extracted, ExtractionError, ExtractionLimits } from "./Records.js"
 import { ExtractionErrorSchema, type Job, type Reply } from "./Protocol.js"
@@ -63,16 +63,6 @@ const formatOf = (mediaType: string): "html" | "markdown" | "pdf" | undefined =>
     default:
       return undefined
   }
-}
-
-/** The newest modification time of any file under a directory (the sources, when run from them). */
-const newestUnder = (directory: string): number => {
-  let newest = 0
-  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name)
-    newest = Math.max(newest, entry.isDirectory() ? newestUnder(full) : fs.statSync(full).mtimeMs)
-  }
-  return newest
 }
 
 let fromSources: { readonly file: string; readonly execArgv: ReadonlyArray<string> } | undefined

@@ -19,12 +19,12 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { PipelineConfig as PipelineConfigSchema } from "../Config.js"
 import type { Mode } from "../Domain.js"
+import { newestUnder } from "../internal/newestUnder.js"
 import { Judge } from "../review/Judge.js"
 import type { RunView } from "./Runs.js"
 import type { Done, Job, WorkerInput } from "./VerifyWorker.js"
@@ -34,16 +34,6 @@ export const maxQueued = 256
 
 /** How long `make` waits for the threads to build their services (module loading, the configuration decoded). */
 export const startMs = 30_000
-
-/** The newest modification time of any file under `directory`. */
-const newestUnder = (directory: string): number => {
-  let newest = 0
-  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
-    const full = path.join(directory, entry.name)
-    newest = Math.max(newest, entry.isDirectory() ? newestUnder(full) : fs.statSync(full).mtimeMs)
-  }
-  return newest
-}
 
 /**
  * The thread's entry point: from `dist/` (and from the bundled CLI in `dist/bundle/`) the bundle
