@@ -8,8 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Runtime } from "effect"
 import * as NextFlight from "../src/internal/NextFlight.js"
 
-/** A store of one value per key whose reads the test finishes one by one. */
-const setup = Effect.gen(function*() {
+/** A store of one value per key whose reads the test finishes one by one; a read in flight holds the next back for `overtakeMs`. */
+const setupWith = (overtakeMs: number) => Effect.gen(function*() {
   const values = new Map<string, number>()
   /** One gate per read started, in order: the read answers when its gate opens. */
   const gates: Array<Deferred.Deferred<void, string>> = []
@@ -24,7 +24,7 @@ const setup = Effect.gen(function*() {
       gates.push(gate)
       yield* Deferred.await(gate)
       return seen
-    }), (effect) => void Runtime.runFork(runtime)(effect))
+    }), (effect) => void Runtime.runFork(runtime)(effect), undefined, { overtakeMs })
   /** Lets the n-th read (0-based) finish, once it has started. */
   const finish = (n: number, fail?: string) =>
     Effect.gen(function*() {
@@ -38,6 +38,8 @@ const setup = Effect.gen(function*() {
   const settle = Effect.repeatN(Effect.yieldNow(), 20)
   return { values, started, flights, finish, settle }
 })
+/** Reads that are never overtaken within a test (each test finishes them itself). */
+const setup = setupWith(60_000)
 
 describe("NextFlight: reads that start after their callers arrived", () => {
   it.live("a caller arriving during a read waits for the next read, and sees a change made before it arrived", () =>
@@ -131,6 +133,51 @@ describe("NextFlight: reads that start after their callers arrived", () => {
       yield* finish(1)
       assert.strictEqual(yield* Fiber.join(staying), 3)
       assert.deepStrictEqual(flights.counts, { reads: 2, calls: 2, later: 1 })
+      assert.strictEqual(flights.inFlight(), 0)
+    }))
+
+  it.live("a read that hangs holds the next back for overtakeMs only: the callers after it are answered by a read of their own", () =>
+    Effect.gen(function*() {
+      const { finish, flights, settle, started, values } = yield* setupWith(50)
+      values.set("run", 1)
+      const hung = yield* Effect.fork(flights.call("run"))
+      yield* settle
+      values.set("run", 2)
+      const after = yield* Effect.fork(flights.call("run"))
+      yield* settle
+      // Still held back: the read in flight is younger than 50 ms.
+      assert.deepStrictEqual(started, ["run"])
+      yield* Effect.sleep("80 millis")
+      yield* finish(1)
+      // The next read started beside the hung one, after the caller arrived: it sees the change.
+      assert.strictEqual(yield* Fiber.join(after), 2)
+      assert.deepStrictEqual(started, ["run", "run"])
+      assert.strictEqual(flights.counts.overtaken, 1)
+      // The hung read's own caller still waits for it, as it would have alone; nothing else is read.
+      assert.isNull(hung.unsafePoll())
+      const later = yield* Effect.fork(flights.call("run"))
+      yield* finish(2)
+      assert.strictEqual(yield* Fiber.join(later), 2)
+      yield* finish(0)
+      assert.strictEqual(yield* Fiber.join(hung), 1)
+      assert.strictEqual(flights.counts.reads, 3)
+      assert.strictEqual(flights.inFlight(), 0)
+    }))
+
+  it.live("a caller without a fiber that stops waiting is not told, and holds nothing", () =>
+    Effect.gen(function*() {
+      const { finish, flights, settle, values } = yield* setup
+      values.set("run", 4)
+      const told: Array<string> = []
+      const stop = flights.callThen("run", () => told.push("gone"))
+      flights.callThen("run", () => told.push("stayed"))
+      yield* settle
+      stop()
+      stop()
+      yield* finish(0)
+      yield* finish(1)
+      yield* settle
+      assert.deepStrictEqual(told, ["stayed"])
       assert.strictEqual(flights.inFlight(), 0)
     }))
 })

@@ -34,7 +34,7 @@ export const serverLimits = {
   leaseMs: { min: 300, max: 600_000, default: 10_000 },
   /**
    * Threads that verify plain report requests beside the main thread (server/VerifyThreads.ts); 0
-   * verifies on the main thread only. Each holds its share of `cacheBytes` (split evenly).
+   * verifies on the main thread only. Each holds a cache of `cacheBytes` of its own.
    */
   verifyThreads: { min: 0, max: 16, default: 0 }
 } as const

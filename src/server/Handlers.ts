@@ -249,11 +249,14 @@ export const makeReportResponder = Effect.gen(function*() {
   const warmOn = !(Option.isSome(telemetry) && telemetry.value.enabled) && Option.isNone(yield* Effect.serviceOption(Judge))
   const respondWarm: ReportResponderShape["respondWarm"] = (run, mode, text) => {
     const gate = warmOn ? gates.keptGate(run, mode) : undefined
-    const outcome = gate?.checkJsonWarm?.(text)
+    if (gate?.checkJsonWarm === undefined) return undefined
+    // The review log before the verification: an answer is never given up after the warm check
+    // counted its cache hits (the general path would count them again).
+    const decisions = reviews.listKept(run)
+    if (decisions === undefined) return undefined
+    const outcome = gate.checkJsonWarm(text)
     if (outcome === undefined) return undefined
-    const decisions = Either.isRight(outcome) ? reviews.listKept(run) : undefined
-    if (Either.isRight(outcome) && decisions === undefined) return undefined
-    const humanReview = Either.isRight(outcome) ? Decisions.humanReviewOf(outcome.right.report, decisions!) : undefined
+    const humanReview = Either.isRight(outcome) ? Decisions.humanReviewOf(outcome.right.report, decisions) : undefined
     return withAttestation(Json.toJson(reportRendering(outcome, undefined, humanReview)), undefined)
   }
   return { respond, respondWarm } satisfies ReportResponderShape

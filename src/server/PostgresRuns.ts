@@ -179,10 +179,16 @@ const foundOf = ({ asked, at, stamps }: LookedUp, row: RunRow, runId: string, cl
   return { run: { id: runId, status: statusOf(row), owner: row.owner, directory: runId, reviewsStamp }, taken }
 }
 
-/** `getRun` for a caller without a fiber (the verify lane): the same shared look-up, told to `found` (`undefined`: not found). */
-const getRunThen = (lookUps: LookUps, client: object) => (runId: string, found: (run: RunFound | undefined) => void): void => {
-  if (!runIdPattern.test(runId)) return found(undefined)
-  lookUps.callThen(runId, (exit) => {
+/**
+ * `getRun` for a caller without a fiber (the verify lane): the same shared look-up, told to `found`
+ * (`undefined`: not found). Returns the function that stops waiting (the request's deadline, its client gone).
+ */
+const getRunThen = (lookUps: LookUps, client: object) => (runId: string, found: (run: RunFound | undefined) => void): () => void => {
+  if (!runIdPattern.test(runId)) {
+    found(undefined)
+    return () => {}
+  }
+  return lookUps.callThen(runId, (exit) => {
     const row = Exit.isSuccess(exit) ? exit.value.row : undefined
     found(row === undefined || Exit.isFailure(exit) ? undefined : foundOf(exit.value, row, runId, client))
   })

@@ -127,7 +127,7 @@ export class Runs extends Context.Tag("citegate/server/Runs")<Runs, {
    * `get` for a caller without a fiber, where finding a run takes a query (PostgreSQL): `found` is
    * told the run (with the capture stamps its look-up took) or `undefined` (then `get` decides). Optional.
    */
-  readonly getThen?: ((runId: string, found: (run: RunFound | undefined) => void) => void) | undefined
+  readonly getThen?: ((runId: string, found: (run: RunFound | undefined) => void) => () => void) | undefined
   /** The run's manifest (read through the capture store, never written). */
   readonly manifest: (run: RunView) => Effect.Effect<Manifest.Manifest, RunNotFound>
   /** The run's events after `afterId`, following a live run until its `done` event. */

@@ -15,7 +15,8 @@
  * deadline (503 `RequestTimeout`, the connection closed), the same log line, and a client that goes
  * away interrupting the work. With verification threads (`server.verifyThreads`, VerifyThreads.ts)
  * a request whose run is found at once is verified on a thread instead; its answer is written here
- * as the warm path's, and anything but a 200 from the thread is answered here from the start.
+ * as the warm path's, and anything but a 200 from the thread is answered here from the start. A
+ * thread's verification is not interrupted when its client leaves: its answer is dropped.
  *
  * @since 0.4.0
  */
@@ -337,7 +338,7 @@ export const make = (options: LaneOptions) => {
     let closed = false
     let handedOver = false
     let reading = false
-    // The lane's fiber, once started; `detach` removes the listeners of a body read without one.
+    // The lane's fiber, once started; `detach` ends a body read without one, or a wait for `Runs.getThen`.
     let fiber: Fiber.RuntimeFiber<void> | undefined
     let detach: (() => void) | undefined
     const respond = (answer: HttpServerResponse.HttpServerResponse | string) =>
@@ -422,7 +423,7 @@ export const make = (options: LaneOptions) => {
     // After the timer: the fiber runs synchronously as far as it can, and may clear it.
     const found = runs.getNow?.(lane.runId)
     if (found !== undefined) detach = onBody(answerNow(found))
-    else if (runs.getThen !== undefined) runs.getThen(lane.runId, foundThen)
+    else if (runs.getThen !== undefined) detach = runs.getThen(lane.runId, foundThen)
     else start()
     response.once("close", () => {
       closed = true
