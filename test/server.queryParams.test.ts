@@ -148,3 +148,54 @@ describe("query parameters the streaming and audit routes do not take", () => {
       assert.isBelow(long.body.length, 500)
     }).pipe(Effect.scoped), 60_000)
 })
+
+/** The run routes that take no query parameter, and the audit route's required `against`. */
+describe("run routes that take no query parameter", () => {
+  for (const verifyLane of [true, false]) {
+    it.live(`refuse any parameter with the API's 400, and the audit route a missing against (lane ${verifyLane ? "on" : "off"})`, () =>
+      Effect.gen(function*() {
+        const work = yield* tempDirectory
+        const runRoot = path.join(work, "runs")
+        yield* Effect.promise(() => fsp.mkdir(path.join(runRoot, "r1"), { recursive: true }))
+        yield* writeRecords(path.join(runRoot, "r1"), [salesRecord])
+        const port = yield* startSalesService({ work, runRoot, verifyLane, token })
+        const rows = [
+          { method: "GET", path: "/v1/runs/r1", plain: true },
+          { method: "GET", path: "/v1/runs/r1/events", plain: true },
+          { method: "GET", path: "/v1/runs/r1/reviews", plain: true },
+          // Not sent plain: the first would start a capture, the second records a decision.
+          { method: "POST", path: "/v1/runs", plain: false },
+          { method: "POST", path: "/v1/runs/r1/reviews", plain: false }
+        ] as const
+        for (const route of rows) {
+          if (route.plain) {
+            const plain = yield* call(port, route.method, route.path)
+            assert.notStrictEqual(plain.status, 400, `${route.path}: ${plain.body}`)
+          }
+          const body = route.method === "POST" ? "{}" : undefined
+          const unknown = yield* call(port, route.method, `${route.path}?extra=x`, body)
+          assert.strictEqual(unknown.status, 400, `${route.path} extra: ${unknown.body}`)
+          const decoded = JSON.parse(unknown.body)
+          assert.strictEqual(decoded._tag, "HttpApiDecodeError", unknown.body)
+          assert.match(decoded.message, /^extra: is unexpected/, unknown.body)
+          for (const query of ["__proto__=x", "constructor=x&constructor=y"]) {
+            const name = query.slice(0, query.indexOf("="))
+            const answer = yield* call(port, route.method, `${route.path}?${query}`, body)
+            const asUnknown = yield* call(port, route.method, `${route.path}?${query.replaceAll(name, "extra")}`, body)
+            assert.strictEqual(answer.status, 400, `${route.path} ${query}: ${answer.body}`)
+            assert.strictEqual(answer.body, asUnknown.body.replaceAll("extra", name), `${route.path} ${query}`)
+          }
+        }
+        // The audit route's `against` is required (a 400 naming it, not the 404 of a run named ""), and given once.
+        for (const query of ["", "?against=r1&against=r1"]) {
+          const answer = yield* call(port, "POST", `/v1/runs/r1/audits${query}`, report)
+          assert.strictEqual(answer.status, 400, `audit ${query}: ${answer.body}`)
+          const decoded = JSON.parse(answer.body)
+          assert.strictEqual(decoded._tag, "HttpApiDecodeError", answer.body)
+          assert.match(decoded.message, /^against: /, answer.body)
+        }
+        const missing = yield* call(port, "POST", "/v1/runs/r1/audits", report)
+        assert.match(JSON.parse(missing.body).message, /^against: is missing/, missing.body)
+      }).pipe(Effect.scoped), 60_000)
+  }
+})

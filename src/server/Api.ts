@@ -54,9 +54,20 @@ export const RunInfo = Schema.Struct({
 
 const RunPath = Schema.Struct({ id: Schema.String })
 
+/**
+ * The query of a run route that takes no parameter: any parameter is refused (400
+ * `HttpApiDecodeError`), as on the routes that take some, so a misspelt one is never silently ignored.
+ */
+// (An empty Struct alone accepts any object: the filter names the first parameter given.)
+const NoParams = readable(Schema.Struct({}).pipe(Schema.filter((params) => {
+  const given = Object.keys(params)[0]
+  return given === undefined || { path: [given], message: "is unexpected: this route takes no query parameter" }
+})))
+
 export const RunsGroup = HttpApiGroup.make("runs")
   .add(
     HttpApiEndpoint.post("startRun", "/v1/runs")
+      .setUrlParams(NoParams)
       .addSuccess(RunCreated, { status: 202 })
       .addError(Unauthorized, { status: 401 })
       .addError(Forbidden, { status: 403 })
@@ -65,6 +76,7 @@ export const RunsGroup = HttpApiGroup.make("runs")
   .add(
     HttpApiEndpoint.get("getRun", "/v1/runs/:id")
       .setPath(RunPath)
+      .setUrlParams(NoParams)
       .addSuccess(RunInfo)
       .addError(Unauthorized, { status: 401 })
       .addError(Forbidden, { status: 403 })
@@ -73,6 +85,7 @@ export const RunsGroup = HttpApiGroup.make("runs")
   .add(
     HttpApiEndpoint.get("runEvents", "/v1/runs/:id/events")
       .setPath(RunPath)
+      .setUrlParams(NoParams)
       // Server-sent events: `id:` (resume with Last-Event-ID), `event:` the tag, `data:` the JSON event.
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
       .addError(Unauthorized, { status: 401 })
@@ -98,8 +111,9 @@ const oneOf = <const Words extends readonly [string, ...Array<string>]>(words: W
  * of …`), not the schema's whole tree: HttpApi answers it as a 400 `HttpApiDecodeError` whose
  * `message` and `issues` a client shows as they are.
  */
-export const readable = <S extends Schema.Schema.Any>(schema: S): S =>
-  schema.annotations({
+// A declaration, not a const: the run routes above are built with it as this module loads.
+export function readable<S extends Schema.Schema.Any>(schema: S): S {
+  return schema.annotations({
     // A parameter the route does not take is refused (400), not ignored.
     parseOptions: { onExcessProperty: "error" },
     message: (issue) => ({
@@ -112,6 +126,7 @@ export const readable = <S extends Schema.Schema.Any>(schema: S): S =>
       override: true
     })
   }) as S
+}
 
 const below = (issue: ParseResult.ParseIssue): ReadonlyArray<ParseResult.ParseIssue> =>
   issue._tag === "Composite"
@@ -215,6 +230,7 @@ export const ReviewsGroup = HttpApiGroup.make("reviews")
   .add(
     HttpApiEndpoint.post("recordReview", "/v1/runs/:id/reviews")
       .setPath(RunPath)
+      .setUrlParams(NoParams)
       .setPayload(HttpApiSchema.Text({ contentType: "application/json" }))
       .addSuccess(RecordedDecision, { status: 201 })
       .addError(DecisionInvalid, { status: 400 })
@@ -229,6 +245,7 @@ export const ReviewsGroup = HttpApiGroup.make("reviews")
   .add(
     HttpApiEndpoint.get("listReviews", "/v1/runs/:id/reviews")
       .setPath(RunPath)
+      .setUrlParams(NoParams)
       .addSuccess(DecisionLog)
       .addError(Unauthorized, { status: 401 })
       .addError(Forbidden, { status: 403 })
