@@ -24,7 +24,7 @@ if (process.argv[4] === "--child") {
         if (at === undefined) byCapture.set(f.snippet, at = { start: 1234, end: 1294, occurrences: 1 })
         return { state: "cited", label: f.label, source: f.source, captureSha256: f.captureSha256, accessedAt: "2026-11-30T00:00:00.000Z", excerpt: f.snippet, span: { start: at.start, end: at.end, unit: "utf16" } }
       })
-      const body = JSON.stringify({ format: "citegate.result/1", status: "verified", report: { outcome: "grounded", mode: "reject", facts, retractions: [] } }, null, 2) + "\n"
+      const body = JSON.stringify({ format: "citegate.result/1", status: "verified", report: { outcome: "grounded", mode: "reject", facts, retractions: [] } })
       res.writeHead(200, { "content-type": "application/json", "x-request-id": crypto.randomUUID() }).end(body)
       process.stderr.write(JSON.stringify({ message: "request", annotations: { method: "POST", path: "/v1/verify/report", status: 200 } }) + "\n")
     })
