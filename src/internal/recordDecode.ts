@@ -104,8 +104,8 @@ const v1Keys = ["format", "source", "sha256", "accessedAt", "contentType", "byte
 /**
  * A hand check of a v1 record that can only accept: for a `JSON.parse` value the
  * `CaptureRecordV1` Schema accepts in the common form, the value its decode returns (keys in the
- * Schema's order: the parsed object itself when they already are, else a fresh one); for anything else, or anything it is unsure of, `undefined`,
- * and the Schema decides and words the issues. Decoding a small record with the Schema cost more
+ * Schema's order: the parsed object itself when they already are, else a fresh one); for anything
+ * else, or anything it is unsure of, `undefined`, and the Schema decides and words the issues. Decoding a small record with the Schema cost more
  * than reading its file (docs/performance.md); test/recordDecode.equivalence.test.ts compares the
  * two on seeded valid and invalid records.
  */
