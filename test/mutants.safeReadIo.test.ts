@@ -10,7 +10,7 @@ import { Deferred, Effect, Either, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { nodeReadIo, readRegularFile, type ReadIo, syncReadLimit } from "../src/internal/safeRead.js"
+import { nodeReadIo, PendingRead, readRegularFile, type ReadIo, startRead, syncReadLimit } from "../src/internal/safeRead.js"
 import { tempDirectory } from "./support.js"
 
 type Call = "open" | "fstat" | "readSync" | "read" | "closeSync" | "close"
@@ -298,5 +298,88 @@ describe("safeRead: interrupting the asynchronous read", () => {
       release?.()
       yield* Deferred.await(closed)
       assert.deepStrictEqual(calls, ["open", "fstat", "read", "read", "close"])
+    }))
+})
+
+describe("safeRead: a small file read into the caller's scratch buffer", () => {
+  const scratchLength = 64
+
+  /** One case: a file of `size` bytes (made afresh for each read), the size limit, and the faults on it. */
+  interface Case {
+    readonly name: string
+    readonly size: number
+    readonly maxBytes?: number
+    readonly faults?: (file: string) => Faults
+  }
+  const cases: ReadonlyArray<Case> = [
+    { name: "empty", size: 0 },
+    { name: "small", size: 10 },
+    { name: "one byte short of the scratch (the spare byte fills it)", size: scratchLength - 1 },
+    { name: "the scratch's length (read into a buffer of its own)", size: scratchLength },
+    { name: "larger than the scratch", size: 2500 },
+    { name: "short reads", size: 50, faults: () => ({ chunk: 20 }) },
+    { name: "short reads past the scratch", size: 2500, faults: () => ({ chunk: 1000 }) },
+    { name: "reads that fill their whole ask", size: 10, faults: () => ({ chunk: 5 }) },
+    { name: "grows after fstat", size: 30, faults: (file) => ({ beforeRead: (index) => index === 0 && fs.appendFileSync(file, "xy") }) },
+    {
+      name: "grows between short reads",
+      size: 10,
+      faults: (file) => ({ chunk: 6, beforeRead: (index) => index === 1 && fs.appendFileSync(file, "z") })
+    },
+    { name: "shrinks after fstat", size: 40, faults: (file) => ({ beforeRead: (index) => index === 0 && fs.truncateSync(file, 15) }) },
+    {
+      name: "a failing read",
+      size: 50,
+      faults: () => ({ chunk: 20, failRead: (index) => (index === 1 ? new Error("EIO: i/o error, read") : undefined) })
+    },
+    { name: "a failing fstat", size: 10, faults: () => ({ failFstat: new Error("EIO: i/o error, fstat") }) },
+    { name: "over the size limit", size: 30, maxBytes: 29 },
+    { name: "at the size limit", size: 30, maxBytes: 30 }
+  ]
+
+  /** What `startRead` gave (bytes copied at once: a view of the scratch lasts until the next read), and the calls it made. */
+  const readOnce = (file: string, testCase: Case, scratch: Buffer | undefined) => {
+    const { calls, io, reads } = recording(testCase.faults?.(file) ?? {})
+    const started = startRead(file, testCase.maxBytes ?? 1000, io, scratch)
+    assert.notInstanceOf(started, PendingRead)
+    const outcome = Buffer.isBuffer(started) ? { reason: "read", bytes: Buffer.from(started) } : started
+    return { outcome, calls, reads, view: Buffer.isBuffer(started) && scratch !== undefined && started.buffer === scratch.buffer }
+  }
+
+  it.scoped("the same outcome, calls and reads (offsets and lengths) as with a buffer of its own, for every case", () =>
+    Effect.gen(function*() {
+      const scratch = Buffer.alloc(scratchLength, 0xee)
+      let views = 0
+      for (const testCase of cases) {
+        const without = readOnce(yield* fileOf(testCase.size), testCase, undefined)
+        const withScratch = readOnce(yield* fileOf(testCase.size), testCase, scratch)
+        assert.deepStrictEqual(withScratch.outcome, without.outcome, testCase.name)
+        assert.deepStrictEqual(withScratch.calls, without.calls, testCase.name)
+        assert.deepStrictEqual(withScratch.reads, without.reads, testCase.name)
+        if (withScratch.view) views++
+        // The scratch is used exactly when the file and its spare byte fit in it.
+        assert.strictEqual(
+          withScratch.view,
+          withScratch.outcome.reason === "read" && testCase.size + 1 <= scratchLength,
+          `${testCase.name}: read into the scratch`
+        )
+      }
+      assert.isAtLeast(views, 4)
+      // Not a regular file: refused before any read, with or without a scratch.
+      const directory = yield* tempDirectory
+      assert.deepStrictEqual(startRead(directory, 1000, nodeReadIo, scratch), startRead(directory, 1000, nodeReadIo))
+    }))
+
+  it.scoped("a second read into the same scratch replaces the first one's bytes (callers decode before the next read)", () =>
+    Effect.gen(function*() {
+      const scratch = Buffer.alloc(scratchLength)
+      const first = yield* fileOf(20)
+      const second = yield* fileOf(30)
+      fs.writeFileSync(second, Buffer.alloc(30, 0x41))
+      const a = startRead(first, 1000, nodeReadIo, scratch)
+      assert.deepStrictEqual(Buffer.from(a as Buffer), content(20))
+      const b = startRead(second, 1000, nodeReadIo, scratch)
+      assert.deepStrictEqual(Buffer.from(b as Buffer), Buffer.alloc(30, 0x41))
+      assert.deepStrictEqual(Buffer.from(a as Buffer), Buffer.alloc(20, 0x41))
     }))
 })

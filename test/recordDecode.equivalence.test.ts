@@ -182,7 +182,14 @@ const hostileTexts = (): Array<[string, string]> => {
     ["two records", `${text}${text}`],
     ["deep", text.replace("\"contentType\":\"text/plain\"", `"contentType":${"[".repeat(80)}${"]".repeat(80)}`)],
     ["many keys", text.replace("{", `{${Array.from({ length: 2_000 }, (_, i) => `"k${i}":0`).join(",")},`)],
-    ["a lone surrogate escaped in the text", text.replace("Net", "\\ud800Net")]
+    ["a lone surrogate escaped in the text", text.replace("Net", "\\ud800Net")],
+    // Seven members, as many as a record has, but six distinct keys: strict JSON refuses it.
+    ["a key repeated in place of another", text.replace("\"contentType\":\"text/plain\"", "\"text\":\"Net sales rose.\"")],
+    ["a key repeated in place of another, last", text.replace("\"contentType\":\"text/plain\",", "").replace("}", ",\"format\":\"citegate.capture/1\"}")],
+    ["a __proto__ key in place of another", text.replace("\"contentType\":\"text/plain\"", "\"__proto__\":\"text/plain\"")],
+    ["an empty object in place of a value (seven members)", text.replace("\"text/plain\"", "{}")],
+    ["an object in place of a value (eight members)", text.replace("\"text/plain\"", "{\"a\":1}")],
+    ["an empty array in place of a value", text.replace("\"text/plain\"", "[]")]
   ]
 }
 
@@ -202,6 +209,10 @@ describe("record decode: the hand check returns what the Schema returns", () => 
       const text = JSON.stringify(value)
       for (const expected of [SRC, undefined, "https://bench.example.com/other"]) {
         same(decodeRecordText(SRC, expected, text), reference(SRC, expected, text), `${name} (expecting ${expected})`)
+      }
+      // The same value written another way: white space between the members, around the value.
+      for (const spaced of [JSON.stringify(value, null, 2), ` ${text}\n`]) {
+        same(decodeRecordText(SRC, SRC, spaced), reference(SRC, SRC, spaced), `${name}, spaced`)
       }
       // The hand check alone, on the value as JSON.parse gives it: only ever a record the Schema
       // accepts, and that very record.

@@ -98,19 +98,24 @@ const isCanonicalSource = passedMemo((s) => urlProblem(s) === undefined, {
 /** @internal How many sources are remembered now (the bound's test). */
 export const rememberedSources = (): number => isCanonicalSource.size()
 
+/** A v1 record's keys, in the order its Schema decodes them. */
+const v1Keys = ["format", "source", "sha256", "accessedAt", "contentType", "byteLength", "text"] as const
+
 /**
  * A hand check of a v1 record that can only accept: for a `JSON.parse` value the
- * `CaptureRecordV1` Schema accepts in the common form, the value its decode returns (a fresh
- * object, keys in the Schema's order); for anything else, or anything it is unsure of, `undefined`,
- * and the Schema decides and words the issues. Decoding a small record with the Schema cost more
+ * `CaptureRecordV1` Schema accepts in the common form, the value its decode returns (keys in the
+ * Schema's order: the parsed object itself when they already are, else a fresh one); for anything
+ * else, or anything it is unsure of, `undefined`, and the Schema decides and words the issues. Decoding a small record with the Schema cost more
  * than reading its file (docs/performance.md); test/recordDecode.equivalence.test.ts compares the
  * two on seeded valid and invalid records.
  */
 export const fastRecordV1 = (value: unknown): CaptureRecordV1 | undefined => {
   if (!isJsonObject(value)) return undefined
   const keys = Object.keys(value)
-  if (keys.length !== 7) return undefined
+  if (keys.length !== v1Keys.length) return undefined
+  let inOrder = true
   for (let i = 0; i < keys.length; i++) {
+    inOrder = inOrder && keys[i] === v1Keys[i]
     switch (keys[i]) {
       case "format":
       case "source":
@@ -132,8 +137,9 @@ export const fastRecordV1 = (value: unknown): CaptureRecordV1 | undefined => {
   if (typeof accessedAt !== "string" || !isPlainTimestamp(accessedAt)) return undefined
   if (typeof text !== "string" || !text.isWellFormed()) return undefined
   if (typeof source !== "string" || !isCanonicalSource(source)) return undefined
-  // The Schema's values; its brands are types only.
-  return { format, source, sha256, accessedAt, contentType, byteLength, text } as CaptureRecordV1
+  // The Schema's values; its brands are types only. A `JSON.parse` value is the caller's alone: kept
+  // as it is when its keys are already in the Schema's order (as every record citegate writes).
+  return (inOrder ? value : { format, source, sha256, accessedAt, contentType, byteLength, text }) as CaptureRecordV1
 }
 
 /**
@@ -252,15 +258,22 @@ export const decodeRecordText = (
   expected: string | undefined,
   text: string
 ): Either.Either<CaptureRecord, CorruptCapture | LegacyCapture> => {
-  const parsed = StrictJson.parse(text)
+  // `StrictJson.parse` in its steps, with the hand check between them: a value `fastRecordV1` accepts
+  // holds seven distinct keys and no container, so its walk would count seven keys, and the text is
+  // strict JSON exactly when it has seven members (a repeated key is one member more).
+  const counted = StrictJson.countAndParse(text)
+  if (counted !== undefined && counted.members === v1Keys.length) {
+    const fast = fastRecordV1(counted.value)
+    if (fast !== undefined) return checkRecord(source, expected, fast)
+  }
+  const parsed = (counted === undefined ? undefined : StrictJson.provenByCount(counted)) ?? StrictJson.parseFull(text)
   if (parsed._tag === "Left") return Either.left(corrupt(source, "invalid-json", parsed.issue.message))
   const value = parsed.value
   if (isPlainObject(value) && !("format" in value) && ("text" in value || "sha256" in value)) {
     return Either.left(new LegacyCapture({ source, detail: "a record without a format field (pre-v1)" }))
   }
-  // A `JSON.parse` value (plain data by construction): the hand check first, the Schema for the rest.
-  const fast = fastRecordV1(value)
-  if (fast !== undefined) return checkRecord(source, expected, fast)
+  // What the hand check did not accept above it cannot accept here (a strict value it accepts has
+  // seven members): the Schema decides, and words the issues.
   const decoded = decodeRecord(value)
   if (decoded._tag === "Left") {
     const detail = decoded.left.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")

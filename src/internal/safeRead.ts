@@ -112,9 +112,15 @@ export class PendingRead {
  * The synchronous part of `readRegularFile`, run now: a small file's bytes or why it was refused
  * (the descriptor closed), or a larger file open and checked (`PendingRead`). For a caller that
  * does its own work on the bytes in the same step (a store reading thousands of small records), so
- * that a read costs no effect of its own.
+ * that a read costs no effect of its own. With `scratch`, a small file is read into it, and the
+ * bytes returned are a view of it, valid only until the next read into the same scratch buffer.
  */
-export const startRead = (file: string, maxBytes: number, io: ReadIo = nodeReadIo): Buffer | SafeReadFailure | PendingRead => {
+export const startRead = (
+  file: string,
+  maxBytes: number,
+  io: ReadIo = nodeReadIo,
+  scratch?: Buffer
+): Buffer | SafeReadFailure | PendingRead => {
   let fd: number
   try {
     fd = io.openSync(file, openFlags)
@@ -136,12 +142,14 @@ export const startRead = (file: string, maxBytes: number, io: ReadIo = nodeReadI
   // One spare byte detects a file that grew after fstat. Reads go on until one returns nothing (a
   // short read is the end on a local disk, but not on every file system: NFS, FUSE), except when the
   // first read returns exactly the size fstat gave (`wholeAtOnce`).
-  const buffer = Buffer.allocUnsafe(st.size + 1)
-  if (st.size > syncReadLimit) return new PendingRead(fd, buffer, st.size)
+  if (st.size > syncReadLimit) return new PendingRead(fd, Buffer.allocUnsafe(st.size + 1), st.size)
+  // The caller's scratch buffer when the file fits (no buffer made per file); the same reads either way.
+  const capacity = st.size + 1
+  const buffer = scratch !== undefined && capacity <= scratch.length ? scratch : Buffer.allocUnsafe(capacity)
   try {
     let filled = 0
     for (;;) {
-      const bytesRead = io.readSync(fd, buffer, filled, buffer.length - filled, filled)
+      const bytesRead = io.readSync(fd, buffer, filled, capacity - filled, filled)
       filled += bytesRead
       if (bytesRead === 0 || filled > st.size || wholeAtOnce(filled, bytesRead, st.size)) break
     }

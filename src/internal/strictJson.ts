@@ -264,16 +264,35 @@ const countKeys = (value: unknown, maxArrayLength: number): number => {
  * lengths on the parsed value. Anything else, and any doubt, goes to the full parser, which alone words issues.
  */
 export const parseFast = (text: string, options?: Options): StrictJsonResult | undefined => {
+  const counted = countAndParse(text, options)
+  return counted === undefined ? undefined : provenByCount(counted, options)
+}
+
+/** A text's member count (`parseFast`'s first pass) and its `JSON.parse` value, not yet proven strict. */
+export interface Counted {
+  readonly members: number
+  readonly value: unknown
+}
+
+/**
+ * `parseFast`'s first two steps: the member count (depth and, for a long text, sizes checked) and
+ * `JSON.parse`; `undefined` when either refuses (the full parser then words why). For a caller with
+ * a hand check of its own that vouches for the value's keys (internal/recordDecode.ts), so that the
+ * walk of the value (`provenByCount`) runs only when that check does not accept.
+ */
+export const countAndParse = (text: string, options?: Options): Counted | undefined => {
   const members = countMembers(text, options?.maxArrayLength ?? Infinity)
   if (members < 0) return undefined
-  let value: unknown
   try {
-    value = JSON.parse(text)
+    return { members, value: JSON.parse(text) }
   } catch {
     return undefined
   }
-  return countKeys(value, options?.maxArrayLength ?? Infinity) === members ? { _tag: "Right", value } : undefined
 }
+
+/** `parseFast`'s last step: the value, when its keys add up to the text's member count (no key repeated, none forbidden). */
+export const provenByCount = (counted: Counted, options?: Options): StrictJsonResult | undefined =>
+  countKeys(counted.value, options?.maxArrayLength ?? Infinity) === counted.members ? { _tag: "Right", value: counted.value } : undefined
 
 /** The full parser: the structural scan, then `JSON.parse`; every issue worded. */
 export const parseFull = (text: string, options?: Options): StrictJsonResult => {

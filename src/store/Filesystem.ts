@@ -48,6 +48,12 @@ import {
 } from "./Format.js"
 
 /**
+ * The buffer every store's small records are read into (up to 64 KiB), decoded before the next read:
+ * reads are synchronous and one at a time, and a buffer made per record was garbage to collect.
+ */
+const readScratch = Buffer.allocUnsafe(64 * 1024)
+
+/**
  * The filesystem calls the store's `write` makes, one per step, so that a test
  * can inject a fault (or stop) between any two of them. The default uses plain
  * file descriptors and callbacks, which cost far less per record than FileHandles.
@@ -226,7 +232,7 @@ const recordReader = (
   const recordNow = (
     source: SourceUrl
   ): Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError> => {
-    const started = startRead(recordPath(source), maxRecordBytes)
+    const started = startRead(recordPath(source), maxRecordBytes, nodeReadIo, readScratch)
     if (started instanceof PendingRead) {
       return finishRead(nodeReadIo, started).pipe(
       Effect.mapError((failure) => recordFailure(source, failure)),

@@ -36,6 +36,7 @@ export const absent = (
   diagnose: Diagnostic.Diagnoser,
   failures: Failures
 ): void => {
+  if (indices.length === 0) return // the common case: nothing to diagnose, no set-up
   // The repair diagnostic (nearest passage) only for a bare snippet: with a prefix or suffix the snippet may occur, out of context.
   // All of this capture's at once, in order: they share one pass over the capture (Diagnostic.Diagnoser.all).
   const bare = indices.filter((i) => !hasContext(citations[i]!))
