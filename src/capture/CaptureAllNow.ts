@@ -21,9 +21,14 @@ import * as Either from "effect/Either"
 import type { CaptureRecordV1, CaptureRef } from "../Domain.js"
 import { type CaptureError, NotApproved } from "../Errors.js"
 import type { WriteNow } from "../internal/writeNow.js"
-import type { CaptureResult } from "./Capture.js"
 import type { FetchedText } from "./Fetch.js"
 import type { Target } from "./UrlPolicy.js"
+
+/** One source's result (`Capture.CaptureResult`, which this module cannot import: Capture.ts imports it). */
+interface CaptureResult {
+  readonly source: string
+  readonly result: Either.Either<CaptureRef, CaptureError>
+}
 
 export interface CaptureAllNowSteps {
   readonly checkUrl: (source: string) => Target | NotApproved
