@@ -238,7 +238,6 @@ const plainRecord = (
  */
 const toRecord = (source: SourceUrl, accessedAt: Rfc3339Utc, { body, contentType, extracted }: Fetched): CaptureRecord => {
   if (extracted.extraction === "text/1") return plainRecord(source, accessedAt, body, contentType, extracted.text)
-
   const record: CaptureRecordV2 = {
     format: captureFormatV2,
     source,
