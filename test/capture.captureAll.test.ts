@@ -1,7 +1,8 @@
 /**
- * `captureAll` runs at most `concurrency` sources at once, on that many fibers (Effect's bounded
- * `forEach` reuses a fiber for the next source, so there is no fiber per source to save), gives
- * every source its own result in input order, and starts no further source once interrupted.
+ * `captureAll` runs at most `concurrency` sources at once, on at most that many fibers (Effect's
+ * bounded `forEach` reuses a fiber for the next source; a `text/plain`-only stage over the
+ * filesystem store runs the list in one step with none, capture/CaptureAllNow.ts), gives every
+ * source its own result in input order, and starts no further source once interrupted.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Exit, Fiber, Layer, Supervisor } from "effect"

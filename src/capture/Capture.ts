@@ -33,12 +33,15 @@ import * as Layer from "effect/Layer"
 import { CaptureStore } from "../store/CaptureStore.js"
 import * as Deadline from "./Deadline.js"
 import * as Dispatcher from "./Dispatcher.js"
-import { fetchBody, fetchPlainTextWithin, type FetchPolicy } from "./Fetch.js"
+import { captureAllNow } from "./CaptureAllNow.js"
+import { fetchBody, fetchPlainTextWithin, type FetchPolicy, startPlainText } from "./Fetch.js"
+import { writeNowOf } from "../internal/writeNow.js"
 import * as Trust from "./Trust.js"
 import * as UrlPolicy from "./UrlPolicy.js"
 import { type ContentType, captureLimits, defaultContentTypes, extractionLimits } from "../Config.js"
 import {
   type CaptureRecord,
+  type CaptureRecordV1,
   type CaptureRecordV2,
   captureFormat,
   captureFormatV2,
@@ -211,23 +214,30 @@ interface Fetched {
   readonly extracted: Extracted
 }
 
+/** The v1 record of a `text/plain` source: the text is the body. */
+const plainRecord = (
+  source: SourceUrl,
+  accessedAt: Rfc3339Utc,
+  body: Buffer,
+  contentType: string,
+  text: string
+): CaptureRecordV1 => ({
+  format: captureFormat,
+  source,
+  sha256: sha256Of(body),
+  accessedAt,
+  contentType,
+  byteLength: body.byteLength,
+  text
+})
+
 /**
  * The record of a fetched source: v1 for `text/plain` (the text is the body), else v2 with the body
  * beside it. Every field is valid by construction (policy-checked URL, computed digest and length, ISO
  * time, fatally decoded text), so a multi-megabyte text is not validated a second time.
  */
 const toRecord = (source: SourceUrl, accessedAt: Rfc3339Utc, { body, contentType, extracted }: Fetched): CaptureRecord => {
-  if (extracted.extraction === "text/1") {
-    return {
-      format: captureFormat,
-      source,
-      sha256: sha256Of(body),
-      accessedAt,
-      contentType,
-      byteLength: body.byteLength,
-      text: extracted.text
-    }
-  }
+  if (extracted.extraction === "text/1") return plainRecord(source, accessedAt, body, contentType, extracted.text)
   const record: CaptureRecordV2 = {
     format: captureFormatV2,
     source,
@@ -360,7 +370,35 @@ export const make = Effect.fn("Capture.make")(function*(options: CaptureOptions)
         })
         : captureOne(input))
 
-  return Capture.of({ capture, captureAll: captureAllOf(capture, budgets.concurrency) })
+  const captureAll = captureAllOf(capture, budgets.concurrency)
+  // The whole list in one step (`CaptureAllNow.ts`) when nothing but the record is to be done per
+  // source: `text/plain` only, a store that writes without an effect, no signing, no events, no
+  // exported spans. Otherwise, or when any of those is on, one `capture` per source.
+  const writeNow = plainOnly && options.signingKey === undefined ? writeNowOf(store.write) : undefined
+  const allNow = writeNow === undefined ? undefined : (clock: Clock.Clock) =>
+    captureAllNow({
+      checkUrl,
+      fetch: (target, done) =>
+        startPlainText(
+          dispatcher,
+          target,
+          fetchPolicy,
+          budgets.timeoutMs,
+          () => new Timeout({ source: target.source, timeoutMs: budgets.timeoutMs }),
+          done
+        ),
+      record: (target, { body, contentType, text }, now) =>
+        plainRecord(target.source, new Date(now).toISOString() as Rfc3339Utc, body, contentType, text),
+      writeNow,
+      concurrency: budgets.concurrency
+    }, clock)
+
+  return Capture.of({
+    capture,
+    captureAll: allNow === undefined ? captureAll : (sources, captureOptions) =>
+      captureOptions?.onEvent !== undefined ? captureAll(sources, captureOptions) : Effect.flatMap(exported, (on) =>
+        on ? captureAll(sources) : Effect.clockWith((clock) => allNow(clock)(sources)).pipe(Effect.withSpan("Capture.captureAll")))
+  })
 })
 
 /**

@@ -97,17 +97,82 @@ export interface FetchedText {
 }
 
 /**
- * `fetchBody` and the `text/plain` decode under the capture's one deadline, as one asynchronous step
- * for a stage that accepts `text/plain` only (nothing to extract). The general path
- * (`Deadline.within` over `fetchBody` and the extraction runner) makes a fiber for the deadline and an
- * Effect step per stage of the request; for a small source they cost more than the request
- * (docs/performance.md). The same checks, in the same order, with the same typed errors: the
+ * `fetchBody` and the `text/plain` decode under the capture's one deadline, as plain callbacks:
+ * `done` is called once with the fetched text or the typed refusal, unless the returned `stop` is
+ * called first (then never). The same checks, in the same order, with the same typed errors: the
  * request's transport errors, the response policy (`checked`), the body within the cap
  * (`readBodyInto`), fatal UTF-8 decoding (`decodePlainText`, an invalid body `InvalidEncoding`).
  * When `milliseconds` pass first the request is aborted wherever it is (connecting, waiting for
- * headers, reading the body) and the result is `onTimeout()`; interruption aborts it the same way.
+ * headers, reading the body) and the result is `onTimeout()`; `stop` aborts it the same way.
  * A body not read to its end is destroyed (its socket closed); a complete one leaves its connection
  * for the next request.
+ */
+export const startPlainText = (
+  dispatcher: Undici.Dispatcher,
+  target: Target,
+  policy: FetchPolicy,
+  milliseconds: number,
+  onTimeout: () => CaptureError,
+  done: (result: FetchedText | CaptureError) => void
+): () => void => {
+  const source = target.source
+  const signal = new EventEmitter()
+  let settled = false
+  // Before the headers: abort the request. After: stop reading and destroy the body.
+  let stop: () => void = () => signal.emit("abort")
+  const settle = (result: FetchedText | CaptureError) => {
+    settled = true
+    clearTimeout(timer)
+    done(result)
+  }
+  const timer = setTimeout(() => {
+    if (settled) return
+    settled = true
+    stop()
+    done(onTimeout())
+  }, milliseconds)
+  dispatcher.request(requestOptions(target, policy.headers, signal), (error, data) => {
+    if (error !== null) {
+      if (!settled) settle(transportError(source)(error))
+      return
+    }
+    const body = data.body
+    // A body abandoned by interruption may still fail later: never an unhandled error.
+    body.on("error", ignore)
+    if (settled) return void body.destroy()
+    const head = checked(source, { status: data.statusCode, headers: data.headers }, policy)
+    if ("_tag" in head) {
+      body.destroy()
+      return settle(head)
+    }
+    stop = readBodyInto(source, body, head.declared, policy, (result) => {
+      if (settled) return
+      if (!(result instanceof Uint8Array)) {
+        if (!body.readableEnded) body.destroy()
+        return settle(result)
+      }
+      let text: string
+      try {
+        text = decodePlainText(result)
+      } catch {
+        return settle(new InvalidEncoding({ source, byteLength: result.byteLength }))
+      }
+      settle({ contentType: head.contentType, body: result, text })
+    })
+  })
+  return () => {
+    if (settled) return
+    settled = true
+    clearTimeout(timer)
+    stop()
+  }
+}
+
+/**
+ * `startPlainText` as one asynchronous step, for a stage that accepts `text/plain` only (nothing to
+ * extract). The general path (`Deadline.within` over `fetchBody` and the extraction runner) makes a
+ * fiber for the deadline and an Effect step per stage of the request; for a small source they cost
+ * more than the request (docs/performance.md). Interruption aborts the request wherever it is.
  */
 export const fetchPlainTextWithin = (
   dispatcher: Undici.Dispatcher,
@@ -117,55 +182,7 @@ export const fetchPlainTextWithin = (
   onTimeout: () => CaptureError
 ): Effect.Effect<FetchedText, CaptureError> =>
   Effect.async<FetchedText, CaptureError>((resume) => {
-    const source = target.source
-    const signal = new EventEmitter()
-    let settled = false
-    // Before the headers: abort the request. After: stop reading and destroy the body.
-    let stop: () => void = () => signal.emit("abort")
-    const settle = (result: Effect.Effect<FetchedText, CaptureError>) => {
-      settled = true
-      clearTimeout(timer)
-      resume(result)
-    }
-    const timer = setTimeout(() => {
-      if (settled) return
-      settled = true
-      stop()
-      resume(Effect.fail(onTimeout()))
-    }, milliseconds)
-    dispatcher.request(requestOptions(target, policy.headers, signal), (error, data) => {
-      if (error !== null) {
-        if (!settled) settle(Effect.fail(transportError(source)(error)))
-        return
-      }
-      const body = data.body
-      // A body abandoned by interruption may still fail later: never an unhandled error.
-      body.on("error", ignore)
-      if (settled) return void body.destroy()
-      const head = checked(source, { status: data.statusCode, headers: data.headers }, policy)
-      if ("_tag" in head) {
-        body.destroy()
-        return settle(Effect.fail(head))
-      }
-      stop = readBodyInto(source, body, head.declared, policy, (result) => {
-        if (settled) return
-        if (!(result instanceof Uint8Array)) {
-          if (!body.readableEnded) body.destroy()
-          return settle(Effect.fail(result))
-        }
-        let text: string
-        try {
-          text = decodePlainText(result)
-        } catch {
-          return settle(Effect.fail(new InvalidEncoding({ source, byteLength: result.byteLength })))
-        }
-        settle(Effect.succeed({ contentType: head.contentType, body: result, text }))
-      })
-    })
-    return Effect.sync(() => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      stop()
-    })
+    const stop = startPlainText(dispatcher, target, policy, milliseconds, onTimeout, (result) =>
+      resume("_tag" in result ? Effect.fail(result) : Effect.succeed(result)))
+    return Effect.sync(stop)
   })

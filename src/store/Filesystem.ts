@@ -33,6 +33,7 @@ import {
   startRead
 } from "../internal/safeRead.js"
 import { withReadNow } from "../internal/readNow.js"
+import { type WriteNow, withWriteNow } from "../internal/writeNow.js"
 import { listSources } from "./FilesystemList.js"
 import {
   attestationFileName,
@@ -279,20 +280,33 @@ const recordReader = (
   return { read, readWithBody, readBody }
 }
 
-/** One file, written crash-safely (writeRecordFile); interruption stops it at the next buffer. */
-const fileWriter = (io: FileIo, directory: string) =>
+/**
+ * One file, written crash-safely (writeRecordFile) under a new temporary name, as a promise that never
+ * rejects: the outcome, or the typed failure. Setting `signal.aborted` stops it at the next step.
+ */
+const writeFileNow = (io: FileIo, directory: string) =>
+(
+  source: string,
+  finalPath: string,
+  buffers: Iterable<Uint8Array>,
+  signal: { readonly aborted: boolean }
+): Promise<"written" | "exists" | CaptureWriteFailed> =>
+  writeRecordFile(io, path.join(directory, `${partialPrefix}${randomUUID()}`), finalPath, buffers, signal).catch(
+    (error) => new CaptureWriteFailed({ source, detail: errorText(error) })
+  )
+
+/** One file, written crash-safely (writeFileNow); interruption stops it at the next buffer. */
+const fileWriter = (writeNow: ReturnType<typeof writeFileNow>) =>
 (
   source: string,
   finalPath: string,
   buffers: Iterable<Uint8Array>
 ): Effect.Effect<"written" | "exists", CaptureWriteFailed> =>
   Effect.async<"written" | "exists", CaptureWriteFailed>((resume) => {
-    const tempPath = path.join(directory, `${partialPrefix}${randomUUID()}`)
     // A plain flag, read between steps: an AbortController per file cost more than it does.
     const signal = { aborted: false }
-    const done = writeRecordFile(io, tempPath, finalPath, buffers, signal).then(
-      (outcome) => resume(Effect.succeed(outcome)),
-      (error) => resume(Effect.fail(new CaptureWriteFailed({ source, detail: errorText(error) })))
+    const done = writeNow(source, finalPath, buffers, signal).then((outcome) =>
+      resume(typeof outcome === "string" ? Effect.succeed(outcome) : Effect.fail(outcome))
     )
     // Interruption stops the write at the next chunk and waits for the temporary file to be removed.
     return Effect.promise(() => {
@@ -303,8 +317,11 @@ const fileWriter = (io: FileIo, directory: string) =>
 
 type WriteFile = ReturnType<typeof fileWriter>
 
-/** Writing a record: its body first (a record never names a body that is not stored), then the record. */
-const recordWriter = (directory: string, writeFile: WriteFile) => {
+/**
+ * Writing a record: its body first (a record never names a body that is not stored), then the record.
+ * A v1 record can also be written as a plain promise (`internal/writeNow.ts`): the same steps.
+ */
+const recordWriter = (directory: string, writeFile: WriteFile, writeNow: ReturnType<typeof writeFileNow>) => {
   const writeRecord = (record: CaptureRecord): Effect.Effect<void, CaptureWriteError> =>
     writeFile(record.source, path.join(directory, recordFileName(record.source)), recordBuffers(record))
       .pipe(
@@ -313,7 +330,14 @@ const recordWriter = (directory: string, writeFile: WriteFile) => {
         )
       )
 
-  return (record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> => {
+  const writeRecordNow: WriteNow = (record, signal) => {
+    const source = record.source
+    return writeNow(source, path.join(directory, recordFileName(source)), recordBuffers(record), signal).then((outcome) =>
+      outcome === "written" ? undefined : outcome === "exists" ? new CaptureExists({ source }) : outcome
+    )
+  }
+
+  return withWriteNow((record: CaptureRecord, body?: Uint8Array): Effect.Effect<void, CaptureWriteError> => {
     if (record.format === captureFormat) return writeRecord(record)
     const checked = checkWrittenBody(record, body)
     if (Either.isLeft(checked)) return Effect.fail(checked.left)
@@ -322,7 +346,7 @@ const recordWriter = (directory: string, writeFile: WriteFile) => {
     return writeFile(record.source, path.join(directory, bodyFileName(record.body.sha256)), [checked.right]).pipe(
       Effect.zipRight(writeRecord(record))
     )
-  }
+  }, writeRecordNow)
 }
 
 /** Record file paths kept per store (a SHA-256 of the source each): at most this many, then started afresh. */
@@ -416,10 +440,11 @@ export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: 
     maxRecordBytes,
     options.maxBodyBytes ?? defaultMaxBodyBytes
   )
-  const writeFile = fileWriter(options.io ?? nodeIo, directory)
+  const writeNow = writeFileNow(options.io ?? nodeIo, directory)
+  const writeFile = fileWriter(writeNow)
   return {
     read,
-    write: recordWriter(directory, writeFile),
+    write: recordWriter(directory, writeFile, writeNow),
     readBody,
     readWithBody,
     list: (listOptions?: { readonly limit?: number }) => listSources(directory, maxRecordBytes, listOptions),
