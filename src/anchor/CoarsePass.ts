@@ -17,7 +17,7 @@
  * @since 0.6.0
  */
 
-import { chunk, chunkShift, textIds, TrigramTable } from "./TrigramIds.js"
+import { chunk, chunkShift, patternTable, textIds, type TrigramTable } from "./TrigramIds.js"
 
 /** Fuzzy patterns whose trigrams share one table and one pass over the text: at most this many trigrams in all (the ids are 16-bit). */
 export const maxSharedTrigrams = 32_000
@@ -102,21 +102,16 @@ const byBound = (bound: Int32Array, max: number): Int32Array => {
  */
 export class SharedPass {
   private readonly table: TrigramTable
-  private readonly patternIds: Array<Uint16Array> = []
+  private readonly patternIds: ReadonlyArray<Uint16Array>
   private ids: Uint16Array | undefined
   /** The packed chunk counts of one word's patterns (`packedWord`), the last computed. */
   private packed: Int32Array | undefined
   private packedWord = -1
   /** @param candidates how many blocks `starts` returns at most. */
   constructor(private readonly text: string, private readonly patterns: ReadonlyArray<string>, private readonly candidates: number) {
-    this.table = new TrigramTable(patterns.reduce((sum, p) => sum + p.length - 2, 0))
-    for (const pattern of patterns) {
-      const ids = new Uint16Array(pattern.length - 2)
-      for (let i = 0; i + 3 <= pattern.length; i++) {
-        ids[i] = this.table.add(pattern.charCodeAt(i), pattern.charCodeAt(i + 1), pattern.charCodeAt(i + 2)) + 1
-      }
-      this.patternIds.push(ids)
-    }
+    const { patternIds, table } = patternTable(patterns)
+    this.table = table
+    this.patternIds = patternIds
   }
 
   /** Drops the text's trigram ids and packed counts (2.5 bytes per code unit); they are computed again if needed. */

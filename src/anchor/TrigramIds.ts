@@ -87,6 +87,19 @@ export class TrigramTable {
 }
 
 
+/** The patterns' distinct trigrams in one table, and each pattern's trigram ids (1 + index) in it. */
+export const patternTable = (patterns: ReadonlyArray<string>) => {
+  const table = new TrigramTable(patterns.reduce((sum, p) => sum + p.length - 2, 0))
+  const patternIds = patterns.map((pattern) => {
+    const ids = new Uint16Array(pattern.length - 2)
+    for (let i = 0; i + 3 <= pattern.length; i++) {
+      ids[i] = table.add(pattern.charCodeAt(i), pattern.charCodeAt(i + 1), pattern.charCodeAt(i + 2)) + 1
+    }
+    return ids
+  })
+  return { table, patternIds }
+}
+
 /** A text's trigram ids and the packed chunk counts of the first word's patterns. */
 export interface TextIds {
   readonly ids: Uint16Array
@@ -130,22 +143,21 @@ const directIds = (text: string, tables: NonNullable<ReturnType<typeof directTab
   const keyMask = (1 << (3 * width)) - 1
   const count = text.length - 2
   const ids = new Uint16Array(count)
-  const packed = new Int32Array(Math.ceil(count / chunk))
+  const chunks = Math.ceil(count / chunk)
+  const packed = new Int32Array(chunks)
   // The codes of the trigram before i's first unit and of its first two, in 3 × width bits.
   let key = (codeOf[text.charCodeAt(0)]! << width) | codeOf[text.charCodeAt(1)]!
-  let sum = 0
-  for (let i = 0; i < count; i++) {
-    key = ((key << width) | codeOf[text.charCodeAt(i + 2)]!) & keyMask
-    const id = idOf[key]!
-    ids[i] = id
+  for (let j = 0, i = 0; j < chunks; j++) {
+    let sum = 0
     // At most `chunk` (8) per pattern in a chunk: its four bits never carry into the next pattern's.
-    sum += bits[id]!
-    if ((i & (chunk - 1)) === chunk - 1) {
-      packed[i >> chunkShift] = sum
-      sum = 0
+    for (const end = Math.min(i + chunk, count); i < end; i++) {
+      key = ((key << width) | codeOf[text.charCodeAt(i + 2)]!) & keyMask
+      const id = idOf[key]!
+      ids[i] = id
+      sum += bits[id]!
     }
+    packed[j] = sum
   }
-  if ((count & (chunk - 1)) !== 0) packed[count >> chunkShift] = sum
   return { ids, packed }
 }
 
