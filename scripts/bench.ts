@@ -126,6 +126,8 @@ interface Shape {
    * lower-cases text and snippet, undoubles the spaces and uses indexOf.
    */
   readonly normalized?: boolean
+  /** The ratio to the raw limit aimed at (default 1.5x; issue #27 sets 2x for the all-SnippetAbsent row). */
+  readonly target?: number
 }
 
 const shapes: ReadonlyArray<Shape> = smoke
@@ -139,7 +141,7 @@ const shapes: ReadonlyArray<Shape> = smoke
     { name: "F=100 C=1 S=16MiB", facts: 100, captures: 1, size: 16 * MiB, failing: false },
     // Not one of the required shapes: shows that cost follows capture bytes plus facts, not their product.
     { name: "F=1000 C=1 S=1MiB", facts: 1000, captures: 1, size: MiB, failing: false },
-    { name: "F=100 C=20 S=1MiB, all SnippetAbsent", facts: 100, captures: 20, size: MiB, failing: true }
+    { name: "F=100 C=20 S=1MiB, all SnippetAbsent", facts: 100, captures: 20, size: MiB, failing: true, target: 2 }
   ]
 
 const accessedAt = "2026-11-30T00:00:00.000Z" as Rfc3339Utc
@@ -241,7 +243,7 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
     }
     const citegateMs = median(citegateTimes)
     const rawMs = median(rawTimes)
-    return { name: `verify ${shape.name}`, citegateMs, rawMs, ratio: citegateMs / rawMs, target: 1.5 }
+    return { name: `verify ${shape.name}`, citegateMs, rawMs, ratio: citegateMs / rawMs, target: shape.target ?? 1.5 }
   } finally {
     await fsp.rm(directory, { recursive: true, force: true })
   }

@@ -155,4 +155,31 @@ describe("normalized/1, fast implementation against the reference", () => {
       assert.deepStrictEqual(actual.toRaw(j, j + 97), expected.toRaw(j, j + 97))
     }
   })
+
+  it("agrees on plain ASCII (single spaces and newlines only), the path that lower-cases the whole text at once", () => {
+    const next = (() => {
+      let state = 7
+      return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
+    })()
+    const pieces = ["Net", "SALES", "q3", "2026", "x.", "\n", " ", "\u0001", "\u001f", "\u007f", "A-Z", "[", "@"]
+    const texts = [
+      "A", "\n", " ", "a\n", "\nA", "Net sales\nRose", "\u0000\u0008\u000e\u001f\u007f",
+      ...Array.from({ length: 40 }, () => {
+        let text = ""
+        const length = next() % 200
+        while (text.length < length) {
+          const piece = pieces[next() % pieces.length]!
+          // Plain: no white space right after white space.
+          if (/[\n ]$/.test(text) && /^[\n ]/.test(piece)) continue
+          text += piece
+        }
+        return text
+      }),
+      // Just past plain: the walk must take these, with the same result.
+      "a  b", "a\n\nb", "a \nb", "a\tb", "a\rb", "a\u000bb", "a\u000cb", "caf\u00e9 Net\nSales", "Net\u00a0sales"
+    ]
+    texts.forEach((raw, k) => assertSame(raw, `plain ASCII ${k}`))
+    // Under normalized/2 as well: the two versions differ only beyond ASCII.
+    for (const raw of texts) assert.strictEqual(normalize(raw, Infinity, "normalized/2").text, reference(raw).text)
+  })
 })

@@ -17,80 +17,16 @@
  * @since 0.6.0
  */
 
+import { chunk, chunkShift, patternTable, textIds, type TrigramTable } from "./TrigramIds.js"
+
 /** Fuzzy patterns whose trigrams share one table and one pass over the text: at most this many trigrams in all (the ids are 16-bit). */
 export const maxSharedTrigrams = 32_000
 
 /** Above this share of blocks counted exactly, the bound route counts them all in one slide. */
 const maxExactShare = 1 / 8
 
-/** Code units per chunk of the packed counts: at most 8, so a pattern's count in a chunk fits in four bits. */
-const chunk = 8
-
 /** Patterns per packed word: four bits each. */
 const perWord = 8
-
-/**
- * Open-addressing table from a trigram (three code units) to its index among the snippet's
- * distinct trigrams. Integer keys (the first two units packed, the third apart), so a lookup is
- * a multiply-shift hash and one or two integer compares.
- */
-class TrigramTable {
-  private readonly head: Int32Array
-  private readonly tail: Int32Array
-  private readonly values: Int16Array
-  /** 1 where a trigram whose home is this slot sits further on. */
-  private readonly displaced: Uint8Array
-  private readonly shift: number
-  private readonly mask: number
-  size = 0
-  constructor(capacity: number) {
-    let bits = 6
-    while (1 << bits < capacity * 4) bits++
-    this.head = new Int32Array(1 << bits)
-    this.tail = new Int32Array(1 << bits).fill(-1)
-    this.values = new Int16Array(1 << bits)
-    this.displaced = new Uint8Array(1 << bits)
-    this.shift = 32 - bits
-    this.mask = (1 << bits) - 1
-  }
-  private home(head: number, c2: number): number {
-    return (Math.imul(head ^ Math.imul(c2, 0x85ebca77), 0x9e3779b1) >>> this.shift) & this.mask
-  }
-  private slot(c0: number, c1: number, c2: number): number {
-    const head = (c0 << 16) | c1
-    let h = this.home(head, c2)
-    while (this.tail[h] !== -1 && (this.tail[h] !== c2 || this.head[h] !== head)) h = (h + 1) & this.mask
-    return h
-  }
-  /** The index of the trigram, added if new. */
-  add(c0: number, c1: number, c2: number): number {
-    const h = this.slot(c0, c1, c2)
-    if (this.tail[h] !== -1) return this.values[h]!
-    const home = this.home((c0 << 16) | c1, c2)
-    if (home !== h) this.displaced[home] = 1
-    this.head[h] = (c0 << 16) | c1
-    this.tail[h] = c2
-    this.values[h] = this.size
-    return this.size++
-  }
-  /** The index of the trigram, or -1. */
-  get(c0: number, c1: number, c2: number): number {
-    const h = this.slot(c0, c1, c2)
-    return this.tail[h] === -1 ? -1 : this.values[h]!
-  }
-  /**
-   * 1 + the index of the trigram `head` (the first two units packed) + `c2`, or 0. Most look-ups
-   * read one slot without a branch on what they find; only a slot where another trigram of the same
-   * home was displaced from probes further.
-   */
-  id(head: number, c2: number): number {
-    const h = (Math.imul(head ^ Math.imul(c2, 0x85ebca77), 0x9e3779b1) >>> this.shift) & this.mask
-    if (this.displaced[h] !== 0) return this.get(head >>> 16, head & 0xffff, c2) + 1
-    // differ is 0 exactly when the slot holds this trigram; (differ | -differ) >> 31 is then 0, else -1.
-    const differ = (this.tail[h]! ^ c2) | (this.head[h]! ^ head)
-    return (this.values[h]! + 1) & ~((differ | -differ) >> 31)
-  }
-}
 
 /** The best `size` blocks by count (positive only), then by position: the fine pass's starts, best first. */
 class Top {
@@ -166,21 +102,16 @@ const byBound = (bound: Int32Array, max: number): Int32Array => {
  */
 export class SharedPass {
   private readonly table: TrigramTable
-  private readonly patternIds: Array<Uint16Array> = []
+  private readonly patternIds: ReadonlyArray<Uint16Array>
   private ids: Uint16Array | undefined
   /** The packed chunk counts of one word's patterns (`packedWord`), the last computed. */
   private packed: Int32Array | undefined
   private packedWord = -1
   /** @param candidates how many blocks `starts` returns at most. */
-  constructor(private readonly text: string, patterns: ReadonlyArray<string>, private readonly candidates: number) {
-    this.table = new TrigramTable(patterns.reduce((sum, p) => sum + p.length - 2, 0))
-    for (const pattern of patterns) {
-      const ids = new Uint16Array(pattern.length - 2)
-      for (let i = 0; i + 3 <= pattern.length; i++) {
-        ids[i] = this.table.add(pattern.charCodeAt(i), pattern.charCodeAt(i + 1), pattern.charCodeAt(i + 2)) + 1
-      }
-      this.patternIds.push(ids)
-    }
+  constructor(private readonly text: string, private readonly patterns: ReadonlyArray<string>, private readonly candidates: number) {
+    const { patternIds, table } = patternTable(patterns)
+    this.table = table
+    this.patternIds = patternIds
   }
 
   /** Drops the text's trigram ids and packed counts (2.5 bytes per code unit); they are computed again if needed. */
@@ -201,32 +132,12 @@ export class SharedPass {
   }
 
   /**
-   * The text's trigram ids, computed on first use (one hash look-up per code unit), with the
-   * packed chunk counts of the first word's patterns made in the same loop.
+   * The text's trigram ids, computed on first use (one look-up per code unit, TrigramIds.ts), with
+   * the packed chunk counts of the first word's patterns made in the same loop.
    */
   private textIds(): Uint16Array {
     if (this.ids !== undefined) return this.ids
-    const { table, text } = this
-    const count = text.length - 2
-    const ids = new Uint16Array(count)
-    const bits = this.memberBits(0)
-    const packed = new Int32Array(Math.ceil(count / chunk))
-    // The first two code units of the trigram at i, packed.
-    let head = (text.charCodeAt(0) << 16) | text.charCodeAt(1)
-    let sum = 0
-    for (let i = 0; i < count; i++) {
-      const c2 = text.charCodeAt(i + 2)
-      const id = table.id(head, c2)
-      ids[i] = id
-      // At most `chunk` (8) per pattern in a chunk: its four bits never carry into the next pattern's.
-      sum += bits[id]!
-      if ((i & (chunk - 1)) === chunk - 1) {
-        packed[i >> 3] = sum
-        sum = 0
-      }
-      head = ((head & 0xffff) << 16) | c2
-    }
-    if ((count & (chunk - 1)) !== 0) packed[count >> 3] = sum
+    const { ids, packed } = textIds(this.text, this.patterns, this.patternIds, this.table, this.memberBits(0))
     this.packed = packed
     this.packedWord = 0
     return this.ids = ids
@@ -282,21 +193,25 @@ export class SharedPass {
    */
   private chunkBounds(packed: Int32Array, lane: number, { block, blocks, last, window }: Blocks): Int32Array {
     const chunks = packed.length
-    // prefix[j]: the hits of chunks before j.
-    const prefix = new Int32Array(chunks + 1)
     const shift = 4 * lane
-    for (let j = 0; j < chunks; j++) prefix[j + 1] = prefix[j]! + ((packed[j]! >>> shift) & 15)
-    const starting = Math.floor(last / chunk) + 1 // chunks holding a window's start
-    const reach = new Int32Array(starting)
-    for (let j = 0; j < starting; j++) {
-      const end = Math.min(chunks, Math.floor((j * chunk + chunk - 2 + window) / chunk) + 1)
-      reach[j] = prefix[end]! - prefix[j]!
-    }
+    // The last trigram the windows starting in chunk j cover is in chunk j + span - 1 at most.
+    const span = ((chunk - 2 + window) >> chunkShift) + 1
+    // reach: the hits of chunks j to j + span - 1 (those before `chunks`), one sliding sum as j
+    // moves on; a block's chunks follow the previous block's (sharing at most its last), so one pass.
+    let reach = 0
+    let at = 0 // the chunk `reach` is for
+    for (let j = 0; j < span && j < chunks; j++) reach += (packed[j]! >>> shift) & 15
     const bound = new Int32Array(blocks)
     for (let b = 0, from = 0; b < blocks; b++, from += block) {
       const to = Math.min(from + block - 1, last)
       let best = 0
-      for (let j = Math.floor(from / chunk), end = Math.floor(to / chunk); j <= end; j++) if (reach[j]! > best) best = reach[j]!
+      for (let j = from >> chunkShift, end = to >> chunkShift; j <= end; j++) {
+        for (; at < j; at++) {
+          reach -= (packed[at]! >>> shift) & 15
+          if (at + span < chunks) reach += (packed[at + span]! >>> shift) & 15
+        }
+        if (reach > best) best = reach
+      }
       bound[b] = Math.min(best, window)
     }
     return bound

@@ -17,7 +17,8 @@
  * Bounds: fuzzy search only for normalised snippets of `minFuzzyLength` to
  * `maxFuzzyLength` code units; the fine pass is at most `fineCandidates` × 2 ×
  * 1,000 × 1,516 cells. Cost: normalising the capture (linear), one exact
- * search (linear), one trigram pass (linear, 2.5 bytes per code unit). Several
+ * search (linear), one trigram pass (linear, 2.5 bytes per code unit, plus at most 576 KiB of
+ * direct-look-up tables while it runs: TrigramIds.ts). Several
  * snippets of one text (`nearestEach`) share the exact search and the trigram
  * look-up with its packed per-chunk counts (CoarsePass.ts); each then bounds
  * its blocks from those counts and counts exactly only the blocks that may rank

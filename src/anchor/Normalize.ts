@@ -359,11 +359,18 @@ const normalizeInto = (out: Output, text: string, cap: number, version: Version)
   return false
 }
 
+/** The run map of a normalised text (`Output`'s). */
+interface RunMap {
+  readonly runAt: Int32Array
+  readonly runFrom: Int32Array
+  readonly runTo: Int32Array
+  readonly runs: number
+  readonly length: number
+}
+
 /** The result of `normalize`: the text and the lookups through the run map. */
-const normalized = (out: Output, rawLength: number, truncated: boolean): Normalized => {
-  const { length, runAt, runFrom, runTo, runs } = out
-  // A UTF-16LE copy keeps lone surrogates as they are (String.fromCharCode would too; TextDecoder would not).
-  const text = Buffer.from(out.units.buffer, out.units.byteOffset, length * 2).toString("utf16le")
+const normalized = (map: RunMap, text: string, rawLength: number, truncated: boolean): Normalized => {
+  const { length, runAt, runFrom, runTo, runs } = map
 
   /** The run holding normalised unit `index` (0 ≤ index < length). */
   const runOf = (index: number): number => {
@@ -404,6 +411,15 @@ const normalized = (out: Output, rawLength: number, truncated: boolean): Normali
 }
 
 /**
+ * Where `normalize` cannot take its plain-ASCII path: a unit that is not plain ASCII (0x80 and
+ * above, or white space other than U+0020 and \n), or two units of white space in a row.
+ */
+const notPlainUnit = /[^\x00-\x08\x0a\x0e-\x7f]/
+const spaceAfterSpace = /[\n ][\n ]/
+/** Two regular expressions, each one quick scan of the text, are quicker than one with both. */
+const isPlain = (text: string) => !notPlainUnit.test(text) && !spaceAfterSpace.test(text)
+
+/**
  * The normalisation of `text` (a capture or a snippet) with its offset map. With `maxUnits`, it
  * stops before the segment that would pass that many normalised code units (`truncated`).
  */
@@ -412,10 +428,18 @@ export const normalize = (
   maxUnits: number = Number.POSITIVE_INFINITY,
   version: Version = normalizedVersion
 ): Normalized => {
-  const out = new Output(text.length)
+  const n = text.length
+  // Plain ASCII: what the walk below makes of it is the lower-cased text with each \n a U+0020, one
+  // unit per unit (a single linear run), so native string functions make it (the same under both versions).
+  if (n > 0 && isPlain(text)) {
+    const map = { runAt: Int32Array.of(0), runFrom: Int32Array.of(0), runTo: Int32Array.of(-1), runs: 1, length: n }
+    return normalized(map, text.toLowerCase().replaceAll("\n", " "), n, false)
+  }
+  const out = new Output(n)
   // Never below the raw length: the ASCII fast path (one unit per unit) does not check the cap.
-  const truncated = normalizeInto(out, text, Math.max(maxUnits, text.length), version)
-  return normalized(out, text.length, truncated)
+  const truncated = normalizeInto(out, text, Math.max(maxUnits, n), version)
+  // A UTF-16LE copy keeps lone surrogates as they are (String.fromCharCode would too; TextDecoder would not).
+  return normalized(out, Buffer.from(out.units.buffer, out.units.byteOffset, out.length * 2).toString("utf16le"), n, truncated)
 }
 
 /** The normalised text alone (for a snippet, when no map is needed). */
