@@ -7,10 +7,13 @@
  * being written, it must wait for those writes and leave no file behind.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Either, Exit, Fiber, Layer, Supervisor } from "effect"
+import { Cause, Clock, Context, Effect, Either, Exit, Fiber, Layer, Supervisor } from "effect"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Capture from "../src/capture/Capture.js"
+import { captureAllNow } from "../src/capture/CaptureAllNow.js"
+import type { Target } from "../src/capture/UrlPolicy.js"
+import type { CaptureRecordV1 } from "../src/Domain.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
 import { testServer, waitUntil } from "./httpServer.js"
 import { snapshotDirectory, tempDirectory } from "./support.js"
@@ -150,4 +153,27 @@ describe("Capture.captureAll in one step (text/plain over the filesystem store)"
       assert.strictEqual(server.requests.length, 2)
       assert.deepStrictEqual(yield* snapshotDirectory(directory), [])
     }), 30_000)
+})
+
+describe("captureAllNow when a step throws", () => {
+  it.live("dies with the defect only after the writes in flight have settled", () =>
+    Effect.gen(function*() {
+      let settled = false
+      const run = captureAllNow({
+        checkUrl: (source) => ({ source, origin: "http://127.0.0.1", path: "/" }) as unknown as Target,
+        fetch: (target, done) => {
+          const handle = setTimeout(() => done({ contentType: "text/plain", body: Buffer.from("x"), text: "x" }), target.source === "a" ? 0 : 20)
+          return () => clearTimeout(handle)
+        },
+        record: (target) => {
+          if (target.source === "b") throw new Error("boom")
+          return { format: "citegate.capture/1", source: target.source, sha256: "0".repeat(64), accessedAt: "1970-01-01T00:00:00.000Z", contentType: "text/plain", byteLength: 1, text: "x" } as CaptureRecordV1
+        },
+        writeNow: () => new Promise((resolve) => setTimeout(() => (settled = true, resolve(undefined)), 150)),
+        concurrency: 2
+      }, Clock.make())
+      const exit = yield* Effect.exit(run(["a", "b"]))
+      assert.isTrue(Exit.isFailure(exit) && Cause.isDie(exit.cause), String(exit))
+      assert.isTrue(settled, "the write in flight settled before the batch ended")
+    }))
 })

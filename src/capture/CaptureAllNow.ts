@@ -64,7 +64,8 @@ export const captureAllNow = (steps: CaptureAllNowSteps, clock: Clock.Clock) =>
       if (signal.aborted) return
       signal.aborted = true
       for (const stop of fetching) stop()
-      resume(Effect.die(defect))
+      // As on interruption: the writes in flight stop at their next step and remove their temporary files first.
+      resume(Effect.zipRight(Effect.promise(() => Promise.all(writing)), Effect.die(defect)))
     }
 
     const write = (index: number, record: CaptureRecordV1, byteLength: number) => {
