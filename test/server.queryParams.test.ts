@@ -27,6 +27,16 @@ const call = (port: number, method: string, url: string, body?: string) =>
     return { status: response.status, body: await response.text() }
   })
 
+/** A service (the verify lane on or off) over a run root holding run `r1` with the sales capture. */
+const serviceOverOneRun = (verifyLane: boolean) =>
+  Effect.gen(function*() {
+    const work = yield* tempDirectory
+    const runRoot = path.join(work, "runs")
+    yield* Effect.promise(() => fsp.mkdir(path.join(runRoot, "r1"), { recursive: true }))
+    yield* writeRecords(path.join(runRoot, "r1"), [salesRecord])
+    return yield* startSalesService({ work, runRoot, verifyLane, token })
+  })
+
 const routes = [
   { name: "report", method: "POST", base: "/v1/verify/report?run=r1", body: report },
   { name: "answer", method: "POST", base: "/v1/verify/answer?run=r1", body: "EVI1\n" },
@@ -39,11 +49,7 @@ describe("query parameters a route does not take", () => {
   for (const verifyLane of [true, false]) {
     it.live(`are refused with the API's 400 on every route (lane ${verifyLane ? "on" : "off"})`, () =>
       Effect.gen(function*() {
-        const work = yield* tempDirectory
-        const runRoot = path.join(work, "runs")
-        yield* Effect.promise(() => fsp.mkdir(path.join(runRoot, "r1"), { recursive: true }))
-        yield* writeRecords(path.join(runRoot, "r1"), [salesRecord])
-        const port = yield* startSalesService({ work, runRoot, verifyLane, token })
+        const port = yield* serviceOverOneRun(verifyLane)
         for (const route of routes) {
           // The route answers its plain request (the refusals below are the parameters').
           const plain = yield* call(port, route.method, route.base, route.body)
@@ -96,11 +102,7 @@ describe("query parameters a route does not take", () => {
 describe("query parameters the streaming and audit routes do not take", () => {
   it.live("are refused with the route's own 400 for a bad query, `__proto__` as any other name", () =>
     Effect.gen(function*() {
-      const work = yield* tempDirectory
-      const runRoot = path.join(work, "runs")
-      yield* Effect.promise(() => fsp.mkdir(path.join(runRoot, "r1"), { recursive: true }))
-      yield* writeRecords(path.join(runRoot, "r1"), [salesRecord])
-      const port = yield* startSalesService({ work, runRoot, verifyLane: true, token })
+      const port = yield* serviceOverOneRun(true)
       const delta = JSON.stringify({ type: "delta", text: "Net sales were 4,210 units.\n" }) + "\n"
       const posted = yield* Effect.promise(() =>
         fetch(`http://127.0.0.1:${port}/v1/stream/answer?run=r1`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: delta })
@@ -154,11 +156,7 @@ describe("run routes that take no query parameter", () => {
   for (const verifyLane of [true, false]) {
     it.live(`refuse any parameter with the API's 400, and the audit route a missing against (lane ${verifyLane ? "on" : "off"})`, () =>
       Effect.gen(function*() {
-        const work = yield* tempDirectory
-        const runRoot = path.join(work, "runs")
-        yield* Effect.promise(() => fsp.mkdir(path.join(runRoot, "r1"), { recursive: true }))
-        yield* writeRecords(path.join(runRoot, "r1"), [salesRecord])
-        const port = yield* startSalesService({ work, runRoot, verifyLane, token })
+        const port = yield* serviceOverOneRun(verifyLane)
         const rows = [
           { method: "GET", path: "/v1/runs/r1", plain: true },
           { method: "GET", path: "/v1/runs/r1/events", plain: true },
@@ -186,8 +184,9 @@ describe("run routes that take no query parameter", () => {
             assert.strictEqual(answer.body, asUnknown.body.replaceAll("extra", name), `${route.path} ${query}`)
           }
         }
-        // The audit route's `against` is required (a 400 naming it, not the 404 of a run named ""), and given once.
-        for (const query of ["", "?against=r1&against=r1"]) {
+        // The audit route's `against` is required, a run id (a 400 naming it, not the 404 of a run named
+        // "" or of a path), and given once.
+        for (const query of ["", "?against=", "?against=..%2Fr1", `?against=${"r".repeat(65)}`, "?against=r1&against=r1"]) {
           const answer = yield* call(port, "POST", `/v1/runs/r1/audits${query}`, report)
           assert.strictEqual(answer.status, 400, `audit ${query}: ${answer.body}`)
           const decoded = JSON.parse(answer.body)
@@ -196,6 +195,8 @@ describe("run routes that take no query parameter", () => {
         }
         const missing = yield* call(port, "POST", "/v1/runs/r1/audits", report)
         assert.match(JSON.parse(missing.body).message, /^against: is missing/, missing.body)
+        const empty = yield* call(port, "POST", "/v1/runs/r1/audits?against=", report)
+        assert.match(JSON.parse(empty.body).message, /^against: must be 1 to 64 letters/, empty.body)
       }).pipe(Effect.scoped), 60_000)
   }
 })

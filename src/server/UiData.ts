@@ -129,12 +129,13 @@ export const layer = HttpApiBuilder.Router.use((router) =>
 )
 
 /**
- * The audit route's query: `against`, required and given once (the run it names is looked up as the
- * route's own; missing, it is the 400 below, not a 404), and no other parameter. Any other name, `__proto__` included (every parameter an own key of the record decoded,
+ * The audit route's query: `against`, a run id (`RunId`, as the report routes' `run`), required and
+ * given once (the run it names is looked up as the route's own; missing, empty or not a run id, it is
+ * the 400 below, not a 404), and no other parameter. Any other name, `__proto__` included (every parameter an own key of the record decoded,
  * defined, not assigned), is the 400 `HttpApiDecodeError` the typed routes answer for a parameter
  * they do not take, with the same one-line message.
  */
-const AuditParams = readable(Schema.Struct({ against: Schema.String }))
+const AuditParams = readable(Schema.Struct({ against: Config.RunId }))
 const decodeAuditParams = Schema.decodeUnknownEither(AuditParams)
 const encodeDecodeError = Schema.encodeSync(HttpApiDecodeError)
 
