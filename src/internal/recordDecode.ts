@@ -99,6 +99,9 @@ const isCanonicalSource = passedMemo((s) => urlProblem(s) === undefined, {
 export const rememberedSources = (): number => isCanonicalSource.size()
 
 /** A v1 record's keys, in the order its Schema decodes them. */
+/** A module constant: a regular expression literal makes a new object each time it is evaluated. */
+const sha256Hex = /^[0-9a-f]{64}$/
+
 const v1Keys = ["format", "source", "sha256", "accessedAt", "contentType", "byteLength", "text"] as const
 
 /**
@@ -132,7 +135,7 @@ export const fastRecordV1 = (value: unknown): CaptureRecordV1 | undefined => {
   // Seven distinct own keys (an object has no repeated key), each one of the seven: all are present.
   const { accessedAt, byteLength, contentType, format, sha256, source, text } = value
   if (format !== captureFormat || typeof contentType !== "string") return undefined
-  if (typeof sha256 !== "string" || !/^[0-9a-f]{64}$/.test(sha256)) return undefined
+  if (typeof sha256 !== "string" || !sha256Hex.test(sha256)) return undefined
   if (typeof byteLength !== "number" || !Number.isSafeInteger(byteLength) || byteLength < 0) return undefined
   if (typeof accessedAt !== "string" || !isPlainTimestamp(accessedAt)) return undefined
   if (typeof text !== "string" || !text.isWellFormed()) return undefined

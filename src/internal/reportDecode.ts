@@ -22,12 +22,17 @@ const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown
 const isPlainArray = (value: unknown): value is ReadonlyArray<unknown> =>
   Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype
 
+// Module constants: a regular expression literal makes a new object each time it is evaluated (a
+// few per fact), and `test` of an expression without the g or y flag neither reads nor sets `lastIndex`.
+const nonBlank = /\S/u
+const sha256Hex = /^[0-9a-f]{64}$/
+
 /** `NonBlankString`: a non-whitespace character (the same regular expression), and well-formed. */
 const isNonBlank = (value: unknown): value is string =>
-  typeof value === "string" && /\S/u.test(value) && value.isWellFormed()
+  typeof value === "string" && nonBlank.test(value) && value.isWellFormed()
 
 /** `Sha256Hex`: 64 lowercase hex characters. */
-const isSha256Hex = (value: unknown): value is string => typeof value === "string" && /^[0-9a-f]{64}$/.test(value)
+const isSha256Hex = (value: unknown): value is string => typeof value === "string" && sha256Hex.test(value)
 
 /** `QuoteContext`: non-empty, at most `maxQuoteContext` code units, well-formed. */
 const isQuoteContext = (value: unknown): value is string =>
