@@ -6,7 +6,7 @@
  * @since 0.3.0
  */
 import * as Either from "effect/Either"
-import type { CaptureRecord } from "../Domain.js"
+import { captureFormat, type CaptureRecord } from "../Domain.js"
 import { type NearestPassage, SnippetAbsent } from "../Errors.js"
 import * as Diagnostic from "../anchor/Diagnostic.js"
 import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
@@ -65,6 +65,20 @@ export const verified = (
   const offsets = spanOffsets(record.text, matched.map((m) => m.span), checkpoints)
   matched.forEach((m, k) => {
     const units = offsets[k]!
+    // A v1 capture has no pages, headings or hidden runs: `locate` and `Visibility.mark` add nothing,
+    // so the same keys in the same order without the spreads (an object each).
+    if (record.format === captureFormat) {
+      results[m.i] = Either.right({
+        span: m.span,
+        occurrences: m.occurrences,
+        accessedAt: record.accessedAt,
+        method: m.method,
+        ambiguous: m.ambiguous,
+        offsets: units,
+        selector: selectors(record.text, m.span, units.codePoints)
+      })
+      return
+    }
     results[m.i] = Either.right({
       span: m.span,
       occurrences: m.occurrences,
