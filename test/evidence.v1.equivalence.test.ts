@@ -1,7 +1,8 @@
 /**
  * The evidence of a v1 capture is built without the spreads of `locate` and `Visibility.mark`
  * (verify/Evidence.ts `verified`), which add nothing to a capture with no pages, headings or hidden
- * runs. Against the evidence as built with them (written out here, as it was): seeded v1 and v2
+ * runs, and the selectors of an all-ASCII text are cut without stepping over code points. Against
+ * the evidence as built before (written out here, with `selectors`): seeded v1 and v2
  * captures (pages, headings, hidden runs; ASCII, accents and surrogate pairs) and seeded matches of
  * every method and ambiguity, with and without checkpoints. The results must be the same, key order
  * included.
@@ -40,9 +41,13 @@ const reference = (record: CaptureRecord, matched: ReadonlyArray<Matched>, resul
   })
 }
 
+const asciiPieces = pieces.filter((piece) => /^[\x00-\x7f]*$/.test(piece))
+
 const recordOf = (next: () => number): CaptureRecord => {
   const parts: Array<string> = []
-  for (let k = 0, n = 1 + (next() % 200); k < n; k++) parts.push(pieces[next() % pieces.length]!)
+  // Half the texts all ASCII (their selectors are cut without stepping over code points).
+  const from = next() % 2 === 0 ? asciiPieces : pieces
+  for (let k = 0, n = 1 + (next() % 200); k < n; k++) parts.push(from[next() % from.length]!)
   const text = flat(parts.join(""))
   const base = { source: "https://evidence.example.com/a", sha256: "a".repeat(64), accessedAt: "2026-12-03T00:00:00Z" }
   if (next() % 2 === 0) return { ...base, format: "citegate.capture/1", contentType: "text/plain", byteLength: Buffer.byteLength(text), text } as CaptureRecord
@@ -75,9 +80,11 @@ describe("evidence of a v1 capture: what the spreads made", () => {
     const seeded = random(20261203)
     const next = () => seeded() >>> 8
     let v1 = 0
+    let ascii = 0
     for (let n = 0; n < 2_000; n++) {
       const record = recordOf(next)
       if (record.format === "citegate.capture/1") v1++
+      if (/^[\x00-\x7f]*$/.test(record.text)) ascii++
       const matched: Array<Matched> = Array.from({ length: 1 + (next() % 4) }, (_, i) => ({
         i: i * 2,
         span: spanOf(record.text, next),
@@ -95,5 +102,7 @@ describe("evidence of a v1 capture: what the spreads made", () => {
     }
     assert.isAbove(v1, 800)
     assert.isBelow(v1, 1_200)
+    assert.isAbove(ascii, 800)
+    assert.isBelow(ascii, 1_200)
   })
 })

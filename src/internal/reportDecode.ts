@@ -8,6 +8,7 @@
  */
 import type { Report } from "../Domain.js"
 import { maxQuoteContext } from "../Domain.js"
+import { isSha256Hex } from "./recordDecode.js"
 
 /** Longest label (`Domain.Label`). */
 const maxLabel = 200
@@ -25,14 +26,13 @@ const isPlainArray = (value: unknown): value is ReadonlyArray<unknown> =>
 // Module constants: a regular expression literal makes a new object each time it is evaluated (a
 // few per fact), and `test` of an expression without the g or y flag neither reads nor sets `lastIndex`.
 const nonBlank = /\S/u
-const sha256Hex = /^[0-9a-f]{64}$/
 
 /** `NonBlankString`: a non-whitespace character (the same regular expression), and well-formed. */
 const isNonBlank = (value: unknown): value is string =>
   typeof value === "string" && nonBlank.test(value) && value.isWellFormed()
 
 /** `Sha256Hex`: 64 lowercase hex characters. */
-const isSha256Hex = (value: unknown): value is string => typeof value === "string" && sha256Hex.test(value)
+const isSha256 = (value: unknown): value is string => typeof value === "string" && isSha256Hex(value)
 
 /** `QuoteContext`: non-empty, at most `maxQuoteContext` code units, well-formed. */
 const isQuoteContext = (value: unknown): value is string =>
@@ -124,7 +124,7 @@ const citedFact = (fact: Readonly<Record<string, unknown>>, parsedHere: boolean)
   }
   const { captureSha256, label, snippet, source } = fact
   if (present !== 5 || !isNonBlank(label) || label.length > maxLabel || !isNonBlank(source)) return undefined
-  if (!isSha256Hex(captureSha256) || !isNonBlank(snippet)) return undefined
+  if (!isSha256(captureSha256) || !isNonBlank(snippet)) return undefined
   if (parsedHere && ordered) return fact as Record<string, unknown>
   const out: Record<string, unknown> = { state: "cited", label, source, captureSha256, snippet }
   if (page !== undefined) out["page"] = page
