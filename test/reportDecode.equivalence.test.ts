@@ -179,8 +179,19 @@ const cases = (): Array<[string, unknown]> => {
 const schema = makeReport(defaultMaxFacts)
 const limits = factLimits(defaultMaxFacts)
 const fast = fastReport(defaultMaxFacts)
+// From text: facts already in the Schema's key order are kept as parsed (`parsedHere`).
+const fastParsed = fastReport(defaultMaxFacts, { parsedHere: true })
 const general = { value: decodeUnknown(schema, limits), json: decodeJson(schema, limits) }
-const withFast = { value: decodeUnknown(schema, limits, fast), json: decodeJson(schema, limits, fast) }
+const withFast = { value: decodeUnknown(schema, limits, fast), json: decodeJson(schema, limits, fastParsed) }
+
+/** Every object and array of a decoded value, to check that none of a caller's is handed back. */
+const objectsOf = (value: unknown, into: Set<unknown> = new Set()): Set<unknown> => {
+  if (typeof value === "object" && value !== null && !into.has(value)) {
+    into.add(value)
+    for (const child of Object.values(value)) objectsOf(child, into)
+  }
+  return into
+}
 
 /** An Either's JSON (key order included), and the value itself for a deep comparison. */
 const same = (actual: unknown, expected: unknown, name: string) => {
@@ -214,6 +225,9 @@ describe("report decode: the hand check returns what the Schema returns", () => 
         fastAccepted++
         assert.strictEqual(expected._tag, "Right", `the hand check accepted what the Schema refuses: ${name}`)
         if (expected._tag === "Right") same(accepted, expected.right, name)
+        // A caller's value: no object or array of it comes back (the Schema's decode makes new ones).
+        const theirs = objectsOf(input)
+        for (const mine of objectsOf(accepted)) assert.isFalse(theirs.has(mine), `the hand check handed back a caller's object: ${name}`)
       }
       if (expected._tag === "Right") schemaAccepted++
       const text = textOf(input)
@@ -227,6 +241,18 @@ describe("report decode: the hand check returns what the Schema returns", () => 
     assert.isAbove(all.length - schemaAccepted, 1_000)
     assert.isAbove(texts, 1_000)
     assert.isAbove(fastAccepted, schemaAccepted * 0.9)
+  })
+
+  it("from text, a fact in the Schema's key order is kept as parsed, any other is copied in that order", () => {
+    const text = JSON.stringify({ facts: [full, Object.fromEntries(Object.entries(full).reverse()), cited(1), unavailable] })
+    const parsed = JSON.parse(text) as { facts: ReadonlyArray<unknown> }
+    const decoded = fastParsed(parsed) as unknown as { facts: ReadonlyArray<unknown> }
+    assert.strictEqual(decoded.facts[0], parsed.facts[0])
+    assert.notStrictEqual(decoded.facts[1], parsed.facts[1])
+    assert.deepStrictEqual(Object.keys(decoded.facts[1] as object), Object.keys(full))
+    assert.strictEqual(decoded.facts[2], parsed.facts[2])
+    same(decoded, fast(JSON.parse(text)), "kept or copied, the same value")
+    same(decoded, (general.json(text) as { right: unknown }).right, "the Schema's value")
   })
 
   it("the valid reports themselves are decoded by the hand check", () => {

@@ -8,6 +8,7 @@
  */
 import type { Report } from "../Domain.js"
 import { maxQuoteContext } from "../Domain.js"
+import { isSha256Hex } from "./recordDecode.js"
 
 /** Longest label (`Domain.Label`). */
 const maxLabel = 200
@@ -22,12 +23,16 @@ const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown
 const isPlainArray = (value: unknown): value is ReadonlyArray<unknown> =>
   Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype
 
+// Module constants: a regular expression literal makes a new object each time it is evaluated (a
+// few per fact), and `test` of an expression without the g or y flag neither reads nor sets `lastIndex`.
+const nonBlank = /\S/u
+
 /** `NonBlankString`: a non-whitespace character (the same regular expression), and well-formed. */
 const isNonBlank = (value: unknown): value is string =>
-  typeof value === "string" && /\S/u.test(value) && value.isWellFormed()
+  typeof value === "string" && nonBlank.test(value) && value.isWellFormed()
 
 /** `Sha256Hex`: 64 lowercase hex characters. */
-const isSha256Hex = (value: unknown): value is string => typeof value === "string" && /^[0-9a-f]{64}$/.test(value)
+const isSha256 = (value: unknown): value is string => typeof value === "string" && isSha256Hex(value)
 
 /** `QuoteContext`: non-empty, at most `maxQuoteContext` code units, well-formed. */
 const isQuoteContext = (value: unknown): value is string =>
@@ -52,44 +57,75 @@ const headingOf = (value: unknown): Array<string> | undefined => {
 // The decoded facts are built field by field in the Schema's order (its Struct decode writes the
 // output in declaration order, whatever the input's), so even the key order is the Schema's.
 
-const citedFact = (fact: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined => {
+/**
+ * A cited fact's decoded value, or `undefined`. With `parsedHere` (a value `JSON.parse` made for this
+ * decode, which no one else holds) a fact whose keys are already in the Schema's order is returned
+ * as it is, heading array included: it holds what the copy would, in the same order.
+ */
+const citedFact = (fact: Readonly<Record<string, unknown>>, parsedHere: boolean): Record<string, unknown> | undefined => {
   let present = 0
   let page: unknown
   let heading: unknown
   let prefix: unknown
   let suffix: unknown
-  for (const key of Object.keys(fact)) {
+  // The Schema's position of each key seen; the keys are in its order while the positions rise.
+  let last = -1
+  let ordered = true
+  // `for…in` makes no array of keys; it also yields an inherited enumerable key, which is refused as
+  // unknown (the prototype is Object.prototype, checked by the caller), so it can only refuse more.
+  for (const key in fact) {
+    let position: number
     switch (key) {
       case "state":
+        position = 0
+        present++
+        break
       case "label":
+        position = 1
+        present++
+        break
       case "source":
+        position = 2
+        present++
+        break
       case "captureSha256":
+        position = 3
+        present++
+        break
       case "snippet":
+        position = 4
         present++
         break
       case "page":
+        position = 5
         page = fact[key]
         if (!isPage(page)) return undefined
         break
       case "heading":
+        position = 6
         heading = headingOf(fact[key])
         if (heading === undefined) return undefined
         break
       case "prefix":
+        position = 7
         prefix = fact[key]
         if (!isQuoteContext(prefix)) return undefined
         break
       case "suffix":
+        position = 8
         suffix = fact[key]
         if (!isQuoteContext(suffix)) return undefined
         break
       default:
         return undefined // an unknown key: the Schema reports it
     }
+    if (position < last) ordered = false
+    last = position
   }
   const { captureSha256, label, snippet, source } = fact
   if (present !== 5 || !isNonBlank(label) || label.length > maxLabel || !isNonBlank(source)) return undefined
-  if (!isSha256Hex(captureSha256) || !isNonBlank(snippet)) return undefined
+  if (!isSha256(captureSha256) || !isNonBlank(snippet)) return undefined
+  if (parsedHere && ordered) return fact as Record<string, unknown>
   const out: Record<string, unknown> = { state: "cited", label, source, captureSha256, snippet }
   if (page !== undefined) out["page"] = page
   if (heading !== undefined) out["heading"] = heading
@@ -109,9 +145,13 @@ const unavailableFact = (fact: Readonly<Record<string, unknown>>): Record<string
 
 /**
  * The Report Schema's decode of `input` (for the fact limit `maxFacts`) when it is a valid report of
- * the common shape, else `undefined`: then the Schema decides, and words every issue.
+ * the common shape, else `undefined`: then the Schema decides, and words every issue. With
+ * `parsedHere` (for `decodeJson`, whose input `JSON.parse` has just made and no one else holds), the
+ * facts already in the Schema's key order are kept as parsed instead of copied; otherwise (a
+ * caller's value) every object and array is new.
  */
-export const fastReport = (maxFacts: number) => (input: unknown): Report | undefined => {
+export const fastReport = (maxFacts: number, options?: { readonly parsedHere?: boolean }) => (input: unknown): Report | undefined => {
+  const parsedHere = options?.parsedHere === true
   if (!isPlainObject(input)) return undefined
   const keys = Object.keys(input)
   if (keys.length !== 1 || keys[0] !== "facts") return undefined
@@ -122,7 +162,7 @@ export const fastReport = (maxFacts: number) => (input: unknown): Report | undef
     const fact = facts[i]
     if (!isPlainObject(fact)) return undefined
     const state = fact["state"]
-    const decoded = state === "cited" ? citedFact(fact) : state === "unavailable" ? unavailableFact(fact) : undefined
+    const decoded = state === "cited" ? citedFact(fact, parsedHere) : state === "unavailable" ? unavailableFact(fact) : undefined
     if (decoded === undefined) return undefined
     out.push(decoded)
   }

@@ -242,17 +242,18 @@ const countKeys = (value: unknown, maxArrayLength: number): number => {
     }
     return total
   }
-  const keys = Object.keys(value)
-  if (keys.length > maxObjectKeys) return -1
-  total = keys.length
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!
+  // `for…in` makes no array of keys. On a `JSON.parse` object it yields the own keys, and an
+  // inherited enumerable key only if someone made one: that count is then too high, and the full
+  // parser decides, as for a repeated key.
+  let keys = 0
+  for (const key in value) {
+    if (++keys > maxObjectKeys) return -1
     if (key === "__proto__" || key === "constructor" || key === "prototype") return -1
     const n = countKeys((value as Record<string, unknown>)[key], maxArrayLength)
     if (n < 0) return -1
     total += n
   }
-  return total
+  return total + keys
 }
 
 /**

@@ -6,12 +6,12 @@
  * @since 0.3.0
  */
 import * as Either from "effect/Either"
-import type { CaptureRecord } from "../Domain.js"
+import { captureFormat, type CaptureRecord, type Span, type TextPositionSelector, type TextQuoteSelector } from "../Domain.js"
 import { type NearestPassage, SnippetAbsent } from "../Errors.js"
 import * as Diagnostic from "../anchor/Diagnostic.js"
 import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
 import { type Checkpoints, spanOffsets } from "../anchor/Offsets.js"
-import { selectors } from "../anchor/Selectors.js"
+import { contextCodePoints, selectors, textPosition } from "../anchor/Selectors.js"
 import { locate } from "../internal/anchors.js"
 import * as Boundaries from "./Boundaries.js"
 import type { CaptureMatches, Matched } from "./Match.js"
@@ -52,6 +52,27 @@ export const absent = (
   }
 }
 
+/** Longest text checked for being all ASCII before its selectors are made (as `spanOffsets` checks it). */
+const asciiCheckUnits = 64 * 1024
+
+/** Whether `text` is all ASCII (its UTF-8 length is its length): one native pass; only for a short text. */
+const isShortAscii = (text: string): boolean => text.length <= asciiCheckUnits && Buffer.byteLength(text, "utf8") === text.length
+
+/**
+ * `selectors` of a span of an all-ASCII text: every code unit is a code point (no surrogate), so
+ * the context is the `contextCodePoints` code units on each side, cut at the ends of the text,
+ * without stepping over it one code unit at a time.
+ */
+const asciiSelectors = (text: string, span: Span, codePoints: Span): readonly [TextQuoteSelector, TextPositionSelector] => {
+  const { end, start } = span
+  const before = start <= 0 ? start : Math.max(0, start - contextCodePoints)
+  const after = end >= text.length ? end : Math.min(text.length, end + contextCodePoints)
+  return [
+    { type: "TextQuoteSelector", exact: text.slice(start, end), prefix: text.slice(before, start), suffix: text.slice(end, after) },
+    textPosition(codePoints)
+  ]
+}
+
 /**
  * Every verified span of this capture in code points and UTF-8 bytes, as evidence: one pass over
  * the text up to the last span, or with the cached capture's `checkpoints` a short scan per span.
@@ -63,8 +84,23 @@ export const verified = (
   checkpoints?: Checkpoints
 ): void => {
   const offsets = spanOffsets(record.text, matched.map((m) => m.span), checkpoints)
+  const selectorsOf = isShortAscii(record.text) ? asciiSelectors : selectors
   matched.forEach((m, k) => {
     const units = offsets[k]!
+    // A v1 capture has no pages, headings or hidden runs: `locate` and `Visibility.mark` add nothing,
+    // so the same keys in the same order without the spreads (an object each).
+    if (record.format === captureFormat) {
+      results[m.i] = Either.right({
+        span: m.span,
+        occurrences: m.occurrences,
+        accessedAt: record.accessedAt,
+        method: m.method,
+        ambiguous: m.ambiguous,
+        offsets: units,
+        selector: selectorsOf(record.text, m.span, units.codePoints)
+      })
+      return
+    }
     results[m.i] = Either.right({
       span: m.span,
       occurrences: m.occurrences,
@@ -73,7 +109,7 @@ export const verified = (
       method: m.method,
       ambiguous: m.ambiguous,
       offsets: units,
-      selector: selectors(record.text, m.span, units.codePoints),
+      selector: selectorsOf(record.text, m.span, units.codePoints),
       // Absent for visible text; `visibility` and `hiddenBy` where the span overlaps hidden runs.
       ...Visibility.mark(record, m.span)
     })

@@ -68,6 +68,57 @@ export interface NormalMatches {
 const noMatches: ReadonlyArray<Matched> = []
 const noChanges: ReadonlyMap<number, MeaningChange> = new Map()
 
+const noAbsent: ReadonlyArray<number> = []
+
+/** Whether a citation names a page or heading (`internal/anchors.ts` `namedAnchors`): only then is its needle searched again. */
+const namesAnchor = (citation: CitationInput): boolean =>
+  citation.page !== undefined || citation.pages !== undefined || citation.heading !== undefined
+
+/**
+ * `pickExact` of a capture cited once, without context (most captures of a verification of many
+ * small captures): the same pick, anchors and failure, from the one search result, without the lists
+ * and objects the general loop makes per capture.
+ */
+const pickOne = (
+  { citations, failures, indices, policy, record }: Omit<CaptureSearch, "search" | "index">,
+  found: MultiSearch.Found | undefined
+): ExactMatches => {
+  const i = indices[0]!
+  const citation = citations[i]!
+  const picked = pick(policy, false, found, undefined, 0)
+  if (picked._tag === "Absent") return { matched: noMatches, absent: [i] }
+  if (picked._tag === "Ambiguous") {
+    failures[i]!.push(ambiguous(record, citation, picked.occurrences))
+    return { matched: noMatches, absent: noAbsent }
+  }
+  const length = citation.snippet.length
+  const span = { start: picked.start, end: picked.start + length }
+  // `checkAnchors` looks at the needle only for a citation that names a page or heading.
+  const anchored = checkAnchors(record, citation, span, namesAnchor(citation) ? needleOf("", citation.snippet, "") : undefined)
+  if (typeof anchored !== "number") {
+    failures[i]!.push(anchored)
+    return { matched: noMatches, absent: noAbsent }
+  }
+  return {
+    matched: [{
+      i,
+      // The span checked is kept only when it is the one found: `checkAnchors` keeps no reference to it.
+      span: anchored === span.start ? span : { start: anchored, end: anchored + length },
+      occurrences: picked.occurrences,
+      ambiguous: picked.ambiguous,
+      method: "exact"
+    }],
+    absent: noAbsent
+  }
+}
+
+/** The one citation of a capture cited once without context, else `undefined` (the general loop). */
+const onlyCitation = ({ citations, indices }: Pick<CaptureSearch, "citations" | "indices">): CitationInput | undefined => {
+  if (indices.length !== 1) return undefined
+  const citation = citations[indices[0]!]!
+  return hasContext(citation) ? undefined : citation
+}
+
 /** Each citation's exact occurrence picked from the search results `found` (at `at` in the keys). */
 const pickExact = (
   { citations, failures, indices, policy, record }: Omit<CaptureSearch, "search" | "index">,
@@ -159,20 +210,24 @@ export const matchCapture = (
  */
 export const matchNow = (capture: CaptureSearch): CaptureMatches | Effect.Effect<CaptureMatches> => {
   const { index, record, search } = capture
+  const only = onlyCitation(capture)
+  if (only !== undefined) {
+    // The keys `exactKeys` makes for it: the snippet alone.
+    const found = search.now(record.text, [only.snippet], index)
+    return Array.isArray(found) ? afterExact(capture, pickOne(capture, found[0])) : Effect.flatMap(found, (found) => {
+      const matches = afterExact(capture, pickOne(capture, found[0]))
+      return Effect.isEffect(matches) ? matches : Effect.succeed(matches)
+    })
+  }
   const keys = exactKeys(capture)
   const found = search.now(record.text, keys.keys, index)
-  return Array.isArray(found) ? afterExact(capture, keys.at, found) : Effect.flatMap(found, (found) => {
-    const matches = afterExact(capture, keys.at, found)
+  return Array.isArray(found) ? afterExact(capture, pickExact(capture, keys.at, found)) : Effect.flatMap(found, (found) => {
+    const matches = afterExact(capture, pickExact(capture, keys.at, found))
     return Effect.isEffect(matches) ? matches : Effect.succeed(matches)
   })
 }
 
-const afterExact = (
-  capture: CaptureSearch,
-  at: ReadonlyArray<number>,
-  found: ReadonlyArray<MultiSearch.Found | undefined>
-): CaptureMatches | Effect.Effect<CaptureMatches> => {
-  const exact = pickExact(capture, at, found)
+const afterExact = (capture: CaptureSearch, exact: ExactMatches): CaptureMatches | Effect.Effect<CaptureMatches> => {
   if (capture.policy.matching === "exact" || exact.absent.length === 0) return exactOnly(exact)
   return Effect.map(matchNormalized(capture, exact.absent), (normal) => ({ exact, normal }))
 }

@@ -42,11 +42,12 @@ const checkLabels = (policy: PolicyShape, report: Report) => {
 /** The verification of `report` from its label failures and the matching path's results. */
 const assemble = (report: Report, { citedIndices, failuresByIndex }: ReturnType<typeof checkLabels>, checked: CheckedCitations): Verification => {
   const { loaded, results, signatureNotes } = checked
-  const evidenceByIndex = new Map<number, Evidence>()
+  // By the fact's index (an array, not a Map: a verification may hold thousands).
+  const evidenceByIndex: Array<Evidence | undefined> = new Array(report.facts.length)
   citedIndices.forEach((index, k) => {
     const result = results[k]!
     if (Either.isLeft(result)) failuresByIndex[index]!.push(...result.left)
-    else evidenceByIndex.set(index, result.right)
+    else evidenceByIndex[index] = result.right
   })
 
   const verifiedCaptures = new Map<SourceUrl, CaptureRecord>()
@@ -57,7 +58,7 @@ const assemble = (report: Report, { citedIndices, failuresByIndex }: ReturnType<
     if (Arr.isNonEmptyArray(failures)) {
       for (const error of failures) rejections.push({ index, label: fact.label, error })
     } else if (fact.state === "cited") {
-      entries.push({ index, fact, evidence: evidenceByIndex.get(index)! })
+      entries.push({ index, fact, evidence: evidenceByIndex[index]! })
       const record = loaded.get(fact.source as SourceUrl)
       if (record !== undefined) verifiedCaptures.set(fact.source as SourceUrl, record)
     } else {

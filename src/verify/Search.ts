@@ -54,6 +54,9 @@ export interface SlicedSearch {
   ) => Array<MultiSearch.Found | undefined> | Effect.Effect<Array<MultiSearch.Found | undefined>>
 }
 
+/** The options of every search a verification makes (one object, not one per capture). */
+const searchOptions: MultiSearch.SearchOptions = { countUpTo }
+
 /** Code units an index build is measured to take per millisecond (about 200 ms per Mi units, docs/performance.md). */
 const buildUnitsPerMs = 5_000
 
@@ -90,10 +93,10 @@ export const sliced = (indexUnits = 0): SlicedSearch => {
     return search.results()
   }
   const now: SlicedSearch["now"] = (text, keys, index) => {
-    if (index === undefined) return resume(MultiSearch.start(text, keys, { countUpTo }))
+    if (index === undefined) return resume(MultiSearch.start(text, keys, searchOptions))
     const built = index.ready()
     if (built !== undefined) return lookup(built, keys)
-    if (index.units > buildLeft) return resume(MultiSearch.start(text, keys, { countUpTo }))
+    if (index.units > buildLeft) return resume(MultiSearch.start(text, keys, searchOptions))
     buildLeft -= index.units
     // The deadline's timer may fire before the build, which cannot be interrupted once started.
     // `build` checks again: another verification may have built it while this one yielded.

@@ -128,9 +128,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   const reportSchema = makeReport(policy.maxFacts)
   // The fact limit is checked before any fact is decoded (Domain.factLimits).
   // A valid report of the common shape is decoded by hand (internal/reportDecode.ts); the rest by the Schema.
-  const fast = fastReport(policy.maxFacts)
-  const decodeReport = decodeUnknown(reportSchema, factLimits(policy.maxFacts), fast)
-  const decodeReportJson = decodeJson(reportSchema, factLimits(policy.maxFacts), fast)
+  const decodeReport = decodeUnknown(reportSchema, factLimits(policy.maxFacts), fastReport(policy.maxFacts))
+  // From text, the facts `JSON.parse` made are kept when already in the Schema's key order (not copied).
+  const decodeReportJson = decodeJson(reportSchema, factLimits(policy.maxFacts), fastReport(policy.maxFacts, { parsedHere: true }))
   // The warm path (Warm.ts): on unless switched off, and only under a policy it handles.
   const warmPath = yield* Warm.WarmPath
   const warmOn = warmPath.enabled && Warm.handles(policy)
