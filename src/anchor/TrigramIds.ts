@@ -149,12 +149,12 @@ export const directTables = (patterns: ReadonlyArray<string>, patternIds: Readon
  * For each key of the direct route, `bits[id]` of its trigram's id (0 for a key in no pattern): the
  * packed counts are then made from the codes alone (`directPacked`), with no id per code unit.
  */
-export const keyBits = (
+export function keyBits(
   tables: DirectTables,
   patterns: ReadonlyArray<string>,
   patternIds: ReadonlyArray<Uint16Array>,
   bits: Int32Array
-): Int32Array => {
+): Int32Array {
   const byKey = new Int32Array(tables.idOf.length)
   patterns.forEach((pattern, k) => {
     const ids = patternIds[k]!
@@ -168,7 +168,7 @@ export const keyBits = (
  * per code unit one code read, a shift and one read of `byKey` (`keyBits`). The same counts as
  * the chunk sums of `bits[id]` over the ids (test/anchor.nearest.codes.test.ts).
  */
-export const directPacked = (text: string, { codeOf, width }: DirectTables, byKey: Int32Array): Int32Array => {
+export function directPacked(text: string, { codeOf, width }: DirectTables, byKey: Int32Array): Int32Array {
   const keyMask = (1 << (3 * width)) - 1
   const count = text.length - 2
   const packed = new Int32Array(Math.ceil(count / chunk))
@@ -189,7 +189,7 @@ export const directPacked = (text: string, { codeOf, width }: DirectTables, byKe
 }
 
 /** The ids of the trigrams `from` to `to` - 1 of `text` by the direct route, into `out` from 0. */
-export const directIdsInto = (text: string, tables: DirectTables, from: number, to: number, out: Uint16Array): void => {
+export function directIdsInto(text: string, tables: DirectTables, from: number, to: number, out: Uint16Array): void {
   const { codeOf, idOf, width } = tables
   const keyMask = (1 << (3 * width)) - 1
   if (to <= from) return
