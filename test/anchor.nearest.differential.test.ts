@@ -1,11 +1,11 @@
 /**
- * The coarse pass without the text's ids (src/anchor/CoarsePass.ts, TrigramIds.ts `directPacked`:
- * the packed chunk counts from the codes alone, the ids of each block counted exactly looked up for
- * that block only) against the old search run for each quote alone (test/support/nearestReference.ts):
- * every passage (method, score, span, text) the same, on seeded prose and hostile texts: one character
- * repeated, periodic text (many ties), non-ASCII letters, astral characters and lone surrogates, CRLF,
- * quotes longer than the text, quotes that normalise to nothing, more quotes than one packed word
- * holds (eight), the hashed route (a large alphabet) and the full slide (near-uniform text).
+ * The shared coarse pass (src/anchor/CoarsePass.ts: one trigram look-up of the text for all quotes,
+ * packed chunk counts, block bounds, exact counts of the blocks that may rank) against the old search
+ * run for each quote alone (test/support/nearestReference.ts): every passage (method, score, span,
+ * text) and every chosen window the same, on seeded prose and hostile texts: one character repeated,
+ * periodic text (many ties), non-ASCII letters, astral characters and lone surrogates, CRLF, quotes
+ * longer than the text, quotes that normalise to nothing, more quotes than one packed word holds
+ * (eight), the hashed route (a large alphabet) and the full slide (near-uniform text).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SharedPass } from "../src/anchor/CoarsePass.js"
@@ -90,7 +90,7 @@ const cases = (): Array<{ readonly name: string; readonly text: string; readonly
   return out
 }
 
-describe("the coarse pass without the text's ids equals the old search, quote by quote", () => {
+describe("the shared coarse pass equals the old search, quote by quote", () => {
   it("on seeded prose and hostile texts, under each minimum score", () => {
     let fuzzy = 0
     let compared = 0
@@ -112,7 +112,7 @@ describe("the coarse pass without the text's ids equals the old search, quote by
   })
 })
 
-describe("the coarse pass without the text's ids chooses the old search's windows", () => {
+describe("the shared coarse pass chooses the old search's windows", () => {
   // The windows (the best of each of the best blocks, best first) show a miscounted window that the
   // final passage may hide: the fine pass often finds the same passage from a neighbouring start.
   it("on seeded prose and hostile texts, every quote of one pass (one or two packed words)", () => {

@@ -17,18 +17,7 @@
  * @since 0.6.0
  */
 
-import {
-  chunk,
-  chunkShift,
-  directIdsInto,
-  directPacked,
-  type DirectTables,
-  directTables,
-  keyBits,
-  patternTable,
-  textIds,
-  type TrigramTable
-} from "./TrigramIds.js"
+import { chunk, chunkShift, patternTable, textIds, type TrigramTable } from "./TrigramIds.js"
 
 /** Fuzzy patterns whose trigrams share one table and one pass over the text: at most this many trigrams in all (the ids are 16-bit). */
 export const maxSharedTrigrams = 32_000
@@ -114,10 +103,6 @@ const byBound = (bound: Int32Array, max: number): Int32Array => {
 export class SharedPass {
   private readonly table: TrigramTable
   private readonly patternIds: ReadonlyArray<Uint16Array>
-  /** The direct route's tables (TrigramIds.ts), made on first use; undefined for the hashed route. */
-  private direct: DirectTables | undefined
-  private route: "direct" | "hashed" | undefined
-  /** Every trigram id of the text: always for the hashed route, for the direct one only when a full slide needs them. */
   private ids: Uint16Array | undefined
   /** The packed chunk counts of one word's patterns (`packedWord`), the last computed. */
   private packed: Int32Array | undefined
@@ -129,22 +114,11 @@ export class SharedPass {
     this.patternIds = patternIds
   }
 
-  /** Drops the text's trigram ids, packed counts and direct tables (up to 2.5 bytes per code unit); they are made again if needed. */
+  /** Drops the text's trigram ids and packed counts (2.5 bytes per code unit); they are computed again if needed. */
   release(): void {
     this.ids = undefined
     this.packed = undefined
     this.packedWord = -1
-    this.direct = undefined
-    this.route = undefined
-  }
-
-  /** The direct route's tables, or undefined when the patterns' alphabet takes the hashed route. */
-  private tables(): DirectTables | undefined {
-    if (this.route === undefined) {
-      this.direct = directTables(this.patterns, this.patternIds)
-      this.route = this.direct === undefined ? "hashed" : "direct"
-    }
-    return this.direct
   }
 
   /** For each shared id, bit 4·l set when the trigram occurs in pattern `perWord`·`word` + l. */
@@ -158,40 +132,27 @@ export class SharedPass {
   }
 
   /**
-   * Every trigram id of the text, computed on first use (one look-up per code unit, TrigramIds.ts),
-   * with the packed chunk counts of the first word's patterns made in the same loop.
+   * The text's trigram ids, computed on first use (one look-up per code unit, TrigramIds.ts), with
+   * the packed chunk counts of the first word's patterns made in the same loop.
    */
   private textIds(): Uint16Array {
     if (this.ids !== undefined) return this.ids
-    const { ids, packed } = textIds(this.text, this.patterns, this.patternIds, this.table, this.memberBits(0), false, this.tables())
+    const { ids, packed } = textIds(this.text, this.patterns, this.patternIds, this.table, this.memberBits(0))
     this.packed = packed
     this.packedWord = 0
     return this.ids = ids
   }
 
-  /**
-   * The packed chunk counts of the word holding pattern `k`, when not the last made: by the direct
-   * route from the codes alone (no id per code unit), else from the ids.
-   */
-  private packedOf(k: number): Int32Array {
+  /** The packed chunk counts of the word holding pattern `k` (one pass over the ids when not the last made). */
+  private packedOf(ids: Uint16Array, k: number): Int32Array {
     const word = Math.floor(k / perWord)
     if (this.packed !== undefined && this.packedWord === word) return this.packed
-    const tables = this.tables()
-    let packed: Int32Array
-    if (tables !== undefined && this.ids === undefined) {
-      packed = directPacked(this.text, tables, keyBits(tables, this.patterns, this.patternIds, this.memberBits(word)))
-    } else if (this.ids === undefined && word === 0) {
-      this.textIds()
-      return this.packed!
-    } else {
-      const ids = this.textIds()
-      const bits = this.memberBits(word)
-      packed = new Int32Array(Math.ceil(ids.length / chunk))
-      for (let j = 0, i = 0; j < packed.length; j++) {
-        let sum = 0
-        for (const end = Math.min(i + chunk, ids.length); i < end; i++) sum += bits[ids[i]!]!
-        packed[j] = sum
-      }
+    const bits = this.memberBits(word)
+    const packed = new Int32Array(Math.ceil(ids.length / chunk))
+    for (let j = 0, i = 0; j < packed.length; j++) {
+      let sum = 0
+      for (const end = Math.min(i + chunk, ids.length); i < end; i++) sum += bits[ids[i]!]!
+      packed[j] = sum
     }
     this.packed = packed
     this.packedWord = word
@@ -215,13 +176,14 @@ export class SharedPass {
    * blocks, the full slide counts them all.
    */
   starts(k: number, m: number): Array<number> {
+    const ids = this.textIds()
     const wanted = this.wantedOf(k)
-    const geometry = blocksOf(this.text.length - 2, m)
-    const bound = this.chunkBounds(this.packedOf(k), k % perWord, geometry)
+    const geometry = blocksOf(ids.length, m)
+    const bound = this.chunkBounds(this.packedOf(ids, k), k % perWord, geometry)
     const { blocks, window } = geometry
     const order = byBound(bound, window)
-    const top = this.countInOrder(wanted, geometry, order, bound, Math.max(64, Math.ceil(blocks * maxExactShare)))
-    return top === undefined ? this.slideAll(this.textIds(), wanted, geometry) : top.starts()
+    const top = this.countInOrder(ids, wanted, geometry, order, bound, Math.max(64, Math.ceil(blocks * maxExactShare)))
+    return top === undefined ? this.slideAll(ids, wanted, geometry) : top.starts()
   }
 
   /**
@@ -256,13 +218,12 @@ export class SharedPass {
   }
 
   /**
-   * The best window of block `b` by exact count: its count and start (the first best). `ids[i]` is
-   * the id of the text's trigram `base` + i (from the block's first on). `have` is all zeros before
-   * and after.
+   * The best window of block `b` by exact count: its count and start (the first best). `have` is
+   * all zeros before and after.
    */
-  private exactBlock(ids: Uint16Array, base: number, wanted: Int32Array, have: Int32Array, { block, last, window }: Blocks, b: number) {
-    const from = b * block - base
-    const to = Math.min(b * block + block - 1, last) - base
+  private exactBlock(ids: Uint16Array, wanted: Int32Array, have: Int32Array, { block, last, window }: Blocks, b: number) {
+    const from = b * block
+    const to = Math.min(from + block - 1, last)
     let common = 0
     // (h - w) >> 31 is -1 when h < w, else 0 (counts are far below 2^31): no data-dependent branch.
     for (let i = from; i < from + window; i++) {
@@ -289,35 +250,30 @@ export class SharedPass {
     }
     // Back to all zeros for the next block.
     for (let i = to; i < to + window; i++) have[ids[i]!]!--
-    return { best, bestAt: bestAt + base }
+    return { best, bestAt }
   }
 
   /**
    * Exact counts of the blocks of `order` (by `bound`, highest first, then by position) until no
    * block left can enter the best ones. `undefined` when more than `limit` blocks would be counted.
    */
-  private countInOrder(wanted: Int32Array, geometry: Blocks, order: Int32Array, bound: Int32Array, limit: number): Top | undefined {
+  private countInOrder(
+    ids: Uint16Array,
+    wanted: Int32Array,
+    geometry: Blocks,
+    order: Int32Array,
+    bound: Int32Array,
+    limit: number
+  ): Top | undefined {
     const have = new Int32Array(wanted.length)
     const top = new Top(this.candidates)
-    const { block, last, window } = geometry
-    // The direct route keeps no ids of the text: each block's are looked up into `scratch` (a block
-    // and a window of them), a few hundred blocks per pattern against one id per code unit.
-    const tables = this.ids === undefined ? this.tables() : undefined
-    const scratch = tables === undefined ? undefined : new Uint16Array(block + window)
     for (let r = 0; r < order.length; r++) {
       const b = order[r]!
       // No block from here on can rank above the last kept (an equal count ranks below an earlier block).
       if (!top.admits(bound[b]!, b)) break
       if (r >= limit) return undefined
-      let found: { readonly best: number; readonly bestAt: number }
-      if (tables !== undefined && scratch !== undefined) {
-        const from = b * block
-        directIdsInto(this.text, tables, from, Math.min(from + block - 1, last) + window, scratch)
-        found = this.exactBlock(scratch, from, wanted, have, geometry, b)
-      } else {
-        found = this.exactBlock(this.textIds(), 0, wanted, have, geometry, b)
-      }
-      top.offer(found.best, b, found.bestAt)
+      const { best, bestAt } = this.exactBlock(ids, wanted, have, geometry, b)
+      top.offer(best, b, bestAt)
     }
     return top
   }

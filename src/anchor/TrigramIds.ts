@@ -109,22 +109,11 @@ export interface TextIds {
 /** Which route gave the ids. */
 export type Route = "direct" | "hashed"
 
-/** The direct route's tables: a code per code unit (0: in no pattern) and the id of each key of three codes. */
-export interface DirectTables {
-  readonly codeOf: Uint8Array
-  readonly idOf: Uint16Array
-  readonly width: number
-}
-
-/** The key of the trigram at `i` of `text`: its three codes, `width` bits each. */
-const keyAt = (text: string, i: number, { codeOf, width }: DirectTables) =>
-  (((codeOf[text.charCodeAt(i)]! << width) | codeOf[text.charCodeAt(i + 1)]!) << width) | codeOf[text.charCodeAt(i + 2)]!
-
 /**
  * The direct route's tables, or undefined when the patterns hold more than `maxDirectAlphabet`
  * distinct code units. `patternIds[k][i]` is the id of pattern k's trigram at i (as in the hash table).
  */
-export const directTables = (patterns: ReadonlyArray<string>, patternIds: ReadonlyArray<Uint16Array>): DirectTables | undefined => {
+const directTables = (patterns: ReadonlyArray<string>, patternIds: ReadonlyArray<Uint16Array>) => {
   const codeOf = new Uint8Array(0x10000)
   let alphabet = 0
   for (const pattern of patterns) {
@@ -137,71 +126,19 @@ export const directTables = (patterns: ReadonlyArray<string>, patternIds: Readon
   }
   // Codes 1..alphabet (0: a unit in no pattern) in `width` bits; a trigram with a 0 code is in no pattern.
   const width = Math.max(1, 32 - Math.clz32(alphabet))
-  const tables = { codeOf, idOf: new Uint16Array(1 << (3 * width)), width }
+  const idOf = new Uint16Array(1 << (3 * width))
   patterns.forEach((pattern, k) => {
     const ids = patternIds[k]!
-    for (let i = 0; i + 3 <= pattern.length; i++) tables.idOf[keyAt(pattern, i, tables)] = ids[i]!
-  })
-  return tables
-}
-
-/**
- * For each key of the direct route, `bits[id]` of its trigram's id (0 for a key in no pattern): the
- * packed counts are then made from the codes alone (`directPacked`), with no id per code unit.
- */
-export function keyBits(
-  tables: DirectTables,
-  patterns: ReadonlyArray<string>,
-  patternIds: ReadonlyArray<Uint16Array>,
-  bits: Int32Array
-): Int32Array {
-  const byKey = new Int32Array(tables.idOf.length)
-  patterns.forEach((pattern, k) => {
-    const ids = patternIds[k]!
-    for (let i = 0; i + 3 <= pattern.length; i++) byKey[keyAt(pattern, i, tables)] = bits[ids[i]!]!
-  })
-  return byKey
-}
-
-/**
- * The packed chunk counts of `text` (at least 3 code units) by the direct route, without the ids:
- * per code unit one code read, a shift and one read of `byKey` (`keyBits`). The same counts as
- * the chunk sums of `bits[id]` over the ids (test/anchor.nearest.codes.test.ts).
- */
-export function directPacked(text: string, { codeOf, width }: DirectTables, byKey: Int32Array): Int32Array {
-  const keyMask = (1 << (3 * width)) - 1
-  const count = text.length - 2
-  const packed = new Int32Array(Math.ceil(count / chunk))
-  // The codes of the trigram before i's first unit and of its first two, in 3 × width bits.
-  let key = (codeOf[text.charCodeAt(0)]! << width) | codeOf[text.charCodeAt(1)]!
-  let sum = 0
-  // At most `chunk` (8) per pattern in a chunk: its four bits never carry into the next pattern's.
-  for (let i = 0; i < count; i++) {
-    key = ((key << width) | codeOf[text.charCodeAt(i + 2)]!) & keyMask
-    sum += byKey[key]!
-    if ((i & (chunk - 1)) === chunk - 1) {
-      packed[i >> chunkShift] = sum
-      sum = 0
+    for (let i = 0; i + 3 <= pattern.length; i++) {
+      const key = (((codeOf[pattern.charCodeAt(i)]! << width) | codeOf[pattern.charCodeAt(i + 1)]!) << width) |
+        codeOf[pattern.charCodeAt(i + 2)]!
+      idOf[key] = ids[i]!
     }
-  }
-  if ((count & (chunk - 1)) !== 0) packed[count >> chunkShift] = sum
-  return packed
+  })
+  return { codeOf, idOf, width }
 }
 
-/** The ids of the trigrams `from` to `to` - 1 of `text` by the direct route, into `out` from 0. */
-export function directIdsInto(text: string, tables: DirectTables, from: number, to: number, out: Uint16Array): void {
-  const { codeOf, idOf, width } = tables
-  const keyMask = (1 << (3 * width)) - 1
-  if (to <= from) return
-  let key = keyAt(text, from, tables)
-  out[0] = idOf[key]!
-  for (let i = from + 1; i < to; i++) {
-    key = ((key << width) | codeOf[text.charCodeAt(i + 2)]!) & keyMask
-    out[i - from] = idOf[key]!
-  }
-}
-
-const directIds = (text: string, tables: DirectTables, bits: Int32Array): TextIds => {
+const directIds = (text: string, tables: NonNullable<ReturnType<typeof directTables>>, bits: Int32Array): TextIds => {
   const { codeOf, idOf, width } = tables
   const keyMask = (1 << (3 * width)) - 1
   const count = text.length - 2
@@ -257,9 +194,8 @@ export const textIds = (
   patternIds: ReadonlyArray<Uint16Array>,
   table: TrigramTable,
   bits: Int32Array,
-  hashedOnly = false,
-  direct: DirectTables | undefined = hashedOnly ? undefined : directTables(patterns, patternIds)
+  hashedOnly = false
 ): TextIds & { readonly route: Route } => {
-  const tables = hashedOnly ? undefined : direct
+  const tables = hashedOnly ? undefined : directTables(patterns, patternIds)
   return tables === undefined ? { ...hashedIds(text, table, bits), route: "hashed" } : { ...directIds(text, tables, bits), route: "direct" }
 }
