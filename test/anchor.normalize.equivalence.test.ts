@@ -176,7 +176,9 @@ describe("normalized/1, fast implementation against the reference", () => {
         return text
       }),
       // Just past plain: the walk must take these, with the same result.
-      "a  b", "a\n\nb", "a \nb", "a\tb", "a\rb", "a\u000bb", "a\u000cb", "caf\u00e9 Net\nSales", "Net\u00a0sales"
+      "a  b", "a\n\nb", "a \nb", "a\tb", "a\rb", "a\u000bb", "a\u000cb", "caf\u00e9 Net\nSales", "Net\u00a0sales",
+      // Units past ASCII that the plain test must see (its first check counts UTF-8 bytes).
+      "a\ud800b", "Net\udc00", "x\u0080", "a\u0085b", "\u00ff", "a\u2028b", "Q\u{1F600}3", "Net sales\n\u00c9"
     ]
     texts.forEach((raw, k) => assertSame(raw, `plain ASCII ${k}`))
     // Under normalized/2 as well: the two versions differ only beyond ASCII.

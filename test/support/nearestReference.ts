@@ -75,6 +75,68 @@ const isWord = (text: string, i: number) => {
   return c < 0x80 ? (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a) : wordUnit.test(text[i]!)
 }
 
+/**
+ * The coarse pass alone (text longer than twice the pattern): the start of the best window of each
+ * of the best `fineCandidates` blocks, best first, as the old search chose them.
+ */
+export const referenceStarts = (text: string, pattern: string): Array<number> => {
+  const m = pattern.length
+  const n = text.length
+  const starts: Array<number> = []
+  // Coarse pass: Dice over trigrams in a sliding window of m code units (m − 2 trigrams).
+  const table = new TrigramTable(m)
+  const ids = new Int16Array(m - 2)
+  for (let i = 0; i + 3 <= m; i++) ids[i] = table.add(pattern.charCodeAt(i), pattern.charCodeAt(i + 1), pattern.charCodeAt(i + 2))
+  const wanted = new Int32Array(table.size)
+  for (const id of ids) wanted[id]!++
+  const have = new Int32Array(table.size)
+  const count = n - 2 // trigrams in the text
+  const textIds = new Int16Array(count)
+  let c0 = text.charCodeAt(0)
+  let c1 = text.charCodeAt(1)
+  for (let i = 0; i < count; i++) {
+    const c2 = text.charCodeAt(i + 2)
+    textIds[i] = table.get(c0, c1, c2)
+    c0 = c1
+    c1 = c2
+  }
+  const window = m - 2
+  const block = Math.max(1, m >> 1)
+  const blocks = Math.ceil((count - window + 1) / block)
+  const bestCommon = new Int32Array(blocks).fill(-1)
+  const bestAt = new Int32Array(blocks)
+  let common = 0
+  for (let i = 0; i < count; i++) {
+    const id = textIds[i]!
+    if (id >= 0 && ++have[id]! <= wanted[id]!) common++
+    const leaving = i - window
+    if (leaving >= 0) {
+      const old = textIds[leaving]!
+      if (old >= 0 && have[old]!-- <= wanted[old]!) common--
+    }
+    const p = i - window + 1 // the window [p, p + m) is complete
+    if (p >= 0) {
+      const b = (p / block) | 0
+      if (common > bestCommon[b]!) {
+        bestCommon[b] = common
+        bestAt[b] = p
+      }
+    }
+  }
+  // The best blocks, best first.
+  const chosen = new Set<number>()
+  for (let k = 0; k < fineCandidates; k++) {
+    let best = -1
+    for (let b = 0; b < blocks; b++) {
+      if (!chosen.has(b) && bestCommon[b]! > 0 && (best === -1 || bestCommon[b]! > bestCommon[best]!)) best = b
+    }
+    if (best === -1) break
+    chosen.add(best)
+    starts.push(bestAt[best]!)
+  }
+  return starts
+}
+
 /** The best fuzzy passage in normalised coordinates, or undefined. */
 const fuzzy = (text: string, pattern: string): { start: number; end: number; score: number } | undefined => {
   const m = pattern.length
@@ -84,57 +146,7 @@ const fuzzy = (text: string, pattern: string): { start: number; end: number; sco
   if (n <= 2 * m) {
     starts.push(0)
   } else {
-    // Coarse pass: Dice over trigrams in a sliding window of m code units (m − 2 trigrams).
-    const table = new TrigramTable(m)
-    const ids = new Int16Array(m - 2)
-    for (let i = 0; i + 3 <= m; i++) ids[i] = table.add(pattern.charCodeAt(i), pattern.charCodeAt(i + 1), pattern.charCodeAt(i + 2))
-    const wanted = new Int32Array(table.size)
-    for (const id of ids) wanted[id]!++
-    const have = new Int32Array(table.size)
-    const count = n - 2 // trigrams in the text
-    const textIds = new Int16Array(count)
-    let c0 = text.charCodeAt(0)
-    let c1 = text.charCodeAt(1)
-    for (let i = 0; i < count; i++) {
-      const c2 = text.charCodeAt(i + 2)
-      textIds[i] = table.get(c0, c1, c2)
-      c0 = c1
-      c1 = c2
-    }
-    const window = m - 2
-    const block = Math.max(1, m >> 1)
-    const blocks = Math.ceil((count - window + 1) / block)
-    const bestCommon = new Int32Array(blocks).fill(-1)
-    const bestAt = new Int32Array(blocks)
-    let common = 0
-    for (let i = 0; i < count; i++) {
-      const id = textIds[i]!
-      if (id >= 0 && ++have[id]! <= wanted[id]!) common++
-      const leaving = i - window
-      if (leaving >= 0) {
-        const old = textIds[leaving]!
-        if (old >= 0 && have[old]!-- <= wanted[old]!) common--
-      }
-      const p = i - window + 1 // the window [p, p + m) is complete
-      if (p >= 0) {
-        const b = (p / block) | 0
-        if (common > bestCommon[b]!) {
-          bestCommon[b] = common
-          bestAt[b] = p
-        }
-      }
-    }
-    // The best blocks, best first.
-    const chosen = new Set<number>()
-    for (let k = 0; k < fineCandidates; k++) {
-      let best = -1
-      for (let b = 0; b < blocks; b++) {
-        if (!chosen.has(b) && bestCommon[b]! > 0 && (best === -1 || bestCommon[b]! > bestCommon[best]!)) best = b
-      }
-      if (best === -1) break
-      chosen.add(best)
-      starts.push(bestAt[best]!)
-    }
+    starts.push(...referenceStarts(text, pattern))
   }
   let found: { start: number; end: number; score: number } | undefined
   // The best window can sit up to half a block off the passage, which insertions can also lengthen.
