@@ -48,7 +48,7 @@ describe("JsonLog: Effect's JSON log line, made cheaply", () => {
       assert.include(pairs[2]![0], "boom")
     }))
 
-  it.live("the lines of one turn of the event loop are written by one write to stderr, in order, at its end", () =>
+  it.live("the lines logged within flushMs are written by one write to stderr, in order, after it", () =>
     Effect.gen(function*() {
       const writes: Array<string> = []
       const original = process.stderr.write
@@ -68,14 +68,51 @@ describe("JsonLog: Effect's JSON log line, made cheaply", () => {
             const logged = Effect.forEach(["one", "two", "three"], (message) =>
               Effect.logInfo(message).pipe(Effect.annotateLogs({ status: 200 })), { discard: true })
             yield* logged.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, Logger.zip(JsonLog.stderr, lines))))
-            // Not yet: the write comes at the end of this turn of the event loop.
+            // Not yet: the write comes once the first line has waited flushMs, not at the end of this turn.
             assert.deepStrictEqual(writes, [])
             yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+            assert.deepStrictEqual(writes, [])
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, JsonLog.flushMs + 20)))
           }),
         () => Effect.sync(() => (process.stderr.write = original))
       )
       assert.strictEqual(expected.length, 3)
       assert.deepStrictEqual(writes, [expected.map((line) => line + "\n").join("")])
       assert.deepStrictEqual(writes[0]!.split("\n").slice(0, 3).map((line) => JSON.parse(line).message), ["one", "two", "three"])
+    }))
+  it.live("pending lines past flushBytes are written at once, in order, none lost or repeated", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      const original = process.stderr.write
+      const expected: Array<string> = []
+      const lines = Logger.map(JsonLog.format, (line) => {
+        expected.push(line)
+      })
+      // Enough lines of about 200 bytes to pass flushBytes twice within one turn.
+      const count = Math.ceil((2.5 * JsonLog.flushBytes) / 200)
+      let early = 0
+      yield* Effect.acquireUseRelease(
+        Effect.sync(() => {
+          process.stderr.write = ((chunk: string) => {
+            writes.push(String(chunk))
+            return true
+          }) as typeof process.stderr.write
+        }),
+        () =>
+          Effect.gen(function*() {
+            const logged = Effect.forEach(Array.from({ length: count }, (_, i) => `line ${i} ${"x".repeat(120)}`), (message) =>
+              Effect.logInfo(message).pipe(Effect.annotateLogs({ status: 200 })), { discard: true })
+            yield* logged.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, Logger.zip(JsonLog.stderr, lines))))
+            // Writes already, each of at least flushBytes, before any timer ran.
+            early = writes.length
+            assert.isAtLeast(early, 2)
+            for (const write of writes) assert.isAtLeast(write.length, JsonLog.flushBytes)
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, JsonLog.flushMs + 20)))
+          }),
+        () => Effect.sync(() => (process.stderr.write = original))
+      )
+      // The rest in one write, once the timer ran.
+      assert.strictEqual(writes.length, early + 1)
+      assert.strictEqual(writes.join(""), expected.map((line) => line + "\n").join(""))
     }))
 })

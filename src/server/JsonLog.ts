@@ -44,12 +44,18 @@ export const format: Logger.Logger<unknown, string> = Logger.make((options) => {
   })
 })
 
+/** How long a logged line waits at most for the write that carries it (the lines of that time go in one write). */
+export const flushMs = 10
+
+/** Pending text past which the lines are written at once, without waiting for `flushMs`. */
+export const flushBytes = 64 * 1024
+
 /**
  * `format`, one line each, on stderr (the text `Logger.withConsoleError(Logger.jsonLogger)` writes).
- * The lines logged in one turn of the event loop are written together, in order, by one write at
- * its end (and any still pending when the process exits, at exit): stderr on a pipe or a file is a
- * synchronous write per call, which was about a tenth of the CPU of a light request under load
- * (docs/performance.md).
+ * The lines logged within `flushMs` are written together, in order, by one write (at once when
+ * they pass `flushBytes`; any still pending when the process exits, at exit): stderr on a pipe or a
+ * file is a synchronous write per call, and each write wakes the reader of the pipe. Under load a
+ * write per turn of the event loop was a fifth of the main thread's time (docs/performance.md).
  *
  * @since 0.4.0
  */
@@ -61,18 +67,23 @@ export const stderr: Logger.Logger<unknown, void> = Logger.map(format, (line) =>
       process.stderr.on("error", () => {})
       process.on("exit", flush)
     }
-    setImmediate(flush)
+    // Unref'd: pending lines do not keep the process alive (the exit handler writes them).
+    setTimeout(flush, flushMs).unref()
   }
   pending.push(line + "\n")
+  pendingBytes += line.length + 1
+  if (pendingBytes >= flushBytes) flush()
 })
 
 let installed = false
 let pending: Array<string> = []
+let pendingBytes = 0
 
 /** Writes the lines logged since the last write, in one call. */
 const flush = () => {
   if (pending.length === 0) return
   const text = pending.length === 1 ? pending[0]! : pending.join("")
   pending = []
+  pendingBytes = 0
   process.stderr.write(text)
 }
