@@ -13,7 +13,7 @@ import * as Config from "../src/Config.js"
 import * as VerifyLane from "../src/server/VerifyLane.js"
 import * as VerifyThreads from "../src/server/VerifyThreads.js"
 import { salesRecord, tempDirectory, writeRecords } from "./support.js"
-import { type Answer, comparable, matrix, send, startService } from "./support/laneCases.js"
+import { comparable, matrix, send, startService } from "./support/laneCases.js"
 
 const byName = (name: string) => matrix.find((c) => c.name === name)!
 
@@ -51,39 +51,6 @@ describe("verification threads", () => {
       }
       // Every plain request with its body read was a thread's (the lane's 16 but the unknown run and the slow body), twice.
       assert.strictEqual(threads, 28)
-    }).pipe(Effect.scoped), 60_000)
-
-  it.live("give each of many concurrent requests its own answer when a thread posts several answers at once", () =>
-    Effect.gen(function*() {
-      const { runRoot, work } = yield* salesRun
-      const limits = { maxBodyBytes: 4096, requestTimeoutMs: 5_000 }
-      const off = yield* startService(work, runRoot, limits, true)
-      const on = yield* startService(work, runRoot, { ...limits, verifyThreads: 1 }, true)
-      const [thread] = lastPool().workers()
-      // Requests with different 200 answers (facts, modes, outcomes), all verified by the thread.
-      const cases = ["good", "good, two facts", "good, mode=drop", "absent, mode=drop", "absent, default mode", "wrong capture digest", "BOM"].map(byName)
-      // Status, headers and body (the log lines of concurrent requests interleave).
-      const answerOf = (answer: Answer) => {
-        const { logs: _logs, ...rest } = comparable({ ...answer, logs: [] })
-        return rest
-      }
-      const expected = new Map<string, unknown>()
-      for (const c of cases) {
-        expected.set(c.name, answerOf(yield* send(off, c)))
-        // The thread's cache filled (the general path in the thread), so that the round below is warm.
-        assert.deepStrictEqual(answerOf(yield* send(on, c)), expected.get(c.name), c.name)
-      }
-      let batches = 0
-      const onMessage = (message: unknown) => Array.isArray(message) && batches++
-      thread!.on("message", onMessage)
-      const before = VerifyLane.synchronous.threads
-      const sent = Array.from({ length: 8 }, () => cases).flat()
-      const answers = yield* Effect.forEach(sent, (c) => send(on, c), { concurrency: "unbounded" })
-      thread!.off("message", onMessage)
-      answers.forEach((answer, i) => assert.deepStrictEqual(answerOf(answer), expected.get(sent[i]!.name), `${sent[i]!.name} (#${i})`))
-      assert.strictEqual(VerifyLane.synchronous.threads - before, sent.length)
-      // Some answers came several to a message: the case this test is about.
-      assert.isAbove(batches, 0)
     }).pipe(Effect.scoped), 60_000)
 
   it.live("see a capture changed on disk, as the main thread does", () =>

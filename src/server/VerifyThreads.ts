@@ -27,7 +27,7 @@ import type { Mode } from "../Domain.js"
 import { newestUnder } from "../internal/newestUnder.js"
 import { Judge } from "../review/Judge.js"
 import type { RunView } from "./Runs.js"
-import type { Answers, Done, Job, WorkerInput } from "./VerifyWorker.js"
+import type { Done, Job, WorkerInput } from "./VerifyWorker.js"
 
 /** Requests one thread holds at most (being verified or waiting for it); past it the main thread verifies. */
 export const maxQueued = 256
@@ -89,17 +89,13 @@ export const opened = new Set<Pool>()
 
 /** Takes a thread's answers and its end; `gone` runs once, when it errs or exits. */
 const watch = (worker: Worker, slot: Slot, onReady: (ready: boolean) => void, gone: (code: number | undefined) => void) => {
-  const take = (message: Done) => {
+  worker.on("message", (message: Done) => {
     if (message.id === -1) return onReady(message.ready === true)
     const done = slot.open.get(message.id)
     if (done === undefined) return
     slot.open.delete(message.id)
     slot.answered++
     done(message.json)
-  }
-  worker.on("message", (message: Answers) => {
-    if (!Array.isArray(message)) return take(message as Done)
-    for (const one of message) take(one)
   })
   let ended = false
   const end = (code: number | undefined) => {

@@ -53,17 +53,6 @@ export interface Done {
   readonly ready?: boolean | undefined
 }
 
-/** What a thread posts: one answer, or the answers of several jobs in the order they were verified. */
-export type Answers = Done | ReadonlyArray<Done>
-
-/**
- * How long a verified answer waits at most for the answers after it, to go to the main thread in one
- * message: under load each message woke the main thread for one response (and its socket write
- * woke the client), a switch of threads per request on a machine with few cores (docs/performance.md).
- * An answer with no job behind it goes at once, at the end of the thread's turn.
- */
-export const batchMs = 2
-
 /** Nothing of this thread drains or shuts down: the main thread's lifecycle does, and then ends it. */
 const lifecycle = Layer.succeed(Lifecycle, {
   draining: Effect.never,
@@ -92,28 +81,10 @@ const encoder = new TextEncoder()
 const serve = (input: WorkerInput, port: NonNullable<typeof parentPort>) => {
   // Nothing is printed from here: a line logged on the way makes the main thread answer instead (below).
   const runtime = ManagedRuntime.make(Layer.merge(responderLayer(input), Logger.remove(Logger.defaultLogger)))
-  // Answers not yet posted, oldest first, with the buffers they transfer.
-  let outbox: Array<Done> = []
-  let transfers: Array<ArrayBuffer> = []
-  let oldestAt = 0
-  const post = () => {
-    if (outbox.length === 0) return
-    const answers: Answers = outbox.length === 1 ? outbox[0]! : outbox
-    const moved = transfers
-    outbox = []
-    transfers = []
-    port.postMessage(answers, moved)
-  }
   const answer = (id: number, json: string | undefined) => {
-    const bytes = json === undefined ? undefined : encoder.encode(json)
-    outbox.push({ id, json: bytes })
-    if (bytes !== undefined) transfers.push(bytes.buffer as ArrayBuffer)
-    // The jobs already queued are taken in this same turn (the port delivers them all): the first
-    // answer is posted after them, or once it has waited `batchMs`.
-    if (outbox.length === 1) {
-      oldestAt = performance.now()
-      setImmediate(post)
-    } else if (performance.now() - oldestAt >= batchMs) post()
+    if (json === undefined) return port.postMessage({ id, json: undefined } satisfies Done)
+    const bytes = encoder.encode(json)
+    port.postMessage({ id, json: bytes } satisfies Done, [bytes.buffer])
   }
   // The responder once built; jobs that arrive before wait for it in `general`.
   let responder: Context.Tag.Service<ReportResponder> | undefined
