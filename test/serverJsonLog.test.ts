@@ -115,4 +115,29 @@ describe("JsonLog: Effect's JSON log line, made cheaply", () => {
       assert.strictEqual(writes.length, early + 1)
       assert.strictEqual(writes.join(""), expected.map((line) => line + "\n").join(""))
     }))
+  it.live("flush writes the pending lines at once, so a message written after it comes after them", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      const original = process.stderr.write
+      yield* Effect.acquireUseRelease(
+        Effect.sync(() => {
+          process.stderr.write = ((chunk: string) => {
+            writes.push(String(chunk))
+            return true
+          }) as typeof process.stderr.write
+        }),
+        () =>
+          Effect.gen(function*() {
+            yield* Effect.logInfo("before the last message").pipe(Effect.provide(Logger.replace(Logger.defaultLogger, JsonLog.stderr)))
+            // As the CLI does before its last message (src/cli/main.ts).
+            JsonLog.flush()
+            process.stderr.write("last message\n")
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, JsonLog.flushMs + 20)))
+          }),
+        () => Effect.sync(() => (process.stderr.write = original))
+      )
+      assert.strictEqual(writes.length, 2, JSON.stringify(writes))
+      assert.strictEqual(JSON.parse(writes[0]!).message, "before the last message")
+      assert.strictEqual(writes[1], "last message\n")
+    }))
 })

@@ -9,6 +9,7 @@
  * removed); a second one ends the process at once.
  */
 import * as Effect from "effect/Effect"
+import * as JsonLog from "../server/JsonLog.js"
 import * as CliExit from "./Exit.js"
 import { program } from "./Program.js"
 
@@ -34,6 +35,8 @@ const drained = (stream: NodeJS.WriteStream) =>
 fiber.addObserver((exit) => {
   clearInterval(keepAlive)
   const { code, message } = CliExit.outcome(exit, received)
+  // Log lines still waiting for their batch were logged before this message, so they go first.
+  JsonLog.flush()
   if (message !== undefined) process.stderr.write(message)
   process.exitCode = code
   // Success ends naturally; anything else ends as soon as stdout and stderr are drained, whatever else is still

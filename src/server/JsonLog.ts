@@ -47,7 +47,7 @@ export const format: Logger.Logger<unknown, string> = Logger.make((options) => {
 /** How long a logged line waits at most for the write that carries it (the lines of that time go in one write). */
 export const flushMs = 10
 
-/** Pending text past which the lines are written at once, without waiting for `flushMs`. */
+/** Pending text (UTF-16 code units, so at most three times as many bytes) past which the lines are written at once, without waiting for `flushMs`. */
 export const flushBytes = 64 * 1024
 
 /**
@@ -79,8 +79,11 @@ let installed = false
 let pending: Array<string> = []
 let pendingBytes = 0
 
-/** Writes the lines logged since the last write, in one call. */
-const flush = () => {
+/**
+ * Writes the lines logged since the last write, in one call: for a caller about to write to stderr
+ * itself (the CLI's last message), so that the lines logged before it come before it.
+ */
+export const flush = (): void => {
   if (pending.length === 0) return
   const text = pending.length === 1 ? pending[0]! : pending.join("")
   pending = []
