@@ -18,6 +18,21 @@ const both = (log: Effect.Effect<void>) =>
     return pairs
   })
 
+/** Runs `effect` with every write to stderr appended to `writes` instead, the real write put back after. */
+const withStderrTo = <A, E>(writes: Array<string>, effect: Effect.Effect<A, E>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const original = process.stderr.write
+      process.stderr.write = ((chunk: string) => {
+        writes.push(String(chunk))
+        return true
+      }) as typeof process.stderr.write
+      return original
+    }),
+    () => effect,
+    (original) => Effect.sync(() => (process.stderr.write = original))
+  )
+
 describe("JsonLog: Effect's JSON log line, made cheaply", () => {
   it.live("the access-log line and its fallbacks are the same text as Logger.jsonLogger", () =>
     Effect.gen(function*() {
@@ -51,31 +66,20 @@ describe("JsonLog: Effect's JSON log line, made cheaply", () => {
   it.live("the lines logged within flushMs are written by one write to stderr, in order, after it", () =>
     Effect.gen(function*() {
       const writes: Array<string> = []
-      const original = process.stderr.write
       const expected: Array<string> = []
       const lines = Logger.map(JsonLog.format, (line) => {
         expected.push(line)
       })
-      yield* Effect.acquireUseRelease(
-        Effect.sync(() => {
-          process.stderr.write = ((chunk: string) => {
-            writes.push(String(chunk))
-            return true
-          }) as typeof process.stderr.write
-        }),
-        () =>
-          Effect.gen(function*() {
-            const logged = Effect.forEach(["one", "two", "three"], (message) =>
-              Effect.logInfo(message).pipe(Effect.annotateLogs({ status: 200 })), { discard: true })
-            yield* logged.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, Logger.zip(JsonLog.stderr, lines))))
-            // Not yet: the write comes once the first line has waited flushMs, not at the end of this turn.
-            assert.deepStrictEqual(writes, [])
-            yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-            assert.deepStrictEqual(writes, [])
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, JsonLog.flushMs + 20)))
-          }),
-        () => Effect.sync(() => (process.stderr.write = original))
-      )
+      yield* withStderrTo(writes, Effect.gen(function*() {
+        const logged = Effect.forEach(["one", "two", "three"], (message) =>
+          Effect.logInfo(message).pipe(Effect.annotateLogs({ status: 200 })), { discard: true })
+        yield* logged.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, Logger.zip(JsonLog.stderr, lines))))
+        // Not yet: the write comes once the first line has waited flushMs, not at the end of this turn.
+        assert.deepStrictEqual(writes, [])
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+        assert.deepStrictEqual(writes, [])
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, JsonLog.flushMs + 20)))
+      }))
       assert.strictEqual(expected.length, 3)
       assert.deepStrictEqual(writes, [expected.map((line) => line + "\n").join("")])
       assert.deepStrictEqual(writes[0]!.split("\n").slice(0, 3).map((line) => JSON.parse(line).message), ["one", "two", "three"])
@@ -83,7 +87,6 @@ describe("JsonLog: Effect's JSON log line, made cheaply", () => {
   it.live("pending lines past flushBytes are written at once, in order, none lost or repeated", () =>
     Effect.gen(function*() {
       const writes: Array<string> = []
-      const original = process.stderr.write
       const expected: Array<string> = []
       const lines = Logger.map(JsonLog.format, (line) => {
         expected.push(line)
@@ -91,26 +94,16 @@ describe("JsonLog: Effect's JSON log line, made cheaply", () => {
       // Enough lines of about 200 bytes to pass flushBytes twice within one turn.
       const count = Math.ceil((2.5 * JsonLog.flushBytes) / 200)
       let early = 0
-      yield* Effect.acquireUseRelease(
-        Effect.sync(() => {
-          process.stderr.write = ((chunk: string) => {
-            writes.push(String(chunk))
-            return true
-          }) as typeof process.stderr.write
-        }),
-        () =>
-          Effect.gen(function*() {
-            const logged = Effect.forEach(Array.from({ length: count }, (_, i) => `line ${i} ${"x".repeat(120)}`), (message) =>
-              Effect.logInfo(message).pipe(Effect.annotateLogs({ status: 200 })), { discard: true })
-            yield* logged.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, Logger.zip(JsonLog.stderr, lines))))
-            // Writes already, each of at least flushBytes, before any timer ran.
-            early = writes.length
-            assert.isAtLeast(early, 2)
-            for (const write of writes) assert.isAtLeast(write.length, JsonLog.flushBytes)
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, JsonLog.flushMs + 20)))
-          }),
-        () => Effect.sync(() => (process.stderr.write = original))
-      )
+      yield* withStderrTo(writes, Effect.gen(function*() {
+        const logged = Effect.forEach(Array.from({ length: count }, (_, i) => `line ${i} ${"x".repeat(120)}`), (message) =>
+          Effect.logInfo(message).pipe(Effect.annotateLogs({ status: 200 })), { discard: true })
+        yield* logged.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, Logger.zip(JsonLog.stderr, lines))))
+        // Writes already, each of at least flushBytes, before any timer ran.
+        early = writes.length
+        assert.isAtLeast(early, 2)
+        for (const write of writes) assert.isAtLeast(write.length, JsonLog.flushBytes)
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, JsonLog.flushMs + 20)))
+      }))
       // The rest in one write, once the timer ran.
       assert.strictEqual(writes.length, early + 1)
       assert.strictEqual(writes.join(""), expected.map((line) => line + "\n").join(""))
@@ -118,24 +111,13 @@ describe("JsonLog: Effect's JSON log line, made cheaply", () => {
   it.live("flush writes the pending lines at once, so a message written after it comes after them", () =>
     Effect.gen(function*() {
       const writes: Array<string> = []
-      const original = process.stderr.write
-      yield* Effect.acquireUseRelease(
-        Effect.sync(() => {
-          process.stderr.write = ((chunk: string) => {
-            writes.push(String(chunk))
-            return true
-          }) as typeof process.stderr.write
-        }),
-        () =>
-          Effect.gen(function*() {
-            yield* Effect.logInfo("before the last message").pipe(Effect.provide(Logger.replace(Logger.defaultLogger, JsonLog.stderr)))
-            // As the CLI does before its last message (src/cli/main.ts).
-            JsonLog.flush()
-            process.stderr.write("last message\n")
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, JsonLog.flushMs + 20)))
-          }),
-        () => Effect.sync(() => (process.stderr.write = original))
-      )
+      yield* withStderrTo(writes, Effect.gen(function*() {
+        yield* Effect.logInfo("before the last message").pipe(Effect.provide(Logger.replace(Logger.defaultLogger, JsonLog.stderr)))
+        // As the CLI does before its last message (src/cli/main.ts).
+        JsonLog.flush()
+        process.stderr.write("last message\n")
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, JsonLog.flushMs + 20)))
+      }))
       assert.strictEqual(writes.length, 2, JSON.stringify(writes))
       assert.strictEqual(JSON.parse(writes[0]!).message, "before the last message")
       assert.strictEqual(writes[1], "last message\n")
