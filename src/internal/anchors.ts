@@ -14,6 +14,13 @@ export interface NamedAnchor {
 const samePath = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
   a.length === b.length && a.every((part, i) => part === b[i])
 
+/** Whether a fact names a page, a page range or a heading: only then has it anchors to check. */
+export const namesAnchor = (fact: {
+  readonly page?: number | undefined
+  readonly pages?: unknown
+  readonly heading?: unknown
+}): boolean => fact.page !== undefined || fact.pages !== undefined || fact.heading !== undefined
+
 /** The anchors a fact names, or `undefined` when it names none. A v1 capture has none to name. */
 export const namedAnchors = (
   record: CaptureRecord,
@@ -24,7 +31,7 @@ export const namedAnchors = (
     readonly heading?: ReadonlyArray<string> | undefined
   }
 ): ReadonlyArray<NamedAnchor> | undefined => {
-  if (fact.page === undefined && fact.pages === undefined && fact.heading === undefined) return undefined
+  if (!namesAnchor(fact)) return undefined
   const pages = record.format === "citegate.capture/2" ? record.pages ?? [] : []
   const headings = record.format === "citegate.capture/2" ? record.headings ?? [] : []
   const named: Array<NamedAnchor> = []

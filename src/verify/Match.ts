@@ -8,6 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { CaptureRecord, MatchMethod, Span } from "../Domain.js"
+import { namesAnchor } from "../internal/anchors.js"
 import type * as MultiSearch from "../internal/multiSearch.js"
 import type { SuffixIndex } from "../internal/suffixArray.js"
 import { AmbiguousSnippet } from "../Errors.js"
@@ -69,10 +70,6 @@ const noMatches: ReadonlyArray<Matched> = []
 const noChanges: ReadonlyMap<number, MeaningChange> = new Map()
 
 const noAbsent: ReadonlyArray<number> = []
-
-/** Whether a citation names a page or heading (`internal/anchors.ts` `namedAnchors`): only then is its needle searched again. */
-const namesAnchor = (citation: CitationInput): boolean =>
-  citation.page !== undefined || citation.pages !== undefined || citation.heading !== undefined
 
 /**
  * `pickExact` of a capture cited once, without context (most captures of a verification of many
