@@ -114,6 +114,15 @@ describe.skipIf(skipped("test/ui.browser.test.ts"))("the review page in Chromium
       assert.isTrue(rows.every((r) => r.startsWith("captured http://127.0.0.1:")), rows.join("\n"))
       assert.include(yield* evaluate<string>(`document.querySelector("code.digest").textContent`), digest)
       yield* shot(page, "run")
+      // The only run: its drift page says there is nothing to audit against and sends nothing.
+      yield* promise(() => page.click("#drift-link"))
+      yield* promise(() => page.waitForSelector("#drift-against"))
+      assert.deepStrictEqual(
+        yield* evaluate<[string, boolean, boolean, number]>(
+          `[document.getElementById("drift-status").textContent, document.getElementById("drift-against").disabled, document.getElementById("drift-submit").disabled, document.querySelectorAll("#drift-against option").length]`
+        ),
+        ["No other run to audit against: start a newer run of these sources, then come back.", true, true, 0]
+      )
       // Signing out ends the session: the page asks for a token again, and the old cookie reads nothing.
       const before = yield* promise(() => page.context().cookies(service.base))
       yield* promise(() => page.click("#logout"))

@@ -106,11 +106,19 @@ const findingView = (finding: Finding, diff: Diff | null, i: number) => {
 export const driftPage = async (view: View, runId: string): Promise<void> => {
   view.title(`Drift · run ${runId}`)
   const runs = await getJson<{ readonly runs: ReadonlyArray<{ readonly id: string; readonly status: string }> }>("/v1/runs")
-  const against = el("select", { id: "drift-against" }, ...runs.runs.filter((r) => r.id !== runId).map((r) => el("option", { value: r.id }, `${r.id} (${r.status})`)))
+  const others = runs.runs.filter((r) => r.id !== runId)
+  const against = el("select", { id: "drift-against" }, ...others.map((r) => el("option", { value: r.id }, `${r.id} (${r.status})`)))
   const input = el("textarea", { id: "drift-report", rows: "8", cols: "80", spellcheck: "false" })
   input.value = lastReport.get(runId) ?? ""
   const status = el("p", { role: "status", "aria-live": "polite", id: "drift-status" })
   const results = el("div", { id: "drift-findings", role: "region", "aria-label": "Findings" })
+  const submit = el("button", { type: "submit", id: "drift-submit" }, "Audit")
+  // Nothing to audit against: say so here rather than send an empty run id for the service to refuse.
+  if (others.length === 0) {
+    against.disabled = true
+    submit.disabled = true
+    status.textContent = "No other run to audit against: start a newer run of these sources, then come back."
+  }
   const form = el(
     "form",
     { class: "drift-form", "aria-label": "Audit a report" },
@@ -119,12 +127,13 @@ export const driftPage = async (view: View, runId: string): Promise<void> => {
     el("p", {}, el("label", { for: "drift-report" }, "Report verified against this run (JSON)")),
     input,
     uploadInto("drift-file", "Or upload a report file", input, status),
-    el("div", {}, el("button", { type: "submit", id: "drift-submit" }, "Audit")),
+    el("div", {}, submit),
     status
   )
   append(view.root, el("p", {}, el("a", { href: runHref(runId) }, `Run ${runId}`)), el("h1", {}, "Drift audit"), form, results)
   form.addEventListener("submit", (event) => {
     event.preventDefault()
+    if (against.value === "") return
     lastReport.set(runId, input.value)
     status.textContent = "Auditing…"
     clear(results)
