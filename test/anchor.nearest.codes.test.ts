@@ -7,11 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { maxDirectAlphabet, patternTable, textIds } from "../src/anchor/TrigramIds.js"
-
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
-}
+import { random } from "./support/seeded.js"
 
 /** Packed membership bits as the coarse pass makes them: bit 4·k for pattern k (of the first eight). */
 const memberBits = (size: number, patternIds: ReadonlyArray<Uint16Array>) => {

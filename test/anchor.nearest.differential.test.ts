@@ -12,11 +12,7 @@ import { SharedPass } from "../src/anchor/CoarsePass.js"
 import { fineCandidates, maxFuzzyLength, minFuzzyLength, nearestAll, prepare } from "../src/anchor/Nearest.js"
 import { normalize, normalizeCapture } from "../src/anchor/Normalize.js"
 import { referenceNearestIn, referenceStarts } from "./support/nearestReference.js"
-
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
-}
+import { random } from "./support/seeded.js"
 
 const words = ["net", "Sales", "rose", "fell", "by", "the", "Q3", "per", "cent", "units", "région", "Straße", "ﬁnal"]
 

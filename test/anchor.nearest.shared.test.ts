@@ -14,11 +14,7 @@ import { differences } from "../src/anchor/Differences.js"
 import { maxFuzzyLength, nearestAll, nearestEach, nearestIn, type Prepared, prepare } from "../src/anchor/Nearest.js"
 import { cut } from "../src/internal/bounded.js"
 import { referenceNearestIn } from "./support/nearestReference.js"
-
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
-}
+import { random } from "./support/seeded.js"
 
 const vocabulary = (
   "net sales rose to million in the third quarter revenue margin cost inventory growth decline compared with " +

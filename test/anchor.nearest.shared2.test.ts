@@ -10,11 +10,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { maxFuzzyLength, minFuzzyLength, nearestAll, nearestEach, type Prepared, prepare } from "../src/anchor/Nearest.js"
 import { referenceNearestIn } from "./support/nearestReference.js"
-
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
-}
+import { random } from "./support/seeded.js"
 
 /** Text of a small vocabulary with numbers and line breaks, as the bench's captures are made. */
 const smallVocabulary = (size: number, seed: number) => {

@@ -19,11 +19,7 @@ import { ReportRejected, SnippetAbsent } from "../src/Errors.js"
 import { cut } from "../src/internal/bounded.js"
 import { cited, gateFor, runDirectoryWith } from "./support.js"
 import { referenceNearestIn } from "./support/nearestReference.js"
-
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
-}
+import { random } from "./support/seeded.js"
 
 const prose = (size: number, seed: number, lineBreak: string) => {
   const words = ["net", "sales", "units", "quarter", "Inventory", "rose", "fell", "by", "to", "the", "Q3", "per", "cent"]

@@ -8,11 +8,7 @@ import {
   prepare
 } from "../src/anchor/Nearest.js"
 import { align, dice, levenshtein, maxRatioLength, ratio } from "../src/anchor/Similarity.js"
-
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
-}
+import { random } from "./support/seeded.js"
 
 const words = (
   "net sales rose to million in the third quarter revenue margin cost inventory growth decline compared with " +

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { searchAll } from "../src/internal/multiSearch.js"
+import { random } from "./support/seeded.js"
 
 /** The reference: one indexOf scan per snippet, counting overlapping occurrences. */
 const reference = (text: string, snippet: string) => {
@@ -8,11 +9,6 @@ const reference = (text: string, snippet: string) => {
   let occurrences = 1
   for (let at = text.indexOf(snippet, start + 1); at !== -1; at = text.indexOf(snippet, at + 1)) occurrences++
   return { start, occurrences }
-}
-
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
 }
 
 describe("multi-snippet search", () => {
