@@ -176,9 +176,12 @@ export const settle = (
  */
 export const diagnoser = (policy: PolicyShape): Diagnostic.Diagnoser => Diagnostic.forVerification(policy.timeoutMs / 4)
 
-/** Each citation with a failure gets all of its failures as its result. */
+/**
+ * Each citation with a failure gets all of its failures as its result, and one with neither a failure
+ * nor evidence (should one be left so) its empty list: the results need not be made beforehand.
+ */
 export const failed = (results: Array<CitationResult>, failures: Failures): void => {
   failures.forEach((list, i) => {
-    if (list.length > 0) results[i] = Either.left(list)
+    if (list.length > 0 || results[i] === undefined) results[i] = Either.left(list)
   })
 }

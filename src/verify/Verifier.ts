@@ -152,7 +152,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       if (warm !== undefined) return warm
       // Under verify.signatures: each capture's attestation, read once; refused ones fail their citations here.
       const { captures, notes } = yield* CaptureSignatures.screen(policy, store, loadedCaptures)
-      const results: Array<CitationResult> = citations.map(() => Either.left([]))
+      const results: Array<CitationResult> = new Array(citations.length) // each one set by the evidence or `Evidence.failed`
       const toSearch = Digests.groupByCapture(citations, captures, failures)
       const loaded = new Map<SourceUrl, CaptureRecord>()
       const diagnose = Evidence.diagnoser(policy)
