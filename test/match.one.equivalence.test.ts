@@ -7,12 +7,18 @@
  * heading, outside it, or naming one that does not exist; under exact and normalised matching and
  * both ambiguity rules. The matches, the failures (word for word) and the absent citations must be
  * the same, and every outcome must occur.
+ *
+ * With a `direct` (verify/Verifier.ts: `Evidence.settleOne`), a capture's one citation found as it
+ * stands gets its evidence written at once: the results and failures after `Evidence.settle` (and
+ * `Evidence.failed`) must be those of the general path, word for word and key for key, under every
+ * screen (`verify.boundaries`, `verify.hidden`), and both the direct path and its refusals must occur.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { CaptureRecord, HeadingAnchor, PageAnchor } from "../src/Domain.js"
 import type { PolicyShape } from "../src/verify/Policy.js"
-import type { CitationFailure, CitationInput } from "../src/verify/Records.js"
+import type { CitationFailure, CitationInput, CitationResult } from "../src/verify/Records.js"
+import * as Evidence from "../src/verify/Evidence.js"
 import * as Match from "../src/verify/Match.js"
 import * as Search from "../src/verify/Search.js"
 import { flat, random } from "./searchSupport.js"
@@ -116,7 +122,8 @@ describe("a capture cited once: the general loop's matches", () => {
         const oneFailures = citations.map((): Array<CitationFailure> => [])
         const generalFailures = citations.map((): Array<CitationFailure> => [])
         const now = Match.matchNow({ policy, search: Search.sliced(), record, citations, indices, failures: oneFailures })
-        const one = Effect.isEffect(now) ? yield* now : now
+        assert.isDefined(now) // no `direct` given: never settled here
+        const one = Effect.isEffect(now) ? yield* now : now!
         const general = yield* Match.matchCapture({ policy, search: Search.sliced(), record, citations, indices, failures: generalFailures })
         assert.strictEqual(run(one, oneFailures), run(general, generalFailures), `${JSON.stringify(citation)} in ${JSON.stringify(record)}`)
         const failure = generalFailures[before]![0]
@@ -133,5 +140,60 @@ describe("a capture cited once: the general loop's matches", () => {
       for (const outcome of ["exact", "exact:ambiguous", "exact:anchored", "AmbiguousSnippet", "AnchorMismatch:outside", "AnchorMismatch:no-such-anchor", "normalized", "absent"]) {
         assert.isTrue(seen.has(outcome), `${outcome} never occurred: ${[...seen].join(", ")}`)
       }
+    }))
+})
+
+describe("a capture cited once, its evidence written at once: the general path's results", () => {
+  it.effect("seeded captures and single citations, under every ambiguity rule, matching and screen", () =>
+    Effect.gen(function*() {
+      const seeded = random(2026_12_04)
+      const next = () => seeded() >>> 8
+      const policies: Array<PolicyShape> = []
+      for (const matching of ["exact", "normalized/2"] as const) {
+        for (const ambiguous of ["accept", "reject"] as const) {
+          for (const screens of [{}, { boundaries: "tokens" as const }, { boundaries: "substring" as const, hidden: "reject" as const }, { hidden: "mark" as const }]) {
+            policies.push({ ...policyOf(matching, ambiguous), ...screens })
+          }
+        }
+      }
+      let taken = 0
+      let declined = 0
+      for (let n = 0; n < 4_000; n++) {
+        const text = textOf(next)
+        const record = recordOf(text, next)
+        const policy = policies[n % policies.length]!
+        const before = next() % 3
+        const citations = [...Array.from({ length: before }, () => citationOf(text, next)), citationOf(text, next)]
+        const indices = [before]
+        const comparable = (results: ReadonlyArray<CitationResult>, failures: ReadonlyArray<ReadonlyArray<CitationFailure>>) =>
+          JSON.stringify({ results, failures }, (_, value) => value instanceof Error ? { json: { ...value }, message: value.message } : value)
+        const fromGeneral = yield* Effect.gen(function*() {
+          const failures = citations.map((): Array<CitationFailure> => [])
+          const results: Array<CitationResult> = citations.map(() => ({ _tag: "Left", left: [] }) as unknown as CitationResult)
+          const matches = yield* Match.matchCapture({ policy, search: Search.sliced(), record, citations, indices, failures })
+          Evidence.settle(policy, record, citations, matches, Evidence.diagnoser(policy), failures, results, undefined)
+          Evidence.failed(results, failures)
+          return comparable(results, failures)
+        })
+        let took: boolean | undefined
+        const fromDirect = yield* Effect.gen(function*() {
+          const failures = citations.map((): Array<CitationFailure> => [])
+          const results: Array<CitationResult> = citations.map(() => ({ _tag: "Left", left: [] }) as unknown as CitationResult)
+          // As verify/Verifier.ts passes it.
+          const direct: Match.Direct = (c, i, span, occurrences, ambiguous) =>
+            took = Evidence.settleOne(c.policy, c.record, i, span, occurrences, ambiguous, results, undefined)
+          const capture = { policy, search: Search.sliced(), record, citations, indices, failures }
+          const now = Match.matchNow(capture, direct)
+          const matches = now === undefined || !Effect.isEffect(now) ? now : yield* now
+          if (matches !== undefined) Evidence.settle(policy, record, citations, matches, Evidence.diagnoser(policy), failures, results, undefined)
+          Evidence.failed(results, failures)
+          return comparable(results, failures)
+        })
+        assert.strictEqual(fromDirect, fromGeneral, `${JSON.stringify(policy)}: ${JSON.stringify(citations[before])} in ${JSON.stringify(record)}`)
+        if (took === true) taken++
+        else if (took === false) declined++
+      }
+      assert.isAbove(taken, 300, `taken ${taken}, declined ${declined}`)
+      assert.isAbove(declined, 300)
     }))
 })

@@ -117,6 +117,37 @@ export const verified = (
 }
 
 /**
+ * `settle` of a v1 capture whose one citation `i` was found at `span` (exact, no failure, nothing
+ * absent), when the policy's screens pass it as they are (no `verify.boundaries: "tokens"`; a v1
+ * capture has no hidden runs): its evidence written as `verified` writes it, without the match
+ * lists. `false`, with nothing done, for anything else (the caller then takes `settle`).
+ */
+export const settleOne = (
+  policy: PolicyShape,
+  record: CaptureRecord,
+  i: number,
+  span: Span,
+  occurrences: number,
+  ambiguous: boolean,
+  results: Array<CitationResult>,
+  checkpoints: Checkpoints | undefined
+): boolean => {
+  if (record.format !== captureFormat || policy.boundaries === "tokens") return false
+  const units = spanOffsets(record.text, [span], checkpoints)[0]!
+  const selectorsOf = isShortAscii(record.text) ? asciiSelectors : selectors
+  results[i] = Either.right({
+    span,
+    occurrences,
+    accessedAt: record.accessedAt,
+    method: "exact",
+    ambiguous,
+    offsets: units,
+    selector: selectorsOf(record.text, span, units.codePoints)
+  })
+  return true
+}
+
+/**
  * Everything after one capture's matching, on both paths (Verifier.ts and Warm.ts): `SnippetAbsent`
  * for what neither search found, the opt-in screens, then the evidence of what is left.
  */
@@ -145,9 +176,12 @@ export const settle = (
  */
 export const diagnoser = (policy: PolicyShape): Diagnostic.Diagnoser => Diagnostic.forVerification(policy.timeoutMs / 4)
 
-/** Each citation with a failure gets all of its failures as its result. */
+/**
+ * Each citation with a failure gets all of its failures as its result, and one with neither a failure
+ * nor evidence (should one be left so) its empty list: the results need not be made beforehand.
+ */
 export const failed = (results: Array<CitationResult>, failures: Failures): void => {
   failures.forEach((list, i) => {
-    if (list.length > 0) results[i] = Either.left(list)
+    if (list.length > 0 || results[i] === undefined) results[i] = Either.left(list)
   })
 }

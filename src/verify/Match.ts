@@ -204,14 +204,16 @@ export const matchCapture = (
  * `matchCapture` begun now: the capture's matches at once when neither step needs an effect (the
  * exact search ends without yielding, and the normalised step has nothing to do), else the effect
  * that goes on with it, to be run at once. The same searches, picks and failures, in the same order.
+ * `undefined` when `direct` took the capture's one citation (`Direct`).
  */
-export const matchNow = (capture: CaptureSearch): CaptureMatches | Effect.Effect<CaptureMatches> => {
+export const matchNow = (capture: CaptureSearch, direct?: Direct): CaptureMatches | Effect.Effect<CaptureMatches> | undefined => {
   const { index, record, search } = capture
   const only = onlyCitation(capture)
   if (only !== undefined) {
     // The keys `exactKeys` makes for it: the snippet alone.
     const found = search.now(record.text, [only.snippet], index)
-    return Array.isArray(found) ? afterExact(capture, pickOne(capture, found[0])) : Effect.flatMap(found, (found) => {
+    if (Array.isArray(found)) return directOne(capture, only, found[0], direct) ? undefined : afterExact(capture, pickOne(capture, found[0]))
+    return Effect.flatMap(found, (found) => {
       const matches = afterExact(capture, pickOne(capture, found[0]))
       return Effect.isEffect(matches) ? matches : Effect.succeed(matches)
     })
@@ -224,6 +226,31 @@ export const matchNow = (capture: CaptureSearch): CaptureMatches | Effect.Effect
   })
 }
 
+/**
+ * What a caller does with a capture's one citation that `pickOne` would match as found, with no
+ * failure and nothing absent: write its evidence now (`Evidence.settleOne`) and answer `true`, or
+ * answer `false` (the citation then takes `pickOne` and the caller's `settle`, as any other).
+ */
+export type Direct = (capture: CaptureSearch, i: number, span: Span, occurrences: number, ambiguous: boolean) => boolean
+
+/**
+ * `pickOne` of a citation found, without its lists and objects, handed to `direct`: only where
+ * `pickOne` would match it at the occurrence found (not refused as ambiguous, no page or heading
+ * named, so `checkAnchors` returns the span's start). `false` when `direct` does not take it, or for
+ * anything else: the caller then takes `pickOne`, which decides it from the same search result.
+ */
+const directOne = (
+  capture: CaptureSearch,
+  citation: CitationInput,
+  found: MultiSearch.Found | undefined,
+  direct: Direct | undefined
+): boolean => {
+  if (direct === undefined || found === undefined || namesAnchor(citation)) return false
+  const ambiguous = found.occurrences > 1
+  if (ambiguous && capture.policy.ambiguous === "reject") return false
+  return direct(capture, capture.indices[0]!, { start: found.start, end: found.start + citation.snippet.length }, found.occurrences, ambiguous)
+}
+
 const afterExact = (capture: CaptureSearch, exact: ExactMatches): CaptureMatches | Effect.Effect<CaptureMatches> => {
   if (capture.policy.matching === "exact" || exact.absent.length === 0) return exactOnly(exact)
   return Effect.map(matchNormalized(capture, exact.absent), (normal) => ({ exact, normal }))
@@ -231,19 +258,22 @@ const afterExact = (capture: CaptureSearch, exact: ExactMatches): CaptureMatches
 
 /**
  * Each capture matched in turn (`matchNow`), `settle` called with its matches before the next is
- * searched: no effect for a capture whose matching needs none (thousands of small captures).
+ * searched: no effect for a capture whose matching needs none (thousands of small captures). With
+ * `direct`, a capture cited once and found now may be settled by it instead (`Direct`).
  */
 export const matchEach = <A>(
   items: Iterable<A>,
   captureOf: (item: A) => CaptureSearch,
-  settle: (capture: CaptureSearch, matches: CaptureMatches) => void
+  settle: (capture: CaptureSearch, matches: CaptureMatches) => void,
+  direct?: Direct
 ): Effect.Effect<void> =>
   Effect.suspend(() => {
     const iterator = items[Symbol.iterator]()
     const next = (): Effect.Effect<void> => {
       for (let item = iterator.next(); item.done !== true; item = iterator.next()) {
         const capture = captureOf(item.value)
-        const matches = matchNow(capture)
+        const matches = matchNow(capture, direct)
+        if (matches === undefined) continue // settled by `direct`
         if (Effect.isEffect(matches)) {
           return Effect.flatMap(matches, (done) => {
             settle(capture, done)

@@ -152,7 +152,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       if (warm !== undefined) return warm
       // Under verify.signatures: each capture's attestation, read once; refused ones fail their citations here.
       const { captures, notes } = yield* CaptureSignatures.screen(policy, store, loadedCaptures)
-      const results: Array<CitationResult> = citations.map(() => Either.left([]))
+      const results: Array<CitationResult> = new Array(citations.length) // each one set by the evidence or `Evidence.failed`
       const toSearch = Digests.groupByCapture(citations, captures, failures)
       const loaded = new Map<SourceUrl, CaptureRecord>()
       const diagnose = Evidence.diagnoser(policy)
@@ -166,7 +166,9 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       // Absences, the opt-in screens (Boundaries.ts, Visibility.ts), then the evidence of what is left.
       const settle = ({ record }: Match.CaptureSearch, matches: Match.CaptureMatches) =>
         Evidence.settle(policy, record, citations, matches, diagnose, failures, results, Load.checkpointsOf(captures, record.source))
-      if (!spans) yield* Match.matchEach(toSearch, captureOf, settle)
+      // A capture's one citation found as it stands gets its evidence at once (Match.Direct, Evidence.settleOne).
+      const direct: Match.Direct = ({ record }, i, span, n, ambiguous) => Evidence.settleOne(policy, record, i, span, n, ambiguous, results, Load.checkpointsOf(captures, record.source))
+      if (!spans) yield* Match.matchEach(toSearch, captureOf, settle, direct)
       else {
         for (const entry of toSearch) {
           const capture = captureOf(entry)

@@ -90,7 +90,7 @@ export const check = (
     if (matched === undefined) return undefined
     matches.push([record, matched])
   }
-  const results: Array<CitationResult> = citations.map(() => Either.left([]))
+  const results: Array<CitationResult> = new Array(citations.length) // each one set by the evidence or `Evidence.failed`
   const loaded = new Map<SourceUrl, CaptureRecord>()
   const diagnose = Evidence.diagnoser(policy)
   for (const [record, matched] of matches) {
