@@ -431,15 +431,19 @@ const flatFrom = 16 * 1024
  * A plain-ASCII text (`isPlain`) lower-cased with each \n a U+0020. A long text is made through a
  * byte buffer (one byte per unit, dropped after): `replaceAll` builds its result by concatenation,
  * a string of one piece per newline that every later reader (the searches' `indexOf`, the trigram
- * look-up's `charCodeAt`) pays for, while a buffer decoded at once is one flat string. Short texts
- * (snippets) keep the native functions, quicker at that size. The same text either way.
+ * look-up's `charCodeAt`) pays for, while the buffer decoded and joined is one flat string. Short
+ * texts (snippets) keep the native functions, quicker at that size. The same text either way.
  */
 const plainText = (text: string): string => {
   if (text.length < flatFrom) return text.toLowerCase().replaceAll("\n", " ")
   // Every unit is below 0x80 (`isPlain`), so latin1 keeps each as one byte.
   const bytes = Buffer.from(text, "latin1")
   for (let i = 0; i < bytes.length; i++) bytes[i] = plainUnit[bytes[i]!]!
-  return bytes.toString("latin1")
+  // Decoded in pieces joined into one string: Node makes a long decoded text an external string
+  // (its bytes outside the JavaScript heap, reported to the collector as external memory).
+  const pieces: Array<string> = []
+  for (let i = 0; i < bytes.length; i += flatFrom * 4) pieces.push(bytes.toString("latin1", i, Math.min(bytes.length, i + flatFrom * 4)))
+  return pieces.join("")
 }
 
 /**
