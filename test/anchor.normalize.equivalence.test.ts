@@ -184,4 +184,26 @@ describe("normalized/1, fast implementation against the reference", () => {
     // Under normalized/2 as well: the two versions differ only beyond ASCII.
     for (const raw of texts) assert.strictEqual(normalize(raw, Infinity, "normalized/2").text, reference(raw).text)
   })
+
+  it("agrees on long plain ASCII, made through a byte buffer from 16 Ki units on (every plain unit, both sides of that length)", () => {
+    // Every unit below 0x80 but the white space that is not plain, each followed by a letter so no two white-space units meet.
+    const units = Array.from({ length: 0x80 }, (_, c) => String.fromCharCode(c)).filter((u) => !"\t\v\f\r".includes(u))
+    const block = units.map((u, k) => `${u}${"QaZz@[`{"[k % 8]}`).join("")
+    const make = (length: number) => block.repeat(Math.ceil(length / block.length) + 1).slice(0, length).replace(/[\n ]$/, "x")
+    for (const length of [16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1, 40_000]) {
+      const raw = make(length)
+      const actual = normalize(raw)
+      const expected = reference(raw)
+      assert.strictEqual(actual.text, expected.text, `plain ASCII of ${length}`)
+      for (let j = 0; j < length; j += 13) assert.deepStrictEqual(actual.toRaw(j, j + 7), expected.toRaw(j, j + 7))
+    }
+    // Past a mebibyte (decoded in many pieces, joined), against the plain rule itself and the map at spots.
+    for (const length of [1_031_913, 1_100_003]) {
+      const raw = make(length)
+      const actual = normalize(raw)
+      assert.strictEqual(actual.text, raw.toLowerCase().replaceAll("\n", " "), `plain ASCII of ${length}`)
+      assert.strictEqual(normalize(raw, Infinity, "normalized/2").text, actual.text)
+      for (let j = 0; j < length; j += 9973) assert.deepStrictEqual(actual.toRaw(j, j + 5), { start: j, end: Math.min(j + 5, length) })
+    }
+  }, 120_000)
 })

@@ -421,6 +421,31 @@ const isPlain = (text: string) =>
   Buffer.byteLength(text, "utf8") === text.length && !text.includes("\t") && !text.includes("\v") &&
   !text.includes("\f") && !text.includes("\r") && !spaceAfterSpace.test(text)
 
+/** Each byte of a plain-ASCII text as normalised: A-Z lower-cased, \n a U+0020, any other the same. */
+const plainUnit = Uint8Array.from({ length: 0x80 }, (_, c) => c >= 0x41 && c <= 0x5a ? c + 0x20 : c === 0x0a ? 0x20 : c)
+
+/** From this length on, `plainText` makes the text through a byte buffer instead of native string functions. */
+const flatFrom = 16 * 1024
+
+/**
+ * A plain-ASCII text (`isPlain`) lower-cased with each \n a U+0020. A long text is made through a
+ * byte buffer (one byte per unit, dropped after): `replaceAll` builds its result by concatenation,
+ * a string of one piece per newline that every later reader (the searches' `indexOf`, the trigram
+ * look-up's `charCodeAt`) pays for, while the buffer decoded and joined is one flat string. Short
+ * texts (snippets) keep the native functions, quicker at that size. The same text either way.
+ */
+const plainText = (text: string): string => {
+  if (text.length < flatFrom) return text.toLowerCase().replaceAll("\n", " ")
+  // Every unit is below 0x80 (`isPlain`), so latin1 keeps each as one byte.
+  const bytes = Buffer.from(text, "latin1")
+  for (let i = 0; i < bytes.length; i++) bytes[i] = plainUnit[bytes[i]!]!
+  // Decoded in pieces joined into one string: Node makes a long decoded text an external string
+  // (its bytes outside the JavaScript heap, reported to the collector as external memory).
+  const pieces: Array<string> = []
+  for (let i = 0; i < bytes.length; i += flatFrom * 4) pieces.push(bytes.toString("latin1", i, Math.min(bytes.length, i + flatFrom * 4)))
+  return pieces.join("")
+}
+
 /**
  * The normalisation of `text` (a capture or a snippet) with its offset map. With `maxUnits`, it
  * stops before the segment that would pass that many normalised code units (`truncated`).
@@ -432,10 +457,10 @@ export const normalize = (
 ): Normalized => {
   const n = text.length
   // Plain ASCII: what the walk below makes of it is the lower-cased text with each \n a U+0020, one
-  // unit per unit (a single linear run), so native string functions make it (the same under both versions).
+  // unit per unit (a single linear run), made at once by `plainText` (the same under both versions).
   if (n > 0 && isPlain(text)) {
     const map = { runAt: Int32Array.of(0), runFrom: Int32Array.of(0), runTo: Int32Array.of(-1), runs: 1, length: n }
-    return normalized(map, text.toLowerCase().replaceAll("\n", " "), n, false)
+    return normalized(map, plainText(text), n, false)
   }
   const out = new Output(n)
   // Never below the raw length: the ASCII fast path (one unit per unit) does not check the cap.
