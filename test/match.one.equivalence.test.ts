@@ -106,8 +106,7 @@ describe("a capture cited once: the general loop's matches", () => {
   it.effect("seeded captures and single citations, under four policies", () =>
     Effect.gen(function*() {
       // The high bits: the low bits of a power-of-two linear congruential generator cycle shortly.
-      const seeded = random(2026_12_03)
-      const next = () => seeded() >>> 8
+      const next = random(2026_12_03)
       const policies = [policyOf("exact", "accept"), policyOf("exact", "reject"), policyOf("normalized/2", "accept"), policyOf("normalized/2", "reject")]
       const seen = new Set<string>()
       for (let n = 0; n < 3_000; n++) {
@@ -146,8 +145,7 @@ describe("a capture cited once: the general loop's matches", () => {
 describe("a capture cited once, its evidence written at once: the general path's results", () => {
   it.effect("seeded captures and single citations, under every ambiguity rule, matching and screen", () =>
     Effect.gen(function*() {
-      const seeded = random(2026_12_04)
-      const next = () => seeded() >>> 8
+      const next = random(2026_12_04)
       const policies: Array<PolicyShape> = []
       for (const matching of ["exact", "normalized/2"] as const) {
         for (const ambiguous of ["accept", "reject"] as const) {

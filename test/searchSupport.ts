@@ -14,11 +14,8 @@ export const naive = (text: string, snippet: string): Found | undefined => {
   return first === -1 ? undefined : { start: first, occurrences }
 }
 
-/** A seeded linear congruential generator: the same cases on every run. */
-export const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
-}
+/** A seeded generator of the state's high 24 bits: the same cases on every run (support/seeded.ts). */
+export { random } from "./support/seeded.js"
 
 /** A flat string, as a capture or report decoded from JSON is (`repeat` builds a rope). */
 export const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string

@@ -30,8 +30,7 @@ describe("isSha256Hex: what /^[0-9a-f]{64}$/ accepts", () => {
   })
 
   it("seeded strings of lengths 0 to 66, mostly hex", () => {
-    const seeded = random(64)
-    const next = () => seeded() >>> 8
+    const next = random(64)
     let accepted = 0
     for (let n = 0; n < 20_000; n++) {
       const length = next() % 3 === 0 ? 64 : next() % 67

@@ -118,10 +118,10 @@ describe.skipIf(skipped("test/ui.browser.test.ts"))("the review page in Chromium
       yield* promise(() => page.click("#drift-link"))
       yield* promise(() => page.waitForSelector("#drift-against"))
       assert.deepStrictEqual(
-        yield* evaluate<[string, boolean, boolean, number]>(
-          `[document.getElementById("drift-status").textContent, document.getElementById("drift-against").disabled, document.getElementById("drift-submit").disabled, document.querySelectorAll("#drift-against option").length]`
+        yield* evaluate<[string, Array<boolean>, number]>(
+          `[document.getElementById("drift-status").textContent, ["drift-against", "drift-report", "drift-file", "drift-submit"].map((id) => document.getElementById(id).disabled), document.querySelectorAll("#drift-against option").length]`
         ),
-        ["No other run to audit against: start a newer run of these sources, then come back.", true, true, 0]
+        ["No other run to audit against: start a newer run of these sources, then come back.", [true, true, true, true], 0]
       )
       // Signing out ends the session: the page asks for a token again, and the old cookie reads nothing.
       const before = yield* promise(() => page.context().cookies(service.base))

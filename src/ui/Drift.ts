@@ -113,12 +113,6 @@ export const driftPage = async (view: View, runId: string): Promise<void> => {
   const status = el("p", { role: "status", "aria-live": "polite", id: "drift-status" })
   const results = el("div", { id: "drift-findings", role: "region", "aria-label": "Findings" })
   const submit = el("button", { type: "submit", id: "drift-submit" }, "Audit")
-  // Nothing to audit against: say so here rather than send an empty run id for the service to refuse.
-  if (others.length === 0) {
-    against.disabled = true
-    submit.disabled = true
-    status.textContent = "No other run to audit against: start a newer run of these sources, then come back."
-  }
   const form = el(
     "form",
     { class: "drift-form", "aria-label": "Audit a report" },
@@ -130,6 +124,12 @@ export const driftPage = async (view: View, runId: string): Promise<void> => {
     el("div", {}, submit),
     status
   )
+  // Nothing to audit against: say so, with every control of the form disabled, rather than send an
+  // empty run id for the service to refuse.
+  if (others.length === 0) {
+    for (const control of form.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | HTMLButtonElement>("input, select, textarea, button")) control.disabled = true
+    status.textContent = "No other run to audit against: start a newer run of these sources, then come back."
+  }
   append(view.root, el("p", {}, el("a", { href: runHref(runId) }, `Run ${runId}`)), el("h1", {}, "Drift audit"), form, results)
   form.addEventListener("submit", (event) => {
     event.preventDefault()
