@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SharedPass } from "../src/anchor/CoarsePass.js"
+import { random } from "./support/seeded.js"
 
 interface Geometry {
   readonly window: number
@@ -34,8 +35,8 @@ const geometryOf = (count: number, m: number): Geometry => {
 
 describe("the coarse pass's block bound", () => {
   it("is never below a block's best window count, and never above the window", () => {
-    let state = 20261203
-    const next = (n: number) => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % n
+    const seeded = random(20261203)
+    const next = (n: number) => seeded() % n
     const word = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[next(alphabet.length)]).join("")
     let checked = 0
     let tight = 0

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { maxSegment, normalize, type RawSpan } from "../src/anchor/Normalize.js"
+import { random as seededInts } from "./support/seeded.js"
 
 /**
  * `normalized/1` written again, straight from its definition (issue #12's list and the module's
@@ -157,10 +158,7 @@ describe("normalized/1, fast implementation against the reference", () => {
   })
 
   it("agrees on plain ASCII (single spaces and newlines only), the path that lower-cases the whole text at once", () => {
-    const next = (() => {
-      let state = 7
-      return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0)
-    })()
+    const next = seededInts(7)
     const pieces = ["Net", "SALES", "q3", "2026", "x.", "\n", " ", "\u0001", "\u001f", "\u007f", "A-Z", "[", "@"]
     const texts = [
       "A", "\n", " ", "a\n", "\nA", "Net sales\nRose", "\u0000\u0008\u000e\u001f\u007f",

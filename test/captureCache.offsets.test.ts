@@ -9,14 +9,15 @@ import { checkpoints } from "../src/anchor/Offsets.js"
 import * as MemoryStore from "../src/store/Memory.js"
 import * as CaptureCache from "../src/verify/CaptureCache.js"
 import { fixtureSources, verifierFor } from "./support/captureCacheFixture.js"
+import { random } from "./support/seeded.js"
 
 const { recordOf } = fixtureSources("offsets.cache.example.com")
 
 const pieces = ["word ", "café ", "e\u0301", "漢字 ", "한국 ", "€", "\u{1F600}", "\u{20000}", "\u{1D11E} ", "\n", "ß"]
 
 const seededText = (seed: number, length: number) => {
-  let state = seed >>> 0
-  const next = (bound: number) => (state = (state * 1664525 + 1013904223) >>> 0) % bound
+  const seeded = random(seed)
+  const next = (bound: number) => seeded() % bound
   let text = ""
   while (text.length < length) text += pieces[next(pieces.length)]! + String(next(1000))
   return { text, next }

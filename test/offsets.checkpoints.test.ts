@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { checkpoints, checkpointUnits, positions, spanOffsets } from "../src/anchor/Offsets.js"
+import { random } from "./support/seeded.js"
 
 /** The straightforward computation: the prefix before the position counted by the platform. */
 const reference = (text: string, utf16: number) => {
@@ -17,11 +18,8 @@ const reference = (text: string, utf16: number) => {
 }
 
 const seeded = (seed: number) => {
-  let state = seed >>> 0
-  return (bound: number) => {
-    state = (state * 1664525 + 1013904223) >>> 0
-    return state % bound
-  }
+  const next = random(seed)
+  return (bound: number) => next() % bound
 }
 
 const pieces = [

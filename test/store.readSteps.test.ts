@@ -24,6 +24,7 @@ import * as Gate from "../src/verify/Gate.js"
 import { expectedRecordName } from "./mutants.support.js"
 import { accessedAt, tempDirectory } from "./support.js"
 import { isRecordFile } from "./support/countOpens.js"
+import { random } from "./support/seeded.js"
 
 const sha = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex")
 
@@ -73,12 +74,9 @@ const source = (i: number) => `https://steps.example.com/source-${i}.txt` as Sou
 /** Seeded prose of about `bytes` bytes. */
 const prose = (seed: number, bytes: number) => {
   const words = ["net", "sales", "rose", "4,210", "units", "in", "Q3", "é", "文", "😀", "the", "north"]
-  let state = seed
+  const next = random(seed)
   let text = ""
-  while (text.length < bytes) {
-    state = (state * 1664525 + 1013904223) >>> 0
-    text += `${words[state % words.length]} `
-  }
+  while (text.length < bytes) text += `${words[next() % words.length]} `
   return text.slice(0, bytes)
 }
 

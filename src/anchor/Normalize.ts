@@ -12,7 +12,12 @@
  * 4. lower case (`toLowerCase`, per segment: no context-sensitive final sigma);
  * 5. steps 1–2 once more, because NFKC itself produces a few of those
  *    characters (U+2011 → U+2010, U+207B and U+208B → U+2212, U+FE31, U+FE32 and
- *    U+FE58 → dashes): so normalising twice changes nothing;
+ *    U+FE58 → dashes): so normalising twice changes nothing, with one exception:
+ *    a character dropped in step 1 between a base and the combining marks or
+ *    conjoining jamo after it ends the raw segment but leaves nothing in the
+ *    normalised text, so normalising again composes what the first pass kept
+ *    apart (i, U+00AD, U+0301 → i + U+0301 → í). Both sides of a comparison are
+ *    normalised once, from raw text, so matching never depends on it;
  * 6. every run of white space (Unicode White_Space, after the steps above, across
  *    segment boundaries) becomes one U+0020. Nothing is trimmed.
  *
