@@ -167,25 +167,23 @@ describe("a capture cited once, its evidence written at once: the general path's
           JSON.stringify({ results, failures }, (_, value) => value instanceof Error ? { json: { ...value }, message: value.message } : value)
         const fromGeneral = yield* Effect.gen(function*() {
           const failures = citations.map((): Array<CitationFailure> => [])
-          const results: Array<CitationResult> = citations.map(() => ({ _tag: "Left", left: [] }) as unknown as CitationResult)
+          const results = Evidence.pending(citations.length)
           const matches = yield* Match.matchCapture({ policy, search: Search.sliced(), record, citations, indices, failures })
           Evidence.settle(policy, record, citations, matches, Evidence.diagnoser(policy), failures, results, undefined)
-          Evidence.failed(results, failures)
-          return comparable(results, failures)
+          return comparable(Evidence.failed(results, failures), failures)
         })
         let took: boolean | undefined
         const fromDirect = yield* Effect.gen(function*() {
           const failures = citations.map((): Array<CitationFailure> => [])
-          const results: Array<CitationResult> = citations.map(() => ({ _tag: "Left", left: [] }) as unknown as CitationResult)
-          // As verify/Verifier.ts passes it.
+          // As verify/Verifier.ts makes and passes them.
+          const results = Evidence.pending(citations.length)
           const direct: Match.Direct = (c, i, span, occurrences, ambiguous) =>
             took = Evidence.settleOne(c.policy, c.record, i, span, occurrences, ambiguous, results, undefined)
           const capture = { policy, search: Search.sliced(), record, citations, indices, failures }
           const now = Match.matchNow(capture, direct)
           const matches = now === undefined || !Effect.isEffect(now) ? now : yield* now
           if (matches !== undefined) Evidence.settle(policy, record, citations, matches, Evidence.diagnoser(policy), failures, results, undefined)
-          Evidence.failed(results, failures)
-          return comparable(results, failures)
+          return comparable(Evidence.failed(results, failures), failures)
         })
         assert.strictEqual(fromDirect, fromGeneral, `${JSON.stringify(policy)}: ${JSON.stringify(citations[before])} in ${JSON.stringify(record)}`)
         if (took === true) taken++

@@ -258,6 +258,21 @@ describe("record decode: the hand check returns what the Schema returns", () => 
     assert.isUndefined(fastRecordV1([record("x")]))
   })
 
+  it("an enumerable key on Object.prototype (its own or one of a record's) changes nothing", () => {
+    // The hand check walks the keys with `for…in`, which also yields the prototype's enumerable keys.
+    const all = cases().filter((_, k) => k % 7 === 0)
+    const expected = all.map(([, value]) => fastRecordV1(JSON.parse(JSON.stringify(value))))
+    for (const key of ["polluted", "text", "format"]) {
+      Object.defineProperty(Object.prototype, key, { value: "x", enumerable: true, configurable: true, writable: true })
+      try {
+        all.forEach(([name, value], k) => same(fastRecordV1(JSON.parse(JSON.stringify(value))), expected[k], `${name} with Object.prototype.${key}`))
+      } finally {
+        delete (Object.prototype as Record<string, unknown>)[key]
+      }
+    }
+    assert.isAbove(expected.filter((r) => r !== undefined).length, 20)
+  })
+
   it("remembers canonical sources of an ordinary URL's length only: a long source is accepted, not kept", () => {
     const fields = { format: "citegate.capture/1", sha256: "a".repeat(64), accessedAt: at, contentType: "text/plain", byteLength: 1, text: "x" }
     const long = `https://long.example/${"a".repeat(maxRememberedSourceLength)}`

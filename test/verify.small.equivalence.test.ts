@@ -198,6 +198,10 @@ describe("verifying without an effect per capture: the general path's outcome, e
           assert.strictEqual(comparable(fromSpans), comparable(fromFast), `${JSON.stringify(verify)} (spans): ${text}`)
           if (Either.isRight(fromFast)) {
             verified += fromFast.right.report.facts.length
+            // The captures given are those of the verified cited facts, in the report's order, each its source's record.
+            const cited = fromFast.right.report.facts.flatMap((entry) => entry.fact.state === "cited" ? [entry.fact.source as string] : [])
+            assert.deepStrictEqual(fromFast.right.captures.map(([source]) => source), [...new Set(cited)], text)
+            for (const [source, record] of fromFast.right.captures) assert.strictEqual(record.source, source)
             for (const r of fromFast.right.report.retractions) {
               tags.add(r.error._tag)
               if (r.error._tag === "CorruptCapture") reasons.add((r.error as { reason: string }).reason)

@@ -126,12 +126,16 @@ const v1Keys = ["format", "source", "sha256", "accessedAt", "contentType", "byte
  */
 export const fastRecordV1 = (value: unknown): CaptureRecordV1 | undefined => {
   if (!isJsonObject(value)) return undefined
-  const keys = Object.keys(value)
-  if (keys.length !== v1Keys.length) return undefined
+  // Its own enumerable keys in `Object.keys` order, without the list `Object.keys` makes (one per
+  // record): `for…in` walks them first, then any enumerable key of `Object.prototype`, skipped here.
+  let count = 0
   let inOrder = true
-  for (let i = 0; i < keys.length; i++) {
-    inOrder = inOrder && keys[i] === v1Keys[i]
-    switch (keys[i]) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue
+    if (count === v1Keys.length) return undefined
+    inOrder = inOrder && key === v1Keys[count]
+    count++
+    switch (key) {
       case "format":
       case "source":
       case "sha256":
@@ -144,6 +148,7 @@ export const fastRecordV1 = (value: unknown): CaptureRecordV1 | undefined => {
         return undefined
     }
   }
+  if (count !== v1Keys.length) return undefined
   // Seven distinct own keys (an object has no repeated key), each one of the seven: all are present.
   const { accessedAt, byteLength, contentType, format, sha256, source, text } = value
   if (format !== captureFormat || typeof contentType !== "string") return undefined

@@ -10,7 +10,7 @@ import { captureFormat, type CaptureRecord, type Span, type TextPositionSelector
 import { type NearestPassage, SnippetAbsent } from "../Errors.js"
 import * as Diagnostic from "../anchor/Diagnostic.js"
 import { meaningChange, type MeaningChange } from "../anchor/MeaningGuard.js"
-import { type Checkpoints, spanOffsets } from "../anchor/Offsets.js"
+import { type Checkpoints, spanOffsets, type SpanOffsets } from "../anchor/Offsets.js"
 import { contextCodePoints, selectors, textPosition } from "../anchor/Selectors.js"
 import { locate } from "../internal/anchors.js"
 import * as Boundaries from "./Boundaries.js"
@@ -74,31 +74,45 @@ const asciiSelectors = (text: string, span: Span, codePoints: Span): readonly [T
 }
 
 /**
+ * The evidence of a span of a v1 capture, as `verified` and `settleOne` both write it. A v1 capture
+ * has no pages, headings or hidden runs: `locate` and `Visibility.mark` add nothing, so the same keys
+ * in the same order as the v2 evidence without its spreads (one object literal, one shape).
+ */
+const v1Evidence = (
+  record: CaptureRecord,
+  span: Span,
+  occurrences: number,
+  method: Matched["method"],
+  ambiguous: boolean,
+  units: SpanOffsets,
+  selectorsOf: typeof selectors
+): CitationResult =>
+  Either.right({
+    span,
+    occurrences,
+    accessedAt: record.accessedAt,
+    method,
+    ambiguous,
+    offsets: units,
+    selector: selectorsOf(record.text, span, units.codePoints)
+  })
+
+/**
  * Every verified span of this capture in code points and UTF-8 bytes, as evidence: one pass over
  * the text up to the last span, or with the cached capture's `checkpoints` a short scan per span.
  */
 export const verified = (
   record: CaptureRecord,
   matched: ReadonlyArray<Matched>,
-  results: Array<CitationResult>,
+  results: Pending,
   checkpoints?: Checkpoints
 ): void => {
   const offsets = spanOffsets(record.text, matched.map((m) => m.span), checkpoints)
   const selectorsOf = isShortAscii(record.text) ? asciiSelectors : selectors
   matched.forEach((m, k) => {
     const units = offsets[k]!
-    // A v1 capture has no pages, headings or hidden runs: `locate` and `Visibility.mark` add nothing,
-    // so the same keys in the same order without the spreads (an object each).
     if (record.format === captureFormat) {
-      results[m.i] = Either.right({
-        span: m.span,
-        occurrences: m.occurrences,
-        accessedAt: record.accessedAt,
-        method: m.method,
-        ambiguous: m.ambiguous,
-        offsets: units,
-        selector: selectorsOf(record.text, m.span, units.codePoints)
-      })
+      results[m.i] = v1Evidence(record, m.span, m.occurrences, m.method, m.ambiguous, units, selectorsOf)
       return
     }
     results[m.i] = Either.right({
@@ -129,21 +143,13 @@ export const settleOne = (
   span: Span,
   occurrences: number,
   ambiguous: boolean,
-  results: Array<CitationResult>,
+  results: Pending,
   checkpoints: Checkpoints | undefined
 ): boolean => {
   if (record.format !== captureFormat || policy.boundaries === "tokens") return false
   const units = spanOffsets(record.text, [span], checkpoints)[0]!
   const selectorsOf = isShortAscii(record.text) ? asciiSelectors : selectors
-  results[i] = Either.right({
-    span,
-    occurrences,
-    accessedAt: record.accessedAt,
-    method: "exact",
-    ambiguous,
-    offsets: units,
-    selector: selectorsOf(record.text, span, units.codePoints)
-  })
+  results[i] = v1Evidence(record, span, occurrences, "exact", ambiguous, units, selectorsOf)
   return true
 }
 
@@ -158,7 +164,7 @@ export const settle = (
   { exact, normal }: CaptureMatches,
   diagnose: Diagnostic.Diagnoser,
   failures: Failures,
-  results: Array<CitationResult>,
+  results: Pending,
   checkpoints: Checkpoints | undefined
 ): void => {
   absent(record, citations, normal.stillAbsent, normal.changedBy, diagnose, failures)
@@ -177,11 +183,25 @@ export const settle = (
 export const diagnoser = (policy: PolicyShape): Diagnostic.Diagnoser => Diagnostic.forVerification(policy.timeoutMs / 4)
 
 /**
- * Each citation with a failure gets all of its failures as its result, and one with neither a failure
- * nor evidence (should one be left so) its empty list: the results need not be made beforehand.
+ * A verification's results as they are being set: one slot per citation, empty until its evidence is
+ * written (`verified`, `settleOne`); `failed` makes the final list from it.
  */
-export const failed = (results: Array<CitationResult>, failures: Failures): void => {
-  failures.forEach((list, i) => {
-    if (list.length > 0 || results[i] === undefined) results[i] = Either.left(list)
-  })
+export type Pending = Array<CitationResult | undefined>
+
+/** The pending results of `n` citations, none set yet (the results need not be made beforehand). */
+export const pending = (n: number): Pending => new Array(n)
+
+/**
+ * The results, one per citation in order, in a new dense list: each citation with a failure gets all
+ * of its failures, one with evidence and no failure its evidence, and one with neither (should one be
+ * left so) its empty list of failures.
+ */
+export const failed = (results: Pending, failures: Failures): Array<CitationResult> => {
+  const all: Array<CitationResult> = []
+  for (let i = 0; i < failures.length; i++) {
+    const list = failures[i]!
+    const result = results[i]
+    all.push(list.length > 0 || result === undefined ? Either.left(list) : result)
+  }
+  return all
 }

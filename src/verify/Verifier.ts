@@ -36,7 +36,6 @@ import { Policy } from "./Policy.js"
 import type {
   CitationFailure,
   CitationInput,
-  CitationResult,
   CitationsChecked,
   Verification
 } from "./Records.js"
@@ -152,17 +151,14 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       if (warm !== undefined) return warm
       // Under verify.signatures: each capture's attestation, read once; refused ones fail their citations here.
       const { captures, notes } = yield* CaptureSignatures.screen(policy, store, loadedCaptures)
-      const results: Array<CitationResult> = new Array(citations.length) // each one set by the evidence or `Evidence.failed`
+      const results = Evidence.pending(citations.length) // each one set by the evidence, or by `Evidence.failed`
       const toSearch = Digests.groupByCapture(citations, captures, failures)
-      const loaded = new Map<SourceUrl, CaptureRecord>()
       const diagnose = Evidence.diagnoser(policy)
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       // A cached capture's index is built here once, within an allowance from the deadline (Search.indexUnitsFor).
       const search = Search.sliced(indexUnits)
-      const captureOf = ([record, indices]: readonly [CaptureRecord, ReadonlyArray<number>]): Match.CaptureSearch => {
-        loaded.set(record.source, record)
-        return { policy, search, record, index: Load.indexOf(captures, record.source), citations, indices, failures }
-      }
+      const captureOf = ([record, indices]: readonly [CaptureRecord, ReadonlyArray<number>]): Match.CaptureSearch =>
+        ({ policy, search, record, index: Load.indexOf(captures, record.source), citations, indices, failures })
       // Absences, the opt-in screens (Boundaries.ts, Visibility.ts), then the evidence of what is left.
       const settle = ({ record }: Match.CaptureSearch, matches: Match.CaptureMatches) =>
         Evidence.settle(policy, record, citations, matches, diagnose, failures, results, Load.checkpointsOf(captures, record.source))
@@ -176,8 +172,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
           settle(capture, yield* Spans.perItem(spans, "Verifier.search", attributes)(Match.matchCapture(capture)))
         }
       }
-      Evidence.failed(results, failures)
-      return { results, loaded, signatureNotes: notes }
+      return { results: Evidence.failed(results, failures), loaded: Load.recordOf(captures), signatureNotes: notes }
     }).pipe(
       // One deadline for reading and searching every capture (decoding is bounded by the input's size).
       (effect) =>
@@ -210,7 +205,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     // Only the captures at least one citation was verified against, as for reports.
     const captures = new Map<SourceUrl, CaptureRecord>()
     results.forEach((result, i) => {
-      const record = loaded.get(citations[i]!.source as SourceUrl)
+      const record = loaded(citations[i]!.source as SourceUrl)
       if (Either.isRight(result) && record !== undefined) captures.set(record.source, record)
     })
     return { results, captures, signatureNotes } satisfies CitationsChecked

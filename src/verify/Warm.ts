@@ -26,7 +26,7 @@ import type { Loaded } from "./Load.js"
 import * as Load from "./Load.js"
 import * as Match from "./Match.js"
 import type { PolicyShape } from "./Policy.js"
-import type { CitationInput, CitationResult, Failures } from "./Records.js"
+import type { CitationInput, Failures } from "./Records.js"
 import type { CheckedCitations } from "./Report.js"
 
 /** Whether verifications may take the warm path, and (for tests) which path each one took. */
@@ -90,13 +90,10 @@ export const check = (
     if (matched === undefined) return undefined
     matches.push([record, matched])
   }
-  const results: Array<CitationResult> = new Array(citations.length) // each one set by the evidence or `Evidence.failed`
-  const loaded = new Map<SourceUrl, CaptureRecord>()
+  const results = Evidence.pending(citations.length) // each one set by the evidence, or by `Evidence.failed`
   const diagnose = Evidence.diagnoser(policy)
   for (const [record, matched] of matches) {
-    loaded.set(record.source, record)
     Evidence.settle(policy, record, citations, matched, diagnose, failures, results, Load.checkpointsOf(captures, record.source))
   }
-  Evidence.failed(results, failures)
-  return { results, loaded, signatureNotes: [] }
+  return { results: Evidence.failed(results, failures), loaded: Load.recordOf(captures), signatureNotes: [] }
 }
