@@ -164,15 +164,6 @@ export const indexOf = (captures: ReadonlyMap<SourceUrl, Loaded>, source: Source
   return loaded !== undefined && Either.isRight(loaded) ? loaded.right.index : undefined
 }
 
-/**
- * The record of each capture loaded (and not refused since), looked up by source: for the captures a
- * citation was verified against, the record it was verified against (every one of them was searched).
- */
-export const recordOf = (captures: ReadonlyMap<SourceUrl, Loaded>) => (source: SourceUrl): CaptureRecord | undefined => {
-  const loaded = captures.get(source)
-  return loaded !== undefined && Either.isRight(loaded) ? loaded.right.record : undefined
-}
-
 /** The span-offset checkpoints of a loaded capture, when it has them (a cached capture). */
 export const checkpointsOf = (captures: ReadonlyMap<SourceUrl, Loaded>, source: SourceUrl): Checkpoints | undefined => {
   const loaded = captures.get(source)

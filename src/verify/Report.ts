@@ -16,8 +16,7 @@ import type { CitationInput, CitationResult, Verification } from "./Records.js"
 /** What the matching path gives: one result per citation, the captures it loaded, and attestation notes. */
 export interface CheckedCitations {
   readonly results: ReadonlyArray<CitationResult>
-  /** The record of a capture a citation was verified against (Load.ts `recordOf`). */
-  readonly loaded: (source: SourceUrl) => CaptureRecord | undefined
+  readonly loaded: ReadonlyMap<SourceUrl, CaptureRecord>
   readonly signatureNotes: ReadonlyArray<CaptureSignatureError>
 }
 
@@ -60,7 +59,7 @@ const assemble = (report: Report, { citedIndices, failuresByIndex }: ReturnType<
       for (const error of failures) rejections.push({ index, label: fact.label, error })
     } else if (fact.state === "cited") {
       entries.push({ index, fact, evidence: evidenceByIndex[index]! })
-      const record = loaded(fact.source as SourceUrl)
+      const record = loaded.get(fact.source as SourceUrl)
       if (record !== undefined) verifiedCaptures.set(fact.source as SourceUrl, record)
     } else {
       entries.push({ index, fact })

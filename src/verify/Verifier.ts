@@ -153,12 +153,15 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
       const { captures, notes } = yield* CaptureSignatures.screen(policy, store, loadedCaptures)
       const results = Evidence.pending(citations.length) // each one set by the evidence, or by `Evidence.failed`
       const toSearch = Digests.groupByCapture(citations, captures, failures)
+      const loaded = new Map<SourceUrl, CaptureRecord>()
       const diagnose = Evidence.diagnoser(policy)
       // The search runs in slices with yields in between, so the deadline can interrupt it.
       // A cached capture's index is built here once, within an allowance from the deadline (Search.indexUnitsFor).
       const search = Search.sliced(indexUnits)
-      const captureOf = ([record, indices]: readonly [CaptureRecord, ReadonlyArray<number>]): Match.CaptureSearch =>
-        ({ policy, search, record, index: Load.indexOf(captures, record.source), citations, indices, failures })
+      const captureOf = ([record, indices]: readonly [CaptureRecord, ReadonlyArray<number>]): Match.CaptureSearch => {
+        loaded.set(record.source, record)
+        return { policy, search, record, index: Load.indexOf(captures, record.source), citations, indices, failures }
+      }
       // Absences, the opt-in screens (Boundaries.ts, Visibility.ts), then the evidence of what is left.
       const settle = ({ record }: Match.CaptureSearch, matches: Match.CaptureMatches) =>
         Evidence.settle(policy, record, citations, matches, diagnose, failures, results, Load.checkpointsOf(captures, record.source))
@@ -172,7 +175,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
           settle(capture, yield* Spans.perItem(spans, "Verifier.search", attributes)(Match.matchCapture(capture)))
         }
       }
-      return { results: Evidence.failed(results, failures), loaded: Load.recordOf(captures), signatureNotes: notes }
+      return { results: Evidence.failed(results, failures), loaded, signatureNotes: notes }
     }).pipe(
       // One deadline for reading and searching every capture (decoding is bounded by the input's size).
       (effect) =>
@@ -205,7 +208,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
     // Only the captures at least one citation was verified against, as for reports.
     const captures = new Map<SourceUrl, CaptureRecord>()
     results.forEach((result, i) => {
-      const record = loaded(citations[i]!.source as SourceUrl)
+      const record = loaded.get(citations[i]!.source as SourceUrl)
       if (Either.isRight(result) && record !== undefined) captures.set(record.source, record)
     })
     return { results, captures, signatureNotes } satisfies CitationsChecked

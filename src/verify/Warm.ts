@@ -91,9 +91,11 @@ export const check = (
     matches.push([record, matched])
   }
   const results = Evidence.pending(citations.length) // each one set by the evidence, or by `Evidence.failed`
+  const loaded = new Map<SourceUrl, CaptureRecord>()
   const diagnose = Evidence.diagnoser(policy)
   for (const [record, matched] of matches) {
+    loaded.set(record.source, record)
     Evidence.settle(policy, record, citations, matched, diagnose, failures, results, Load.checkpointsOf(captures, record.source))
   }
-  return { results: Evidence.failed(results, failures), loaded: Load.recordOf(captures), signatureNotes: [] }
+  return { results: Evidence.failed(results, failures), loaded, signatureNotes: [] }
 }
