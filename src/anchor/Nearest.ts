@@ -32,6 +32,7 @@ import * as MultiSearch from "../internal/multiSearch.js"
 import { maxSharedTrigrams, SharedPass } from "./CoarsePass.js"
 import { type Normalized, normalize, normalizeCapture, normalizedVersion, type RawSpan } from "./Normalize.js"
 import { align, ratioNormalized } from "./Similarity.js"
+import { ownedSlice } from "../internal/ownedSlice.js"
 
 /** How a nearest passage was found. */
 export type NearestMethod = typeof normalizedVersion | "fuzzy"
@@ -103,7 +104,7 @@ export const prepare = (text: string, options: { readonly from?: number | undefi
 const passage = (prepared: Prepared, method: NearestMethod, score: number, start: number, end: number): Nearest => {
   const span = prepared.normalized.toRaw(start, end)
   const raw = { start: span.start + prepared.offset, end: span.end + prepared.offset }
-  return { method, score, span: raw, text: prepared.raw.slice(raw.start, raw.end) }
+  return { method, score, span: raw, text: ownedSlice(prepared.raw, raw.start, raw.end) }
 }
 
 /** The most code units a passage is widened by at each end to reach a word boundary. */

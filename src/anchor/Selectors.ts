@@ -8,6 +8,7 @@
  * @since 0.2.0
  */
 import type { Evidence, Span, TextPositionSelector, TextQuoteSelector } from "../Domain.js"
+import { ownedSlice } from "../internal/ownedSlice.js"
 
 /** Code points of context on each side of a TextQuoteSelector's `exact`. */
 export const contextCodePoints = 32
@@ -45,9 +46,9 @@ const forward = (text: string, from: number, count: number): number => {
  */
 export const textQuote = (text: string, span: Span): TextQuoteSelector => ({
   type: "TextQuoteSelector",
-  exact: text.slice(span.start, span.end),
-  prefix: text.slice(back(text, span.start, contextCodePoints), span.start),
-  suffix: text.slice(span.end, forward(text, span.end, contextCodePoints))
+  exact: ownedSlice(text, span.start, span.end),
+  prefix: ownedSlice(text, back(text, span.start, contextCodePoints), span.start),
+  suffix: ownedSlice(text, span.end, forward(text, span.end, contextCodePoints))
 })
 
 /**

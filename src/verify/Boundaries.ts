@@ -17,6 +17,7 @@ import type { CaptureRecord, Span } from "../Domain.js"
 import { SnippetCutsToken } from "../Errors.js"
 import { insideToken, widened } from "../anchor/Tokens.js"
 import type { CitationInput, Failures } from "./Records.js"
+import { ownedSlice } from "../internal/ownedSlice.js"
 
 const cutsToken = (text: string, span: Span) => insideToken(text, span.start) || insideToken(text, span.end)
 
@@ -67,7 +68,7 @@ export const screen = <M extends { readonly i: number; readonly span: Span; read
         captureSha256: record.sha256,
         snippet: citation.snippet,
         span: { start: m.span.start, end: m.span.end },
-        token: record.text.slice(token.start, token.end)
+        token: ownedSlice(record.text, token.start, token.end)
       })
     )
   }

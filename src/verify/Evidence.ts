@@ -19,13 +19,14 @@ import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, CitationResult, Failures } from "./Records.js"
 import { hasContext } from "./Search.js"
 import * as Visibility from "./Visibility.js"
+import { ownedSlice } from "../internal/ownedSlice.js"
 
 /**
  * Under any policy: when the nearest passage is the same text up to `normalized/1` (a diagnostic), the
  * number, sign or unit the quote changed in it, so that a repair does not call a meaning change typography.
  */
 const changeAt = (text: string, snippet: string, nearest: NearestPassage | undefined): MeaningChange | undefined =>
-  nearest?.method === "normalized/1" ? meaningChange(snippet, text.slice(nearest.span.start, nearest.span.end)) : undefined
+  nearest?.method === "normalized/1" ? meaningChange(snippet, ownedSlice(text, nearest.span.start, nearest.span.end)) : undefined
 
 /** `SnippetAbsent` for each citation found in neither search, with its nearest passage when diagnosed. */
 export const absent = (
@@ -68,7 +69,7 @@ const asciiSelectors = (text: string, span: Span, codePoints: Span): readonly [T
   const before = start <= 0 ? start : Math.max(0, start - contextCodePoints)
   const after = end >= text.length ? end : Math.min(text.length, end + contextCodePoints)
   return [
-    { type: "TextQuoteSelector", exact: text.slice(start, end), prefix: text.slice(before, start), suffix: text.slice(end, after) },
+    { type: "TextQuoteSelector", exact: ownedSlice(text, start, end), prefix: ownedSlice(text, before, start), suffix: ownedSlice(text, end, after) },
     textPosition(codePoints)
   ]
 }

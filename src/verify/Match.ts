@@ -19,6 +19,7 @@ import type { CaptureIndex } from "./CaptureIndex.js"
 import type { PolicyShape } from "./Policy.js"
 import type { CitationInput, Failures } from "./Records.js"
 import { hasContext, keysOf, lookup, needleOf, pick, type SlicedSearch } from "./Search.js"
+import { ownedSlice } from "../internal/ownedSlice.js"
 
 /** A citation matched in the capture: where, how often, and how. */
 export interface Matched {
@@ -332,7 +333,7 @@ export const matchNormalized = (
       if (picked._tag === "Absent") return stillAbsent.push(i)
       if (picked._tag === "Ambiguous") return failures[i]!.push(ambiguous(record, citation, picked.occurrences))
       const span = normal.toRaw(picked.start, picked.start + snippet.length)
-      const changed = meaningChange(citation.snippet, record.text.slice(span.start, span.end))
+      const changed = meaningChange(citation.snippet, ownedSlice(record.text, span.start, span.end))
       if (changed !== undefined) {
         changedBy.set(i, changed)
         return stillAbsent.push(i)
