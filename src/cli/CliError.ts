@@ -1,9 +1,10 @@
 /** Errors of the command line itself (files, directories, output), and how the process exits. */
 import * as Data from "effect/Data"
 import * as Schema from "effect/Schema"
+import { TaggedError } from "../errors/TaggedError.js"
 
 /** A file the operator named cannot be read. */
-export class FileUnreadable extends Schema.TaggedError<FileUnreadable>()("FileUnreadable", {
+export class FileUnreadable extends TaggedError<FileUnreadable>()("FileUnreadable", {
   path: Schema.String,
   what: Schema.String,
   detail: Schema.String
@@ -14,7 +15,7 @@ export class FileUnreadable extends Schema.TaggedError<FileUnreadable>()("FileUn
 }
 
 /** A run directory that must be new already exists: evidence is never mixed or overwritten. */
-export class RunDirectoryExists extends Schema.TaggedError<RunDirectoryExists>()("RunDirectoryExists", {
+export class RunDirectoryExists extends TaggedError<RunDirectoryExists>()("RunDirectoryExists", {
   path: Schema.String
 }) {
   override get message() {
@@ -23,7 +24,7 @@ export class RunDirectoryExists extends Schema.TaggedError<RunDirectoryExists>()
 }
 
 /** A directory or output file could not be written. */
-export class WriteFailed extends Schema.TaggedError<WriteFailed>()("WriteFailed", {
+export class WriteFailed extends TaggedError<WriteFailed>()("WriteFailed", {
   path: Schema.String,
   detail: Schema.String
 }) {
@@ -33,7 +34,7 @@ export class WriteFailed extends Schema.TaggedError<WriteFailed>()("WriteFailed"
 }
 
 /** The configuration approves plain-http sources, which only test mode (`--allow-loopback-http`) may fetch. */
-export class TestModeRequired extends Schema.TaggedError<TestModeRequired>()("TestModeRequired", {
+export class TestModeRequired extends TaggedError<TestModeRequired>()("TestModeRequired", {
   sources: Schema.Array(Schema.String)
 }) {
   override get message() {
@@ -47,7 +48,7 @@ export class TestModeRequired extends Schema.TaggedError<TestModeRequired>()("Te
  * HTTP: configure `server.tls` (HTTPS), or say with `--behind-tls-proxy` that a TLS proxy in front
  * terminates it. Nothing was listened on.
  */
-export class InsecureListen extends Schema.TaggedError<InsecureListen>()("InsecureListen", {
+export class InsecureListen extends TaggedError<InsecureListen>()("InsecureListen", {
   host: Schema.String,
   port: Schema.Int
 }) {
@@ -66,7 +67,7 @@ export type OutputRefusedReason = typeof OutputRefusedReason.Type
  * file as an input (the configuration or the report), or an existing file without `--force`.
  * Nothing was written.
  */
-export class OutputRefused extends Schema.TaggedError<OutputRefused>()("OutputRefused", {
+export class OutputRefused extends TaggedError<OutputRefused>()("OutputRefused", {
   path: Schema.String,
   reason: OutputRefusedReason,
   detail: Schema.String
@@ -84,7 +85,7 @@ export class CliExit extends Data.TaggedError("CliExit")<{ readonly code: 1 | 2 
  * The options do not name a usable store: `--store` (or `CITEGATE_DATABASE_URL`) is not a PostgreSQL
  * URL, or a command that needs a database was given none.
  */
-export class StoreChoiceInvalid extends Schema.TaggedError<StoreChoiceInvalid>()("StoreChoiceInvalid", {
+export class StoreChoiceInvalid extends TaggedError<StoreChoiceInvalid>()("StoreChoiceInvalid", {
   detail: Schema.String
 }) {
   override get message() {
@@ -100,7 +101,7 @@ export type RecaptureRefusedReason = typeof RecaptureRefusedReason.Type
  * inside it (its records would mix with the evidence being audited), or the old run holds no record
  * of any source the configuration approves. Nothing was created or fetched.
  */
-export class RecaptureRefused extends Schema.TaggedError<RecaptureRefused>()("RecaptureRefused", {
+export class RecaptureRefused extends TaggedError<RecaptureRefused>()("RecaptureRefused", {
   from: Schema.String,
   to: Schema.String,
   reason: RecaptureRefusedReason,

@@ -12,13 +12,14 @@ import { AmbiguousSnippet, AnchorMismatch, DigestMismatch, NotApproved, SnippetA
 import { SnippetCutsToken } from "./Boundaries.js"
 import { HiddenEvidence } from "./Visibility.js"
 import { SignatureInvalid, UnknownSigningKey, UnsignedCapture } from "./Signature.js"
+import { TaggedError } from "./TaggedError.js"
 
 // ---------------------------------------------------------------------------
 // Answers: prose with inline citations (citegate.answer/1, EVI1, Anthropic)
 // ---------------------------------------------------------------------------
 
 /** The quote occurs in the capture, but not where the citation's character indices say it is. */
-export class SpanMismatch extends Schema.TaggedError<SpanMismatch>()("SpanMismatch", {
+export class SpanMismatch extends TaggedError<SpanMismatch>()("SpanMismatch", {
   source: Schema.String,
   captureSha256: Schema.String,
   quote: Schema.String,
@@ -42,7 +43,7 @@ export type AnchorKind = typeof AnchorKind.Type
  * The citation names a page, heading or content block, but captures carry no
  * anchors yet (plain text): the anchor cannot be checked, so it is not accepted.
  */
-export class AnchorUnsupported extends Schema.TaggedError<AnchorUnsupported>()("AnchorUnsupported", {
+export class AnchorUnsupported extends TaggedError<AnchorUnsupported>()("AnchorUnsupported", {
   source: Schema.String,
   anchor: AnchorKind,
   value: Schema.String
@@ -87,7 +88,7 @@ export const CitationRejection = Schema.Struct({
 export type CitationRejection = typeof CitationRejection.Type
 
 /** A sentence that needs a citation (it states a quantity, or is long and of no exempt kind: docs/answers.md) and cites nothing. */
-export class UncitedSentence extends Schema.TaggedError<UncitedSentence>()("UncitedSentence", {
+export class UncitedSentence extends TaggedError<UncitedSentence>()("UncitedSentence", {
   sentence: Schema.String,
   /** 1-based line of the drafted text where the sentence starts, when the format has lines (EVI1). */
   line: Schema.NullOr(Schema.Int)
@@ -98,7 +99,7 @@ export class UncitedSentence extends Schema.TaggedError<UncitedSentence>()("Unci
 }
 
 /** The answer is not a valid answer (schema, or a numbered handle the manifest does not hold): every issue. */
-export class InvalidAnswer extends Schema.TaggedError<InvalidAnswer>()("InvalidAnswer", {
+export class InvalidAnswer extends TaggedError<InvalidAnswer>()("InvalidAnswer", {
   issues: Schema.NonEmptyArray(Issue),
   omitted: Omitted
 }) {
@@ -112,7 +113,7 @@ export class InvalidAnswer extends Schema.TaggedError<InvalidAnswer>()("InvalidA
  * none where one is required): its numbered handles are never re-bound to
  * other captures.
  */
-export class StaleManifest extends Schema.TaggedError<StaleManifest>()("StaleManifest", {
+export class StaleManifest extends TaggedError<StaleManifest>()("StaleManifest", {
   /** The manifest digest the answer names, or null when it names none. */
   named: Schema.NullOr(Schema.String),
   current: Schema.String
@@ -199,7 +200,7 @@ export const Evi1Issue = Schema.Union(
 export type Evi1Issue = typeof Evi1Issue.Type
 
 /** The EVI1 text breaks the protocol: every issue, in line order. */
-export class Evi1Invalid extends Schema.TaggedError<Evi1Invalid>()("Evi1Invalid", {
+export class Evi1Invalid extends TaggedError<Evi1Invalid>()("Evi1Invalid", {
   /** The first 100 issues, in line order. */
   issues: Schema.NonEmptyArray(Evi1Issue),
   omitted: Omitted
@@ -211,7 +212,7 @@ export class Evi1Invalid extends Schema.TaggedError<Evi1Invalid>()("Evi1Invalid"
 }
 
 /** The drafted text is longer than the documented limit; nothing of it was parsed past the limit. */
-export class AnswerTooLarge extends Schema.TaggedError<AnswerTooLarge>()("AnswerTooLarge", {
+export class AnswerTooLarge extends TaggedError<AnswerTooLarge>()("AnswerTooLarge", {
   maxChars: Schema.Int,
   receivedChars: Schema.Int
 }) {
@@ -227,7 +228,7 @@ export type AnswerLimit = typeof AnswerLimit.Type
  * The answer passed a documented count limit (claims, citations in total, citations of one claim);
  * counted while the text is scanned, so nothing past the limit was parsed, bound or verified.
  */
-export class AnswerLimitExceeded extends Schema.TaggedError<AnswerLimitExceeded>()("AnswerLimitExceeded", {
+export class AnswerLimitExceeded extends TaggedError<AnswerLimitExceeded>()("AnswerLimitExceeded", {
   limit: AnswerLimit,
   max: Schema.Int,
   /** How many had been counted when the scan stopped (at least max + 1). */
@@ -244,7 +245,7 @@ export class AnswerLimitExceeded extends Schema.TaggedError<AnswerLimitExceeded>
 }
 
 /** Reject mode (or `answers.uncited: "reject"`): at least one citation or sentence failed; every failure listed. */
-export class AnswerRejected extends Schema.TaggedError<AnswerRejected>()("AnswerRejected", {
+export class AnswerRejected extends TaggedError<AnswerRejected>()("AnswerRejected", {
   citations: Schema.Array(CitationRejection),
   uncited: Schema.Array(UncitedSentence)
 }) {

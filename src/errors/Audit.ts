@@ -6,6 +6,7 @@
 import * as Schema from "effect/Schema"
 import { CitationError } from "./Answer.js"
 import { VerificationTimeout } from "./Verify.js"
+import { TaggedError } from "./TaggedError.js"
 
 // ---------------------------------------------------------------------------
 // Drift audit (src/audit/)
@@ -22,7 +23,7 @@ export type BaselineFailure = typeof BaselineFailure.Type
  * The old report or answer does not verify against the old run any more (a capture missing, altered or
  * replaced): there is no verified baseline to compare the new run with. Every failure is listed.
  */
-export class AuditBaselineRejected extends Schema.TaggedError<AuditBaselineRejected>()("AuditBaselineRejected", {
+export class AuditBaselineRejected extends TaggedError<AuditBaselineRejected>()("AuditBaselineRejected", {
   failures: Schema.NonEmptyArray(BaselineFailure)
 }) {
   override get message() {
@@ -33,7 +34,7 @@ export class AuditBaselineRejected extends Schema.TaggedError<AuditBaselineRejec
 }
 
 /** The audit did not finish within its deadline (`audit.timeoutMs`): no finding is reported, none is half-made. */
-export class AuditTimeout extends Schema.TaggedError<AuditTimeout>()("AuditTimeout", {
+export class AuditTimeout extends TaggedError<AuditTimeout>()("AuditTimeout", {
   timeoutMs: Schema.Int
 }) {
   override get message() {

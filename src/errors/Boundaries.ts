@@ -7,6 +7,7 @@
  * @since 0.4.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /**
  * The snippet occurs in the capture, but each occurrence the verifier may use starts or ends inside a
@@ -14,7 +15,7 @@ import * as Schema from "effect/Schema"
  * occurrence and `token` the text there widened to the whole tokens it cuts (at most 64 code units
  * each side), e.g. `4,210,000` for a quoted `4,210`.
  */
-export class SnippetCutsToken extends Schema.TaggedError<SnippetCutsToken>()("SnippetCutsToken", {
+export class SnippetCutsToken extends TaggedError<SnippetCutsToken>()("SnippetCutsToken", {
   source: Schema.String,
   captureSha256: Schema.String,
   snippet: Schema.String,

@@ -7,13 +7,14 @@ import * as Schema from "effect/Schema"
 import { ExtractionFailed, ExtractionTooLarge, UnsupportedEncoding } from "./Extraction.js"
 import { CaptureExists, CaptureWriteFailed } from "./Store.js"
 import { NotApproved } from "./Verify.js"
+import { TaggedError } from "./TaggedError.js"
 
 // ---------------------------------------------------------------------------
 // Capture (trusted pipeline code fetching approved sources)
 // ---------------------------------------------------------------------------
 
 /** A resolved (or literal) address of the source's host is not allowed; no connection was made to it. */
-export class AddressRejected extends Schema.TaggedError<AddressRejected>()("AddressRejected", {
+export class AddressRejected extends TaggedError<AddressRejected>()("AddressRejected", {
   source: Schema.String,
   host: Schema.String,
   address: Schema.String,
@@ -25,7 +26,7 @@ export class AddressRejected extends Schema.TaggedError<AddressRejected>()("Addr
 }
 
 /** The server answered with a redirect. Redirects are never followed. */
-export class RedirectRejected extends Schema.TaggedError<RedirectRejected>()("RedirectRejected", {
+export class RedirectRejected extends TaggedError<RedirectRejected>()("RedirectRejected", {
   source: Schema.String,
   status: Schema.Int,
   location: Schema.NullOr(Schema.String)
@@ -36,7 +37,7 @@ export class RedirectRejected extends Schema.TaggedError<RedirectRejected>()("Re
 }
 
 /** The server answered with a status other than 200. */
-export class UnexpectedStatus extends Schema.TaggedError<UnexpectedStatus>()("UnexpectedStatus", {
+export class UnexpectedStatus extends TaggedError<UnexpectedStatus>()("UnexpectedStatus", {
   source: Schema.String,
   status: Schema.Int
 }) {
@@ -46,7 +47,7 @@ export class UnexpectedStatus extends Schema.TaggedError<UnexpectedStatus>()("Un
 }
 
 /** The body is not `text/plain` in UTF-8. */
-export class UnsupportedContentType extends Schema.TaggedError<UnsupportedContentType>()("UnsupportedContentType", {
+export class UnsupportedContentType extends TaggedError<UnsupportedContentType>()("UnsupportedContentType", {
   source: Schema.String,
   contentType: Schema.NullOr(Schema.String)
 }) {
@@ -56,7 +57,7 @@ export class UnsupportedContentType extends Schema.TaggedError<UnsupportedConten
 }
 
 /** The body is encoded (gzip, br, …). Encoded bodies are rejected, never decompressed. */
-export class UnsupportedContentEncoding extends Schema.TaggedError<UnsupportedContentEncoding>()(
+export class UnsupportedContentEncoding extends TaggedError<UnsupportedContentEncoding>()(
   "UnsupportedContentEncoding",
   { source: Schema.String, contentEncoding: Schema.String }
 ) {
@@ -66,7 +67,7 @@ export class UnsupportedContentEncoding extends Schema.TaggedError<UnsupportedCo
 }
 
 /** A header that decides how the body is read was sent more than once; fail closed. */
-export class AmbiguousHeader extends Schema.TaggedError<AmbiguousHeader>()("AmbiguousHeader", {
+export class AmbiguousHeader extends TaggedError<AmbiguousHeader>()("AmbiguousHeader", {
   source: Schema.String,
   header: Schema.String,
   value: Schema.String
@@ -77,7 +78,7 @@ export class AmbiguousHeader extends Schema.TaggedError<AmbiguousHeader>()("Ambi
 }
 
 /** The body is larger than the capture budget; the transfer was aborted. */
-export class TooLarge extends Schema.TaggedError<TooLarge>()("TooLarge", {
+export class TooLarge extends TaggedError<TooLarge>()("TooLarge", {
   source: Schema.String,
   maxBytes: Schema.Int,
   /** The Content-Length the server announced, if that is what exceeded the budget. */
@@ -93,7 +94,7 @@ export class TooLarge extends Schema.TaggedError<TooLarge>()("TooLarge", {
 }
 
 /** The body ended before the length the server announced. */
-export class TruncatedBody extends Schema.TaggedError<TruncatedBody>()("TruncatedBody", {
+export class TruncatedBody extends TaggedError<TruncatedBody>()("TruncatedBody", {
   source: Schema.String,
   expectedBytes: Schema.Number,
   /** Bytes received, when known (the connection may break before the count is reported). */
@@ -107,7 +108,7 @@ export class TruncatedBody extends Schema.TaggedError<TruncatedBody>()("Truncate
 }
 
 /** The body is not valid UTF-8 (a truncated final sequence included). */
-export class InvalidEncoding extends Schema.TaggedError<InvalidEncoding>()("InvalidEncoding", {
+export class InvalidEncoding extends TaggedError<InvalidEncoding>()("InvalidEncoding", {
   source: Schema.String,
   byteLength: Schema.Int
 }) {
@@ -117,7 +118,7 @@ export class InvalidEncoding extends Schema.TaggedError<InvalidEncoding>()("Inva
 }
 
 /** The whole fetch (connect, headers and body) did not finish within the budget; the socket was closed. */
-export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
+export class Timeout extends TaggedError<Timeout>()("Timeout", {
   source: Schema.String,
   timeoutMs: Schema.Int
 }) {
@@ -127,7 +128,7 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
 }
 
 /** The connection failed or broke (refused, reset, TLS failure, …). */
-export class ConnectionFailed extends Schema.TaggedError<ConnectionFailed>()("ConnectionFailed", {
+export class ConnectionFailed extends TaggedError<ConnectionFailed>()("ConnectionFailed", {
   source: Schema.String,
   detail: Schema.String
 }) {
@@ -137,7 +138,7 @@ export class ConnectionFailed extends Schema.TaggedError<ConnectionFailed>()("Co
 }
 
 /** A capture budget (timeout, size, concurrency) is out of range. */
-export class InvalidBudget extends Schema.TaggedError<InvalidBudget>()("InvalidBudget", {
+export class InvalidBudget extends TaggedError<InvalidBudget>()("InvalidBudget", {
   budget: Schema.String,
   value: Schema.Unknown,
   detail: Schema.String
@@ -151,7 +152,7 @@ export class InvalidBudget extends Schema.TaggedError<InvalidBudget>()("InvalidB
  * The body is framed by a transfer coding other than `chunked` (e.g. `gzip, chunked`): the HTTP
  * parser would hand over still-encoded bytes. Rejected, never decoded.
  */
-export class UnsupportedTransferEncoding extends Schema.TaggedError<UnsupportedTransferEncoding>()(
+export class UnsupportedTransferEncoding extends TaggedError<UnsupportedTransferEncoding>()(
   "UnsupportedTransferEncoding",
   { source: Schema.String, transferEncoding: Schema.String }
 ) {
@@ -164,7 +165,7 @@ export class UnsupportedTransferEncoding extends Schema.TaggedError<UnsupportedT
  * The server's TLS certificate was not accepted: not issued by a trusted CA (the system's, or
  * `capture.caFile` when set), expired, or not valid for the source's host name.
  */
-export class CertificateRejected extends Schema.TaggedError<CertificateRejected>()("CertificateRejected", {
+export class CertificateRejected extends TaggedError<CertificateRejected>()("CertificateRejected", {
   source: Schema.String,
   host: Schema.String,
   /** Node's verification code, e.g. `DEPTH_ZERO_SELF_SIGNED_CERT`, `ERR_TLS_CERT_ALTNAME_INVALID`. */
@@ -177,7 +178,7 @@ export class CertificateRejected extends Schema.TaggedError<CertificateRejected>
 }
 
 /** The CA certificates given by `capture.caFile` (or the `ca` option) cannot be used; nothing was fetched. */
-export class InvalidCaFile extends Schema.TaggedError<InvalidCaFile>()("InvalidCaFile", {
+export class InvalidCaFile extends TaggedError<InvalidCaFile>()("InvalidCaFile", {
   /** The file, or null when the certificates were passed directly as `ca`. */
   path: Schema.NullOr(Schema.String),
   detail: Schema.String

@@ -5,13 +5,14 @@
  */
 import * as Schema from "effect/Schema"
 import { formatIssues, Issue, Omitted } from "./Shared.js"
+import { TaggedError } from "./TaggedError.js"
 
 // ---------------------------------------------------------------------------
 // Configuration
 // ---------------------------------------------------------------------------
 
 /** A configuration document (pipeline.json, Gate options) failed strict decoding. */
-export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", {
+export class InvalidConfig extends TaggedError<InvalidConfig>()("InvalidConfig", {
   issues: Schema.NonEmptyArray(Issue),
   omitted: Omitted
 }) {
@@ -21,7 +22,7 @@ export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidC
 }
 
 /** The operator's migration map does not decode (see `Migrate.decodeMap`); nothing was migrated. */
-export class InvalidMigrationMap extends Schema.TaggedError<InvalidMigrationMap>()("InvalidMigrationMap", {
+export class InvalidMigrationMap extends TaggedError<InvalidMigrationMap>()("InvalidMigrationMap", {
   issues: Schema.NonEmptyArray(Issue),
   omitted: Omitted
 }) {

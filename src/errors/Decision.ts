@@ -7,9 +7,10 @@
  */
 import * as Schema from "effect/Schema"
 import { formatIssues, Issue, Omitted } from "./Shared.js"
+import { TaggedError } from "./TaggedError.js"
 
 /** The decision does not decode (unknown decision, note too long, control characters, unknown key). */
-export class DecisionInvalid extends Schema.TaggedError<DecisionInvalid>()("DecisionInvalid", {
+export class DecisionInvalid extends TaggedError<DecisionInvalid>()("DecisionInvalid", {
   issues: Schema.Array(Issue),
   omitted: Omitted
 }) {
@@ -22,7 +23,7 @@ export class DecisionInvalid extends Schema.TaggedError<DecisionInvalid>()("Deci
  * The decision names a fact that is not a verified citation of the report: out of range, unavailable,
  * retracted, or the report was rejected. Only a verified excerpt can be reviewed.
  */
-export class DecisionFactNotVerified extends Schema.TaggedError<DecisionFactNotVerified>()("DecisionFactNotVerified", {
+export class DecisionFactNotVerified extends TaggedError<DecisionFactNotVerified>()("DecisionFactNotVerified", {
   fact: Schema.NonNegativeInt,
   reason: Schema.Literal("out-of-range", "unavailable", "retracted", "report-rejected"),
   detail: Schema.String
@@ -33,7 +34,7 @@ export class DecisionFactNotVerified extends Schema.TaggedError<DecisionFactNotV
 }
 
 /** The run's review log holds `limit` decisions: no more are taken (nothing was written). */
-export class DecisionLogFull extends Schema.TaggedError<DecisionLogFull>()("DecisionLogFull", {
+export class DecisionLogFull extends TaggedError<DecisionLogFull>()("DecisionLogFull", {
   run: Schema.String,
   limit: Schema.NonNegativeInt
 }) {
@@ -43,7 +44,7 @@ export class DecisionLogFull extends Schema.TaggedError<DecisionLogFull>()("Deci
 }
 
 /** The decision could not be stored (disk, permissions, database). Nothing is left under a decision's name. */
-export class DecisionWriteFailed extends Schema.TaggedError<DecisionWriteFailed>()("DecisionWriteFailed", {
+export class DecisionWriteFailed extends TaggedError<DecisionWriteFailed>()("DecisionWriteFailed", {
   run: Schema.String,
   detail: Schema.String
 }) {
@@ -56,7 +57,7 @@ export class DecisionWriteFailed extends Schema.TaggedError<DecisionWriteFailed>
  * A stored decision does not read back as one (not a regular file, too large, not UTF-8, fails the
  * strict Schema, or belongs to another run). Never removed or repaired: an operator decides.
  */
-export class DecisionLogCorrupt extends Schema.TaggedError<DecisionLogCorrupt>()("DecisionLogCorrupt", {
+export class DecisionLogCorrupt extends TaggedError<DecisionLogCorrupt>()("DecisionLogCorrupt", {
   run: Schema.String,
   entry: Schema.String,
   detail: Schema.String

@@ -4,13 +4,14 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 // ---------------------------------------------------------------------------
 // The documents hand-off (`sources --format documents|anthropic|bedrock|evi1`, GET /v1/runs/{id}/documents)
 // ---------------------------------------------------------------------------
 
 /** The run's capture texts together pass the hand-off's character limit; reading stopped at the source that passed it. */
-export class DocumentsTooLarge extends Schema.TaggedError<DocumentsTooLarge>()("DocumentsTooLarge", {
+export class DocumentsTooLarge extends TaggedError<DocumentsTooLarge>()("DocumentsTooLarge", {
   maxChars: Schema.Int,
   /** UTF-16 code units of capture text read up to and including `source`. */
   chars: Schema.Int,

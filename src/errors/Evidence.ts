@@ -4,9 +4,10 @@
  * @since 0.3.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /** The export's output name exists: an export never replaces a file (evidence or not). */
-export class ExportOutputExists extends Schema.TaggedError<ExportOutputExists>()("ExportOutputExists", {
+export class ExportOutputExists extends TaggedError<ExportOutputExists>()("ExportOutputExists", {
   path: Schema.String
 }) {
   override get message() {
@@ -15,7 +16,7 @@ export class ExportOutputExists extends Schema.TaggedError<ExportOutputExists>()
 }
 
 /** The export could not be written (directory missing, disk full, I/O error). Nothing is left under the name. */
-export class ExportWriteFailed extends Schema.TaggedError<ExportWriteFailed>()("ExportWriteFailed", {
+export class ExportWriteFailed extends TaggedError<ExportWriteFailed>()("ExportWriteFailed", {
   path: Schema.String,
   detail: Schema.String
 }) {
@@ -25,7 +26,7 @@ export class ExportWriteFailed extends Schema.TaggedError<ExportWriteFailed>()("
 }
 
 /** The run holds more captures than one export takes (`maxCaptures`); checked before any capture is read. */
-export class ExportTooLarge extends Schema.TaggedError<ExportTooLarge>()("ExportTooLarge", {
+export class ExportTooLarge extends TaggedError<ExportTooLarge>()("ExportTooLarge", {
   captures: Schema.NonNegativeInt,
   limit: Schema.NonNegativeInt
 }) {
@@ -38,7 +39,7 @@ export class ExportTooLarge extends Schema.TaggedError<ExportTooLarge>()("Export
  * A stored value cannot be a WARC header field (a control character such as CR or LF in it): written
  * as is it would forge header lines, so the export stops instead.
  */
-export class WarcFieldInvalid extends Schema.TaggedError<WarcFieldInvalid>()("WarcFieldInvalid", {
+export class WarcFieldInvalid extends TaggedError<WarcFieldInvalid>()("WarcFieldInvalid", {
   source: Schema.String,
   field: Schema.String,
   detail: Schema.String
@@ -52,7 +53,7 @@ export class WarcFieldInvalid extends Schema.TaggedError<WarcFieldInvalid>()("Wa
  * A verified citation carries no W3C selectors (a result stored before selectors existed), so no
  * annotation can point into its capture. Verify the report or answer again to get them.
  */
-export class AnnotationSelectorMissing extends Schema.TaggedError<AnnotationSelectorMissing>()(
+export class AnnotationSelectorMissing extends TaggedError<AnnotationSelectorMissing>()(
   "AnnotationSelectorMissing",
   {
     source: Schema.String,

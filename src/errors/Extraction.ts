@@ -4,13 +4,14 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /** The formats citegate extracts text from. */
 export const ExtractionFormat = Schema.Literal("markdown", "html", "pdf")
 export type ExtractionFormat = typeof ExtractionFormat.Type
 
 /** The body could not be turned into text (a malformed, truncated or encrypted PDF, say); nothing was written. */
-export class ExtractionFailed extends Schema.TaggedError<ExtractionFailed>()("ExtractionFailed", {
+export class ExtractionFailed extends TaggedError<ExtractionFailed>()("ExtractionFailed", {
   source: Schema.String,
   format: ExtractionFormat,
   reason: Schema.Literal("malformed", "truncated", "encrypted", "worker-failed"),
@@ -22,7 +23,7 @@ export class ExtractionFailed extends Schema.TaggedError<ExtractionFailed>()("Ex
 }
 
 /** The body declares (in its Content-Type or a `<meta charset>`) an encoding other than UTF-8. */
-export class UnsupportedEncoding extends Schema.TaggedError<UnsupportedEncoding>()("UnsupportedEncoding", {
+export class UnsupportedEncoding extends TaggedError<UnsupportedEncoding>()("UnsupportedEncoding", {
   source: Schema.String,
   /** The charset as declared. */
   charset: Schema.String,
@@ -40,7 +41,7 @@ export class UnsupportedEncoding extends Schema.TaggedError<UnsupportedEncoding>
  * `memory` (the extraction process's resident memory, in bytes) and `decodedBytes` (what a PDF's
  * streams decode to, in bytes, checked before pdf.js decodes them).
  */
-export class ExtractionTooLarge extends Schema.TaggedError<ExtractionTooLarge>()("ExtractionTooLarge", {
+export class ExtractionTooLarge extends TaggedError<ExtractionTooLarge>()("ExtractionTooLarge", {
   source: Schema.String,
   format: ExtractionFormat,
   /** The cap passed, by its pipeline.json name, or `memory` / `decodedBytes`. */

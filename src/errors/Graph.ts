@@ -6,9 +6,10 @@
  * @since 0.4.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /** The file is larger than one validation reads (`maxBytes`); checked before it is read. */
-export class GraphInputTooLarge extends Schema.TaggedError<GraphInputTooLarge>()("GraphInputTooLarge", {
+export class GraphInputTooLarge extends TaggedError<GraphInputTooLarge>()("GraphInputTooLarge", {
   path: Schema.String,
   bytes: Schema.NonNegativeInt,
   limit: Schema.NonNegativeInt
@@ -23,7 +24,7 @@ export class GraphInputTooLarge extends Schema.TaggedError<GraphInputTooLarge>()
  * or RDF statements after expansion (`quads`). Counted before expansion (nodes, depth) and before
  * validation (quads).
  */
-export class GraphTooComplex extends Schema.TaggedError<GraphTooComplex>()("GraphTooComplex", {
+export class GraphTooComplex extends TaggedError<GraphTooComplex>()("GraphTooComplex", {
   path: Schema.String,
   measure: Schema.Literal("nodes", "depth", "quads"),
   limit: Schema.NonNegativeInt
@@ -35,7 +36,7 @@ export class GraphTooComplex extends Schema.TaggedError<GraphTooComplex>()("Grap
 }
 
 /** The file cannot be read, or is not UTF-8 JSON, or a JSON-LD processor refuses it (`detail` says why). */
-export class GraphInputInvalid extends Schema.TaggedError<GraphInputInvalid>()("GraphInputInvalid", {
+export class GraphInputInvalid extends TaggedError<GraphInputInvalid>()("GraphInputInvalid", {
   path: Schema.String,
   detail: Schema.String
 }) {
@@ -48,7 +49,7 @@ export class GraphInputInvalid extends Schema.TaggedError<GraphInputInvalid>()("
  * The document names a remote context other than citegate's own (`urn:citegate:context:v1`):
  * validation never fetches anything, so it refuses instead.
  */
-export class GraphContextRefused extends Schema.TaggedError<GraphContextRefused>()("GraphContextRefused", {
+export class GraphContextRefused extends TaggedError<GraphContextRefused>()("GraphContextRefused", {
   path: Schema.String,
   url: Schema.String
 }) {
@@ -58,7 +59,7 @@ export class GraphContextRefused extends Schema.TaggedError<GraphContextRefused>
 }
 
 /** The shipped context or shapes cannot be read or parsed (a damaged installation). */
-export class GraphShapesUnavailable extends Schema.TaggedError<GraphShapesUnavailable>()("GraphShapesUnavailable", {
+export class GraphShapesUnavailable extends TaggedError<GraphShapesUnavailable>()("GraphShapesUnavailable", {
   path: Schema.String,
   detail: Schema.String
 }) {

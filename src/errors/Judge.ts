@@ -12,6 +12,7 @@
  * @since 0.3.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /** One refused part of a judge's reply, e.g. `verdicts[2].class: unknown class "maybe"`. */
 export const JudgeReplyIssue = Schema.Struct({ path: Schema.String, message: Schema.String })
@@ -22,7 +23,7 @@ export type JudgeReplyIssue = typeof JudgeReplyIssue.Type
  * or `require` but `review.judge` names no provider, endpoint and model. Judging is never skipped
  * silently: nothing is verified (exit 2 in the CLI, no start for the service).
  */
-export class CapabilityError extends Schema.TaggedError<CapabilityError>()("CapabilityError", {
+export class CapabilityError extends TaggedError<CapabilityError>()("CapabilityError", {
   capability: Schema.Literal("judge"),
   required: Schema.Literal("report", "require"),
   missing: Schema.Array(Schema.String)
@@ -34,7 +35,7 @@ export class CapabilityError extends Schema.TaggedError<CapabilityError>()("Capa
 }
 
 /** The judge's API key cannot be read from where the configuration says (`apiKeyEnv` or `apiKeyFile`). */
-export class JudgeKeyUnavailable extends Schema.TaggedError<JudgeKeyUnavailable>()("JudgeKeyUnavailable", {
+export class JudgeKeyUnavailable extends TaggedError<JudgeKeyUnavailable>()("JudgeKeyUnavailable", {
   from: Schema.Literal("env", "file", "none"),
   /** The environment variable's name or the file's path (never the key). */
   name: Schema.String,
@@ -55,7 +56,7 @@ export const JudgeStartError = Schema.Union(CapabilityError, JudgeKeyUnavailable
 export type JudgeStartError = typeof JudgeStartError.Type
 
 /** The endpoint answered with a status other than 200, after the retries allowed (429 and 5xx are retried). */
-export class JudgeHttpStatus extends Schema.TaggedError<JudgeHttpStatus>()("JudgeHttpStatus", {
+export class JudgeHttpStatus extends TaggedError<JudgeHttpStatus>()("JudgeHttpStatus", {
   status: Schema.Int,
   attempts: Schema.Int,
   /** The `retry-after` the last answer asked for, in ms, when it was past `maxRetryAfterMs` (not waited for). */
@@ -69,7 +70,7 @@ export class JudgeHttpStatus extends Schema.TaggedError<JudgeHttpStatus>()("Judg
 }
 
 /** The endpoint could not be reached, or the connection broke, after the retries allowed. */
-export class JudgeTransport extends Schema.TaggedError<JudgeTransport>()("JudgeTransport", {
+export class JudgeTransport extends TaggedError<JudgeTransport>()("JudgeTransport", {
   attempts: Schema.Int,
   detail: Schema.String
 }) {
@@ -83,7 +84,7 @@ export class JudgeTransport extends Schema.TaggedError<JudgeTransport>()("JudgeT
  * refuses (an unknown class, a confidence outside its class's band, an id that was not asked, an id
  * missing or repeated, a reply past `maxReplyBytes`). The whole batch's verdicts are refused.
  */
-export class JudgeReplyInvalid extends Schema.TaggedError<JudgeReplyInvalid>()("JudgeReplyInvalid", {
+export class JudgeReplyInvalid extends TaggedError<JudgeReplyInvalid>()("JudgeReplyInvalid", {
   issues: Schema.NonEmptyArray(JudgeReplyIssue)
 }) {
   override get message() {
@@ -92,7 +93,7 @@ export class JudgeReplyInvalid extends Schema.TaggedError<JudgeReplyInvalid>()("
 }
 
 /** Judging did not finish within `review.judge.timeoutMs` (one deadline for all of a verification's citations). */
-export class JudgeTimeout extends Schema.TaggedError<JudgeTimeout>()("JudgeTimeout", {
+export class JudgeTimeout extends TaggedError<JudgeTimeout>()("JudgeTimeout", {
   timeoutMs: Schema.Int
 }) {
   override get message() {

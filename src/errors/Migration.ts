@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 // ---------------------------------------------------------------------------
 // Explicit migration of legacy records
@@ -19,7 +20,7 @@ export const MigrationRejectionReason = Schema.Literal(
 )
 
 /** One legacy entry the operator's map approved could not be migrated; nothing was written for it. */
-export class MigrationRejected extends Schema.TaggedError<MigrationRejected>()("MigrationRejected", {
+export class MigrationRejected extends TaggedError<MigrationRejected>()("MigrationRejected", {
   file: Schema.String,
   source: Schema.String,
   reason: MigrationRejectionReason,

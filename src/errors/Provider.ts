@@ -7,13 +7,14 @@
  * @since 0.4.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /**
  * The citation names a document but no passage of it (OpenAI, Cohere, Gemini web results, a
  * retrieved chunk without text): no quote can be checked. Under `answers.citations: "quote"` (the
  * default) it is this failure; it is never upgraded by searching the claim's own text in the source.
  */
-export class CoarseCitation extends Schema.TaggedError<CoarseCitation>()("CoarseCitation", {
+export class CoarseCitation extends TaggedError<CoarseCitation>()("CoarseCitation", {
   /** The answer format (`openai`, `cohere`, …). */
   format: Schema.String,
   /** What the provider named: a URL, a file or document id. */
@@ -47,7 +48,7 @@ export const UnresolvableReason = Schema.Literal(
 export type UnresolvableReason = typeof UnresolvableReason.Type
 
 /** The citation's document cannot be mapped to an approved source (exact URL or declared document id only). */
-export class UnresolvableSource extends Schema.TaggedError<UnresolvableSource>()("UnresolvableSource", {
+export class UnresolvableSource extends TaggedError<UnresolvableSource>()("UnresolvableSource", {
   format: Schema.String,
   document: Schema.String,
   reason: UnresolvableReason

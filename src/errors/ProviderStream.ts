@@ -10,6 +10,7 @@
  * @since 0.2.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /** The provider event-stream formats citegate reads. */
 export const ProviderStreamFormat = Schema.Literal("anthropic-sse", "bedrock-converse-stream")
@@ -22,7 +23,7 @@ export type ProviderStreamFormat = typeof ProviderStreamFormat.Type
  * a second `message_start`, text in a tool-use block, anything after
  * `message_stop`). Nothing after it is read.
  */
-export class ProviderEventInvalid extends Schema.TaggedError<ProviderEventInvalid>()("ProviderEventInvalid", {
+export class ProviderEventInvalid extends TaggedError<ProviderEventInvalid>()("ProviderEventInvalid", {
   format: ProviderStreamFormat,
   /** 1-based number of the event in the stream. */
   event: Schema.Int,
@@ -39,7 +40,7 @@ export class ProviderEventInvalid extends Schema.TaggedError<ProviderEventInvali
  * The provider reported an error inside the stream (an `error` event, e.g.
  * `overloaded_error`): the answer is incomplete, and nothing of it is grounded.
  */
-export class ProviderStreamError extends Schema.TaggedError<ProviderStreamError>()("ProviderStreamError", {
+export class ProviderStreamError extends TaggedError<ProviderStreamError>()("ProviderStreamError", {
   format: ProviderStreamFormat,
   /** The provider's error type (bounded). */
   errorType: Schema.String,
@@ -60,7 +61,7 @@ export type IncompleteAt = typeof IncompleteAt.Type
  * connection was cut, or the file is truncated. A cut answer is never grounded,
  * however much of it verified.
  */
-export class ProviderStreamIncomplete extends Schema.TaggedError<ProviderStreamIncomplete>()("ProviderStreamIncomplete", {
+export class ProviderStreamIncomplete extends TaggedError<ProviderStreamIncomplete>()("ProviderStreamIncomplete", {
   format: ProviderStreamFormat,
   at: IncompleteAt,
   /** Events read before the input ended. */

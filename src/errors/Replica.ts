@@ -4,6 +4,7 @@
  * @since 0.2.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /**
  * A streamed answer whose producing replica stopped (killed, or cut off from the database) before its
@@ -11,7 +12,7 @@ import * as Schema from "effect/Schema"
  * `done` of state `rejected`. The events before it stay as they were sent; nothing of the answer is
  * accepted.
  */
-export class StreamProducerLost extends Schema.TaggedError<StreamProducerLost>()("StreamProducerLost", {
+export class StreamProducerLost extends TaggedError<StreamProducerLost>()("StreamProducerLost", {
   /** The last event id the producer wrote. */
   lastId: Schema.Int,
   /** The lease (`server.leaseMs`) the producer stopped renewing. */

@@ -7,6 +7,7 @@
  * @since 0.4.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /** What a result attestation is about: a report or an answer. */
 export const AttestedKind = Schema.Literal("report", "answer")
@@ -16,7 +17,7 @@ export type AttestedKind = typeof AttestedKind.Type
  * The envelope's signature verifies, but it attests other bytes than the report or answer given:
  * another input (an envelope replayed for another report), or the same one edited since.
  */
-export class AttestationSubjectMismatch extends Schema.TaggedError<AttestationSubjectMismatch>()("AttestationSubjectMismatch", {
+export class AttestationSubjectMismatch extends TaggedError<AttestationSubjectMismatch>()("AttestationSubjectMismatch", {
   /** The file (or the name) of the report or answer checked. */
   path: Schema.String,
   signedSha256: Schema.String,
@@ -31,7 +32,7 @@ export class AttestationSubjectMismatch extends Schema.TaggedError<AttestationSu
  * The envelope's signature verifies, but its statement is not a verification result: a capture's
  * attestation, an export's, or another producer's statement presented in its place.
  */
-export class AttestationTypeMismatch extends Schema.TaggedError<AttestationTypeMismatch>()("AttestationTypeMismatch", {
+export class AttestationTypeMismatch extends TaggedError<AttestationTypeMismatch>()("AttestationTypeMismatch", {
   expected: Schema.String,
   found: Schema.String
 }) {
@@ -44,7 +45,7 @@ export class AttestationTypeMismatch extends Schema.TaggedError<AttestationTypeM
  * Checked against a run (`check-attestation --run`): a capture the signed result names is not in
  * the run, or its digests there differ from the signed ones.
  */
-export class AttestationCaptureMismatch extends Schema.TaggedError<AttestationCaptureMismatch>()("AttestationCaptureMismatch", {
+export class AttestationCaptureMismatch extends TaggedError<AttestationCaptureMismatch>()("AttestationCaptureMismatch", {
   source: Schema.String,
   detail: Schema.String
 }) {
@@ -54,14 +55,14 @@ export class AttestationCaptureMismatch extends Schema.TaggedError<AttestationCa
 }
 
 /** The service was asked to sign a result (`?sign=1`) but holds no result signing key (`verify.resultSigning`). */
-export class ResultSigningUnavailable extends Schema.TaggedError<ResultSigningUnavailable>()("ResultSigningUnavailable", {}) {
+export class ResultSigningUnavailable extends TaggedError<ResultSigningUnavailable>()("ResultSigningUnavailable", {}) {
   override get message() {
     return "This service signs no verification results: verify.resultSigning.keyFile is not configured"
   }
 }
 
 /** A result that did not pass the gate (a `no_evidence` outcome) was given to be signed: nothing is signed for it. */
-export class ResultNotPassed extends Schema.TaggedError<ResultNotPassed>()("ResultNotPassed", {
+export class ResultNotPassed extends TaggedError<ResultNotPassed>()("ResultNotPassed", {
   kind: AttestedKind,
   outcome: Schema.String
 }) {

@@ -7,13 +7,14 @@
  */
 import * as Schema from "effect/Schema"
 import { Mismatch } from "../review/Records.js"
+import { TaggedError } from "./TaggedError.js"
 
 /**
  * Under `review.numbers: "require"`, the number adapter found that a verified excerpt does not state the
  * label's metric, period, value kind or unit (every disagreeing aspect listed, the first is the headline).
  * The excerpt's provenance is not in question.
  */
-export class SemanticMismatch extends Schema.TaggedError<SemanticMismatch>()("SemanticMismatch", {
+export class SemanticMismatch extends TaggedError<SemanticMismatch>()("SemanticMismatch", {
   source: Schema.String,
   captureSha256: Schema.String,
   mismatches: Schema.NonEmptyArray(Mismatch)

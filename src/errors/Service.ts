@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 // ---------------------------------------------------------------------------
 // Service (`run-pipeline serve`): authentication, request limits, runs
@@ -14,7 +15,7 @@ export const UnauthorizedReason = Schema.Literal("missing", "malformed", "unknow
 export type UnauthorizedReason = typeof UnauthorizedReason.Type
 
 /** HTTP 401: no bearer token, a malformed Authorization header, or a token whose digest is not configured. */
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
+export class Unauthorized extends TaggedError<Unauthorized>()("Unauthorized", {
   reason: UnauthorizedReason
 }) {
   override get message() {
@@ -33,7 +34,7 @@ export const ForbiddenAction = Schema.Literal("capture", "read-run", "metrics")
 export type ForbiddenAction = typeof ForbiddenAction.Type
 
 /** HTTP 403: the token is valid but may not start captures, or may not read this run. */
-export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+export class Forbidden extends TaggedError<Forbidden>()("Forbidden", {
   action: ForbiddenAction,
   /** The run asked for (`read-run`), else null. */
   runId: Schema.NullOr(Schema.String)
@@ -48,7 +49,7 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
 }
 
 /** HTTP 413: the request body is larger than `server.maxBodyBytes`; refused before (or while) reading it. */
-export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
+export class PayloadTooLarge extends TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
   maxBytes: Schema.Int,
   /** The Content-Length the client announced, or null when the body was chunked and counted while read. */
   declaredBytes: Schema.NullOr(Schema.Number)
@@ -61,7 +62,7 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
 }
 
 /** HTTP 411: a request body without Content-Length; the JSON endpoints measure a body before reading it. */
-export class LengthRequired extends Schema.TaggedError<LengthRequired>()("LengthRequired", {
+export class LengthRequired extends TaggedError<LengthRequired>()("LengthRequired", {
   maxBytes: Schema.Int
 }) {
   override get message() {
@@ -70,7 +71,7 @@ export class LengthRequired extends Schema.TaggedError<LengthRequired>()("Length
 }
 
 /** HTTP 503: the request did not finish within `server.requestTimeoutMs`; its work was interrupted. */
-export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", {
+export class RequestTimeout extends TaggedError<RequestTimeout>()("RequestTimeout", {
   timeoutMs: Schema.Int
 }) {
   override get message() {
@@ -79,7 +80,7 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("Reques
 }
 
 /** HTTP 404: no run with this id exists under the run root (or the id is not a run id). */
-export class RunNotFound extends Schema.TaggedError<RunNotFound>()("RunNotFound", {
+export class RunNotFound extends TaggedError<RunNotFound>()("RunNotFound", {
   runId: Schema.String
 }) {
   override get message() {
@@ -88,7 +89,7 @@ export class RunNotFound extends Schema.TaggedError<RunNotFound>()("RunNotFound"
 }
 
 /** HTTP 503: the server is shutting down (`/readyz`, `POST /v1/runs`), or its run root cannot be used. */
-export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
+export class NotReady extends TaggedError<NotReady>()("NotReady", {
   reason: Schema.Literal("draining", "run-root-unusable", "store-unavailable")
 }) {
   override get message() {

@@ -6,9 +6,10 @@
  * @since 0.3.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /** A key file is not what it must be (an Ed25519 key in PEM, within the size limit); its content is never shown. */
-export class SigningKeyInvalid extends Schema.TaggedError<SigningKeyInvalid>()("SigningKeyInvalid", {
+export class SigningKeyInvalid extends TaggedError<SigningKeyInvalid>()("SigningKeyInvalid", {
   path: Schema.String,
   detail: Schema.String
 }) {
@@ -18,7 +19,7 @@ export class SigningKeyInvalid extends Schema.TaggedError<SigningKeyInvalid>()("
 }
 
 /** The envelope is not a DSSE envelope citegate checks (size, JSON, base64, payload type, statement). */
-export class EnvelopeMalformed extends Schema.TaggedError<EnvelopeMalformed>()("EnvelopeMalformed", {
+export class EnvelopeMalformed extends TaggedError<EnvelopeMalformed>()("EnvelopeMalformed", {
   detail: Schema.String
 }) {
   override get message() {
@@ -27,7 +28,7 @@ export class EnvelopeMalformed extends Schema.TaggedError<EnvelopeMalformed>()("
 }
 
 /** No signature of the envelope is by a trusted key (the key ids it names are listed). */
-export class UnknownSigningKey extends Schema.TaggedError<UnknownSigningKey>()("UnknownSigningKey", {
+export class UnknownSigningKey extends TaggedError<UnknownSigningKey>()("UnknownSigningKey", {
   keyids: Schema.Array(Schema.String),
   /** The capture whose attestation this is (absent for an export's envelope). */
   source: Schema.optional(Schema.String)
@@ -41,7 +42,7 @@ export class UnknownSigningKey extends Schema.TaggedError<UnknownSigningKey>()("
 }
 
 /** A trusted key's signature does not verify: the payload or the signature was changed. */
-export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>()("SignatureInvalid", {
+export class SignatureInvalid extends TaggedError<SignatureInvalid>()("SignatureInvalid", {
   /** The key whose check failed; empty when the envelope could not be read far enough to name one. */
   keyid: Schema.String,
   /** The capture whose attestation this is (absent for an export's envelope). */
@@ -63,7 +64,7 @@ export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>()("Si
  * A capture has no attestation while the policy (`verify.signatures`) checks them: it was captured
  * without a signing key, by a store that keeps none, or its attestation was removed.
  */
-export class UnsignedCapture extends Schema.TaggedError<UnsignedCapture>()("UnsignedCapture", {
+export class UnsignedCapture extends TaggedError<UnsignedCapture>()("UnsignedCapture", {
   source: Schema.String
 }) {
   override get message() {
@@ -72,7 +73,7 @@ export class UnsignedCapture extends Schema.TaggedError<UnsignedCapture>()("Unsi
 }
 
 /** The signature verifies, but the file is not the one the statement names (other bytes, or another export's envelope). */
-export class SubjectMismatch extends Schema.TaggedError<SubjectMismatch>()("SubjectMismatch", {
+export class SubjectMismatch extends TaggedError<SubjectMismatch>()("SubjectMismatch", {
   path: Schema.String,
   signedSha256: Schema.String,
   fileSha256: Schema.String

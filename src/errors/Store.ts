@@ -4,13 +4,14 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 // ---------------------------------------------------------------------------
 // Capture store: reading
 // ---------------------------------------------------------------------------
 
 /** The run holds no capture of this exact source. No other capture is consulted. */
-export class MissingCapture extends Schema.TaggedError<MissingCapture>()("MissingCapture", {
+export class MissingCapture extends TaggedError<MissingCapture>()("MissingCapture", {
   source: Schema.String
 }) {
   override get message() {
@@ -41,7 +42,7 @@ export const CorruptReason = Schema.Literal(
 export type CorruptReason = typeof CorruptReason.Type
 
 /** The stored capture cannot be trusted as a v1 record of this source. */
-export class CorruptCapture extends Schema.TaggedError<CorruptCapture>()("CorruptCapture", {
+export class CorruptCapture extends TaggedError<CorruptCapture>()("CorruptCapture", {
   source: Schema.String,
   reason: CorruptReason,
   detail: Schema.String
@@ -52,7 +53,7 @@ export class CorruptCapture extends Schema.TaggedError<CorruptCapture>()("Corrup
 }
 
 /** The stored record is in an older format. Migrate it explicitly; it is never accepted as is. */
-export class LegacyCapture extends Schema.TaggedError<LegacyCapture>()("LegacyCapture", {
+export class LegacyCapture extends TaggedError<LegacyCapture>()("LegacyCapture", {
   source: Schema.String,
   detail: Schema.String
 }) {
@@ -69,7 +70,7 @@ export type CaptureReadError = typeof CaptureReadError.Type
 // ---------------------------------------------------------------------------
 
 /** One run holds one capture per source; the first one is left byte-for-byte untouched. */
-export class CaptureExists extends Schema.TaggedError<CaptureExists>()("CaptureExists", {
+export class CaptureExists extends TaggedError<CaptureExists>()("CaptureExists", {
   source: Schema.String
 }) {
   override get message() {
@@ -78,7 +79,7 @@ export class CaptureExists extends Schema.TaggedError<CaptureExists>()("CaptureE
 }
 
 /** The store could not persist a record (disk full, I/O error, …). Nothing is left under a final name. */
-export class CaptureWriteFailed extends Schema.TaggedError<CaptureWriteFailed>()("CaptureWriteFailed", {
+export class CaptureWriteFailed extends TaggedError<CaptureWriteFailed>()("CaptureWriteFailed", {
   source: Schema.String,
   detail: Schema.String
 }) {
@@ -91,7 +92,7 @@ export const CaptureWriteError = Schema.Union(CaptureExists, CaptureWriteFailed)
 export type CaptureWriteError = typeof CaptureWriteError.Type
 
 /** The run directory a store was asked to use is not a usable directory. */
-export class InvalidRunDirectory extends Schema.TaggedError<InvalidRunDirectory>()("InvalidRunDirectory", {
+export class InvalidRunDirectory extends TaggedError<InvalidRunDirectory>()("InvalidRunDirectory", {
   path: Schema.String,
   detail: Schema.String
 }) {
@@ -105,7 +106,7 @@ export class InvalidRunDirectory extends Schema.TaggedError<InvalidRunDirectory>
  * unreachable, its schema is not migrated, or the run is missing. `run` names
  * the run; `detail` never holds credentials. (A new run whose name is taken is `RunExists`.)
  */
-export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
+export class StoreUnavailable extends TaggedError<StoreUnavailable>()("StoreUnavailable", {
   run: Schema.String,
   detail: Schema.String
 }) {
@@ -120,7 +121,7 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("St
  * Node could not find, `install` the packages to add (`npm install …`). Raised when the store is
  * first used, never as a module-loading crash of `citegate/PostgresStore`.
  */
-export class StorePackageMissing extends Schema.TaggedError<StorePackageMissing>()("StorePackageMissing", {
+export class StorePackageMissing extends TaggedError<StorePackageMissing>()("StorePackageMissing", {
   missing: Schema.String,
   install: Schema.Array(Schema.String)
 }) {
@@ -134,7 +135,7 @@ export class StorePackageMissing extends Schema.TaggedError<StorePackageMissing>
  * A NEW run was asked for (capture) under a name the store already holds: captures never join
  * another run's, so evidence is never mixed. The database's counterpart of the CLI's `RunDirectoryExists`.
  */
-export class RunExists extends Schema.TaggedError<RunExists>()("RunExists", {
+export class RunExists extends TaggedError<RunExists>()("RunExists", {
   run: Schema.String
 }) {
   override get message() {

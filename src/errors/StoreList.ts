@@ -5,12 +5,13 @@
  */
 import * as Schema from "effect/Schema"
 import { CorruptCapture, InvalidRunDirectory, LegacyCapture, MissingCapture, StoreUnavailable } from "./Store.js"
+import { TaggedError } from "./TaggedError.js"
 
 /**
  * The run holds more captures than one listing returns (`limit`, default `maxListedCaptures`):
  * counted before any record is read, so nothing past the limit is read or held.
  */
-export class CaptureListTooLarge extends Schema.TaggedError<CaptureListTooLarge>()("CaptureListTooLarge", {
+export class CaptureListTooLarge extends TaggedError<CaptureListTooLarge>()("CaptureListTooLarge", {
   run: Schema.String,
   captures: Schema.NonNegativeInt,
   limit: Schema.NonNegativeInt

@@ -4,13 +4,14 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 // ---------------------------------------------------------------------------
 // Streaming answers (POST /v1/stream/answer)
 // ---------------------------------------------------------------------------
 
 /** An input line of a streamed answer is not `{"type":"delta","text":"…"}` (strict JSON, no other keys). */
-export class StreamLineInvalid extends Schema.TaggedError<StreamLineInvalid>()("StreamLineInvalid", {
+export class StreamLineInvalid extends TaggedError<StreamLineInvalid>()("StreamLineInvalid", {
   /** 1-based NDJSON line of the request body. */
   line: Schema.Int,
   detail: Schema.String
@@ -24,7 +25,7 @@ export const StreamLimit = Schema.Literal("line-length", "input-size", "answer-s
 export type StreamLimit = typeof StreamLimit.Type
 
 /** A streamed answer passed one of its documented limits; nothing past it was parsed. */
-export class StreamLimitExceeded extends Schema.TaggedError<StreamLimitExceeded>()("StreamLimitExceeded", {
+export class StreamLimitExceeded extends TaggedError<StreamLimitExceeded>()("StreamLimitExceeded", {
   limit: StreamLimit,
   max: Schema.Int,
   /** How much had arrived when the limit was passed (at least max + 1). */
@@ -36,7 +37,7 @@ export class StreamLimitExceeded extends Schema.TaggedError<StreamLimitExceeded>
 }
 
 /** The stream did not finish within its deadline (input, parsing and verification together). */
-export class StreamDeadline extends Schema.TaggedError<StreamDeadline>()("StreamDeadline", {
+export class StreamDeadline extends TaggedError<StreamDeadline>()("StreamDeadline", {
   timeoutMs: Schema.Int
 }) {
   override get message() {
@@ -48,7 +49,7 @@ export const StreamGoneReason = Schema.Literal("unknown-stream", "not-retained")
 export type StreamGoneReason = typeof StreamGoneReason.Type
 
 /** A resumed stream is unknown (or expired), or the events after the client's Last-Event-ID are no longer retained. */
-export class StreamGone extends Schema.TaggedError<StreamGone>()("StreamGone", {
+export class StreamGone extends TaggedError<StreamGone>()("StreamGone", {
   streamId: Schema.String,
   reason: StreamGoneReason,
   /** The oldest event id still retained, when the stream is known. */
@@ -62,7 +63,7 @@ export class StreamGone extends Schema.TaggedError<StreamGone>()("StreamGone", {
 }
 
 /** HTTP 400: a query parameter or header of a streaming request is malformed (the run id, the manifest digest, the mode, Last-Event-ID). */
-export class StreamRequestInvalid extends Schema.TaggedError<StreamRequestInvalid>()("StreamRequestInvalid", {
+export class StreamRequestInvalid extends TaggedError<StreamRequestInvalid>()("StreamRequestInvalid", {
   parameter: Schema.String,
   detail: Schema.String
 }) {
@@ -75,7 +76,7 @@ export class StreamRequestInvalid extends Schema.TaggedError<StreamRequestInvali
  * HTTP 503: the events retained for resuming, all streams together, reached `server.streamRetainedBytes` and
  * no ended stream was left to drop: a new stream is refused until live ones end or retained ones expire.
  */
-export class StreamRetentionFull extends Schema.TaggedError<StreamRetentionFull>()("StreamRetentionFull", {
+export class StreamRetentionFull extends TaggedError<StreamRetentionFull>()("StreamRetentionFull", {
   retainedBytes: Schema.Number,
   maxBytes: Schema.Number
 }) {

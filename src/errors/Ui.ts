@@ -5,6 +5,7 @@
  * @since 0.3.0
  */
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./TaggedError.js"
 
 /** Why a state-changing request authenticated by the session cookie was refused. */
 export const CsrfReason = Schema.Literal("missing", "mismatch", "cross-origin")
@@ -14,7 +15,7 @@ export type CsrfReason = typeof CsrfReason.Type
  * HTTP 403: a state-changing request (POST, PUT, PATCH, DELETE) authenticated by the session cookie
  * without the session's CSRF token in `x-citegate-csrf`, with another token, or from another origin.
  */
-export class CsrfRejected extends Schema.TaggedError<CsrfRejected>()("CsrfRejected", {
+export class CsrfRejected extends TaggedError<CsrfRejected>()("CsrfRejected", {
   reason: CsrfReason
 }) {
   override get message() {
@@ -31,7 +32,7 @@ export class CsrfRejected extends Schema.TaggedError<CsrfRejected>()("CsrfReject
  * (`POST /v1/runs/{id}/review-decisions`) is gone; the page records decisions on a verified
  * report's facts with `POST /v1/runs/{id}/reviews`. Kept exported for API compatibility.
  */
-export class ReviewRecordingUnavailable extends Schema.TaggedError<ReviewRecordingUnavailable>()("ReviewRecordingUnavailable", {
+export class ReviewRecordingUnavailable extends TaggedError<ReviewRecordingUnavailable>()("ReviewRecordingUnavailable", {
   runId: Schema.String
 }) {
   override get message() {
@@ -49,7 +50,7 @@ export type CaptureBodyReason = typeof CaptureBodyReason.Type
  * (`not-pdf`: only PDF bodies are served, for the review page's page view; every other capture is
  * shown as its extracted text).
  */
-export class CaptureBodyUnavailable extends Schema.TaggedError<CaptureBodyUnavailable>()("CaptureBodyUnavailable", {
+export class CaptureBodyUnavailable extends TaggedError<CaptureBodyUnavailable>()("CaptureBodyUnavailable", {
   runId: Schema.String,
   captureSha256: Schema.String,
   reason: CaptureBodyReason

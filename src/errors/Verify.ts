@@ -10,6 +10,7 @@ import { CorruptCapture, LegacyCapture, MissingCapture } from "./Store.js"
 import { SnippetCutsToken } from "./Boundaries.js"
 import { HiddenEvidence } from "./Visibility.js"
 import { SignatureInvalid, UnknownSigningKey, UnsignedCapture } from "./Signature.js"
+import { TaggedError } from "./TaggedError.js"
 
 // ---------------------------------------------------------------------------
 // Verification: per-fact failures
@@ -26,7 +27,7 @@ export const NotApprovedReason = Schema.Literal(
 export type NotApprovedReason = typeof NotApprovedReason.Type
 
 /** The source is not an exact member of the operator's approved set (or breaks the URL policy). */
-export class NotApproved extends Schema.TaggedError<NotApproved>()("NotApproved", {
+export class NotApproved extends TaggedError<NotApproved>()("NotApproved", {
   source: Schema.String,
   reason: NotApprovedReason,
   detail: Schema.String
@@ -37,7 +38,7 @@ export class NotApproved extends Schema.TaggedError<NotApproved>()("NotApproved"
 }
 
 /** The fact's label is not one of the approved labels. */
-export class UnknownLabel extends Schema.TaggedError<UnknownLabel>()("UnknownLabel", {
+export class UnknownLabel extends TaggedError<UnknownLabel>()("UnknownLabel", {
   label: Schema.String
 }) {
   override get message() {
@@ -46,7 +47,7 @@ export class UnknownLabel extends Schema.TaggedError<UnknownLabel>()("UnknownLab
 }
 
 /** The label was already used by an earlier fact of the same report. */
-export class DuplicateLabel extends Schema.TaggedError<DuplicateLabel>()("DuplicateLabel", {
+export class DuplicateLabel extends TaggedError<DuplicateLabel>()("DuplicateLabel", {
   label: Schema.String,
   firstIndex: Schema.NonNegativeInt
 }) {
@@ -70,7 +71,7 @@ export type DigestMismatchKind = typeof DigestMismatchKind.Type
  * `kind: "report"`: `reported` ≠ `stored` (and `computed` = `stored`).
  * `kind: "stored"`: `computed` ≠ `stored`; the capture was altered.
  */
-export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("DigestMismatch", {
+export class DigestMismatch extends TaggedError<DigestMismatch>()("DigestMismatch", {
   source: Schema.String,
   kind: DigestMismatchKind,
   reported: Schema.String,
@@ -113,7 +114,7 @@ export const MeaningChangeInfo = Schema.Struct({
 export type MeaningChangeInfo = typeof MeaningChangeInfo.Type
 
 /** The snippet does not occur verbatim (exact code units) in the capture text. */
-export class SnippetAbsent extends Schema.TaggedError<SnippetAbsent>()("SnippetAbsent", {
+export class SnippetAbsent extends TaggedError<SnippetAbsent>()("SnippetAbsent", {
   source: Schema.String,
   captureSha256: Schema.String,
   snippet: Schema.String,
@@ -146,7 +147,7 @@ export class SnippetAbsent extends Schema.TaggedError<SnippetAbsent>()("SnippetA
 export const pagesLabel = (first: number, last: number | undefined): string =>
   last === undefined || last === first ? `page ${first}` : `pages ${first}–${last}`
 
-export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("AnchorMismatch", {
+export class AnchorMismatch extends TaggedError<AnchorMismatch>()("AnchorMismatch", {
   source: Schema.String,
   captureSha256: Schema.String,
   snippet: Schema.String,
@@ -184,7 +185,7 @@ export class AnchorMismatch extends Schema.TaggedError<AnchorMismatch>()("Anchor
  * and `occurrences` counts the snippet itself. The Verifier stops counting at
  * the second occurrence, so it reports 2 for "two or more".
  */
-export class AmbiguousSnippet extends Schema.TaggedError<AmbiguousSnippet>()("AmbiguousSnippet", {
+export class AmbiguousSnippet extends TaggedError<AmbiguousSnippet>()("AmbiguousSnippet", {
   source: Schema.String,
   captureSha256: Schema.String,
   snippet: Schema.String,
@@ -233,7 +234,7 @@ export type FactRejection = typeof FactRejection.Type
 // ---------------------------------------------------------------------------
 
 /** The report is not a valid report: its schema issues with their paths (the first 20, the rest counted). */
-export class InvalidReport extends Schema.TaggedError<InvalidReport>()("InvalidReport", {
+export class InvalidReport extends TaggedError<InvalidReport>()("InvalidReport", {
   issues: Schema.NonEmptyArray(Issue),
   omitted: Omitted
 }) {
@@ -243,7 +244,7 @@ export class InvalidReport extends Schema.TaggedError<InvalidReport>()("InvalidR
 }
 
 /** At least one fact failed verification; every failure is listed, in report order. */
-export class ReportRejected extends Schema.TaggedError<ReportRejected>()("ReportRejected", {
+export class ReportRejected extends TaggedError<ReportRejected>()("ReportRejected", {
   failures: Schema.NonEmptyArray(FactRejection)
 }) {
   override get message() {
@@ -306,7 +307,7 @@ export const groupFailures = (failures: ReportRejected | ReadonlyArray<FactRejec
  * Verification did not finish within the configured deadline (`verify.timeoutMs`).
  * Nothing in the report is accepted; no partial result is returned.
  */
-export class VerificationTimeout extends Schema.TaggedError<VerificationTimeout>()("VerificationTimeout", {
+export class VerificationTimeout extends TaggedError<VerificationTimeout>()("VerificationTimeout", {
   timeoutMs: Schema.Int.pipe(Schema.positive())
 }) {
   override get message() {

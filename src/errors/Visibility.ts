@@ -7,13 +7,14 @@
  */
 import * as Schema from "effect/Schema"
 import { HiddenKind } from "../Domain.js"
+import { TaggedError } from "./TaggedError.js"
 
 /**
  * The excerpt occurs in the capture, but overlaps text a reader does not see
  * (`hiddenBy`: invisible, background-coloured, tiny or off-page text of a PDF),
  * and the policy is `verify.hidden: "reject"`. `span` is where it was found.
  */
-export class HiddenEvidence extends Schema.TaggedError<HiddenEvidence>()("HiddenEvidence", {
+export class HiddenEvidence extends TaggedError<HiddenEvidence>()("HiddenEvidence", {
   source: Schema.String,
   captureSha256: Schema.String,
   snippet: Schema.String,
