@@ -204,4 +204,29 @@ describe("normalized/1, fast implementation against the reference", () => {
       for (let j = 0; j < length; j += 9973) assert.deepStrictEqual(actual.toRaw(j, j + 5), { start: j, end: Math.min(j + 5, length) })
     }
   }, 120_000)
+
+  it("agrees on long texts just past plain ASCII: two white-space units in a row anywhere (across the byte loop's checks too), tab, CR, VT, FF, a unit past 0x7f", () => {
+    // Plain prose with single spaces and newlines only: every change below is the one thing that makes it not plain.
+    const next = seededInts(4096)
+    const words = ["Net", "sales", "ROSE", "by", "4,201", "units.\n", "Q3", "x"]
+    let prose = ""
+    while (prose.length < 20_000) prose += words[next() % words.length]! + (prose.endsWith("\n") ? "" : " ")
+    prose = prose.replace(/\s+/g, (w) => w[0]!)
+    const check = (raw: string, label: string) => {
+      const actual = normalize(raw)
+      const expected = reference(raw)
+      assert.strictEqual(actual.text, expected.text, label)
+      for (let j = 0; j < expected.text.length; j += 61) assert.deepStrictEqual(actual.toRaw(j, j + 9), expected.toRaw(j, j + 9), `${label} at ${j}`)
+    }
+    const put = (at: number, units: string) => prose.slice(0, at) + units + prose.slice(at + units.length)
+    check(prose.slice(0, 17_000), "plain")
+    for (const pair of ["  ", " \n", "\n ", "\n\n"]) {
+      for (const at of [0, 1, 4094, 4095, 4096, 8191, 12_345, 16_382, 16_383]) check(put(at, pair).slice(0, 16_385), `${JSON.stringify(pair)} at ${at}`)
+    }
+    // Single white space on both sides of a check, and at the ends: still plain.
+    check(put(4095, " ").slice(0, 16_384).replace(/^./, " ").replace(/.$/, "\n"), "single spaces at the ends and a check")
+    for (const unit of ["\t", "\r", "\v", "\f", "\u0080", "\u00e9", "\u{1F600}"]) {
+      for (const at of [0, 9_000, 16_383]) check(put(at, unit).slice(0, 16_384 + unit.length), `${JSON.stringify(unit)} at ${at}`)
+    }
+  }, 120_000)
 })

@@ -33,6 +33,7 @@
  *
  * @since 0.2.0
  */
+import { flatFrom, isPlain, plainLong } from "./PlainAscii.js"
 
 /** The version label of this normalisation: the `method` a hit under it reports. */
 export const normalizedVersion = "normalized/1" as const
@@ -416,42 +417,6 @@ const normalized = (map: RunMap, text: string, rawLength: number, truncated: boo
 }
 
 /**
- * Whether `normalize` can take its plain-ASCII path: every unit below 0x80 (its UTF-8 length is its
- * length: any other unit, a lone surrogate too, takes two or three bytes; a native count, far
- * quicker than a regular expression), no white space other than U+0020 and \n (tab, VT, FF and CR
- * are rare: native searches for one unit), and no two units of white space in a row.
- */
-const spaceAfterSpace = /[\n ][\n ]/
-const isPlain = (text: string) =>
-  Buffer.byteLength(text, "utf8") === text.length && !text.includes("\t") && !text.includes("\v") &&
-  !text.includes("\f") && !text.includes("\r") && !spaceAfterSpace.test(text)
-
-/** Each byte of a plain-ASCII text as normalised: A-Z lower-cased, \n a U+0020, any other the same. */
-const plainUnit = Uint8Array.from({ length: 0x80 }, (_, c) => c >= 0x41 && c <= 0x5a ? c + 0x20 : c === 0x0a ? 0x20 : c)
-
-/** From this length on, `plainText` makes the text through a byte buffer instead of native string functions. */
-const flatFrom = 16 * 1024
-
-/**
- * A plain-ASCII text (`isPlain`) lower-cased with each \n a U+0020. A long text is made through a
- * byte buffer (one byte per unit, dropped after): `replaceAll` builds its result by concatenation,
- * a string of one piece per newline that every later reader (the searches' `indexOf`, the trigram
- * look-up's `charCodeAt`) pays for, while the buffer decoded and joined is one flat string. Short
- * texts (snippets) keep the native functions, quicker at that size. The same text either way.
- */
-const plainText = (text: string): string => {
-  if (text.length < flatFrom) return text.toLowerCase().replaceAll("\n", " ")
-  // Every unit is below 0x80 (`isPlain`), so latin1 keeps each as one byte.
-  const bytes = Buffer.from(text, "latin1")
-  for (let i = 0; i < bytes.length; i++) bytes[i] = plainUnit[bytes[i]!]!
-  // Decoded in pieces joined into one string: Node makes a long decoded text an external string
-  // (its bytes outside the JavaScript heap, reported to the collector as external memory).
-  const pieces: Array<string> = []
-  for (let i = 0; i < bytes.length; i += flatFrom * 4) pieces.push(bytes.toString("latin1", i, Math.min(bytes.length, i + flatFrom * 4)))
-  return pieces.join("")
-}
-
-/**
  * The normalisation of `text` (a capture or a snippet) with its offset map. With `maxUnits`, it
  * stops before the segment that would pass that many normalised code units (`truncated`).
  */
@@ -462,10 +427,12 @@ export const normalize = (
 ): Normalized => {
   const n = text.length
   // Plain ASCII: what the walk below makes of it is the lower-cased text with each \n a U+0020, one
-  // unit per unit (a single linear run), made at once by `plainText` (the same under both versions).
-  if (n > 0 && isPlain(text)) {
+  // unit per unit (a single linear run): a short text (a snippet) by the native functions, a long
+  // one through a byte buffer (`plainLong`, which also decides whether it is plain); the same under both versions.
+  const plain = n === 0 ? undefined : n < flatFrom ? (isPlain(text) ? text.toLowerCase().replaceAll("\n", " ") : undefined) : plainLong(text)
+  if (plain !== undefined) {
     const map = { runAt: Int32Array.of(0), runFrom: Int32Array.of(0), runTo: Int32Array.of(-1), runs: 1, length: n }
-    return normalized(map, plainText(text), n, false)
+    return normalized(map, plain, n, false)
   }
   const out = new Output(n)
   // Never below the raw length: the ASCII fast path (one unit per unit) does not check the cap.

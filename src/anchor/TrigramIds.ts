@@ -138,6 +138,11 @@ const directTables = (patterns: ReadonlyArray<string>, patternIds: ReadonlyArray
   return { codeOf, idOf, width }
 }
 
+/**
+ * The direct route. Written out for the eight code units of a chunk (`chunk` is 8): V8 runs the
+ * written-out body in about two thirds of the time of a loop over each chunk's units, the
+ * chunk's end computed each time; the units past the last whole chunk take the plain loop.
+ */
 const directIds = (text: string, tables: NonNullable<ReturnType<typeof directTables>>, bits: Int32Array): TextIds => {
   const { codeOf, idOf, width } = tables
   const keyMask = (1 << (3 * width)) - 1
@@ -145,18 +150,57 @@ const directIds = (text: string, tables: NonNullable<ReturnType<typeof directTab
   const ids = new Uint16Array(count)
   const chunks = Math.ceil(count / chunk)
   const packed = new Int32Array(chunks)
+  // The whole chunks: trigrams 8j to 8j + 7, whose last units are 8j + 2 to 8j + 9.
+  const whole = count >> chunkShift
   // The codes of the trigram before i's first unit and of its first two, in 3 × width bits.
   let key = (codeOf[text.charCodeAt(0)]! << width) | codeOf[text.charCodeAt(1)]!
-  for (let j = 0, i = 0; j < chunks; j++) {
+  let i = 0
+  // At most `chunk` (8) per pattern in a chunk: its four bits never carry into the next pattern's.
+  for (let j = 0; j < whole; j++, i += 8) {
+    key = ((key << width) | codeOf[text.charCodeAt(i + 2)]!) & keyMask
+    let id = idOf[key]!
+    ids[i] = id
+    let sum = bits[id]!
+    key = ((key << width) | codeOf[text.charCodeAt(i + 3)]!) & keyMask
+    id = idOf[key]!
+    ids[i + 1] = id
+    sum += bits[id]!
+    key = ((key << width) | codeOf[text.charCodeAt(i + 4)]!) & keyMask
+    id = idOf[key]!
+    ids[i + 2] = id
+    sum += bits[id]!
+    key = ((key << width) | codeOf[text.charCodeAt(i + 5)]!) & keyMask
+    id = idOf[key]!
+    ids[i + 3] = id
+    sum += bits[id]!
+    key = ((key << width) | codeOf[text.charCodeAt(i + 6)]!) & keyMask
+    id = idOf[key]!
+    ids[i + 4] = id
+    sum += bits[id]!
+    key = ((key << width) | codeOf[text.charCodeAt(i + 7)]!) & keyMask
+    id = idOf[key]!
+    ids[i + 5] = id
+    sum += bits[id]!
+    key = ((key << width) | codeOf[text.charCodeAt(i + 8)]!) & keyMask
+    id = idOf[key]!
+    ids[i + 6] = id
+    sum += bits[id]!
+    key = ((key << width) | codeOf[text.charCodeAt(i + 9)]!) & keyMask
+    id = idOf[key]!
+    ids[i + 7] = id
+    sum += bits[id]!
+    packed[j] = sum
+  }
+  // The last, partial chunk (1 to 7 trigrams), if any.
+  if (whole < chunks) {
     let sum = 0
-    // At most `chunk` (8) per pattern in a chunk: its four bits never carry into the next pattern's.
-    for (const end = Math.min(i + chunk, count); i < end; i++) {
+    for (; i < count; i++) {
       key = ((key << width) | codeOf[text.charCodeAt(i + 2)]!) & keyMask
       const id = idOf[key]!
       ids[i] = id
       sum += bits[id]!
     }
-    packed[j] = sum
+    packed[whole] = sum
   }
   return { ids, packed }
 }
