@@ -12,9 +12,19 @@
  */
 import * as Schema from "effect/Schema"
 
+/** Whether `Error.stackTraceLimit` can be set (not under frozen intrinsics, where the stack is kept). */
+const limitWritable = (() => {
+  const descriptor = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit")
+  return descriptor === undefined ? Object.isExtensible(Error) : descriptor.writable === true || descriptor.set !== undefined
+})()
+
 const withoutStack = (Base: new(...args: Array<any>) => object) =>
   class extends Base {
     constructor(...args: Array<any>) {
+      if (!limitWritable) {
+        super(...args)
+        return
+      }
       const limit = Error.stackTraceLimit
       Error.stackTraceLimit = 0
       try {
