@@ -1,7 +1,7 @@
 /**
  * A kept result holds its excerpts, not the captures they came from: a verified report's
- * selectors and a rejection's nearest passage are copies, and a typed error keeps no stack frames
- * (whose closures held the texts being checked). Measured in a process of its own (`--expose-gc`):
+ * selectors, a rejection's nearest passage or cut token and a number review's findings are copies,
+ * and a typed error keeps no stack frames (whose closures held the texts being checked). Measured in a process of its own (`--expose-gc`):
  * 16 results, each from a 1 MiB capture read afresh.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -10,7 +10,7 @@ import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { SnippetAbsent } from "../src/Errors.js"
 
-const measure = Effect.async<Record<string, number>, Error>((resume) => {
+const measure = Effect.async<Record<string, number | Record<string, unknown>>, Error>((resume) => {
   const script = path.join(import.meta.dirname, "support", "keptExcerptsChild.ts")
   const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", script], { stdio: ["ignore", "pipe", "pipe"] })
   let stdout = ""
@@ -21,14 +21,22 @@ const measure = Effect.async<Record<string, number>, Error>((resume) => {
 })
 
 describe("kept results do not keep their captures", () => {
-  it.live("16 kept reports and 16 kept rejections hold well under one capture; 16 plain slices hold all 16", () =>
+  it.live("16 kept reports, rejections (nearest passage, cut token) and number reviews hold well under one capture; 16 plain slices hold all 16", () =>
     Effect.gen(function*() {
       const held = yield* measure
       // The control: the measurement sees a slice keep its text (16 × 1 MiB).
-      assert.isAbove(held.plainSlices!, 12, JSON.stringify(held))
-      assert.isBelow(held.ownedSlices!, 1, JSON.stringify(held))
-      assert.isBelow(held.verified!, 4, JSON.stringify(held))
-      assert.isBelow(held.rejected!, 4, JSON.stringify(held))
+      assert.isAbove(held.plainSlices as number, 12, JSON.stringify(held))
+      assert.isBelow(held.ownedSlices as number, 1, JSON.stringify(held))
+      // Each measurement is of the result it names, not of some other failure.
+      assert.deepStrictEqual(held.shapes, {
+        verified: true,
+        rejected: "SnippetAbsent+nearest",
+        cutToken: "SnippetCutsToken",
+        numberReview: true
+      })
+      for (const key of ["verified", "rejected", "cutToken", "numberReview"] as const) {
+        assert.isBelow(held[key] as number, 4, `${key}: ${JSON.stringify(held)}`)
+      }
     }), 60_000)
 
   it("a typed error is still an Error with its tag, fields and message, made without stack frames", () => {
@@ -38,5 +46,19 @@ describe("kept results do not keep their captures", () => {
     assert.strictEqual(error._tag, "SnippetAbsent")
     assert.include(error.message, "does not occur verbatim in capture 000000000000")
     assert.notInclude(String(error.stack), "\n    at ")
+  })
+
+  it("made with invalid fields (a bug), a typed error throws with the stack it would have had, and the limit is restored", () => {
+    const limit = Error.stackTraceLimit
+    const thrown = (() => {
+      try {
+        new SnippetAbsent({ source: 1 } as never)
+      } catch (error) {
+        return error
+      }
+    })()
+    assert.instanceOf(thrown, Error)
+    assert.include(String((thrown as Error).stack), "\n    at ")
+    assert.strictEqual(Error.stackTraceLimit, limit)
   })
 })

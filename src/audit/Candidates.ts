@@ -12,6 +12,7 @@ import { type Nearest, nearestIn, type Prepared, prepare } from "../anchor/Neare
 import { ratio } from "../anchor/Similarity.js"
 import { keepsBoundaries, occurrenceKeepingBoundaries, widened } from "./Boundaries.js"
 import type { Candidate, Location, Thresholds } from "./Records.js"
+import { ownedSlice } from "../internal/ownedSlice.js"
 
 /** Code units each side of the old position searched first (at least; 16 excerpt lengths when longer). */
 export const nearbyRadius = 16 * 1024
@@ -113,7 +114,7 @@ export const boundedMatch = (oldText: string, oldSpan: Span, text: string, snipp
 export const grownCandidate = (record: CaptureRecord, snippet: string, oldSpan: Span, found: Span, thresholds: Thresholds): Candidate => {
   const cut = record.text.startsWith(snippet, oldSpan.start) ? { start: oldSpan.start, end: oldSpan.start + snippet.length } : found
   const span = widened(record.text, cut.start, cut.end)
-  const text = record.text.slice(span.start, span.end)
+  const text = ownedSlice(record.text, span.start, span.end)
   return {
     text,
     span,

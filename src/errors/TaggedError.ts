@@ -12,25 +12,25 @@
  */
 import * as Schema from "effect/Schema"
 
-/** Whether `Error.stackTraceLimit` can be set (not under frozen intrinsics, where the stack is kept). */
-const limitWritable = (() => {
-  const descriptor = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit")
-  return descriptor === undefined ? Object.isExtensible(Error) : descriptor.writable === true || descriptor.set !== undefined
-})()
-
 const withoutStack = (Base: new(...args: Array<any>) => object) =>
   class extends Base {
     constructor(...args: Array<any>) {
-      if (!limitWritable) {
+      const limit = Error.stackTraceLimit
+      // `Reflect.set` answers false where the limit cannot be set (frozen intrinsics, even when frozen
+      // after citegate was loaded): the error is then made as before, with its stack.
+      if (!Reflect.set(Error, "stackTraceLimit", 0)) {
         super(...args)
         return
       }
-      const limit = Error.stackTraceLimit
-      Error.stackTraceLimit = 0
       try {
         super(...args)
+      } catch (error) {
+        // Invalid fields are a bug: the thrown error gets the stack it would have had.
+        Reflect.set(Error, "stackTraceLimit", limit)
+        if (error instanceof Error) Error.captureStackTrace(error, new.target)
+        throw error
       } finally {
-        Error.stackTraceLimit = limit
+        Reflect.set(Error, "stackTraceLimit", limit)
       }
     }
   }

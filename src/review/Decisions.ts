@@ -31,6 +31,7 @@ import {
   Reviewer,
   withHistory
 } from "./Records.js"
+import { ownedSlice } from "../internal/ownedSlice.js"
 
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
@@ -95,7 +96,7 @@ export const bind = (input: RecordInput & { readonly now: number }): Either.Eith
   Either.map(verifiedFact(input.outcome, input.request.fact), (entry): ReviewDecision => {
     const captures = Either.isRight(input.outcome) ? input.outcome.right.captures : new Map<string, CaptureRecord>()
     const text = captures.get(entry.fact.source)?.text ?? ""
-    const excerpt = text.slice(entry.evidence.span.start, entry.evidence.span.end)
+    const excerpt = ownedSlice(text, entry.evidence.span.start, entry.evidence.span.end)
     return {
       format: decisionFormat,
       id: randomUUID(),

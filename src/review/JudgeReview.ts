@@ -29,6 +29,7 @@ import {
   promptVersion,
   supporting
 } from "./Records.js"
+import { ownedSlice } from "../internal/ownedSlice.js"
 
 /** What the judge is asked about one verified citation, and where it sits. */
 interface Asked {
@@ -46,7 +47,7 @@ const round = (x: number) => Math.round(x * 1e4) / 1e4
 /** The capture's text at the verified span (what was proved), or the quote when it cannot be read. */
 const provedText = (asked: { readonly quote: string; readonly evidence: Evidence; readonly source: string }, captures: ReadonlyMap<string, CaptureRecord>) =>
   asked.evidence.selector?.[0].exact ??
-    captures.get(asked.source)?.text.slice(asked.evidence.span.start, asked.evidence.span.end) ??
+    (captures.has(asked.source) ? ownedSlice(captures.get(asked.source)!.text, asked.evidence.span.start, asked.evidence.span.end) : undefined) ??
     asked.quote
 
 /** 1 for a verbatim match; otherwise the quote's normalised edit similarity to the capture's text at the span. */

@@ -26,6 +26,7 @@ import {
   type NumberReview,
   type NumbersPolicy
 } from "./Records.js"
+import { ownedSlice } from "../internal/ownedSlice.js"
 
 /** Code units read around an excerpt to find its sentence, on each side. */
 export const windowLimit = 320
@@ -58,7 +59,8 @@ export const sentenceWindow = (text: string, span: { readonly start: number; rea
     if (/[.!?]/u.test(c!) && (end + 1 === text.length || isSpace(text[end + 1]))) break
     end++
   }
-  return { text: text.slice(start, end), from: span.start - start, to: span.end - start }
+  // A copy: every term, value and mismatch found in the window is a slice of it, kept in the review.
+  return { text: ownedSlice(text, start, end), from: span.start - start, to: span.end - start }
 }
 
 interface Hit {

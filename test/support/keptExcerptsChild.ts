@@ -10,6 +10,8 @@ import * as path from "node:path"
 import { makeCaptureRecord, type Rfc3339Utc, type SourceUrl } from "../../src/Domain.js"
 import { ownedSlice } from "../../src/internal/ownedSlice.js"
 import * as CaptureStore from "../../src/store/CaptureStore.js"
+import { compile } from "../../src/review/Catalogue.js"
+import { reviewFact } from "../../src/review/Numbers.js"
 import * as Gate from "../../src/verify/Gate.js"
 
 const kept = 16
@@ -57,16 +59,49 @@ try {
   const near = quote.replace(/ (\w+) /, " changed ")
   const report = (snippet: string) =>
     JSON.stringify({ facts: [{ state: "cited", label: "fact", source, captureSha256: record.sha256, snippet }] })
-  const config = { sources: [source], labels: ["fact"] }
-  const context = await Effect.runPromise(Effect.scoped(Layer.build(Gate.layer({ runDirectory: directory, config }))))
-  const gate = Context.get(context, Gate.Gate)
-  const verified = await heldBy(() => Effect.runPromise(gate.checkJson(report(quote))))
-  const rejected = await heldBy(() => Effect.runPromise(Effect.flip(gate.checkJson(report(near)))))
+  const gateOf = async (verify: object) => {
+    const config = { sources: [source], labels: ["fact"], verify }
+    const context = await Effect.runPromise(Effect.scoped(Layer.build(Gate.layer({ runDirectory: directory, config }))))
+    return Context.get(context, Gate.Gate)
+  }
+  const gate = await gateOf({})
+  const tokens = await gateOf({ boundaries: "tokens" })
+  // What each kept result is, so that a measurement of something else fails the test.
+  const shapes: Record<string, unknown> = {}
+  const verified = await heldBy(async () => {
+    const out = await Effect.runPromise(gate.checkJson(report(quote)))
+    const first = out.facts[0]
+    shapes.verified = first !== undefined && "evidence" in first && first.evidence.selector?.[0].exact === quote
+    return out
+  })
+  const failureOf = async (g: typeof gate, snippet: string, key: string) => {
+    const error = await Effect.runPromise(Effect.flip(g.checkJson(report(snippet))))
+    const failure = error._tag === "ReportRejected" ? error.failures[0]?.error : undefined
+    shapes[key] = failure === undefined
+      ? error._tag
+      : `${failure._tag}${failure._tag === "SnippetAbsent" && failure.nearest !== undefined ? "+nearest" : ""}`
+    return error
+  }
+  const rejected = await heldBy(() => failureOf(gate, near, "rejected"))
+  // From the second unit of a word: present as a substring, refused for cutting the word.
+  const cut = text.indexOf(" ", 500_000) + 2
+  const cutToken = await heldBy(() => failureOf(tokens, text.slice(cut, cut + 80), "cutToken"))
+  // A number review keeps the terms and values it found in the excerpt's sentence.
+  const catalogue = compile([{ label: "rev", metric: { terms: ["operating revenue"] }, valueKind: "integer", units: ["euros"], period: "Q3 2026" }] as any)
+  const numberReview = await heldBy(async (i) => {
+    const sentence = "Operating revenue was 4,210,000 euros in Q3 2026.\n"
+    const filler = prose(200 + i, MiB / 2)
+    const reviewed = filler + "\n" + sentence + filler
+    const at = reviewed.indexOf("Operating revenue")
+    const out = reviewFact(catalogue, { index: 0, label: "rev" }, reviewed, { start: at, end: at + sentence.length - 2 })
+    shapes.numberReview = JSON.stringify(out).includes("4,210,000")
+    return out
+  })
   // Each text made afresh, as a read from disk makes it: kept as plain slices (the control) and as owned ones.
   const fresh = (i: number) => prose(100 + i, MiB)
   const plainSlices = await heldBy(async (i) => fresh(i).slice(1000, 1080))
   const ownedSlices = await heldBy(async (i) => ownedSlice(fresh(i), 1000, 1080))
-  process.stdout.write(JSON.stringify({ kept, verified, rejected, plainSlices, ownedSlices }) + "\n")
+  process.stdout.write(JSON.stringify({ kept, verified, rejected, cutToken, numberReview, plainSlices, ownedSlices, shapes }) + "\n")
 } finally {
   await fsp.rm(directory, { recursive: true, force: true })
 }
