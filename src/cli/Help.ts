@@ -7,7 +7,6 @@
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 
-// eslint-disable-next-line no-control-regex
 const ansi = /\u001b\[[0-9;]*m/g
 
 /** Whether a stream gets colour: a terminal, and no `NO_COLOR` (https://no-color.org) in the environment. */

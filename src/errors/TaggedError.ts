@@ -29,14 +29,12 @@ const withoutStack = (Base: new(...args: Array<any>) => object) =>
         Reflect.set(Error, "stackTraceLimit", limit)
         if (error instanceof Error) Error.captureStackTrace(error, new.target)
         throw error
-      } finally {
-        Reflect.set(Error, "stackTraceLimit", limit)
       }
+      Reflect.set(Error, "stackTraceLimit", limit)
     }
   }
 
 /** `Schema.TaggedError`, same signature and schema; instances made without a captured stack. */
 export const TaggedError: typeof Schema.TaggedError = ((identifier?: string) =>
 (tag: string, fields: Schema.Struct.Fields, annotations?: unknown) =>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   withoutStack((Schema.TaggedError as any)(identifier)(tag, fields, annotations))) as typeof Schema.TaggedError

@@ -45,10 +45,12 @@ interface Asked {
 const round = (x: number) => Math.round(x * 1e4) / 1e4
 
 /** The capture's text at the verified span (what was proved), or the quote when it cannot be read. */
-const provedText = (asked: { readonly quote: string; readonly evidence: Evidence; readonly source: string }, captures: ReadonlyMap<string, CaptureRecord>) =>
-  asked.evidence.selector?.[0].exact ??
-    (captures.has(asked.source) ? ownedSlice(captures.get(asked.source)!.text, asked.evidence.span.start, asked.evidence.span.end) : undefined) ??
-    asked.quote
+const provedText = (asked: { readonly quote: string; readonly evidence: Evidence; readonly source: string }, captures: ReadonlyMap<string, CaptureRecord>) => {
+  const selected = asked.evidence.selector?.[0].exact
+  if (selected !== undefined) return selected
+  const record = captures.get(asked.source)
+  return record === undefined ? asked.quote : ownedSlice(record.text, asked.evidence.span.start, asked.evidence.span.end)
+}
 
 /** 1 for a verbatim match; otherwise the quote's normalised edit similarity to the capture's text at the span. */
 export const textMatch = (quote: string, evidence: Evidence, proved: string): number =>
