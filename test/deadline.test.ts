@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, TestClock } from "effect"
+import { performance } from "node:perf_hooks"
 import * as Deadline from "../src/internal/Deadline.js"
 
 const onTimeout = () => "timed out" as const
@@ -57,6 +58,38 @@ describe("Deadline.timeoutFail", () => {
       const exit = yield* Fiber.interrupt(fiber)
       assert.isTrue(Exit.isInterrupted(exit))
       assert.deepStrictEqual(log, ["interrupted"])
+    }))
+
+  it("work that needs no wait has ended when the deadline returns: the caller does not wait", () => {
+    // Under the default scheduler (not runSync's, which runs every scheduled task at once): the
+    // caller's fiber has ended when runFork returns, so neither it nor the work's fiber waited.
+    const endedAtOnce = <A, E>(effect: Effect.Effect<A, E>) => {
+      const exit = Effect.runFork(effect).unsafePoll()
+      if (exit === null) return assert.fail("the caller waited")
+      return exit
+    }
+    const succeeded = endedAtOnce(Deadline.timeoutFail(Effect.succeed(42), { duration: 1_000, onTimeout }))
+    assert.deepStrictEqual(Exit.isSuccess(succeeded) ? succeeded.value : undefined, 42)
+    const failed = endedAtOnce(Deadline.timeoutFail(Effect.fail("boom" as const), { duration: 1_000, onTimeout }))
+    assert.deepStrictEqual(Exit.isFailure(failed) ? Array.from(Cause.failures(failed.cause)) : [], ["boom"])
+    const died = endedAtOnce(Deadline.timeoutFail(Effect.die("defect"), { duration: 1_000, onTimeout }))
+    assert.deepStrictEqual(Exit.isFailure(died) ? Array.from(Cause.defects(died.cause)) : [], ["defect"])
+  })
+
+  it.live("the deadline counts from the start of the work, its first synchronous part included", () =>
+    Effect.gen(function*() {
+      const busyMs = 300
+      const duration = 200
+      const busy = Effect.sync(() => {
+        const until = performance.now() + busyMs
+        while (performance.now() < until) { /* the work's synchronous part */ }
+      })
+      const started = performance.now()
+      const exit = yield* Effect.exit(Deadline.timeoutFail(Effect.zipRight(busy, Effect.sleep(60_000)), { duration, onTimeout }))
+      const elapsedMs = performance.now() - started
+      assert.deepStrictEqual(Exit.isFailure(exit) ? Array.from(Cause.failures(exit.cause)) : [], ["timed out"])
+      // Counted from the end of the synchronous part, it would end at busyMs + duration.
+      assert.isBelow(elapsedMs, busyMs + duration - 50)
     }))
 
   it.effect("under a TestClock the test's clock decides (Effect.timeoutFail itself)", () =>

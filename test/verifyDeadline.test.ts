@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
@@ -131,4 +131,22 @@ describe("verification deadline", () => {
       const json = Schema.decodeUnknownSync(Schema.parseJson(RenderedResult))(ran.stdout, decodeOptions)
       assertTimedOut(json, 1)
     }), 60_000)
+
+  it.live("a verification of small local captures ends in the caller's step: nothing in it waits", () =>
+    Effect.scoped(Effect.gen(function*() {
+      // Each capture is read at once (a small file), searched in its first slice, and the deadline's
+      // fiber ends when it is forked: the caller never waits, so nothing of the verification is
+      // kept past its end by a waiting fiber (docs/performance.md).
+      const records = [0, 1, 2].map((i) =>
+        makeCaptureRecord({ source: `https://reports.northwind.test/q${i}.txt` as SourceUrl, text: `Net sales rose ${i + 3}% in Q3.`, accessedAt, contentType: "text/plain" })
+      )
+      const labels = records.map((_, i) => `sales_${i}`)
+      const directory = yield* runDirectoryWith(records)
+      const gate = yield* gateFor(directory, { sources: records.map((r) => r.source), labels, verify: { maxFacts: 10, timeoutMs: 60_000 } })
+      const report = { facts: records.map((record, i) => cited(labels[i]!, record, `rose ${i + 3}%`)) }
+      const exit = Effect.runFork(gate.check(report)).unsafePoll()
+      if (exit === null) return assert.fail("the verification waited")
+      assert.isTrue(Exit.isSuccess(exit))
+      assert.deepStrictEqual(Exit.isSuccess(exit) ? exit.value.facts.map((entry) => entry.fact.label) : [], labels)
+    })))
 })

@@ -2,7 +2,12 @@
  * `Effect.timeoutFail` for an effect run once per request: the same outcome (the effect's own
  * exit, or the timeout's error once the effect has been interrupted and has ended), made with one
  * forked fiber and one Node timer instead of a race of two forked fibers and a sleeping one (about
- * three times the runtime work, paid by every verification). Only under Effect's live clock: under
+ * three times the runtime work, paid by every verification). The fiber starts at once, in the
+ * caller's step: work that needs no wait (a verification of small local captures) has ended when
+ * the fork returns, and the caller takes its exit without waiting. A fiber that has waited for
+ * another keeps what it holds reachable to young-generation collections until a full one
+ * (docs/performance.md), so waiting only when there is something to wait for matters. Only under
+ * Effect's live clock: under
  * any other (a `TestClock`) it is `Effect.timeoutFail` itself, so a test's clock still decides.
  *
  * @since 0.5.0
@@ -29,13 +34,24 @@ export const timeoutFail = <A, E, R, E1>(
   Effect.clockWith((clock) => {
     const ms = options.duration
     if (clock !== liveClock || !(ms >= 0 && ms <= maxTimerMs)) return Effect.timeoutFail(self, options)
-    return Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(Effect.forkDaemon(restore(self)), (fiber) =>
-        // The wait is as interruptible as the caller was; interrupted, it interrupts the work and waits for it.
-        restore(
-          // As `timeoutFail`: the effect is interrupted and has ended before the timeout's error.
-          awaitWithTimer(fiber, ms, () => Effect.flatMap(Fiber.interrupt(fiber), () => Effect.fail(options.onTimeout())))
-        ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+    // The caller's runtime (its services, fiber refs and interruptibility), taken before the mask:
+    // the work runs as `forkDaemon(restore(self))` would run it, a root fiber of its own.
+    return Effect.flatMap(Effect.runtime<R>(), (runtime) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.suspend(() => {
+          const started = performance.now()
+          // Runs now, as far as it goes without waiting (`Runtime.runFork` starts a fiber at once).
+          const fiber = Runtime.runFork(runtime)(self)
+          const ended = fiber.unsafePoll()
+          if (ended !== null) return ended
+          // The deadline counts from the start of the work, its first synchronous part included.
+          const left = Math.max(0, ms - (performance.now() - started))
+          // The wait is as interruptible as the caller was; interrupted, it interrupts the work and waits for it.
+          return restore(
+            // As `timeoutFail`: the effect is interrupted and has ended before the timeout's error.
+            awaitWithTimer(fiber, left, () => Effect.flatMap(Fiber.interrupt(fiber), () => Effect.fail(options.onTimeout())))
+          ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+        })
       )
     )
   })
