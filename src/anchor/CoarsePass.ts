@@ -8,9 +8,11 @@
  * Several patterns of one text share one trigram look-up of it (`ids`), and, in the same loop, a
  * count per `chunk` code units of how many of the chunk's trigrams occur in each pattern at all
  * (eight patterns packed in one 32-bit word, four bits each). From those counts each pattern bounds
- * every block's best count (the most such trigrams any of its windows can cover) in about one step
- * per chunk, then counts blocks exactly in order of that bound until no block left can enter the
- * best ones: on prose a few hundred of some 30,000 blocks per MiB. When more than `maxExactShare`
+ * every block's best count (the most such trigrams any of its windows can cover): patterns of one
+ * word with the same span share one pass over the chunks for all their lanes (`pairMaxima`), then
+ * read a few bytes per block; others take one step per chunk. Blocks are then counted exactly in
+ * order of that bound until no block left can enter the best ones: on prose a few hundred of some
+ * 30,000 blocks per MiB (the counting sort places only as many as may be read). When more than `maxExactShare`
  * of the blocks would need exact counts (a text where most windows look alike), one full slide
  * counts every block instead. Linear per pattern either way, whatever the text.
  *
@@ -79,18 +81,107 @@ const blocksOf = (count: number, m: number): Blocks => {
   return { window, block, last, blocks: Math.floor(last / block) + 1 }
 }
 
-/** Block numbers in order of `bound`, highest first, then by position (a counting sort: bounds are at most `max`). */
-const byBound = (bound: Int32Array, max: number): Int32Array => {
+/** The chunks the windows starting in one chunk touch: the last trigram they cover is in chunk j + span - 1 at most. */
+const spanOf = (window: number) => ((chunk - 2 + window) >> chunkShift) + 1
+
+/**
+ * The longest span whose sums fit the shared form: a lane's count in a chunk is at most `chunk` (8),
+ * so a sum over 15 chunks is at most 120, below 128, which the byte-wise maximum needs.
+ */
+const maxByteSpan = 15
+
+/** Four lanes of a packed word, one byte each (lanes 0, 2, 4, 6 from the even nibbles; 1, 3, 5, 7 from the odd). */
+const nibbles = 0x0f0f0f0f
+/** The top bit of each byte. */
+const tops = 0x80808080 | 0
+
+/**
+ * For every lane of a packed word at once, at chunk j: the larger of the lane's sums of `span`
+ * chunks starting at j and at j + 1 (those before the end), for each j up to `chunks` - 2. Even lanes in
+ * `even`, odd lanes in `odd`, a byte each.
+ */
+export interface PairMaxima {
+  readonly packed: Int32Array
+  readonly span: number
+  readonly even: Int32Array
+  readonly odd: Int32Array
+}
+
+/**
+ * `PairMaxima` in one pass over the chunks, whatever the number of lanes: a sliding sum of four
+ * bytes per word (no byte exceeds 120 + 8, so no carry crosses into the next byte, and the chunk
+ * dropped is part of the sum, so no borrow) and a byte-wise maximum of each sum and the one before
+ * (bytes below 128: the top bit of (a | 0x80) - b tells a ≥ b).
+ */
+export const pairMaxima = (packed: Int32Array, span: number): PairMaxima => {
+  const chunks = packed.length
+  const even = new Int32Array(chunks)
+  const odd = new Int32Array(chunks)
+  let sumEven = 0
+  let sumOdd = 0
+  for (let j = 0; j < span && j < chunks; j++) {
+    const p = packed[j]!
+    sumEven = (sumEven + (p & nibbles)) | 0
+    sumOdd = (sumOdd + ((p >>> 4) & nibbles)) | 0
+  }
+  let prevEven = sumEven
+  let prevOdd = sumOdd
+  // At j, the sums go from chunk j - 1's to chunk j's (chunk j - 1 leaves, chunk j - 1 + span enters
+  // while there is one), and entry j - 1 takes the larger of the two, byte by byte.
+  const entering = chunks - span + 1
+  let j = 1
+  for (; j < entering; j++) {
+    const p = packed[j - 1]!
+    const q = packed[j - 1 + span]!
+    sumEven = (sumEven + (q & nibbles) - (p & nibbles)) | 0
+    sumOdd = (sumOdd + ((q >>> 4) & nibbles) - ((p >>> 4) & nibbles)) | 0
+    // 0xff in each byte where the earlier sum's byte is at least the later's.
+    const geEven = Math.imul((((prevEven | tops) - sumEven) & tops) >>> 7, 255)
+    const geOdd = Math.imul((((prevOdd | tops) - sumOdd) & tops) >>> 7, 255)
+    even[j - 1] = (prevEven & geEven) | (sumEven & ~geEven)
+    odd[j - 1] = (prevOdd & geOdd) | (sumOdd & ~geOdd)
+    prevEven = sumEven
+    prevOdd = sumOdd
+  }
+  for (; j < chunks; j++) {
+    const p = packed[j - 1]!
+    sumEven = (sumEven - (p & nibbles)) | 0
+    sumOdd = (sumOdd - ((p >>> 4) & nibbles)) | 0
+    const geEven = Math.imul((((prevEven | tops) - sumEven) & tops) >>> 7, 255)
+    const geOdd = Math.imul((((prevOdd | tops) - sumOdd) & tops) >>> 7, 255)
+    even[j - 1] = (prevEven & geEven) | (sumEven & ~geEven)
+    odd[j - 1] = (prevOdd & geOdd) | (sumOdd & ~geOdd)
+    prevEven = sumEven
+    prevOdd = sumOdd
+  }
+  return { packed, span, even, odd }
+}
+
+/**
+ * Block numbers in order of `bound`, highest first, then by position (a counting sort: bounds are
+ * at most `max`; `counts[v]`, the blocks of bound v, counted as the bounds were made), as far as the
+ * first `need` of that order reach: only the blocks whose bound is at least the `need`-th highest
+ * are placed (all of them when there are fewer), the rest never being read.
+ */
+const byBound = (bound: Int32Array, max: number, counts: Int32Array, need: number): Int32Array => {
   const blocks = bound.length
-  const first = new Int32Array(max + 2)
-  for (let b = 0; b < blocks; b++) first[bound[b]!]!++
+  const first = counts
+  let floor = 0
+  let placed = blocks
   for (let v = max, at = 0; v >= 0; v--) {
     const n = first[v]!
     first[v] = at
     at += n
+    if (at >= need && floor === 0) {
+      floor = v
+      placed = at
+    }
   }
-  const order = new Int32Array(blocks)
-  for (let b = 0; b < blocks; b++) order[first[bound[b]!]!++] = b
+  const order = new Int32Array(placed)
+  for (let b = 0; b < blocks; b++) {
+    const v = bound[b]!
+    if (v >= floor) order[first[v]!++] = b
+  }
   return order
 }
 
@@ -107,6 +198,8 @@ export class SharedPass {
   /** The packed chunk counts of one word's patterns (`packedWord`), the last computed. */
   private packed: Int32Array | undefined
   private packedWord = -1
+  /** The shared pair maxima (`pairsOf`) last made. */
+  private pairs: PairMaxima | undefined
   /** @param candidates how many blocks `starts` returns at most. */
   constructor(private readonly text: string, private readonly patterns: ReadonlyArray<string>, private readonly candidates: number) {
     const { patternIds, table } = patternTable(patterns)
@@ -114,11 +207,12 @@ export class SharedPass {
     this.patternIds = patternIds
   }
 
-  /** Drops the text's trigram ids and packed counts (2.5 bytes per code unit); they are computed again if needed. */
+  /** Drops the text's trigram ids, packed counts and pair maxima (3.5 bytes per code unit at most); they are computed again if needed. */
   release(): void {
     this.ids = undefined
     this.packed = undefined
     this.packedWord = -1
+    this.pairs = undefined
   }
 
   /** For each shared id, bit 4·l set when the trigram occurs in pattern `perWord`·`word` + l. */
@@ -179,11 +273,69 @@ export class SharedPass {
     const ids = this.textIds()
     const wanted = this.wantedOf(k)
     const geometry = blocksOf(ids.length, m)
-    const bound = this.chunkBounds(this.packedOf(ids, k), k % perWord, geometry)
+    const counts = new Int32Array(geometry.window + 2)
+    const bound = this.blockBounds(this.packedOf(ids, k), k, geometry, counts)
     const { blocks, window } = geometry
-    const order = byBound(bound, window)
-    const top = this.countInOrder(ids, wanted, geometry, order, bound, Math.max(64, Math.ceil(blocks * maxExactShare)))
+    const limit = Math.max(64, Math.ceil(blocks * maxExactShare))
+    // The loop below reads at most limit + 1 blocks of the order.
+    const order = byBound(bound, window, counts, limit + 1)
+    const top = this.countInOrder(ids, wanted, geometry, order, bound, limit)
     return top === undefined ? this.slideAll(ids, wanted, geometry) : top.starts()
+  }
+
+  /** Whether pattern `k`'s block bounds come from pair maxima shared with another pattern of its word (`blockBounds`). */
+  private sharesMaxima(k: number, span: number): boolean {
+    const first = k - (k % perWord)
+    let same = 0
+    for (let i = first; i < first + perWord && i < this.patterns.length; i++) {
+      const m = this.patterns[i]!.length
+      if (spanOf(m - 2) === span && Math.max(1, m >> 1) > chunk) same++
+    }
+    return same >= 2
+  }
+
+  /**
+   * Each block's bound, as `chunkBounds` gives it. When the sums fit in a byte, each block covers
+   * at least two chunks and another pattern of the word has the same span, from the pair maxima
+   * shared by those patterns (`pairMaxima`, made once): a whole block's chunks a..e are covered by
+   * the pairs starting at a, a + 2, … (as many as every whole block needs) and at e - 1, so its
+   * bound is the largest of a few bytes (three for blocks of 25 to 40 trigrams) instead of a sliding
+   * sum over every chunk.
+   */
+  private blockBounds(packed: Int32Array, k: number, geometry: Blocks, counts: Int32Array): Int32Array {
+    const { block, blocks, window } = geometry
+    const lane = k % perWord
+    const span = spanOf(window)
+    if (span > maxByteSpan || block <= chunk || !this.sharesMaxima(k, span)) return this.chunkBounds(packed, lane, geometry, counts)
+    const pairs = this.pairsOf(packed, span)
+    const max = (lane & 1) === 0 ? pairs.even : pairs.odd
+    const shift = 8 * (lane >> 1)
+    // A block covers `least` or `least` + 1 chunks, a..e: the `pairCount` pairs from a on, then the pair ending at e.
+    const least = ((block - 1) >> chunkShift) + 1
+    const pairCount = least >> 1
+    const bound = new Int32Array(blocks)
+    for (let b = 0, from = 0; b < blocks; b++, from += block) {
+      // The last block, cut at the last window, is taken whole: chunk `last` >> chunkShift's sum
+      // already reaches the text's last chunk, and the sums after it are parts of it, so the bound
+      // is the same; its chunks end before the text's last (block - 1 < window).
+      const a = from >> chunkShift
+      const e = (from + block - 1) >> chunkShift
+      let best = (max[e - 1]! >>> shift) & 255
+      for (let i = 0, j = a; i < pairCount; i++, j += 2) best = Math.max(best, (max[j]! >>> shift) & 255)
+      const v = Math.min(best, window)
+      bound[b] = v
+      counts[v]!++
+    }
+    return bound
+  }
+
+  /** The shared pair maxima of `packed` for `span`, kept until another span is asked for or the packed counts change. */
+  private pairsOf(packed: Int32Array, span: number): PairMaxima {
+    const kept = this.pairs
+    if (kept !== undefined && kept.packed === packed && kept.span === span) return kept
+    const made = pairMaxima(packed, span)
+    this.pairs = made
+    return made
   }
 
   /**
@@ -191,11 +343,11 @@ export class SharedPass {
    * cover chunks j to e (the chunk of the last trigram the last of them covers), so their hits are
    * at most the hits of chunks j..e; a block's bound is the most of its chunks', at most `window`.
    */
-  private chunkBounds(packed: Int32Array, lane: number, { block, blocks, last, window }: Blocks): Int32Array {
+  private chunkBounds(packed: Int32Array, lane: number, { block, blocks, last, window }: Blocks, counts?: Int32Array): Int32Array {
     const chunks = packed.length
     const shift = 4 * lane
     // The last trigram the windows starting in chunk j cover is in chunk j + span - 1 at most.
-    const span = ((chunk - 2 + window) >> chunkShift) + 1
+    const span = spanOf(window)
     // reach: the hits of chunks j to j + span - 1 (those before `chunks`), one sliding sum as j
     // moves on; a block's chunks follow the previous block's (sharing at most its last), so one pass.
     let reach = 0
@@ -212,7 +364,9 @@ export class SharedPass {
         }
         if (reach > best) best = reach
       }
-      bound[b] = Math.min(best, window)
+      const v = Math.min(best, window)
+      bound[b] = v
+      if (counts !== undefined) counts[v]!++
     }
     return bound
   }

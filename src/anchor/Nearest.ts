@@ -17,7 +17,8 @@
  * Bounds: fuzzy search only for normalised snippets of `minFuzzyLength` to
  * `maxFuzzyLength` code units; the fine pass is at most `fineCandidates` × 2 ×
  * 1,000 × 1,516 cells. Cost: normalising the capture (linear), one exact
- * search (linear), one trigram pass (linear, 2.5 bytes per code unit, plus at most 576 KiB of
+ * search (linear), one trigram pass (linear, 2.5 bytes per code unit, 3.5 with the shared block
+ * bounds' pair maxima, plus at most 576 KiB of
  * direct-look-up tables while it runs: TrigramIds.ts). Several
  * snippets of one text (`nearestEach`) share the exact search and the trigram
  * look-up with its packed per-chunk counts (CoarsePass.ts); each then bounds
@@ -167,7 +168,7 @@ export const nearestEach = (
   let exact: Array<MultiSearch.Found | undefined> | undefined
   // Which pass (and which pattern in it) serves each pattern that needs a coarse pass.
   let passes: Array<{ readonly pass: SharedPass; readonly at: number } | undefined> | undefined
-  // Only one pass holds its text ids at a time: memory stays 2.5 bytes per code unit (ids and one word of packed counts), whatever the number of snippets.
+  // Only one pass holds its text ids at a time: memory stays 3.5 bytes per code unit at most (ids, one word of packed counts and its pair maxima), whatever the number of snippets.
   let active: SharedPass | undefined
   const exactHits = () => {
     if (exact !== undefined) return exact
