@@ -150,6 +150,65 @@ describe("the coarse pass's shared block bounds and limited counting sort: as be
     assert.isAbove(tally.blocks, 200_000)
   })
 
+  it("where most blocks look alike (the count in order gives up for the full slide), with 1 to 40 candidates", () => {
+    // Texts of the quotes' own pieces and long runs of one unit: many blocks share the top bounds,
+    // so the count in order reaches its limit of blocks, and must then give up (the sort places one
+    // block past the limit for that), not answer with the blocks it has.
+    const seeded = random(20261204)
+    const next = (n: number) => seeded() % n
+    const word = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[next(alphabet.length)]).join("")
+    let compared = 0
+    for (let round = 0; round < 1_500; round++) {
+      const alphabet = ["a", "ab", "abc", "ab ", "abcdefgh"][next(5)]!
+      const base = 8 + next(next(2) === 0 ? 40 : 130)
+      const count = 1 + next(next(2) === 0 ? 8 : 16)
+      const patterns = Array.from({ length: count }, () => word(alphabet, next(2) === 0 ? base : base + next(3)))
+      const longest = Math.max(...patterns.map((p) => p.length))
+      const target = 2 * longest + (next(3) === 0 ? 1 + next(20) : next(next(2) === 0 ? 500 : 8_000))
+      let text = ""
+      while (text.length < target) {
+        const kind = next(4)
+        if (kind === 0) text += word(next(2) === 0 ? alphabet : "xyz", 1 + next(20))
+        else if (kind === 1) text += alphabet[0]!.repeat(1 + next(200))
+        else {
+          const pattern = patterns[next(count)]!
+          const from = next(pattern.length)
+          text += pattern.slice(from, from + 1 + next(pattern.length))
+        }
+      }
+      const fit = patterns.filter((p) => text.length > 2 * p.length)
+      if (fit.length === 0) continue
+      const candidates = 1 + next(next(2) === 0 ? 4 : 40)
+      const now = new SharedPass(text, fit, candidates)
+      const before = new SharedPassBefore(text, fit, candidates)
+      for (const k of [...fit.keys(), ...[...fit.keys()].reverse()]) {
+        assert.deepStrictEqual(now.starts(k, fit[k]!.length), before.starts(k, fit[k]!.length), `round ${round}, pattern ${k}`)
+        compared++
+      }
+    }
+    assert.isAbove(compared, 10_000)
+  })
+
+  it("holds one word's packed counts and pair maxima at a time (3.5 bytes per code unit at most)", () => {
+    // Eight quotes of one span (shared maxima), then two long ones in the next word.
+    const text = prepare(makeText(9, 200_000)).normalized.text
+    const next = random(9)
+    const quote = (m: number) => {
+      const start = next() % (text.length - m)
+      return normalize(`absent ${text.slice(start, start + m)}`).text.slice(0, m)
+    }
+    const patterns = [...Array.from({ length: 8 }, () => quote(40)), quote(200), quote(200)]
+    const pass = new SharedPass(text, patterns, 3)
+    const state = pass as unknown as { packed: Int32Array | undefined; pairs: { packed: Int32Array } | undefined }
+    pass.starts(0, 40)
+    pass.starts(1, 40)
+    assert.isDefined(state.pairs, "the first word's quotes share pair maxima")
+    pass.starts(8, 200)
+    // The second word's quotes do not share: nothing of the first word's is kept.
+    assert.isTrue(state.pairs === undefined || state.pairs.packed === state.packed)
+    assert.isUndefined(state.pairs)
+  })
+
   it("over the bench's kind of prose and its absent quotes, and over the hostile captures", () => {
     const tally: Tally = { patterns: 0, shared: 0, blocks: 0 }
     for (const [seed, size, count] of [[1, 64 * 1024, 5], [2, 200_000, 8], [3, 100_000, 9], [4, 50_000, 12], [5, 30_000, 1], [6, 8_000, 3]] as const) {

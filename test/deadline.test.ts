@@ -76,6 +76,14 @@ describe("Deadline.timeoutFail", () => {
     assert.deepStrictEqual(Exit.isFailure(died) ? Array.from(Cause.defects(died.cause)) : [], ["defect"])
   })
 
+  it.live("deadlines nested thousands deep do not overflow the stack (work started at once nests on it)", () =>
+    Effect.gen(function*() {
+      let nested: Effect.Effect<number, "timed out"> = Effect.succeed(7)
+      for (let i = 0; i < 3_000; i++) nested = Deadline.timeoutFail(nested, { duration: 10_000, onTimeout })
+      const exit = yield* Effect.exit(nested)
+      assert.deepStrictEqual(Exit.isSuccess(exit) ? exit.value : Cause.pretty(exit.cause).slice(0, 200), 7)
+    }))
+
   it.live("the deadline counts from the start of the work, its first synchronous part included", () =>
     Effect.gen(function*() {
       const busyMs = 300

@@ -241,6 +241,10 @@ export class SharedPass {
   private packedOf(ids: Uint16Array, k: number): Int32Array {
     const word = Math.floor(k / perWord)
     if (this.packed !== undefined && this.packedWord === word) return this.packed
+    // The previous word's counts and pair maxima are not needed again: dropped before the new ones
+    // are made, so the pass holds one word's at a time (3.5 bytes per code unit at most).
+    this.packed = undefined
+    this.pairs = undefined
     const bits = this.memberBits(word)
     const packed = new Int32Array(Math.ceil(ids.length / chunk))
     for (let j = 0, i = 0; j < packed.length; j++) {
@@ -333,6 +337,7 @@ export class SharedPass {
   private pairsOf(packed: Int32Array, span: number): PairMaxima {
     const kept = this.pairs
     if (kept !== undefined && kept.packed === packed && kept.span === span) return kept
+    this.pairs = undefined
     const made = pairMaxima(packed, span)
     this.pairs = made
     return made

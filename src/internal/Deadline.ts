@@ -6,9 +6,13 @@
  * caller's step: work that needs no wait (a verification of small local captures) has ended when
  * the fork returns, and the caller takes its exit without waiting. A fiber that has waited for
  * another keeps what it holds reachable to young-generation collections until a full one
- * (docs/performance.md), so waiting only when there is something to wait for matters. Only under
- * Effect's live clock: under
- * any other (a `TestClock`) it is `Effect.timeoutFail` itself, so a test's clock still decides.
+ * (docs/performance.md), so waiting only when there is something to wait for matters.
+ *
+ * Where it differs from `Effect.timeoutFail` (as it did before the work started at once): the
+ * deadline counts from the start of the work, its first synchronous part included; the work's fiber
+ * refs are not merged back into the caller's; and the work's first step is not handed to the
+ * scheduler. Only under Effect's live clock: under any other (a `TestClock`) it is
+ * `Effect.timeoutFail` itself, so a test's clock still decides.
  *
  * @since 0.5.0
  */
@@ -27,6 +31,25 @@ const liveClock = Context.get(FiberRefs.getOrDefault(Runtime.defaultRuntime.fibe
 /** Node timers take at most 2^31 - 1 ms; a longer deadline is left to `Effect.timeoutFail`. */
 const maxTimerMs = 2_147_483_647
 
+/**
+ * Work started at once runs on the caller's stack; a deadline inside such work nests one more run
+ * loop. Past this depth the work is started on the scheduler instead (a fresh stack), as
+ * `Effect.timeoutFail` does, so nesting cannot overflow the stack. Verification nests once.
+ */
+const maxStartDepth = 32
+let startDepth = 0
+
+/** `Runtime.runFork`, at once while the nesting allows it, else scheduled (`immediate: false`). */
+const startWork = <A, E, R>(runtime: Runtime.Runtime<R>, self: Effect.Effect<A, E, R>) => {
+  if (startDepth >= maxStartDepth) return Runtime.runFork(runtime, self, { immediate: false })
+  startDepth++
+  try {
+    return Runtime.runFork(runtime, self)
+  } finally {
+    startDepth--
+  }
+}
+
 export const timeoutFail = <A, E, R, E1>(
   self: Effect.Effect<A, E, R>,
   options: { readonly duration: number; readonly onTimeout: () => E1 }
@@ -41,7 +64,7 @@ export const timeoutFail = <A, E, R, E1>(
         Effect.suspend(() => {
           const started = performance.now()
           // Runs now, as far as it goes without waiting (`Runtime.runFork` starts a fiber at once).
-          const fiber = Runtime.runFork(runtime)(self)
+          const fiber = startWork(runtime, self)
           const ended = fiber.unsafePoll()
           if (ended !== null) return ended
           // The deadline counts from the start of the work, its first synchronous part included.
