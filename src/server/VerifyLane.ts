@@ -282,23 +282,11 @@ const warmNow = (f: () => string | undefined): string | undefined => {
   }
 }
 
-/** `writeJson` of the text a verification thread encoded (the same head, the same bytes). */
-const writeEncoded = (response: Http.ServerResponse, json: Uint8Array, requestId: string) => {
-  if (response.writableEnded) return
-  response.writeHead(200, {
-    "content-type": "application/json",
-    "content-length": String(json.byteLength),
-    "x-request-id": requestId
-  })
-  response.end(json)
-}
-
-/** Writes a warm answer: this thread's text (`writeJson`) or a verification thread's bytes (`writeEncoded`), counted. */
-const writeWarm = (response: Http.ServerResponse, json: string | Uint8Array, requestId: string) => {
+/** Writes a warm answer (this thread's or a verification thread's, `byThread`), counted. */
+const writeWarm = (response: Http.ServerResponse, json: string, requestId: string, byThread: boolean) => {
   synchronous.answered++
-  if (typeof json === "string") return writeJson(response, json, requestId)
-  synchronous.threads++
-  writeEncoded(response, json, requestId)
+  if (byThread) synchronous.threads++
+  writeJson(response, json, requestId)
 }
 
 /** The request's body as an effect, read by `onBody` (interrupting it removes the listeners). */
@@ -383,23 +371,27 @@ export const make = (options: LaneOptions) => {
     const start = (known?: Known) => {
       fiber = runFork(withTaken(known?.taken, program(known)), { updateRefs: requestRefs(requestId) })
     }
-    // A warm answer (this thread's text, or a verification thread's bytes): its log line and the
+    // A warm answer (this thread's, or a verification thread's: `byThread`): its log line and the
     // write; without one (a miss, a defect, a logger that threw), the fiber's to decide.
-    const answerWarm = (run: RunView, bytes: Buffer, json: string | Uint8Array | undefined, taken?: PostgresStamps.Taken) => {
+    const answerWarm = (run: RunView, bytes: Buffer, json: string | undefined, taken?: PostgresStamps.Taken, byThread = false) => {
       if (json === undefined || !loggedNow(refs, requestId, spanStart, annotationsOf(200))) return start({ run, bytes, taken })
       responding = true
       clearTimeout(timer)
       if (taken !== undefined) synchronous.afterLookUp++
-      writeWarm(response, json, requestId)
+      writeWarm(response, json, requestId, byThread)
     }
     const answerNow = (run: RunView, taken?: PostgresStamps.Taken) => (bytes: Buffer | undefined) => {
       detach = undefined
       if (bytes === undefined || responding) return
+      const text = bytes.toString("utf8")
       // A thread's answer comes later: by then the deadline may have answered, or the client gone.
       // Threads verify over a run root only: a run found by a query is answered here, with its stamps.
-      if (taken === undefined && threads?.verify(run, lane.mode, bytes, (json) => responding || closed || answerWarm(run, bytes, json)) === true) return
+      if (
+        taken === undefined &&
+        threads?.verify(run, lane.mode, text, (json) => responding || closed || answerWarm(run, bytes, json, undefined, true)) === true
+      ) return
       // A defect (a throw) is the general path's to answer: its 500 and its log line.
-      answerWarm(run, bytes, warmNow(() => PostgresStamps.lending(taken, () => responder.respondWarm(run, lane.mode, bytes.toString("utf8")))), taken)
+      answerWarm(run, bytes, warmNow(() => PostgresStamps.lending(taken, () => responder.respondWarm(run, lane.mode, text))), taken)
     }
     // A run found by a query (PostgreSQL), without a fiber: as `program`'s look-up, then as `answerNow`.
     const foundThen = (found: RunFound | undefined) =>

@@ -25,12 +25,16 @@ import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { PipelineConfig as PipelineConfigSchema } from "../Config.js"
 import type { Mode } from "../Domain.js"
 import { newestUnder } from "../internal/newestUnder.js"
+import { OpenJobs } from "../internal/OpenJobs.js"
 import { Judge } from "../review/Judge.js"
 import type { RunView } from "./Runs.js"
 import type { Done, Job, WorkerInput } from "./VerifyWorker.js"
 
 /** Requests one thread holds at most (being verified or waiting for it); past it the main thread verifies. */
 export const maxQueued = 256
+
+/** Cells of a thread's open-job table: twice `maxQueued`, so that only a job that stays open while 512 later ones are issued blocks its cell. */
+const openCells = 2 * maxQueued
 
 /** How long `make` waits for the threads to build their services (module loading, the configuration decoded). */
 export const startMs = 30_000
@@ -57,8 +61,10 @@ export const entry = (): string | undefined => {
 interface Slot {
   readonly index: number
   worker: Worker | undefined
-  /** Open requests: their callbacks by job id. */
-  readonly open: Map<number, (json: Uint8Array | undefined) => void>
+  /** Open requests: their callbacks by job id (not a `Map`: internal/OpenJobs.ts says why). */
+  readonly open: OpenJobs<(json: string | undefined) => void>
+  /** The id of this thread's next job (ids only grow, across replaced threads too). */
+  nextId: number
   /** Requests answered since the thread started (a thread that died before any is not replaced). */
   answered: number
 }
@@ -76,10 +82,10 @@ export interface PoolOptions {
 
 export interface Pool {
   /**
-   * Hands a request to the least busy thread: `done` gets the route's JSON text as UTF-8, or
+   * Hands a request (its body's text) to the least busy thread: `done` gets the route's JSON text, or
    * `undefined` (the main thread answers). `false` when no thread takes it (all full, none alive, closing).
    */
-  readonly verify: (run: RunView, mode: Mode, bytes: Uint8Array, done: (json: Uint8Array | undefined) => void) => boolean
+  readonly verify: (run: RunView, mode: Mode, text: string, done: (json: string | undefined) => void) => boolean
   /** The threads alive now (tests end one to see the pool recover). */
   readonly workers: () => ReadonlyArray<Worker>
 }
@@ -91,9 +97,8 @@ export const opened = new Set<Pool>()
 const watch = (worker: Worker, slot: Slot, onReady: (ready: boolean) => void, gone: (code: number | undefined) => void) => {
   worker.on("message", (message: Done) => {
     if (message.id === -1) return onReady(message.ready === true)
-    const done = slot.open.get(message.id)
+    const done = slot.open.take(message.id)
     if (done === undefined) return
-    slot.open.delete(message.id)
     slot.answered++
     done(message.json)
   })
@@ -124,7 +129,6 @@ export const make = (options: PoolOptions) =>
       cacheBytes: options.cacheBytes
     }
     let closing = false
-    let nextId = 0
     let rotation = 0
     const slots: Array<Slot> = []
     // Each thread's first word (its services built, or not); `make` waits for every one.
@@ -151,9 +155,7 @@ export const make = (options: PoolOptions) =>
         slot.worker = undefined
         if (starting.delete(slot) && starting.size === 0) started?.()
         // Its open requests are the main thread's to answer, as they would have been without threads.
-        const open = [...slot.open.values()]
-        slot.open.clear()
-        for (const done of open) done(undefined)
+        for (const done of slot.open.takeAll()) done(undefined)
         if (closing) return
         const replaced = slot.answered > 0
         runFork(Effect.logWarning("verification thread ended").pipe(Effect.annotateLogs({ thread: slot.index, code: code ?? "error", replaced })))
@@ -161,7 +163,7 @@ export const make = (options: PoolOptions) =>
       })
     }
     for (let index = 0; index < options.threads; index++) {
-      const slot: Slot = { index, worker: undefined, open: new Map(), answered: 0 }
+      const slot: Slot = { index, worker: undefined, open: new OpenJobs(openCells), nextId: 0, answered: 0 }
       slots.push(slot)
       start(slot)
     }
@@ -174,7 +176,7 @@ export const make = (options: PoolOptions) =>
     yield* Effect.logInfo("verification threads ready").pipe(
       Effect.annotateLogs({ threads: ready })
     )
-    const verify: Pool["verify"] = (run, mode, bytes, done) => {
+    const verify: Pool["verify"] = (run, mode, text, done) => {
       if (closing) return false
       // Round robin among the least busy: requests one after another reach every thread (each fills its cache).
       let best: Slot | undefined
@@ -184,11 +186,12 @@ export const make = (options: PoolOptions) =>
         if (slot.worker !== undefined && slot.open.size < maxQueued && (best === undefined || slot.open.size < best.open.size)) best = slot
       }
       if (best === undefined) return false
-      const id = nextId++
-      // A copy the thread owns: the body's buffer may be a slice of a larger one.
-      const copy = new Uint8Array(bytes)
-      best.open.set(id, done)
-      best.worker!.postMessage({ id, run: { ...run }, mode, bytes: copy } satisfies Job, [copy.buffer])
+      const id = best.nextId
+      // A cell still held by a job issued `openCells` jobs ago (one that is slow to answer): verified here instead.
+      if (!best.open.add(id, done)) return false
+      best.nextId++
+      // Strings, copied into the message (VerifyWorker.ts says why not transferred bytes).
+      best.worker!.postMessage({ id, run: { ...run }, mode, text } satisfies Job)
       return true
     }
     const pool: Pool = { verify, workers: () => slots.flatMap((slot) => slot.worker === undefined ? [] : [slot.worker]) }

@@ -2,10 +2,16 @@
  * A verification thread (`server.verifyThreads`, VerifyThreads.ts): the report route's responder
  * (`Handlers.ReportResponder`) with Gates, review logs, a run store over the run root and a
  * verified-capture cache of its own, built from the service's configuration as the main thread
- * builds them. It answers one kind of message, a plain report request's run, mode and body, with
- * the route's JSON text encoded as UTF-8, or with nothing: then the main thread answers the request
+ * builds them. It answers one kind of message, a plain report request's run, mode and body text, with
+ * the route's JSON text, or with nothing: then the main thread answers the request
  * on its own path, from the start, exactly as it would without threads (a run gone, a defect, a
  * line logged on the way: every answer but a quiet 200 stays the main thread's).
+ *
+ * Both travel as strings, copied into the message: a transferred `ArrayBuffer` each way (the body
+ * there, the UTF-8 answer back) was memory outside the JavaScript heap on every request, and its
+ * growth made the main thread run a full collection about every half second under load (6–15 ms
+ * each, with marking steps of up to 20 ms). A string is an ordinary young object, gone at the next
+ * scavenge (docs/performance.md, 2026-12-03, sixth round).
  *
  * @since 0.5.0
  */
@@ -35,21 +41,21 @@ export interface WorkerInput {
   readonly cacheBytes: number
 }
 
-/** One request: `bytes` is the body as received (transferred). */
+/** One request: `text` is the body as the main thread decodes it without threads (invalid UTF-8 replaced, a BOM kept). */
 export interface Job {
   readonly id: number
   readonly run: RunView
   readonly mode: Mode
-  readonly bytes: Uint8Array
+  readonly text: string
 }
 
 /**
- * The answer to job `id`: the route's JSON text as UTF-8 (transferred), or `undefined`: the main
+ * The answer to job `id`: the route's JSON text, or `undefined`: the main
  * thread answers. `id` -1: the thread is ready (its services built), or could not build them (`json` absent either way).
  */
 export interface Done {
   readonly id: number
-  readonly json: Uint8Array | undefined
+  readonly json: string | undefined
   readonly ready?: boolean | undefined
 }
 
@@ -75,16 +81,12 @@ export const responderLayer = (input: WorkerInput) =>
     return ReportResponderLive.pipe(Layer.provideMerge(runsLayer), Layer.provide(base))
   }))
 
-const encoder = new TextEncoder()
-
 /** Serves jobs from `port` until the thread is ended. */
 const serve = (input: WorkerInput, port: NonNullable<typeof parentPort>) => {
   // Nothing is printed from here: a line logged on the way makes the main thread answer instead (below).
   const runtime = ManagedRuntime.make(Layer.merge(responderLayer(input), Logger.remove(Logger.defaultLogger)))
   const answer = (id: number, json: string | undefined) => {
-    if (json === undefined) return port.postMessage({ id, json: undefined } satisfies Done)
-    const bytes = encoder.encode(json)
-    port.postMessage({ id, json: bytes } satisfies Done, [bytes.buffer])
+    port.postMessage({ id, json } satisfies Done)
   }
   // The responder once built; jobs that arrive before wait for it in `general`.
   let responder: Context.Tag.Service<ReportResponder> | undefined
@@ -93,29 +95,27 @@ const serve = (input: WorkerInput, port: NonNullable<typeof parentPort>) => {
     port.postMessage({ id: -1, json: undefined, ready: true } satisfies Done)
   }, () => port.postMessage({ id: -1, json: undefined, ready: false } satisfies Done))
   /** Anything but a warm answer: the responder's effect, with a logger that notes any line on the way. */
-  const general = (job: Job, text: string) => {
+  const general = (job: Job) => {
     let logged = false
     const noted = Logger.add(Logger.make(() => {
       logged = true
     }))
-    const program = Effect.flatMap(ReportResponder, (responder) => responder.respond(job.run, job.mode, text))
+    const program = Effect.flatMap(ReportResponder, (responder) => responder.respond(job.run, job.mode, job.text))
     runtime.runPromiseExit(Effect.provide(program, noted)).then(
       (exit) => answer(job.id, Exit.isSuccess(exit) && !logged ? exit.value : undefined),
       () => answer(job.id, undefined)
     )
   }
   port.on("message", (job: Job) => {
-    // Decoded as the main thread decodes a body (invalid UTF-8 replaced, a BOM kept).
-    const text = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength).toString("utf8")
-    if (responder === undefined) return general(job, text)
+    if (responder === undefined) return general(job)
     let warm: string | undefined
     try {
-      warm = responder.respondWarm(job.run, job.mode, text)
+      warm = responder.respondWarm(job.run, job.mode, job.text)
     } catch {
       // A defect: the main thread answers (its 500 and its log line).
       return answer(job.id, undefined)
     }
-    if (warm === undefined) return general(job, text)
+    if (warm === undefined) return general(job)
     answer(job.id, warm)
   })
 }

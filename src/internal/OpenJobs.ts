@@ -1,0 +1,70 @@
+/**
+ * The open jobs of one verification thread: each request's callback by job id, until its answer.
+ *
+ * Not a `Map`. A long-lived `Map` whose entries come and go (one per request) keeps dead requests
+ * reachable to V8's young-generation collections: each time the map grows or fills with deleted
+ * entries, V8 copies it into a new hash table and leaves the old one pointing to the new one and
+ * still holding the values it had then. Once one of those tables has been moved to the old
+ * generation (by any full collection while requests are open), every later table and every
+ * callback still open at each copy (with the request, response and body it closes over) stays
+ * reachable from it until the next full collection: each scavenge copied and promoted about 1.8 MB
+ * of finished requests on the service's main thread, and took 6–20 ms instead of about 1
+ * (docs/performance.md, 2026-12-03, sixth round).
+ *
+ * Here a fixed array of `capacity` callbacks (a power of two, allocated once) is indexed by the
+ * low bits of the job id, and each cell remembers the id it holds: a cell is cleared when its job is
+ * answered, and a new job whose cell still holds an open one is not taken (`add` returns false), so
+ * the thread's caller verifies it itself. Ids only grow, so an answer that arrives for an id no longer
+ * open (a thread replaced) finds a cell that does not hold it and is dropped.
+ *
+ * @since 0.6.0
+ */
+export class OpenJobs<A> {
+  private readonly done: Array<A | undefined>
+  private readonly ids: Float64Array
+  private readonly mask: number
+  /** Open jobs now. */
+  size = 0
+
+  constructor(capacity: number) {
+    if (!Number.isInteger(Math.log2(capacity)) || capacity < 1) throw new RangeError(`capacity must be a power of two, not ${capacity}`)
+    this.done = new Array<A | undefined>(capacity).fill(undefined)
+    this.ids = new Float64Array(capacity).fill(-1)
+    this.mask = capacity - 1
+  }
+
+  /** Opens job `id` (ids increase from 0, at most 2^53) with `value`; false when its cell holds an open job. */
+  add(id: number, value: A): boolean {
+    const at = id & this.mask
+    if (this.done[at] !== undefined) return false
+    this.done[at] = value
+    this.ids[at] = id
+    this.size++
+    return true
+  }
+
+  /** The value of open job `id`, its cell cleared; undefined when `id` is not open. */
+  take(id: number): A | undefined {
+    const at = id & this.mask
+    const value = this.done[at]
+    if (value === undefined || this.ids[at] !== id) return undefined
+    this.done[at] = undefined
+    this.ids[at] = -1
+    this.size--
+    return value
+  }
+
+  /** Every open job's value, in cell order, every cell cleared. */
+  takeAll(): Array<A> {
+    const values: Array<A> = []
+    for (let at = 0; at < this.done.length; at++) {
+      const value = this.done[at]
+      if (value === undefined) continue
+      values.push(value)
+      this.done[at] = undefined
+      this.ids[at] = -1
+    }
+    this.size = 0
+    return values
+  }
+}
