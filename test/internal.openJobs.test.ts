@@ -5,20 +5,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { OpenJobs } from "../src/internal/OpenJobs.js"
+import { gcChildJson } from "./support/gcChild.js"
 
 const churn = (table: "OpenJobs" | "retained") =>
-  Effect.async<{ table: string; grewMiB: number; kept: number }, Error>((resume) => {
-    const script = path.join(import.meta.dirname, "support", "openJobsChurn.ts")
-    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", script, table], { stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code) => resume(code === 0 ? Effect.succeed(JSON.parse(stdout)) : Effect.fail(new Error(`exit ${code}: ${stderr}`))))
-  })
+  gcChildJson<{ table: string; grewMiB: number; kept: number }>(path.join(import.meta.dirname, "support", "openJobsChurn.ts"), [table])
 
 describe("OpenJobs", () => {
   it("gives each open job's value back once, by its id", () => {

@@ -6,19 +6,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { SnippetAbsent } from "../src/Errors.js"
+import { gcChildJson } from "./support/gcChild.js"
 
-const measure = Effect.async<Record<string, number | Record<string, unknown>>, Error>((resume) => {
-  const script = path.join(import.meta.dirname, "support", "keptExcerptsChild.ts")
-  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", script], { stdio: ["ignore", "pipe", "pipe"] })
-  let stdout = ""
-  let stderr = ""
-  child.stdout.on("data", (d) => (stdout += d))
-  child.stderr.on("data", (d) => (stderr += d))
-  child.on("close", (code) => resume(code === 0 ? Effect.succeed(JSON.parse(stdout)) : Effect.fail(new Error(`exit ${code}: ${stderr}`))))
-})
+const measure = gcChildJson<Record<string, number | Record<string, unknown>>>(path.join(import.meta.dirname, "support", "keptExcerptsChild.ts"))
 
 describe("kept results do not keep their captures", () => {
   it.live("16 kept reports, rejections (nearest passage, cut token) and number reviews hold well under one capture; 16 plain slices hold all 16", () =>

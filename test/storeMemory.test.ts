@@ -5,7 +5,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { spawn } from "node:child_process"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Capture from "../src/capture/Capture.js"
@@ -14,6 +13,7 @@ import { type CaptureRecordV1, makeCaptureRecord } from "../src/Domain.js"
 import { TruncatedBody } from "../src/Errors.js"
 import { testServer } from "./httpServer.js"
 import { recordPath, salesRecord, tempDirectory } from "./support.js"
+import { gcChildJson } from "./support/gcChild.js"
 
 const MiB = 1024 * 1024
 
@@ -31,19 +31,7 @@ const wholeJson = (record: CaptureRecordV1) =>
 
 /** Runs the measurement script in a process of its own and returns its JSON line. */
 const measure = (args: ReadonlyArray<string>) =>
-  Effect.async<Record<string, number>, Error>((resume) => {
-    const script = path.join(import.meta.dirname, "..", "scripts", "bench-memory-child.ts")
-    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", script, ...args], {
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code) =>
-      resume(code === 0 ? Effect.succeed(JSON.parse(stdout)) : Effect.fail(new Error(`exit ${code}: ${stderr}`)))
-    )
-  })
+  gcChildJson<Record<string, number>>(path.join(import.meta.dirname, "..", "scripts", "bench-memory-child.ts"), args)
 
 describe("CaptureStore: the record is written in pieces", () => {
   it.effect("the pieces join to exactly JSON.stringify of the record, surrogate pairs never split", () =>

@@ -12,7 +12,7 @@ import * as v8 from "node:v8"
 import { OpenJobs } from "../../src/internal/OpenJobs.js"
 
 const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc!
-const table = process.argv[2]
+const table = process.argv[2] ?? ""
 const open = 64
 const jobs = 6_000
 
@@ -41,7 +41,9 @@ const mapTable = (): Table => {
   }
 }
 const tables: Record<string, () => Table> = { OpenJobs: jobTable, Map: mapTable, retained: jobTable }
-const jobsTable = tables[table]!()
+const made = tables[table]
+if (made === undefined) throw new Error(`no table ${table}: one of ${Object.keys(tables).join(", ")}`)
+const jobsTable = made()
 const kept: Array<object> = []
 const oldSpace = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "old_space")!.space_used_size
 // 16 KiB of heap per job (2,048 small integers), as a request's objects would be.
