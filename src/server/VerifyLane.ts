@@ -384,12 +384,8 @@ export const make = (options: LaneOptions) => {
       detach = undefined
       if (bytes === undefined || responding) return
       const text = bytes.toString("utf8")
-      // A thread's answer comes later: by then the deadline may have answered, or the client gone.
-      // Threads verify over a run root only: a run found by a query is answered here, with its stamps.
-      if (
-        taken === undefined &&
-        threads?.verify(run, lane.mode, text, (json) => responding || closed || answerWarm(run, bytes, json, undefined, true)) === true
-      ) return
+      // A thread answers later (the deadline or the client may be gone by then), and over a run root only.
+      if (taken === undefined && threads?.verify(run, lane.mode, text, (json) => responding || closed || answerWarm(run, bytes, json, undefined, true))) return
       // A defect (a throw) is the general path's to answer: its 500 and its log line.
       answerWarm(run, bytes, warmNow(() => PostgresStamps.lending(taken, () => responder.respondWarm(run, lane.mode, text))), taken)
     }
