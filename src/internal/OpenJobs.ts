@@ -7,15 +7,15 @@
  * still holding the values it had then. Once one of those tables has been moved to the old
  * generation (by any full collection while requests are open), every later table and every
  * callback still open at each copy (with the request, response and body it closes over) stays
- * reachable from it until the next full collection: each scavenge copied and promoted about 1.8 MB
- * of finished requests on the service's main thread, and took 6–20 ms instead of about 1
- * (docs/performance.md, 2026-12-03, sixth round).
+ * reachable from it until the next full collection: each scavenge of the service's main thread
+ * copied and promoted about 1.8 MB of finished requests, and paused it for 6.9 ms on average (up to
+ * 21 ms) instead of about 2 (docs/performance.md, 2026-12-03, sixth round).
  *
- * Here a fixed array of `capacity` callbacks (a power of two, allocated once) is indexed by the
- * low bits of the job id, and each cell remembers the id it holds: a cell is cleared when its job is
- * answered, and a new job whose cell still holds an open one is not taken (`add` returns false), so
- * the thread's caller verifies it itself. Ids only grow, so an answer that arrives for an id no longer
- * open (a thread replaced) finds a cell that does not hold it and is dropped.
+ * Here a fixed array of `capacity` values (a power of two, allocated once) is indexed by the low
+ * bits of the job id, and each cell remembers the id it holds: a cell is cleared when its job is
+ * taken. The table gives the ids, in increasing order, and skips an id whose cell an open job still
+ * holds (one slow to answer). Ids only grow, so an answer that arrives for an id no longer open (a
+ * thread replaced) finds a cell that does not hold it and is dropped.
  *
  * @since 0.6.0
  */
@@ -23,24 +23,34 @@ export class OpenJobs<A> {
   private readonly done: Array<A | undefined>
   private readonly ids: Float64Array
   private readonly mask: number
+  private next: number
   /** Open jobs now. */
   size = 0
 
-  constructor(capacity: number) {
+  /** `first`: the first id (tests start past 2^32; ids stay exact up to 2^53). */
+  constructor(capacity: number, first = 0) {
+    this.next = first
     if (!Number.isInteger(Math.log2(capacity)) || capacity < 1) throw new RangeError(`capacity must be a power of two, not ${capacity}`)
     this.done = new Array<A | undefined>(capacity).fill(undefined)
     this.ids = new Float64Array(capacity).fill(-1)
     this.mask = capacity - 1
   }
 
-  /** Opens job `id` (ids increase from 0, at most 2^53) with `value`; false when its cell holds an open job. */
-  add(id: number, value: A): boolean {
-    const at = id & this.mask
-    if (this.done[at] !== undefined) return false
-    this.done[at] = value
-    this.ids[at] = id
-    this.size++
-    return true
+  /**
+   * Opens a job holding `value`: its id, the next one whose cell is free (at most `capacity` tries),
+   * or -1 when every cell is held.
+   */
+  open(value: A): number {
+    if (this.size === this.done.length) return -1
+    for (;;) {
+      const id = this.next++
+      const at = id & this.mask
+      if (this.done[at] !== undefined) continue
+      this.done[at] = value
+      this.ids[at] = id
+      this.size++
+      return id
+    }
   }
 
   /** The value of open job `id`, its cell cleared; undefined when `id` is not open. */
@@ -54,17 +64,17 @@ export class OpenJobs<A> {
     return value
   }
 
-  /** Every open job's value, in cell order, every cell cleared. */
+  /** Every open job's value, oldest (lowest id) first, every cell cleared. */
   takeAll(): Array<A> {
-    const values: Array<A> = []
+    const open: Array<readonly [number, A]> = []
     for (let at = 0; at < this.done.length; at++) {
       const value = this.done[at]
       if (value === undefined) continue
-      values.push(value)
+      open.push([this.ids[at]!, value])
       this.done[at] = undefined
       this.ids[at] = -1
     }
     this.size = 0
-    return values
+    return open.sort((a, b) => a[0] - b[0]).map(([, value]) => value)
   }
 }

@@ -51,7 +51,7 @@ import { RequestTimeout, RunNotFound } from "../Errors.js"
 import { ReportParams } from "./Api.js"
 import type { Principal } from "./Auth.js"
 import * as PostgresStamps from "../store/PostgresStamps.js"
-import { ReportResponder } from "./Handlers.js"
+import { ReportResponder, type ReportResponderShape } from "./Handlers.js"
 import { type RunFound, type RunView, Runs } from "./Runs.js"
 import type * as VerifyThreads from "./VerifyThreads.js"
 
@@ -208,7 +208,7 @@ const answerOf = (options: LaneOptions, run: RunView, mode: Mode, bytes: Buffer,
     // After an effectful look-up (PostgreSQL): a warm verification at once, with the stamps the
     // look-up took ahead (no second statement); anything else as before.
     return Effect.flatMap(FiberRef.get(PostgresStamps.taken), (got) => {
-      const warm = warmNow(() => PostgresStamps.lending(got, () => responder.respondWarm(run, mode, text)))
+      const warm = warmHere(responder, run, mode, text, got)
       if (warm === undefined) return responder.respond(run, mode, text)
       synchronous.afterLookUp++
       return Effect.succeed(warm)
@@ -281,6 +281,14 @@ const warmNow = (f: () => string | undefined): string | undefined => {
     return undefined
   }
 }
+
+/**
+ * `respondWarm`'s answer on this thread, with the stamps a run's look-up took. Out here, so that the
+ * closure holding the body's text is not in the scope of a request handed to a verification thread
+ * (which would then keep the text, beside its bytes, until its answer).
+ */
+const warmHere = (responder: ReportResponderShape, run: RunView, mode: Mode, text: string, taken: PostgresStamps.Taken | undefined) =>
+  warmNow(() => PostgresStamps.lending(taken, () => responder.respondWarm(run, mode, text)))
 
 /** Writes a warm answer (this thread's or a verification thread's, `byThread`), counted. */
 const writeWarm = (response: Http.ServerResponse, json: string, requestId: string, byThread: boolean) => {
@@ -387,7 +395,7 @@ export const make = (options: LaneOptions) => {
       // A thread answers later (the deadline or the client may be gone by then), and over a run root only.
       if (taken === undefined && threads?.verify(run, lane.mode, text, (json) => responding || closed || answerWarm(run, bytes, json, undefined, true))) return
       // A defect (a throw) is the general path's to answer: its 500 and its log line.
-      answerWarm(run, bytes, warmNow(() => PostgresStamps.lending(taken, () => responder.respondWarm(run, lane.mode, text))), taken)
+      answerWarm(run, bytes, warmHere(responder, run, lane.mode, text, taken), taken)
     }
     // A run found by a query (PostgreSQL), without a fiber: as `program`'s look-up, then as `answerNow`.
     const foundThen = (found: RunFound | undefined) =>

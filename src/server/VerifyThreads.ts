@@ -33,7 +33,7 @@ import type { Done, Job, WorkerInput } from "./VerifyWorker.js"
 /** Requests one thread holds at most (being verified or waiting for it); past it the main thread verifies. */
 export const maxQueued = 256
 
-/** Cells of a thread's open-job table: twice `maxQueued`, so that only a job that stays open while 512 later ones are issued blocks its cell. */
+/** Cells of a thread's open-job table: twice `maxQueued`, so that an id's cell is almost always free (a held one is skipped). */
 const openCells = 2 * maxQueued
 
 /** How long `make` waits for the threads to build their services (module loading, the configuration decoded). */
@@ -61,10 +61,8 @@ export const entry = (): string | undefined => {
 interface Slot {
   readonly index: number
   worker: Worker | undefined
-  /** Open requests: their callbacks by job id (not a `Map`: internal/OpenJobs.ts says why). */
+  /** Open requests: their callbacks by job id (not a `Map`: internal/OpenJobs.ts says why). Ids only grow, across replaced threads too. */
   readonly open: OpenJobs<(json: string | undefined) => void>
-  /** The id of this thread's next job (ids only grow, across replaced threads too). */
-  nextId: number
   /** Requests answered since the thread started (a thread that died before any is not replaced). */
   answered: number
 }
@@ -163,7 +161,7 @@ export const make = (options: PoolOptions) =>
       })
     }
     for (let index = 0; index < options.threads; index++) {
-      const slot: Slot = { index, worker: undefined, open: new OpenJobs(openCells), nextId: 0, answered: 0 }
+      const slot: Slot = { index, worker: undefined, open: new OpenJobs(openCells), answered: 0 }
       slots.push(slot)
       start(slot)
     }
@@ -186,10 +184,9 @@ export const make = (options: PoolOptions) =>
         if (slot.worker !== undefined && slot.open.size < maxQueued && (best === undefined || slot.open.size < best.open.size)) best = slot
       }
       if (best === undefined) return false
-      const id = best.nextId
-      // A cell still held by a job issued `openCells` jobs ago (one that is slow to answer): verified here instead.
-      if (!best.open.add(id, done)) return false
-      best.nextId++
+      // Fewer than `maxQueued` of the `openCells` cells are held: there is a free one.
+      const id = best.open.open(done)
+      if (id === -1) return false
       // Strings, copied into the message (VerifyWorker.ts says why not transferred bytes).
       best.worker!.postMessage({ id, run: { ...run }, mode, text } satisfies Job)
       return true
