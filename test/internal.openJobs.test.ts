@@ -73,9 +73,19 @@ describe("OpenJobs", () => {
     assert.strictEqual(jobs.open("next"), big + 16)
   })
 
-  it("takes a power of two cells only", () => {
+  it("takes a power of two cells only, and a first id that is a safe integer of 0 or more", () => {
     assert.throws(() => new OpenJobs(0), RangeError)
     assert.throws(() => new OpenJobs(500), RangeError)
+    assert.throws(() => new OpenJobs(8, -1), RangeError)
+    assert.throws(() => new OpenJobs(8, 0.5), RangeError)
+    assert.throws(() => new OpenJobs(8, 2 ** 53), RangeError)
+  })
+
+  it("gives no id that would not be exact", () => {
+    const jobs = new OpenJobs<string>(8, Number.MAX_SAFE_INTEGER - 9)
+    assert.strictEqual(jobs.open("a"), Number.MAX_SAFE_INTEGER - 9)
+    assert.strictEqual(jobs.open("b"), Number.MAX_SAFE_INTEGER - 8)
+    assert.strictEqual(jobs.open("c"), -1)
   })
 
   it.live("answered jobs do not pile up in the old generation while young collections run (6,000 jobs of 16 KiB, 64 open)", () =>

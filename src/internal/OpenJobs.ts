@@ -27,10 +27,11 @@ export class OpenJobs<A> {
   /** Open jobs now. */
   size = 0
 
-  /** `first`: the first id (tests start past 2^32; ids stay exact up to 2^53). */
+  /** `first`: the first id, a safe integer of 0 or more (tests start past 2^32). */
   constructor(capacity: number, first = 0) {
-    this.next = first
     if (!Number.isInteger(Math.log2(capacity)) || capacity < 1) throw new RangeError(`capacity must be a power of two, not ${capacity}`)
+    if (!Number.isSafeInteger(first) || first < 0) throw new RangeError(`the first id must be a safe integer of 0 or more, not ${first}`)
+    this.next = first
     this.done = new Array<A | undefined>(capacity).fill(undefined)
     this.ids = new Float64Array(capacity).fill(-1)
     this.mask = capacity - 1
@@ -38,10 +39,10 @@ export class OpenJobs<A> {
 
   /**
    * Opens a job holding `value`: its id, the next one whose cell is free (at most `capacity` tries),
-   * or -1 when every cell is held.
+   * or -1 when every cell is held (or, past 2^53 - 1 - `capacity` jobs, when ids would no longer be exact).
    */
   open(value: A): number {
-    if (this.size === this.done.length) return -1
+    if (this.size === this.done.length || this.next > Number.MAX_SAFE_INTEGER - this.done.length) return -1
     for (;;) {
       const id = this.next++
       const at = id & this.mask
