@@ -13,7 +13,7 @@ import * as Config from "../src/Config.js"
 import * as VerifyLane from "../src/server/VerifyLane.js"
 import * as VerifyThreads from "../src/server/VerifyThreads.js"
 import { salesRecord, tempDirectory, writeRecords } from "./support.js"
-import { comparable, matrix, send, startService } from "./support/laneCases.js"
+import { comparable, matrix, send, startService, tokens } from "./support/laneCases.js"
 
 const byName = (name: string) => matrix.find((c) => c.name === name)!
 
@@ -71,6 +71,33 @@ describe("verification threads", () => {
       assert.strictEqual(VerifyLane.synchronous.threads - before, 1, "answered by the thread")
       assert.strictEqual(JSON.parse(Buffer.from(changed.body, "base64").toString()).status, "rejected")
       assert.deepStrictEqual(changed, comparable(yield* send(off, good)))
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("see a review decision recorded since, as the main thread does", () =>
+    Effect.gen(function*() {
+      const { runRoot, work } = yield* salesRun
+      const limits = { maxBodyBytes: 4096, requestTimeoutMs: 2_000 }
+      const off = yield* startService(work, runRoot, limits, true)
+      const on = yield* startService(work, runRoot, { ...limits, verifyThreads: 1 }, true)
+      const good = byName("good")
+      const reviewOf = (body: Buffer) => JSON.parse(body.toString()).humanReview
+      // Warm, and several requests in flight at once (they share the thread's stamps): none reviewed yet.
+      for (let i = 0; i < 3; i++) yield* send(on, good)
+      const together = yield* Effect.all(Array.from({ length: 8 }, () => send(on, good)), { concurrency: "unbounded" })
+      // (Their log lines interleave: compared by body only.)
+      for (const answer of together) assert.isUndefined(reviewOf(answer.body))
+      const recorded = yield* send(on, {
+        name: "review",
+        path: "/v1/runs/r1/reviews",
+        headers: [["authorization", `Bearer ${tokens.admin}`], ["content-type", "application/json"]],
+        body: JSON.stringify({ report: good.body, fact: 0, decision: "wrong-period" })
+      })
+      assert.strictEqual(recorded.status, 201, recorded.body.toString())
+      const before = VerifyLane.synchronous.threads
+      const after = comparable(yield* send(on, good))
+      assert.strictEqual(VerifyLane.synchronous.threads - before, 1, "answered by the thread")
+      assert.strictEqual(reviewOf(Buffer.from(after.body, "base64")).facts[0].current.record.decision, "wrong-period")
+      assert.deepStrictEqual(after, comparable(yield* send(off, good)))
     }).pipe(Effect.scoped), 60_000)
 
   it.live("answer the open requests of a thread that died on the main thread, and replace it", () =>

@@ -20,6 +20,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { randomBytes } from "node:crypto"
 import { lstatSync } from "node:fs"
+import * as Arrivals from "../internal/Arrivals.js"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Capture from "../capture/Capture.js"
@@ -364,9 +365,9 @@ const readyAt = (root: string) =>
  * into it, which changes its modification and change times. Not a directory (a symlink, say) or
  * unreadable: undefined, so the log is read each time and reports its own error.
  */
-export const reviewStampOf = (run: RunView): ReviewStamp | undefined => {
+const reviewStampNow = (directory: string): ReviewStamp | undefined => {
   try {
-    const stat = lstatSync(path.join(run.directory, ReviewFilesystem.reviewsDirectory), { bigint: true, throwIfNoEntry: false })
+    const stat = lstatSync(path.join(directory, ReviewFilesystem.reviewsDirectory), { bigint: true, throwIfNoEntry: false })
     if (stat === undefined) return { stamp: "absent", changedAt: undefined }
     if (!stat.isDirectory()) return undefined
     return {
@@ -377,6 +378,17 @@ export const reviewStampOf = (run: RunView): ReviewStamp | undefined => {
     return undefined
   }
 }
+
+/** Run directories whose review stamp a verification thread shares (internal/Arrivals.ts) at most. */
+const maxSharedReviewStamps = 1024
+
+const sharedReviewStamps = Arrivals.sharing<string, ReviewStamp>(maxSharedReviewStamps)
+
+/**
+ * `reviewStampNow` of the run's directory: a fresh `lstat`, or in a verification thread one it took
+ * after the request being verified arrived (internal/Arrivals.ts).
+ */
+export const reviewStampOf = (run: RunView): ReviewStamp | undefined => sharedReviewStamps(run.directory, reviewStampNow)
 
 export const make = Effect.gen(function*() {
   const context = yield* ServerContext

@@ -24,6 +24,7 @@ import { Worker } from "node:worker_threads"
 import type { PipelineConfig, ResolvedServer } from "../Config.js"
 import { PipelineConfig as PipelineConfigSchema } from "../Config.js"
 import type { Mode } from "../Domain.js"
+import * as Arrivals from "../internal/Arrivals.js"
 import { newestUnder } from "../internal/newestUnder.js"
 import { OpenJobs } from "../internal/OpenJobs.js"
 import { Judge } from "../review/Judge.js"
@@ -65,6 +66,8 @@ interface Slot {
   readonly open: OpenJobs<(json: string | undefined) => void>
   /** Requests answered since the thread started (a thread that died before any is not replaced). */
   answered: number
+  /** Requests handed to the thread, counted as they are (internal/Arrivals.ts), shared with it and its replacements. */
+  readonly arrivals: Int32Array
 }
 
 export interface PoolOptions {
@@ -134,7 +137,7 @@ export const make = (options: PoolOptions) =>
     let ready = 0
     let started: (() => void) | undefined
     const start = (slot: Slot) => {
-      const worker = new Worker(file, { workerData: input })
+      const worker = new Worker(file, { workerData: { ...input, arrivals: slot.arrivals } satisfies WorkerInput })
       // An idle thread does not keep the process alive; an open request keeps its socket anyway.
       worker.unref()
       slot.worker = worker
@@ -161,7 +164,7 @@ export const make = (options: PoolOptions) =>
       })
     }
     for (let index = 0; index < options.threads; index++) {
-      const slot: Slot = { index, worker: undefined, open: new OpenJobs(openCells), answered: 0 }
+      const slot: Slot = { index, worker: undefined, open: new OpenJobs(openCells), answered: 0, arrivals: Arrivals.makeCounter() }
       slots.push(slot)
       start(slot)
     }
@@ -188,7 +191,7 @@ export const make = (options: PoolOptions) =>
       const id = best.open.open(done)
       if (id === -1) return false
       // Strings, copied into the message (VerifyWorker.ts says why not transferred bytes).
-      best.worker!.postMessage({ id, run: { ...run }, mode, text } satisfies Job)
+      best.worker!.postMessage({ id, arrival: Arrivals.arrive(best.arrivals), run: { ...run }, mode, text } satisfies Job)
       return true
     }
     const pool: Pool = { verify, workers: () => slots.flatMap((slot) => slot.worker === undefined ? [] : [slot.worker]) }

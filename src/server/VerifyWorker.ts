@@ -24,6 +24,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
 import { isMainThread, parentPort, workerData } from "node:worker_threads"
 import { PipelineConfig, resolvedServer } from "../Config.js"
+import * as Arrivals from "../internal/Arrivals.js"
 import type { Mode } from "../Domain.js"
 import * as CaptureCache from "../verify/CaptureCache.js"
 import { Lifecycle, ServerContext } from "./Context.js"
@@ -39,11 +40,15 @@ export interface WorkerInput {
   readonly runRoot: string
   /** This thread's verified-capture cache (`server.cacheBytes`: each thread has one of that size). */
   readonly cacheBytes: number
+  /** The requests handed to this thread, counted by the main thread (internal/Arrivals.ts); absent in the pool's own input. */
+  readonly arrivals?: Int32Array | undefined
 }
 
 /** One request: `text` is the body as the main thread decodes it without threads (invalid UTF-8 replaced, a BOM kept). */
 export interface Job {
   readonly id: number
+  /** Its count among the requests handed to this thread (internal/Arrivals.ts). */
+  readonly arrival: number
   readonly run: RunView
   readonly mode: Mode
   readonly text: string
@@ -84,6 +89,7 @@ export const responderLayer = (input: WorkerInput) =>
 /** Serves jobs from `port` until the thread is ended. */
 const serve = (input: WorkerInput, port: NonNullable<typeof parentPort>) => {
   // Nothing is printed from here: a line logged on the way makes the main thread answer instead (below).
+  Arrivals.attach(input.arrivals)
   const runtime = ManagedRuntime.make(Layer.merge(responderLayer(input), Logger.remove(Logger.defaultLogger)))
   const answer = (id: number, json: string | undefined) => {
     port.postMessage({ id, json } satisfies Done)
@@ -107,10 +113,11 @@ const serve = (input: WorkerInput, port: NonNullable<typeof parentPort>) => {
     )
   }
   port.on("message", (job: Job) => {
-    if (responder === undefined) return general(job)
+    const built = responder
+    if (built === undefined) return general(job)
     let warm: string | undefined
     try {
-      warm = responder.respondWarm(job.run, job.mode, job.text)
+      warm = Arrivals.lending(job.arrival, () => built.respondWarm(job.run, job.mode, job.text))
     } catch {
       // A defect: the main thread answers (its 500 and its log line).
       return answer(job.id, undefined)

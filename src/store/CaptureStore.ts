@@ -86,8 +86,9 @@ export interface CaptureStoreShape {
    * Optional: the stamps of several sources at once, as `stamp` would give each (a source absent
    * from the map has nothing to stamp). A store where each `stamp` costs a round trip (PostgreSQL:
    * one query for all the sources a verification cites) has it, and so does the filesystem store
-   * (a fresh `lstat` of each record file, in one effect); the Verifier's load step asks it once per
-   * verification when a cache is in use.
+   * (an `lstat` of each record file, in one effect; in a verification thread one taken after the
+   * request arrived, internal/Arrivals.ts); the Verifier's load step asks it once per verification
+   * when a cache is in use.
    *
    * @since 0.3.0
    */
@@ -95,7 +96,7 @@ export interface CaptureStoreShape {
   /**
    * Optional: `stamps` taken synchronously (a store whose stamps are local syscalls: the filesystem
    * store's `lstat`), for a caller that answers warm requests without an effect (the service's
-   * verify lane). The same stamps as `stamps`, fresh on every call.
+   * verify lane). The same stamps as `stamps`, each taken after the request being verified arrived.
    *
    * @since 0.5.0
    */

@@ -21,6 +21,7 @@ import {
   InvalidRunDirectory,
   MissingCapture
 } from "../Errors.js"
+import * as Arrivals from "../internal/Arrivals.js"
 import { checkBody, checkWrittenBody, corrupt, decodeRecordBytes } from "../internal/recordDecode.js"
 import {
   errorCode,
@@ -369,7 +370,9 @@ const recordPaths = (directory: string) => {
 /**
  * The record file as `lstat` sees it (read refuses links, so a link has nothing to stamp), as
  * `stamp` for one source and `stamps` for all a verification cites (one effect, not one per
- * capture). Every call is a fresh `lstat`: only the file's path is remembered.
+ * capture). Every call is a fresh `lstat`, except in a verification thread: there a request may
+ * use a stamp the thread took after that request arrived (internal/Arrivals.ts), so that requests
+ * queued together share one `lstat` per capture.
  */
 const recordStamps = (pathOf: (source: SourceUrl) => string) => {
   const stampNow = (source: SourceUrl): string | undefined => {
@@ -381,10 +384,11 @@ const recordStamps = (pathOf: (source: SourceUrl) => string) => {
       return undefined
     }
   }
+  const shared = Arrivals.sharing<SourceUrl, string>(maxKeptPaths)
   const stampsNow = (sources: Iterable<SourceUrl>): ReadonlyMap<SourceUrl, string> => {
     const found = new Map<SourceUrl, string>()
     for (const source of sources) {
-      const stamp = stampNow(source)
+      const stamp = shared(source, stampNow)
       if (stamp !== undefined) found.set(source, stamp)
     }
     return found

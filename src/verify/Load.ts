@@ -178,10 +178,10 @@ export interface WarmLoad {
 
 /**
  * `loadCaptures` without an effect, when every source is warm: each one's stamp taken now (the
- * store's `stampsNow`, a fresh `lstat` of each record file) and its capture kept under exactly that
- * stamp, with its index built. `undefined` when any is not (no cache, a store without synchronous
- * stamps, nothing to stamp, a miss, a changed stamp, an index not built): the caller then takes the
- * general path, which stamps and loads again. Nothing is counted as a hit (nor touched) until
+ * store's `stampsNow`: an `lstat` of each record file, taken after the request arrived) and its
+ * capture kept under exactly that stamp, with its index built. `undefined` when any is not (no
+ * cache, a store without synchronous stamps, nothing to stamp, a miss, a changed stamp, an index
+ * not built): the caller then takes the general path, which stamps and loads again. Nothing is counted as a hit (nor touched) until
  * `take`: a caller that gives up takes the general path, which counts each capture itself, once.
  */
 export const loadWarm = (

@@ -188,7 +188,7 @@ export const make: Effect.Effect<VerifierShape, never, CaptureStore | Policy> = 
   const checkReport = ReportCheck.checkReport(policy, checkCited)
 
   // Bounded without a deadline: Warm.check's bounds (its doc), over captures already verified and
-  // indexed; decoding is bounded by the body's limit. The stamps are a fresh `lstat` of each record.
+  // indexed; decoding is bounded by the body's limit. The stamps are the store's `stampsNow`.
   const checkCitedNow = (citations: ReadonlyArray<CitationInput>) => {
     const failures: Array<Array<CitationFailure>> = citations.map(() => [])
     // The captures count as the cache's hits only when the warm path answers (else the general path counts them).
