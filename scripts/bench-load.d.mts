@@ -23,6 +23,8 @@ export interface LoadResult {
   readonly rampMs: number
   /** The slowest first answer of a connection, in ms. */
   readonly firstResponseMaxMs: number
+  /** Answers after each connection's first and before the window: how many, and their latency percentiles in ms (undefined: none). */
+  readonly warmup: { readonly requests: number; readonly p50: number | undefined; readonly p99: number | undefined }
 }
 /** Runs autocannon in a child process; `onStart` and `onEnd` are called as the measured window opens and closes. */
 export declare const load: (

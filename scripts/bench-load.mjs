@@ -13,6 +13,8 @@
 // - The measured window starts once every connection has had an answer and the warm-up has passed,
 //   and lasts `duration` seconds; rate, latency percentiles and CPU times are those of the
 //   responses completed in it. Errors and non-2xx answers are counted over the whole run.
+// - The warm-up's own answers (after each connection's first, before the window) are reported
+//   apart (`warmup`), so that what the window leaves out is still seen.
 //
 // As a module: `load(options, { onStart, onEnd })` spawns this file and resolves with the result.
 // As a program: reads one JSON object of options on stdin, writes JSON lines on stdout:
@@ -103,6 +105,7 @@ const main = async () => {
   let firstResponseMaxMs = 0
   let rampMs
   const latencies = []
+  const warmupLatencies = []
   let warm = warmupSeconds === 0
   const closeWindow = () => {
     windowEnd = now()
@@ -126,6 +129,8 @@ const main = async () => {
       openWindow()
     } else if (windowStart !== undefined && windowEnd === undefined) {
       latencies.push(responseTime)
+    } else if (windowStart === undefined) {
+      warmupLatencies.push(responseTime)
     }
   })
   const run = await instance
@@ -133,6 +138,7 @@ const main = async () => {
     throw new Error(`${options.connections - answered.size} of ${options.connections} connections got no answer within ${rampLimitS} s`)
   }
   latencies.sort((a, b) => a - b)
+  warmupLatencies.sort((a, b) => a - b)
   const total = latencies.length
   process.stdout.write(JSON.stringify({
     requests: { total, average: total / ((windowEnd - windowStart) / 1000) },
@@ -151,7 +157,13 @@ const main = async () => {
     cpuMs,
     // From the first requests' release until every connection had its first answer, and the slowest first answer.
     rampMs,
-    firstResponseMaxMs
+    firstResponseMaxMs,
+    // Answered after each connection's first and before the window (none without a warm-up).
+    warmup: {
+      requests: warmupLatencies.length,
+      p50: warmupLatencies.length === 0 ? undefined : percentile(warmupLatencies, 50),
+      p99: warmupLatencies.length === 0 ? undefined : percentile(warmupLatencies, 99)
+    }
   }) + "\n")
 }
 
