@@ -72,3 +72,24 @@ it.scopedLive("the load generator opens all its connections before the first req
     assert.strictEqual(result.errors, 0)
     assert.isAbove(result.cpuMs, 0)
   }), 60_000)
+
+// The service bench runs a warm-up before its window (scripts/bench-server.ts): the warm-up's answers
+// are left out of the window's figures and reported apart, so what the window leaves out is seen.
+it.scopedLive("the load generator reports a warm-up's answers apart from the window's", () =>
+  Effect.gen(function*() {
+    const connections = 4
+    const server = yield* busyServer(2)
+    let started: number | undefined
+    const options = { url: server.url, connections, duration: 1, method: "POST", headers: { "content-type": "application/json" }, body: "{}", timeout: 10 }
+    const warmed = yield* Effect.promise(() => load({ ...options, warmupSeconds: 1 }, { onStart: () => (started = performance.now()) }))
+    assert.isAbove(warmed.warmup.requests, 0)
+    assert.isDefined(warmed.warmup.p99)
+    assert.isAtMost(warmed.warmup.p50!, warmed.warmup.p99!)
+    // Every answer the server ended before the window is the warm-up's (or a connection's first), give
+    // or take those in flight as the window opened and those ended while its start was on its way here.
+    const before = server.finished.filter((t) => t < started!).length
+    assert.isAtMost(Math.abs(before - (warmed.warmup.requests + connections)), Math.max(3 * connections, before / 20), `${before} against ${warmed.warmup.requests}`)
+    // Without a warm-up only the answers during the ramp (a connection's second before another's first) are left out.
+    const cold = yield* Effect.promise(() => load(options))
+    assert.isBelow(cold.warmup.requests, warmed.warmup.requests)
+  }), 60_000)
