@@ -42,7 +42,7 @@ export interface ServerRow {
   /** Before the measured window: ms until every connection had its first answer, and the slowest first answer. */
   readonly rampMs?: number | undefined
   readonly firstResponseMaxMs?: number | undefined
-  /** The warm-up's answers (`serviceWarmupSeconds`, left out of the window): how many, and their p99. */
+  /** Answers before the window (the warm-up's, `serviceWarmupSeconds`, and the ramp's after each connection's first): how many, and their p99. */
   readonly warmupRequests?: number | undefined
   readonly warmupP99Ms?: number | undefined
   readonly non2xx: number
@@ -55,8 +55,10 @@ const accessedAt = "2026-11-30T00:00:00.000Z" as Rfc3339Utc
  * Seconds of load before the measured window, as the plain Node.js floor has
  * (scripts/bench-server-floor.mjs): the serve process's code is compiled and optimised by V8 as the
  * first thousand or so requests run, and with none the window's first few hundred milliseconds (p50
- * about 90 ms against 20 ms after) made most of its p99 (docs/performance.md, 2026-12-04). The
- * warm-up's own p99 is still reported (`warmupP99Ms`). None with --smoke.
+ * about 90 ms against 20 ms after) made most of its p99 (docs/performance.md, "The verification
+ * thread's stamps, and the service row's first second"). The answers before the window (the
+ * warm-up's, and the ramp's after each connection's first) are still reported: how many, and their
+ * p99 (`warmupRequests`, `warmupP99Ms`). None with --smoke.
  */
 const serviceWarmupSeconds = 1
 
@@ -314,7 +316,7 @@ const measure = async (options: BenchOptions, shape: Shape, telemetry: false | R
 }
 
 export const serverLines = (rows: ReadonlyArray<ServerRow>) => [
-  "| service (run-pipeline serve, autocannon) | connections | requests | verifications/s | p50 (ms) | p99 (ms) | server CPU per request (ms) | warm-up before the window: requests, p99 (ms) |",
+  "| service (run-pipeline serve, autocannon) | connections | requests | verifications/s | p50 (ms) | p99 (ms) | server CPU per request (ms) | before the window (warm-up and ramp): answers, p99 (ms) |",
   "|---|---:|---:|---:|---:|---:|---:|---:|",
   ...rows.map((r) =>
     `| ${r.name} | ${r.connections} | ${r.requests} | ${r.verificationsPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${

@@ -98,6 +98,29 @@ describe("arrival counts", () => {
       assert.strictEqual(calls.n, 6)
     }))
 
+  it.scoped("never serve a stamp to a request counted while it was being taken", () =>
+    Effect.gen(function*() {
+      const counter = yield* attached
+      const share = Arrivals.sharing<string, string>(8)
+      let during: number | undefined
+      let now = "v1"
+      const first = Arrivals.arrive(counter)
+      // A request handed over while the first's stamp is being taken: it arrived after the stamp began.
+      Arrivals.lending(first, () =>
+        share("k", () => {
+          during = Arrivals.arrive(counter)
+          return now
+        }))
+      now = "v2"
+      assert.strictEqual(Arrivals.lending(during!, () => share("k", () => now)), "v2")
+    }))
+
+  it("restore the outer count after a nested lending", () => {
+    const inner = Arrivals.lending(1, () => [Arrivals.lending(2, () => Arrivals.lentArrival()), Arrivals.lentArrival()])
+    assert.deepStrictEqual(inner, [2, 1])
+    assert.isUndefined(Arrivals.lentArrival())
+  })
+
   it.scoped("keep at most maxKept keys", () =>
     Effect.gen(function*() {
       const counter = yield* attached

@@ -100,6 +100,36 @@ describe("verification threads", () => {
       assert.deepStrictEqual(after, comparable(yield* send(off, good)))
     }).pipe(Effect.scoped), 60_000)
 
+  it.live("share a stamp with the requests counted before it was taken", () =>
+    Effect.gen(function*() {
+      const { file, runRoot, work } = yield* salesRun
+      const on = yield* startService(work, runRoot, { maxBodyBytes: 4096, requestTimeoutMs: 2_000, verifyThreads: 1 }, true)
+      const good = byName("good")
+      const statusOf = (answer: { body: Buffer }) => JSON.parse(answer.body.toString()).status
+      for (let i = 0; i < 3; i++) yield* send(on, good)
+      const [counter] = lastPool().arrivals()
+      const text = yield* Effect.promise(() => fsp.readFile(file, "utf8"))
+      yield* Effect.promise(() => fsp.chmod(file, 0o644))
+      // The counter set back after a request, so that the next one is counted as if it had been queued
+      // with it (as requests waiting for a busy thread are): it is served the stamp taken for the first,
+      // which no longer matches the file changed in between. Only the counter's order makes this so.
+      // A stamp serves for at most 1 s: on a machine slow enough to take longer between the two, again.
+      let shared = false
+      for (let attempt = 0; attempt < 3 && !shared; attempt++) {
+        yield* Effect.promise(() => fsp.writeFile(file, text))
+        const before = Atomics.load(counter!, 0)
+        assert.strictEqual(statusOf(yield* send(on, good)), "verified")
+        yield* Effect.promise(() => fsp.writeFile(file, text.replaceAll("4,210", "4,211")))
+        Atomics.store(counter!, 0, before)
+        const threads = VerifyLane.synchronous.threads
+        shared = statusOf(yield* send(on, good)) === "verified"
+        assert.strictEqual(VerifyLane.synchronous.threads - threads, 1, "answered by the thread")
+      }
+      assert.isTrue(shared, "served the shared stamp")
+      // Counted after the stamp (as every request is, when nothing sets the counter back): the change is seen.
+      assert.strictEqual(statusOf(yield* send(on, good)), "rejected")
+    }).pipe(Effect.scoped), 60_000)
+
   it.live("answer the open requests of a thread that died on the main thread, and replace it", () =>
     Effect.gen(function*() {
       const { runRoot, work } = yield* salesRun

@@ -49,11 +49,12 @@ let lent: number | undefined
 
 /** `f` run with `arrival` (the count of the request it verifies) lent to the stores' `stampsNow`. */
 export const lending = <A>(arrival: number, f: () => A): A => {
+  const outer = lent
   lent = arrival
   try {
     return f()
   } finally {
-    lent = undefined
+    lent = outer
   }
 }
 
@@ -72,7 +73,8 @@ interface Kept<V> {
  * A stamp by key (`take`), taken now; in a thread with a counter, kept with the counter read before
  * it was taken, and given instead of a new one to a request counted by then (`lending`), for at
  * most `freshMs`. At most `maxKept` keys, then started afresh; a key whose stamp is `undefined`
- * (nothing to stamp) is dropped.
+ * (nothing to stamp) is dropped. The counter is read before `take` runs: a request counted while
+ * `take` runs arrived after the stamp began, and is never served it.
  */
 export const sharing = <K, V>(maxKept: number) => {
   const kept = new Map<K, Kept<V>>()

@@ -89,6 +89,8 @@ export interface Pool {
   readonly verify: (run: RunView, mode: Mode, text: string, done: (json: string | undefined) => void) => boolean
   /** The threads alive now (tests end one to see the pool recover). */
   readonly workers: () => ReadonlyArray<Worker>
+  /** Each thread's arrival counter, slot by slot (internal/Arrivals.ts; tests). */
+  readonly arrivals: () => ReadonlyArray<Int32Array>
 }
 
 /** Pools open in this process (tests reach the service's own through it). */
@@ -194,7 +196,11 @@ export const make = (options: PoolOptions) =>
       best.worker!.postMessage({ id, arrival: Arrivals.arrive(best.arrivals), run: { ...run }, mode, text } satisfies Job)
       return true
     }
-    const pool: Pool = { verify, workers: () => slots.flatMap((slot) => slot.worker === undefined ? [] : [slot.worker]) }
+    const pool: Pool = {
+      verify,
+      workers: () => slots.flatMap((slot) => slot.worker === undefined ? [] : [slot.worker]),
+      arrivals: () => slots.map((slot) => slot.arrivals)
+    }
     opened.add(pool)
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
