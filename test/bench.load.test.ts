@@ -86,9 +86,10 @@ it.scopedLive("the load generator reports a warm-up's answers apart from the win
     assert.isDefined(warmed.warmup.p99)
     assert.isAtMost(warmed.warmup.p50!, warmed.warmup.p99!)
     // Every answer the server ended before the window is the warm-up's (or a connection's first), give
-    // or take those in flight as the window opened and those ended while its start was on its way here.
+    // or take those in flight as the window opened and those ended while its start was on its way here
+    // from the load generator's process (a tenth of them: that message waits for a busy machine too).
     const before = server.finished.filter((t) => t < started!).length
-    assert.isAtMost(Math.abs(before - (warmed.warmup.requests + connections)), Math.max(3 * connections, before / 20), `${before} against ${warmed.warmup.requests}`)
+    assert.isAtMost(Math.abs(before - (warmed.warmup.requests + connections)), Math.max(3 * connections, before / 10), `${before} ended before the window, ${warmed.warmup.requests} counted`)
     // Without a warm-up only the answers during the ramp (a connection's second before another's first) are left out.
     const cold = yield* Effect.promise(() => load(options))
     assert.isBelow(cold.warmup.requests, warmed.warmup.requests)
