@@ -19,8 +19,7 @@ import { CaptureWriteFailed, CorruptCapture, type CorruptReason, LegacyCapture }
 import { decodeUnknown } from "./decode.js"
 import { passedMemo } from "./passedMemo.js"
 import * as StrictJson from "./strictJson.js"
-
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+import { decodeStrictUtf8 } from "./strictUtf8.js"
 
 const decodeV1 = decodeUnknown(CaptureRecordV1)
 const decodeV2 = decodeUnknown(CaptureRecordV2)
@@ -310,7 +309,7 @@ export const decodeRecordBytes = (
 ): Either.Either<CaptureRecord, CorruptCapture | LegacyCapture> => {
   let text: string
   try {
-    text = utf8.decode(bytes)
+    text = decodeStrictUtf8(bytes)
   } catch {
     return Either.left(corrupt(source, "invalid-utf8", "the record is not valid UTF-8"))
   }

@@ -1,4 +1,7 @@
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as fs from "node:fs"
 
 export type SafeReadFailure =
@@ -97,13 +100,16 @@ export const readRegularFile = (
   Effect.suspend(() => {
     const started = startRead(file, maxBytes, io)
     return started instanceof PendingRead
-      ? readRest(io, started.fd, started.buffer, started.size)
+      ? finishRead(io, started)
       : "reason" in started
       ? Effect.fail(started)
       : Effect.succeed(started)
   })
 
-/** A file over `syncReadLimit` bytes, open and checked, its bytes still to be read (`readRest`). */
+/**
+ * A file over `syncReadLimit` bytes, open and checked, its bytes still to be read (`finishRead`, or
+ * `startRest` to start reading it now).
+ */
 export class PendingRead {
   constructor(readonly fd: number, readonly buffer: Buffer, readonly size: number) {}
 }
@@ -163,26 +169,48 @@ export const startRead = (
 
 /** The rest of a `PendingRead`, asynchronously; the descriptor is closed on every path, interruption included. */
 export const finishRead = (io: ReadIo, pending: PendingRead): Effect.Effect<Buffer, SafeReadFailure> =>
-  readRest(io, pending.fd, pending.buffer, pending.size)
-
-const readRest = (io: ReadIo, fd: number, buffer: Buffer, size: number) =>
   Effect.async<Buffer, SafeReadFailure>((resume) => {
     let interrupted = false
-    const finish = (result: Effect.Effect<Buffer, SafeReadFailure>) =>
-      io.close(fd, () => {
-        if (!interrupted) resume(result)
-      })
-    const step = (filled: number): void => {
-      if (interrupted) return finish(Effect.fail(unreadable("interrupted")))
-      io.read(fd, buffer, filled, buffer.length - filled, filled, (readError, bytesRead) => {
-        if (readError !== null) return finish(Effect.fail(unreadable(readError)))
-        const total = filled + bytesRead
-        if (bytesRead !== 0 && total <= size && !wholeAtOnce(total, bytesRead, size)) return step(total)
-        finish(total === size ? Effect.succeed(buffer.subarray(0, total)) : Effect.fail(changed))
-      })
-    }
-    step(0)
+    readThenClose(io, pending, () => interrupted, (result) => {
+      if (!interrupted) resume(result)
+    })
     return Effect.sync(() => {
       interrupted = true
     })
   })
+
+/**
+ * The rest of a `PendingRead`, started now rather than when the effect runs: its reads are issued
+ * at once, and the descriptor is closed when they end, whether the effect returned is run, run
+ * later, interrupted while it waits, or never run. The effect only waits for the outcome. For a
+ * caller that opens the next file while this one's bytes are still arriving (verify/Load.ts reads
+ * one large record ahead).
+ */
+export const startRest = (io: ReadIo, pending: PendingRead): Effect.Effect<Buffer, SafeReadFailure> => {
+  const outcome = Deferred.unsafeMake<Buffer, SafeReadFailure>(FiberId.none)
+  readThenClose(io, pending, () => false, (result) => Deferred.unsafeDone(outcome, result))
+  return Deferred.await(outcome)
+}
+
+/**
+ * Reads a `PendingRead` to its end, closes it, then hands `done` the outcome. `stopped` is asked
+ * before each read: once it answers true, no further read is made and the outcome is a failure.
+ */
+const readThenClose = (
+  io: ReadIo,
+  { buffer, fd, size }: PendingRead,
+  stopped: () => boolean,
+  done: (result: Exit.Exit<Buffer, SafeReadFailure>) => void
+): void => {
+  const finish = (result: Exit.Exit<Buffer, SafeReadFailure>) => io.close(fd, () => done(result))
+  const step = (filled: number): void => {
+    if (stopped()) return finish(Exit.fail(unreadable("interrupted")))
+    io.read(fd, buffer, filled, buffer.length - filled, filled, (readError, bytesRead) => {
+      if (readError !== null) return finish(Exit.fail(unreadable(readError)))
+      const total = filled + bytesRead
+      if (bytesRead !== 0 && total <= size && !wholeAtOnce(total, bytesRead, size)) return step(total)
+      finish(total === size ? Exit.succeed(buffer.subarray(0, total)) : Exit.fail(changed))
+    })
+  }
+  step(0)
+}

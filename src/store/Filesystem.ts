@@ -26,9 +26,9 @@ import { checkBody, checkWrittenBody, corrupt, decodeRecordBytes } from "../inte
 import {
   errorCode,
   errorText,
-  finishRead,
   nodeReadIo,
   PendingRead,
+  startRest,
   readRegularFile,
   type SafeReadFailure,
   startRead
@@ -228,15 +228,16 @@ const recordReader = (
   /**
    * The record stored under `source`'s name, decoded strictly: a small record (most) is opened,
    * read, closed and decoded now, with no effect of its own (a verification of a thousand small
-   * captures spent more on effect steps than on reading them); a larger one is read asynchronously
-   * (as `readRegularFile` does), then decoded.
+   * captures spent more on effect steps than on reading them); a larger one is opened and its read
+   * started now (`startRest`: it ends and closes whether or not the effect is run), and the effect
+   * waits for its bytes, then decodes them.
    */
   const recordNow = (
     source: SourceUrl
   ): Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError> => {
     const started = startRead(recordPath(source), maxRecordBytes, nodeReadIo, readScratch)
     if (started instanceof PendingRead) {
-      return finishRead(nodeReadIo, started).pipe(
+      return startRest(nodeReadIo, started).pipe(
       Effect.mapError((failure) => recordFailure(source, failure)),
       Effect.flatMap((bytes) => decodeRecordBytes(source, source, bytes))
       )

@@ -112,34 +112,48 @@ const loadedOf = (read: Either.Either<CaptureRecord, CaptureReadError>): Loaded 
 /** Text read synchronously between yields to the timers, so that the deadline can fire during a long run of reads. */
 const syncTextBetweenYields = 8 * 1024 * 1024
 
+/** A record whose read has started (a large record, a v2 record's body) and is not yet joined. */
+interface Arriving {
+  readonly source: SourceUrl
+  readonly read: Effect.Effect<CaptureRecord, CaptureReadError>
+}
+
 /**
- * `loadCaptures` without a cache, through the store's synchronous read: in the sources' order, one
- * at a time, as `Effect.forEach` over `read` would, with an effect only for a capture that is not
- * read at once (a large record, a v2 record's body), run right away, and a yield to the timers
- * after every `syncTextBetweenYields` code units read.
+ * `loadCaptures` without a cache, through the store's synchronous read: in the sources' order, with
+ * an effect only for a capture that is not read at once (a large record, a v2 record's body), and a
+ * yield to the timers after every `syncTextBetweenYields` code units read. Such an effect is run
+ * only once the next one is in hand: the store has already started a large record's read
+ * (internal/readNow.ts), so its bytes arrive while the one before it is decoded and hashed. At most
+ * two are in flight.
  */
 const readAllNow = (readNow: ReadNow, sources: ReadonlySet<SourceUrl>): Effect.Effect<Map<SourceUrl, Loaded>> => {
   const loaded = new Map<SourceUrl, Loaded>()
   const iterator = sources.values()
-  const next = (): Effect.Effect<Map<SourceUrl, Loaded>> => {
+  let joined = false
+  const join = ({ read, source }: Arriving): Effect.Effect<void> =>
+    Effect.map(Effect.either(read), (done) => {
+      joined = true
+      loaded.set(source, loadedOf(done))
+    })
+  // A record joined late was set after the ones read at once behind it: the map in the sources' order again.
+  const inOrder = () => joined ? new Map([...sources].map((source) => [source, loaded.get(source)!] as const)) : loaded
+  const next = (ahead: Arriving | undefined): Effect.Effect<Map<SourceUrl, Loaded>> => {
     let read = 0
     for (let item = iterator.next(); item.done !== true; item = iterator.next()) {
       const source = item.value
       const now = readNow(source)
       if (!Either.isEither(now)) {
-        return Effect.flatMap(Effect.either(now), (done) => {
-          loaded.set(source, loadedOf(done))
-          return next()
-        })
+        const started: Arriving = { source, read: now }
+        return ahead === undefined ? next(started) : Effect.flatMap(join(ahead), () => next(started))
       }
       loaded.set(source, loadedOf(now))
       // A record refused late (read whole, then not decoded) cost up to a whole synchronous read.
       read += Either.isRight(now) ? now.right.text.length : syncReadLimit
-      if (read >= syncTextBetweenYields) return Effect.flatMap(yieldToTimers, next)
+      if (read >= syncTextBetweenYields) return Effect.flatMap(yieldToTimers, () => next(ahead))
     }
-    return Effect.succeed(loaded)
+    return ahead === undefined ? Effect.sync(inOrder) : Effect.map(join(ahead), inOrder)
   }
-  return Effect.suspend(next)
+  return Effect.suspend(() => next(undefined))
 }
 
 /**

@@ -32,3 +32,41 @@ export const countOpensOf = (match: (file: string) => boolean) =>
 
 /** Counts `openSync` of record files. */
 export const countOpens = countOpensOf(isRecordFile)
+
+/**
+ * Tracks which record files are open while in scope: `openSync` adds a descriptor, `closeSync`
+ * removes it, and `close` removes it when its callback runs (the file is closed then). `most` is the
+ * largest number open at once so far.
+ */
+export const trackOpenRecords = Effect.acquireRelease(
+  Effect.sync(() => {
+    const open = new Set<number>()
+    const state = { open, most: 0, opened: 0 }
+    const original = { openSync: fsDefault.openSync, closeSync: fsDefault.closeSync, close: fsDefault.close }
+    fsDefault.openSync = ((file: fsDefault.PathLike, ...rest: Array<unknown>) => {
+      const fd = (original.openSync as (...args: Array<unknown>) => number)(file, ...rest)
+      if (isRecordFile(String(file))) {
+        open.add(fd)
+        state.opened++
+        state.most = Math.max(state.most, open.size)
+      }
+      return fd
+    }) as typeof fsDefault.openSync
+    fsDefault.closeSync = ((fd: number) => {
+      original.closeSync(fd)
+      open.delete(fd)
+    }) as typeof fsDefault.closeSync
+    fsDefault.close = ((fd: number, callback?: (error: NodeJS.ErrnoException | null) => void) =>
+      original.close(fd, (error) => {
+        open.delete(fd)
+        callback?.(error)
+      })) as typeof fsDefault.close
+    syncBuiltinESMExports()
+    return { state, original }
+  }),
+  ({ original }) =>
+    Effect.sync(() => {
+      Object.assign(fsDefault, original)
+      syncBuiltinESMExports()
+    })
+).pipe(Effect.map(({ state }) => state))
