@@ -42,6 +42,7 @@ import * as PostgresStore from "../src/store/Postgres.js"
 import * as Verifier from "../src/verify/Verifier.js"
 import { createDatabase, missingReason, postgresPresent, startCluster } from "../test/support/postgresCluster.js"
 import { benchBombs, benchRunner, type BombRow, bombLines, type RunnerRow } from "./bench-bombs.js"
+import { plainLoop } from "./bench-floor.js"
 import { benchProviders } from "./bench-providers.js"
 import { benchServer, benchTelemetry, type ServerRow, serverLines } from "./bench-server.js"
 import type { StreamsResult } from "./bench-streams.js"
@@ -104,6 +105,8 @@ interface Row {
   readonly rawMs: number
   readonly ratio: number
   readonly target: number
+  /** The required work in one plain loop (bench-floor.ts), measured in the same runs, for a shape with `floor`. */
+  readonly floorMs?: number
 }
 
 // ---------------------------------------------------------------------------
@@ -128,16 +131,18 @@ interface Shape {
   readonly normalized?: boolean
   /** The ratio to the raw limit aimed at (default 1.5x; issue #27 sets 2x for the all-SnippetAbsent row). */
   readonly target?: number
+  /** Also measure the required work in one plain loop (bench-floor.ts): v1 captures, every quote found. */
+  readonly floor?: boolean
 }
 
 const shapes: ReadonlyArray<Shape> = smoke
   ? [
-    { name: "smoke F=10 C=2 S=4KiB", facts: 10, captures: 2, size: 4 * KiB, failing: false },
+    { name: "smoke F=10 C=2 S=4KiB", facts: 10, captures: 2, size: 4 * KiB, failing: false, floor: true },
     { name: "smoke all SnippetAbsent", facts: 10, captures: 2, size: 4 * KiB, failing: true }
   ]
   : [
     { name: "F=100 C=20 S=1MiB", facts: 100, captures: 20, size: MiB, failing: false },
-    { name: "F=1000 C=1000 S=1KiB", facts: 1000, captures: 1000, size: KiB, failing: false },
+    { name: "F=1000 C=1000 S=1KiB", facts: 1000, captures: 1000, size: KiB, failing: false, floor: true },
     { name: "F=100 C=1 S=16MiB", facts: 100, captures: 1, size: 16 * MiB, failing: false },
     // Not one of the required shapes: shows that cost follows capture bytes plus facts, not their product.
     { name: "F=1000 C=1 S=1MiB", facts: 1000, captures: 1, size: MiB, failing: false },
@@ -230,20 +235,39 @@ const benchVerify = async (shape: Shape): Promise<Row> => {
       }
       if (found !== (shape.failing ? 0 : shape.facts)) throw new Error("raw found the wrong number")
     }
+    const recordFiles = new Map<string, string>(sources.map((source, i) => [source, files[i]!]))
+    const labelSet = new Set(labels)
+    const sourceSet = new Set<string>(sources)
+    const floor = shape.floor === true
+      ? async () => {
+        const report = plainLoop(reportText, (source) => recordFiles.get(source)!, labelSet, sourceSet)
+        if (report.facts.length !== shape.facts) throw new Error("the plain loop verified the wrong number")
+      }
+      : undefined
     for (let i = 0; i < warmups; i++) {
       await citegate()
       await raw()
+      await floor?.()
     }
     const citegateTimes: Array<number> = []
     const rawTimes: Array<number> = []
+    const floorTimes: Array<number> = []
     for (let i = 0; i < runs; i++) {
       // Interleaved, so drift on the machine affects both alike.
       citegateTimes.push(await time(citegate))
       rawTimes.push(await time(raw))
+      if (floor !== undefined) floorTimes.push(await time(floor))
     }
     const citegateMs = median(citegateTimes)
     const rawMs = median(rawTimes)
-    return { name: `verify ${shape.name}`, citegateMs, rawMs, ratio: citegateMs / rawMs, target: shape.target ?? 1.5 }
+    return {
+      name: `verify ${shape.name}`,
+      citegateMs,
+      rawMs,
+      ratio: citegateMs / rawMs,
+      target: shape.target ?? 1.5,
+      ...(floor === undefined ? {} : { floorMs: median(floorTimes) })
+    }
   } finally {
     await fsp.rm(directory, { recursive: true, force: true })
   }
@@ -1340,6 +1364,15 @@ const main = async () => {
     "|---|---:|---:|---:|---:|",
     ...rows.map((r) => `| ${r.name} | ${fmt(r.citegateMs)} | ${fmt(r.rawMs)} | ${r.ratio.toFixed(2)}x | ≤ ${r.target}x ${r.ratio <= r.target ? "met" : "MISSED"} |`)
   ]
+  const floorRows = rows.filter((r): r is Row & { readonly floorMs: number } => r.floorMs !== undefined)
+  if (floorRows.length > 0) {
+    lines.push(
+      "",
+      `| required work in one plain loop (scripts/bench-floor.ts) | plain loop (ms, median of ${runs}) | plain loop / raw limit | citegate / plain loop |`,
+      "|---|---:|---:|---:|",
+      ...floorRows.map((r) => `| ${r.name} | ${fmt(r.floorMs)} | ${(r.floorMs / r.rawMs).toFixed(2)}x | ${(r.citegateMs / r.floorMs).toFixed(2)}x |`)
+    )
+  }
   const cpuRows = rows.filter((r): r is Row & { readonly citegateCpuMs: number; readonly rawCpuMs: number; readonly cpuRatio: number } => "cpuRatio" in r)
   if (cpuRows.length > 0) {
     lines.push(

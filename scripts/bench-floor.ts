@@ -1,0 +1,160 @@
+/**
+ * The floor of a verify row: what citegate must do for a report of v1 captures whose every quote is
+ * found as it stands, written as one plain loop (no Effect, no Schema, no step of its own per
+ * check), to measure how much of citegate's cost above the raw limit is required work and how much
+ * is its own structure. It refuses (throws) anything outside that shape; it is a measure, not a
+ * verifier. What it does per capture and per fact, and what the raw limit leaves out:
+ *
+ * - the report: strict JSON (a repeated key refused), exactly `facts`, each fact exactly the five
+ *   keys of a cited fact, a known label cited once, an approved source, a digest of 64 hex digits,
+ *   a snippet with a non-space character, well-formed;
+ * - each capture: opened without following a link, checked to be a regular file under the size
+ *   limit, read whole, closed; strict UTF-8; strict JSON of exactly a v1 record's seven keys, its
+ *   source the one cited, its byte length the text's, its digest the text's SHA-256 and the one cited;
+ * - each fact: the first occurrence and whether there is a second (ambiguity), and the evidence the
+ *   verified report carries (span, offsets in three units, the quote with its context copied out).
+ */
+import { isAscii } from "node:buffer"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+
+const openFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK
+const scratch = Buffer.allocUnsafe(256 * 1024)
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+const context = 32
+
+/** Member separators outside strings (the count a repeated key would raise), or -1 past depth 64. */
+const members = (text: string): number => {
+  let count = 0
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) {
+      for (;;) {
+        i = text.indexOf("\"", i + 1)
+        let backslashes = 0
+        while (text.charCodeAt(i - 1 - backslashes) === 0x5c) backslashes++
+        if (backslashes % 2 === 0) break
+      }
+    } else if (c === 0x3a) count++
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > 64) return -1
+    } else if (c === 0x7d || c === 0x5d) depth--
+  }
+  return count
+}
+
+const isHex64 = (s: unknown): s is string => {
+  if (typeof s !== "string" || s.length !== 64) return false
+  for (let i = 0; i < 64; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x30 || (c > 0x39 && (c < 0x61 || c > 0x66))) return false
+  }
+  return true
+}
+
+const nonBlank = /\S/u
+const isText = (s: unknown): s is string => typeof s === "string" && nonBlank.test(s) && s.isWellFormed()
+
+/** A flat copy of a piece of text (V8 keeps a slice of 13 or more units as a view of the whole). */
+const owned = (piece: string): string => piece.length < 13 ? piece : (" " + piece).slice(1)
+
+// A declaration, not an arrow: a call to it then narrows the types after it.
+function refuse(why: string): never {
+  throw new Error(`the plain loop does not take this report: ${why}`)
+}
+
+const readRecord = (file: string, maxBytes: number): string => {
+  const fd = fs.openSync(file, openFlags)
+  let bytes: Buffer
+  try {
+    const stats = fs.fstatSync(fd)
+    if (!stats.isFile() || stats.size > maxBytes) refuse("not a regular file, or too large")
+    const buffer = stats.size < scratch.length ? scratch : Buffer.allocUnsafe(stats.size + 1)
+    const read = fs.readSync(fd, buffer, 0, stats.size + 1, 0)
+    if (read !== stats.size) refuse("a short read")
+    bytes = buffer.subarray(0, read)
+  } finally {
+    fs.closeSync(fd)
+  }
+  return isAscii(bytes) ? bytes.toString("latin1") : utf8.decode(bytes)
+}
+
+interface Fact {
+  readonly state: string
+  readonly label: string
+  readonly source: string
+  readonly captureSha256: string
+  readonly snippet: string
+}
+
+/** The verified report of `reportText`, every fact checked as citegate checks it; throws on anything else. */
+export const plainLoop = (
+  reportText: string,
+  fileOf: (source: string) => string,
+  labels: ReadonlySet<string>,
+  sources: ReadonlySet<string>
+) => {
+  const declared = members(reportText)
+  const report = JSON.parse(reportText) as { facts: Array<Fact> }
+  let keys = 0
+  for (const _ in report) keys++
+  if (keys !== 1 || !Array.isArray(report.facts)) refuse("not a report of facts")
+  if (declared !== 1 + 5 * report.facts.length) refuse("a repeated or extra key")
+  const seen = new Set<string>()
+  const bySource = new Map<string, Array<number>>()
+  report.facts.forEach((fact, i) => {
+    let factKeys = 0
+    for (const _ in fact) factKeys++
+    if (factKeys !== 5 || fact.state !== "cited" || !isText(fact.label) || !labels.has(fact.label) || seen.has(fact.label)) refuse("a fact")
+    if (!sources.has(fact.source) || !isHex64(fact.captureSha256) || !isText(fact.snippet)) refuse("a fact")
+    seen.add(fact.label)
+    const cited = bySource.get(fact.source)
+    if (cited === undefined) bySource.set(fact.source, [i])
+    else cited.push(i)
+  })
+  const verified: Array<unknown> = new Array(report.facts.length)
+  for (const [source, cited] of bySource) {
+    const stored = readRecord(fileOf(source), 400 * 1024 * 1024)
+    if (members(stored) !== 7) refuse("a record's keys")
+    const record = JSON.parse(stored) as Record<string, unknown>
+    const { accessedAt, byteLength, contentType, format, sha256, text } = record
+    if (format !== "citegate.capture/1" || record["source"] !== source || !isHex64(sha256) || typeof text !== "string") refuse("a record")
+    if (typeof accessedAt !== "string" || accessedAt.length !== 24 || typeof contentType !== "string") refuse("a record")
+    const ascii = text.length <= 64 * 1024 && Buffer.byteLength(text, "utf8") === text.length
+    if (!ascii || byteLength !== text.length) refuse("a record's length (the loop takes ASCII text only)")
+    if (crypto.hash("sha256", text) !== sha256) refuse("a digest")
+    for (const i of cited) {
+      const fact = report.facts[i]!
+      if (fact.captureSha256 !== sha256) refuse("another capture")
+      const start = text.indexOf(fact.snippet)
+      if (start === -1) refuse("a quote not found")
+      const end = start + fact.snippet.length
+      const ambiguous = text.indexOf(fact.snippet, start + 1) !== -1
+      const span = { start, end }
+      verified[i] = {
+        index: i,
+        fact,
+        evidence: {
+          span,
+          occurrences: ambiguous ? 2 : 1,
+          accessedAt,
+          method: "exact",
+          ambiguous,
+          offsets: { utf16: { start, end }, codePoints: { start, end }, utf8: { start, end } },
+          selector: [
+            {
+              type: "TextQuoteSelector",
+              // Copies, as citegate keeps them: a slice would keep the whole capture text alive.
+              exact: owned(text.slice(start, end)),
+              prefix: owned(text.slice(Math.max(0, start - context), start)),
+              suffix: owned(text.slice(end, end + context))
+            },
+            { type: "TextPositionSelector", start, end }
+          ]
+        }
+      }
+    }
+  }
+  return { format: "citegate.verified/1", outcome: "grounded", mode: "drop", facts: verified, retractions: [], proves: "provenance-only", semanticReview: "not-performed" }
+}
