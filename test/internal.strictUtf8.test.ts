@@ -3,7 +3,7 @@
  * refuses exactly what it refuses, on views at any offset of any buffer.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { decodeStrictUtf8 } from "../src/internal/strictUtf8.js"
+import { decodeStrictUtf8, externalFrom } from "../src/internal/strictUtf8.js"
 import { random } from "./searchSupport.js"
 
 const reference = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -45,6 +45,19 @@ describe("strict UTF-8 decoding", () => {
     assert.strictEqual(decodeStrictUtf8(new Uint8Array(whole.buffer, whole.byteOffset + start, end - start)), "plain middle")
     // The non-ASCII bytes around it are not read, and a view over them still decodes through the decoder.
     assert.strictEqual(decodeStrictUtf8(whole.subarray(0, start)), "\u00e9prefix ")
+  })
+
+  it("ASCII just under and at the length past which the decoder takes over, and a non-ASCII byte at either end", () => {
+    for (const length of [externalFrom - 1, externalFrom, externalFrom + 1]) {
+      const bytes = Buffer.alloc(length, 0x61)
+      same(bytes, `${length} ASCII bytes`)
+      assert.strictEqual(decodeStrictUtf8(bytes).length, length)
+      for (const at of [0, length - 1]) {
+        const bad = Buffer.from(bytes)
+        bad[at] = 0xff
+        assert.throws(() => decodeStrictUtf8(bad), TypeError)
+      }
+    }
   })
 
   it("seeded byte strings, mostly ASCII, long and short: the same outcome", () => {
