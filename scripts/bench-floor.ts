@@ -10,13 +10,14 @@
  *   a snippet with a non-space character, well-formed;
  * - each capture: opened without following a link, checked to be a regular file under the size
  *   limit, read whole, closed; strict UTF-8; strict JSON of exactly a v1 record's seven keys, its
- *   source the one cited, its byte length the text's, its digest the text's SHA-256 and the one cited;
+ *   source the one cited (a canonical URL), its time a real instant, its byte length the text's, its
+ *   digest the text's SHA-256 and the one cited;
  * - each fact: the first occurrence and whether there is a second (ambiguity), and the evidence the
  *   verified report carries (span, offsets in three units, the quote with its context copied out).
  */
 import { isAscii } from "node:buffer"
-import * as crypto from "node:crypto"
 import * as fs from "node:fs"
+import { sha256Of, urlProblem } from "../src/Domain.js"
 
 const openFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK
 const scratch = Buffer.allocUnsafe(256 * 1024)
@@ -32,6 +33,7 @@ const members = (text: string): number => {
     if (c === 0x22) {
       for (;;) {
         i = text.indexOf("\"", i + 1)
+        if (i === -1) return -1 // an unterminated string: not JSON
         let backslashes = 0
         while (text.charCodeAt(i - 1 - backslashes) === 0x5c) backslashes++
         if (backslashes % 2 === 0) break
@@ -50,6 +52,22 @@ const isHex64 = (s: unknown): s is string => {
     const c = s.charCodeAt(i)
     if (c < 0x30 || (c > 0x39 && (c < 0x61 || c > 0x66))) return false
   }
+  return true
+}
+
+/** `YYYY-MM-DDTHH:MM:SS.sssZ` naming a real instant (what `toISOString` writes). */
+const isTimestamp = (s: unknown): s is string => {
+  if (typeof s !== "string" || s.length !== 24) return false
+  const time = Date.parse(s)
+  return !Number.isNaN(time) && new Date(time).toISOString() === s
+}
+
+// Sources found canonical, as citegate remembers them (a record's source is checked once per process).
+const canonical = new Set<string>()
+const isCanonical = (source: string): boolean => {
+  if (canonical.has(source)) return true
+  if (urlProblem(source) !== undefined) return false
+  canonical.add(source)
   return true
 }
 
@@ -96,6 +114,7 @@ export const plainLoop = (
   sources: ReadonlySet<string>
 ) => {
   const declared = members(reportText)
+  if (declared < 0) refuse("not JSON")
   const report = JSON.parse(reportText) as { facts: Array<Fact> }
   let keys = 0
   for (const _ in report) keys++
@@ -120,10 +139,10 @@ export const plainLoop = (
     const record = JSON.parse(stored) as Record<string, unknown>
     const { accessedAt, byteLength, contentType, format, sha256, text } = record
     if (format !== "citegate.capture/1" || record["source"] !== source || !isHex64(sha256) || typeof text !== "string") refuse("a record")
-    if (typeof accessedAt !== "string" || accessedAt.length !== 24 || typeof contentType !== "string") refuse("a record")
+    if (!isTimestamp(accessedAt) || typeof contentType !== "string" || !isCanonical(source)) refuse("a record")
     const ascii = text.length <= 64 * 1024 && Buffer.byteLength(text, "utf8") === text.length
     if (!ascii || byteLength !== text.length) refuse("a record's length (the loop takes ASCII text only)")
-    if (crypto.hash("sha256", text) !== sha256) refuse("a digest")
+    if (sha256Of(text) !== sha256) refuse("a digest")
     for (const i of cited) {
       const fact = report.facts[i]!
       if (fact.captureSha256 !== sha256) refuse("another capture")

@@ -13,7 +13,9 @@ import { type CaptureRecord, makeCaptureRecord, type SourceUrl } from "../src/Do
 import { readNowOf } from "../src/internal/readNow.js"
 import { syncReadLimit } from "../src/internal/safeRead.js"
 import * as CaptureStore from "../src/store/CaptureStore.js"
+import { VerificationTimeout } from "../src/Errors.js"
 import * as Gate from "../src/verify/Gate.js"
+import { loadCaptures } from "../src/verify/Load.js"
 import { accessedAt, recordPath, tempDirectory } from "./support.js"
 import { trackOpenRecords } from "./support/countOpens.js"
 
@@ -103,6 +105,40 @@ describe("large records read one ahead", () => {
         const reasons = ahead.right.report.retractions.map((r) => `${r.error._tag}:${"reason" in r.error ? String(r.error.reason) : ""}`)
         assert.sameMembers(reasons, ["CorruptCapture:not-a-v1-record", "CorruptCapture:invalid-utf8", "MissingCapture:"])
       }
+    }), 60_000)
+
+  it.scopedLive("the loaded captures are in the sources' order, large ones joined late included", () =>
+    Effect.gen(function*() {
+      const directory = yield* runDirectory
+      const store = yield* CaptureStore.makeFileSystem({ directory })
+      const sources = cited.map((r) => r.source)
+      const loaded = yield* loadCaptures(store, new Set(sources))
+      assert.deepStrictEqual([...loaded.keys()], sources)
+      for (const [source, capture] of loaded) {
+        if (Either.isRight(capture)) assert.strictEqual(capture.right.record.source, source)
+      }
+    }), 30_000)
+
+  it.scopedLive("a long run of large records yields to the timers: an overrun deadline stops it before the last", () =>
+    Effect.gen(function*() {
+      // 40 records of about 300,000 code units, each read by an effect: 12 Mi units in all, past the
+      // 8 Mi after which the load yields to the timers.
+      const many = Array.from({ length: 40 }, (_, i) => plain(`many-${i}.txt`, `${i} ${largeText(i)}`))
+      const directory = yield* tempDirectory
+      const store = yield* CaptureStore.makeFileSystem({ directory })
+      for (const record of many) yield* store.write(record)
+      const facts = many.map((r, i) => ({ state: "cited", label: `fact_${i}`, source: r.source, captureSha256: r.sha256, snippet: r.text.slice(0, 20) }))
+      const config = { sources: many.map((r) => r.source), labels: facts.map((f) => f.label), verify: { maxFacts: 100, mode: "drop", timeoutMs: 1 } }
+      const gate = yield* Effect.provide(
+        Gate.Gate,
+        Gate.layerWithStore(config).pipe(Layer.provide(Layer.succeed(CaptureStore.CaptureStore, store)), Layer.orDie)
+      )
+      const files = yield* trackOpenRecords
+      const error = yield* Effect.flip(gate.checkJson(JSON.stringify({ facts })))
+      assert.instanceOf(error, VerificationTimeout)
+      assert.isAbove(files.opened, 0)
+      assert.isBelow(files.opened, 40)
+      yield* allClosed(files)
     }), 60_000)
 
   it.scopedLive("a large record's read, started and never waited for, still ends and closes its file", () =>

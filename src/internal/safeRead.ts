@@ -148,10 +148,17 @@ export const startRead = (
   // One spare byte detects a file that grew after fstat. Reads go on until one returns nothing (a
   // short read is the end on a local disk, but not on every file system: NFS, FUSE), except when the
   // first read returns exactly the size fstat gave (`wholeAtOnce`).
-  if (st.size > syncReadLimit) return new PendingRead(fd, Buffer.allocUnsafe(st.size + 1), st.size)
-  // The caller's scratch buffer when the file fits (no buffer made per file); the same reads either way.
+  // The caller's scratch buffer when a small file fits (no buffer made per file); the same reads either way.
   const capacity = st.size + 1
-  const buffer = scratch !== undefined && capacity <= scratch.length ? scratch : Buffer.allocUnsafe(capacity)
+  let buffer: Buffer
+  try {
+    buffer = st.size <= syncReadLimit && scratch !== undefined && capacity <= scratch.length ? scratch : Buffer.allocUnsafe(capacity)
+  } catch (error) {
+    // No memory for the bytes (a file near the size limit): the descriptor is closed all the same.
+    io.closeSync(fd)
+    return unreadable(error)
+  }
+  if (st.size > syncReadLimit) return new PendingRead(fd, buffer, st.size)
   try {
     let filled = 0
     for (;;) {

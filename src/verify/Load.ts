@@ -121,24 +121,33 @@ interface Arriving {
 /**
  * `loadCaptures` without a cache, through the store's synchronous read: in the sources' order, with
  * an effect only for a capture that is not read at once (a large record, a v2 record's body), and a
- * yield to the timers after every `syncTextBetweenYields` code units read. Such an effect is run
- * only once the next one is in hand: the store has already started a large record's read
- * (internal/readNow.ts), so its bytes arrive while the one before it is decoded and hashed. At most
- * two are in flight.
+ * yield to the timers after every `syncTextBetweenYields` code units read (those of records read by
+ * an effect included). Such an effect is run only once the next one is in hand: the store has
+ * already started a large record's read (internal/readNow.ts), so its bytes arrive while the one
+ * before it is decoded and hashed. At most two are in flight.
  */
 const readAllNow = (readNow: ReadNow, sources: ReadonlySet<SourceUrl>): Effect.Effect<Map<SourceUrl, Loaded>> => {
   const loaded = new Map<SourceUrl, Loaded>()
   const iterator = sources.values()
   let joined = false
-  const join = ({ read, source }: Arriving): Effect.Effect<void> =>
-    Effect.map(Effect.either(read), (done) => {
+  // Code units read since the last yield to the timers, joined records' included.
+  let read = 0
+  // A record refused late (read whole, then not decoded) cost up to a whole read of its size.
+  const count = (done: Loaded) => void (read += Either.isRight(done) ? done.right.record.text.length : syncReadLimit)
+  const join = ({ read: reading, source }: Arriving): Effect.Effect<void> =>
+    Effect.map(Effect.either(reading), (done) => {
       joined = true
-      loaded.set(source, loadedOf(done))
+      const capture = loadedOf(done)
+      loaded.set(source, capture)
+      count(capture)
     })
   // A record joined late was set after the ones read at once behind it: the map in the sources' order again.
   const inOrder = () => joined ? new Map([...sources].map((source) => [source, loaded.get(source)!] as const)) : loaded
   const next = (ahead: Arriving | undefined): Effect.Effect<Map<SourceUrl, Loaded>> => {
-    let read = 0
+    if (read >= syncTextBetweenYields) {
+      read = 0
+      return Effect.flatMap(yieldToTimers, () => next(ahead))
+    }
     for (let item = iterator.next(); item.done !== true; item = iterator.next()) {
       const source = item.value
       const now = readNow(source)
@@ -146,10 +155,10 @@ const readAllNow = (readNow: ReadNow, sources: ReadonlySet<SourceUrl>): Effect.E
         const started: Arriving = { source, read: now }
         return ahead === undefined ? next(started) : Effect.flatMap(join(ahead), () => next(started))
       }
-      loaded.set(source, loadedOf(now))
-      // A record refused late (read whole, then not decoded) cost up to a whole synchronous read.
-      read += Either.isRight(now) ? now.right.text.length : syncReadLimit
-      if (read >= syncTextBetweenYields) return Effect.flatMap(yieldToTimers, () => next(ahead))
+      const capture = loadedOf(now)
+      loaded.set(source, capture)
+      count(capture)
+      if (read >= syncTextBetweenYields) return next(ahead)
     }
     return ahead === undefined ? Effect.sync(inOrder) : Effect.map(join(ahead), inOrder)
   }

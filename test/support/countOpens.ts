@@ -42,9 +42,12 @@ export const trackOpenRecords = Effect.acquireRelease(
   Effect.sync(() => {
     const open = new Set<number>()
     const state = { open, most: 0, opened: 0 }
+    // Each opening of a descriptor number, so that a late close callback never removes a later file given the same number.
+    const generation = new Map<number, number>()
     const original = { openSync: fsDefault.openSync, closeSync: fsDefault.closeSync, close: fsDefault.close }
     fsDefault.openSync = ((file: fsDefault.PathLike, ...rest: Array<unknown>) => {
       const fd = (original.openSync as (...args: Array<unknown>) => number)(file, ...rest)
+      generation.set(fd, (generation.get(fd) ?? 0) + 1)
       if (isRecordFile(String(file))) {
         open.add(fd)
         state.opened++
@@ -56,11 +59,13 @@ export const trackOpenRecords = Effect.acquireRelease(
       original.closeSync(fd)
       open.delete(fd)
     }) as typeof fsDefault.closeSync
-    fsDefault.close = ((fd: number, callback?: (error: NodeJS.ErrnoException | null) => void) =>
+    fsDefault.close = ((fd: number, callback?: (error: NodeJS.ErrnoException | null) => void) => {
+      const closing = generation.get(fd)
       original.close(fd, (error) => {
-        open.delete(fd)
+        if (generation.get(fd) === closing) open.delete(fd)
         callback?.(error)
-      })) as typeof fsDefault.close
+      })
+    }) as typeof fsDefault.close
     syncBuiltinESMExports()
     return { state, original }
   }),
