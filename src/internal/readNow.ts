@@ -3,10 +3,10 @@
  * it without waiting (the filesystem store: a small v1 record), else the effect that finishes the
  * read. A file it had to open is already being read when the effect is handed back, and is read to
  * its end and closed whether or not the effect is run, so a caller may ask for the next record
- * before it runs this one's effect (verify/Load.ts reads one ahead). Kept beside the very `read` function it
- * stands for, not as a field of the store: a store value that wraps `read` (a fault injected, a
- * read counted) has another function there, and so no synchronous form, and is read through its
- * own `read`.
+ * before it runs this one's effect (verify/Load.ts reads one ahead). Kept beside the very `read`
+ * function it stands for, not as a field of the store: a store value that wraps `read` (a fault
+ * injected, a read counted) has another function there, and so no synchronous form, and is read
+ * through its own `read`.
  *
  * @since 0.5.0
  */

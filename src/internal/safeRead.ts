@@ -152,7 +152,8 @@ export const startRead = (
   const capacity = st.size + 1
   let buffer: Buffer
   try {
-    buffer = st.size <= syncReadLimit && scratch !== undefined && capacity <= scratch.length ? scratch : Buffer.allocUnsafe(capacity)
+    const fits = st.size <= syncReadLimit && scratch !== undefined && capacity <= scratch.length
+    buffer = fits ? scratch : Buffer.allocUnsafe(capacity)
   } catch (error) {
     // No memory for the bytes (a file near the size limit): the descriptor is closed all the same.
     io.closeSync(fd)

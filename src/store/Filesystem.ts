@@ -28,10 +28,10 @@ import {
   errorText,
   nodeReadIo,
   PendingRead,
-  startRest,
   readRegularFile,
   type SafeReadFailure,
-  startRead
+  startRead,
+  startRest
 } from "../internal/safeRead.js"
 import { withReadNow } from "../internal/readNow.js"
 import { type WriteNow, withWriteNow } from "../internal/writeNow.js"
@@ -238,8 +238,8 @@ const recordReader = (
     const started = startRead(recordPath(source), maxRecordBytes, nodeReadIo, readScratch)
     if (started instanceof PendingRead) {
       return startRest(nodeReadIo, started).pipe(
-      Effect.mapError((failure) => recordFailure(source, failure)),
-      Effect.flatMap((bytes) => decodeRecordBytes(source, source, bytes))
+        Effect.mapError((failure) => recordFailure(source, failure)),
+        Effect.flatMap((bytes) => decodeRecordBytes(source, source, bytes))
       )
     }
     return "reason" in started
