@@ -3,7 +3,9 @@
  * found as it stands, written as one plain loop (no Effect, no Schema, no step of its own per
  * check), to measure how much of citegate's cost above the raw limit is required work and how much
  * is its own structure. It refuses (throws) anything outside that shape; it is a measure, not a
- * verifier. What it does per capture and per fact, and what the raw limit leaves out:
+ * verifier. It uses citegate's plain helpers where citegate has one (strict JSON's member count,
+ * a digest's form, strict UTF-8). What it does per capture and per fact, and what the raw limit
+ * leaves out:
  *
  * - the report: strict JSON (a repeated key refused), exactly `facts`, each fact exactly the five
  *   keys of a cited fact, a known label cited once, an approved source, a digest of 64 hex digits,
@@ -15,45 +17,15 @@
  * - each fact: the first occurrence and whether there is a second (ambiguity), and the evidence the
  *   verified report carries (span, offsets in three units, the quote with its context copied out).
  */
-import { isAscii } from "node:buffer"
 import * as fs from "node:fs"
 import { sha256Of, urlProblem } from "../src/Domain.js"
+import { isSha256Hex } from "../src/internal/recordDecode.js"
+import { countAndParse } from "../src/internal/strictJson.js"
+import { decodeStrictUtf8 } from "../src/internal/strictUtf8.js"
 
 const openFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK
 const scratch = Buffer.allocUnsafe(256 * 1024)
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const context = 32
-
-/** Member separators outside strings (the count a repeated key would raise), or -1 past depth 64. */
-const members = (text: string): number => {
-  let count = 0
-  let depth = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 0x22) {
-      for (;;) {
-        i = text.indexOf("\"", i + 1)
-        if (i === -1) return -1 // an unterminated string: not JSON
-        let backslashes = 0
-        while (text.charCodeAt(i - 1 - backslashes) === 0x5c) backslashes++
-        if (backslashes % 2 === 0) break
-      }
-    } else if (c === 0x3a) count++
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > 64) return -1
-    } else if (c === 0x7d || c === 0x5d) depth--
-  }
-  return count
-}
-
-const isHex64 = (s: unknown): s is string => {
-  if (typeof s !== "string" || s.length !== 64) return false
-  for (let i = 0; i < 64; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0x30 || (c > 0x39 && (c < 0x61 || c > 0x66))) return false
-  }
-  return true
-}
 
 /** `YYYY-MM-DDTHH:MM:SS.sssZ` naming a real instant (what `toISOString` writes). */
 const isTimestamp = (s: unknown): s is string => {
@@ -70,6 +42,8 @@ const isCanonical = (source: string): boolean => {
   canonical.add(source)
   return true
 }
+
+const isHex = (s: unknown): s is string => typeof s === "string" && isSha256Hex(s)
 
 const nonBlank = /\S/u
 const isText = (s: unknown): s is string => typeof s === "string" && nonBlank.test(s) && s.isWellFormed()
@@ -95,7 +69,7 @@ const readRecord = (file: string, maxBytes: number): string => {
   } finally {
     fs.closeSync(fd)
   }
-  return isAscii(bytes) ? bytes.toString("latin1") : utf8.decode(bytes)
+  return decodeStrictUtf8(bytes)
 }
 
 interface Fact {
@@ -113,9 +87,10 @@ export const plainLoop = (
   labels: ReadonlySet<string>,
   sources: ReadonlySet<string>
 ) => {
-  const declared = members(reportText)
-  if (declared < 0) refuse("not JSON")
-  const report = JSON.parse(reportText) as { facts: Array<Fact> }
+  // citegate's own first steps of strict JSON: the member count (a repeated key adds one) and `JSON.parse`.
+  const parsed = countAndParse(reportText) ?? refuse("not JSON")
+  const declared = parsed.members
+  const report = parsed.value as { facts: Array<Fact> }
   let keys = 0
   for (const _ in report) keys++
   if (keys !== 1 || !Array.isArray(report.facts)) refuse("not a report of facts")
@@ -126,7 +101,7 @@ export const plainLoop = (
     let factKeys = 0
     for (const _ in fact) factKeys++
     if (factKeys !== 5 || fact.state !== "cited" || !isText(fact.label) || !labels.has(fact.label) || seen.has(fact.label)) refuse("a fact")
-    if (!sources.has(fact.source) || !isHex64(fact.captureSha256) || !isText(fact.snippet)) refuse("a fact")
+    if (!sources.has(fact.source) || !isHex(fact.captureSha256) || !isText(fact.snippet)) refuse("a fact")
     seen.add(fact.label)
     const cited = bySource.get(fact.source)
     if (cited === undefined) bySource.set(fact.source, [i])
@@ -135,10 +110,11 @@ export const plainLoop = (
   const verified: Array<unknown> = new Array(report.facts.length)
   for (const [source, cited] of bySource) {
     const stored = readRecord(fileOf(source), 400 * 1024 * 1024)
-    if (members(stored) !== 7) refuse("a record's keys")
-    const record = JSON.parse(stored) as Record<string, unknown>
+    const parsedRecord = countAndParse(stored)
+    if (parsedRecord === undefined || parsedRecord.members !== 7) refuse("a record's keys")
+    const record = parsedRecord.value as Record<string, unknown>
     const { accessedAt, byteLength, contentType, format, sha256, text } = record
-    if (format !== "citegate.capture/1" || record["source"] !== source || !isHex64(sha256) || typeof text !== "string") refuse("a record")
+    if (format !== "citegate.capture/1" || record["source"] !== source || !isHex(sha256) || typeof text !== "string") refuse("a record")
     if (!isTimestamp(accessedAt) || typeof contentType !== "string" || !isCanonical(source)) refuse("a record")
     const ascii = text.length <= 64 * 1024 && Buffer.byteLength(text, "utf8") === text.length
     if (!ascii || byteLength !== text.length) refuse("a record's length (the loop takes ASCII text only)")
