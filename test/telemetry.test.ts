@@ -76,6 +76,18 @@ const metricNamesOf = (exports: ReadonlyArray<Export>) =>
     )
   )
 
+/** Scrapes until `pattern` matches (sampled metrics lag by up to `Telemetry.sampleMs`); the last scrape. */
+const scrapeUntil = <E, R>(scrape: () => Effect.Effect<string, E, R>, pattern: RegExp, timeoutMs = 10_000) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const text = yield* scrape()
+      if (pattern.test(text)) return text
+      if (Date.now() > deadline) return assert.fail(`no ${pattern} in:\n${text}`)
+      yield* Effect.sleep("20 millis")
+    }
+  })
+
 /** Every citegate metric series in the process's registry (labels included). */
 const citegateSeries = () =>
   Metric.unsafeSnapshot().filter((pair) => pair.metricKey.name.startsWith("citegate."))
@@ -182,8 +194,20 @@ describe("telemetry on", () => {
       assert.match(text, /^citegate_captures_total\{outcome="captured"\} 1$/m)
       const bytes = /^citegate_capture_bytes_total(?:\{\})? (\d+)$/m.exec(text)
       assert.isNotNull(bytes, text)
-      assert.strictEqual(Number(bytes![1]), Buffer.byteLength((yield* Effect.promise(() => fetch(sales).then((r) => r.text())))))
+      const salesText = yield* Effect.promise(() => fetch(sales).then((r) => r.text()))
+      assert.strictEqual(Number(bytes![1]), Buffer.byteLength(salesText))
       assert.match(text, /^citegate_http_request_duration_bucket\{[^}]*route="\/v1\/verify\/report"/m)
+      // The verified-capture cache, sampled: the second verification took the capture from memory.
+      const cached = yield* scrapeUntil(
+        () => call(service, "/metrics", { token: metricsToken }).pipe(Effect.map((r) => r.text)),
+        /^citegate_cache_hits_total(?:\{\})? [1-9]\d*$/m
+      )
+      assert.match(cached, /^citegate_cache_misses_total(?:\{\})? [1-9]\d*$/m)
+      assert.match(cached, /^citegate_cache_evictions_total(?:\{\})? 0$/m)
+      assert.match(cached, /^citegate_cache_entries(?:\{\})? [1-9]\d*$/m)
+      const cacheBytes = /^citegate_cache_bytes(?:\{\})? (\d+)$/m.exec(cached)
+      assert.isNotNull(cacheBytes, cached)
+      assert.isAtLeast(Number(cacheBytes![1]), Buffer.byteLength(salesText))
       // Labels never carry a run id, a source URL or a query.
       assert.notInclude(text, runId)
       assert.notInclude(text, "127.0.0.1")
@@ -245,7 +269,11 @@ describe("telemetry on", () => {
           "citegate.failures",
           "citegate.captures",
           "citegate.capture.bytes",
-          "citegate.runs.active"
+          "citegate.runs.active",
+          "citegate.cache.hits",
+          "citegate.cache.misses",
+          "citegate.cache.bytes",
+          "citegate.cache.entries"
         ]
       ) assert.isTrue(names.has(name), `${name} in ${[...names].join(", ")}`)
     }))

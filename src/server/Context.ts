@@ -42,6 +42,8 @@ export class Telemetry extends Context.Tag("citegate/server/Telemetry")<Telemetr
   readonly enabled: boolean
   /** Every metric as Prometheus text (version 0.0.4); `undefined` unless `telemetry.prometheus` is on. */
   readonly scrape: Effect.Effect<string> | undefined
+  /** How often state read rather than counted (cache size, queue depth) is sampled into the metrics, in ms. */
+  readonly sampleMs: number
 }>() {
-  static readonly off: Context.Tag.Service<Telemetry> = { enabled: false, scrape: undefined }
+  static readonly off: Context.Tag.Service<Telemetry> = { enabled: false, scrape: undefined, sampleMs: 0 }
 }

@@ -11,7 +11,9 @@ import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import { spanAttributes } from "../internal/Spans.js"
+import type { CaptureCacheStats } from "../verify/CaptureCache.js"
 import { Telemetry } from "./Context.js"
 
 /** Span attributes set by citegate (besides the platform's `http.*` and `url.*`). */
@@ -45,6 +47,27 @@ export const captureBytes = Metric.counter("citegate.capture.bytes", {
 })
 export const runsActive = Metric.gauge("citegate.runs.active", {
   description: "Capture runs in progress on this replica"
+})
+export const cacheHits = Metric.counter("citegate.cache.hits", {
+  description: "Captures a verification took from the verified-capture cache (no read, no hash)",
+  incremental: true
+})
+export const cacheMisses = Metric.counter("citegate.cache.misses", {
+  description: "Captures a verification read and hashed because the cache did not hold them (or their stamp changed)",
+  incremental: true
+})
+export const cacheEvictions = Metric.counter("citegate.cache.evictions", {
+  description: "Captures dropped from the verified-capture cache to stay within server.cacheBytes",
+  incremental: true
+})
+export const cacheBytes = Metric.gauge("citegate.cache.bytes", {
+  description: "Bytes the verified-capture cache holds (texts, indexes and manifests), at most server.cacheBytes"
+})
+export const cacheEntries = Metric.gauge("citegate.cache.entries", {
+  description: "Captures and manifests the verified-capture cache holds"
+})
+export const captureQueueDepth = Metric.gauge("citegate.capture.queue.depth", {
+  description: "Capture jobs in the shared PostgreSQL queue, by state (waiting: queued or with an expired lease; running)"
 })
 
 /** Route templates the service answers; anything else is `other` (a label never carries a raw path). */
@@ -125,6 +148,50 @@ export const capture = (result: { readonly bytes: number } | { readonly failed: 
         Metric.increment(labelled(failures, { stage: "capture", tag: result.failed }))
       )
   )
+
+/**
+ * Samples the verified-capture cache's `stats` into the metrics every `Telemetry.sampleMs` while
+ * telemetry is on (its counters as increments since the last sample, its size as gauges); nothing,
+ * and no fiber, when it is off. Runs until interrupted.
+ */
+export const sampleCache = (stats: Effect.Effect<CaptureCacheStats>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(Telemetry), (telemetry) => {
+    if (Option.isNone(telemetry) || !telemetry.value.enabled) return Effect.void
+    let last = { hits: 0, misses: 0, evictions: 0 }
+    const sample = Effect.flatMap(stats, (now) => {
+      const since = { hits: now.hits - last.hits, misses: now.misses - last.misses, evictions: now.evictions - last.evictions }
+      last = now
+      return Effect.all([
+        Metric.incrementBy(cacheHits, since.hits),
+        Metric.incrementBy(cacheMisses, since.misses),
+        Metric.incrementBy(cacheEvictions, since.evictions),
+        Metric.set(cacheBytes, now.bytes),
+        Metric.set(cacheEntries, now.entries)
+      ], { discard: true })
+    })
+    return Effect.repeat(sample, Schedule.spaced(telemetry.value.sampleMs)).pipe(Effect.asVoid)
+  })
+
+/**
+ * Samples the shared capture queue's depth into `citegate.capture.queue.depth` every
+ * `Telemetry.sampleMs` while telemetry is on (`count` asks the database; a failed count leaves the
+ * last values); nothing when it is off. Every replica reports the same queue: aggregate with max,
+ * not sum. Runs until interrupted.
+ */
+export const sampleQueue = <E>(count: Effect.Effect<{ readonly waiting: number; readonly running: number }, E>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(Telemetry), (telemetry) => {
+    if (Option.isNone(telemetry) || !telemetry.value.enabled) return Effect.void
+    const sample = count.pipe(
+      Effect.flatMap(({ running, waiting }) =>
+        Effect.zipRight(
+          Metric.set(labelled(captureQueueDepth, { state: "waiting" }), waiting),
+          Metric.set(labelled(captureQueueDepth, { state: "running" }), running)
+        )
+      ),
+      Effect.ignore
+    )
+    return Effect.repeat(sample, Schedule.spaced(telemetry.value.sampleMs)).pipe(Effect.asVoid)
+  })
 
 /** A capture run started (+1) or ended (-1) on this replica. */
 export const runActive = (delta: 1 | -1): Effect.Effect<void> => whenOn(Metric.incrementBy(runsActive, delta))

@@ -77,6 +77,18 @@ const claimOne = (r: Replica) =>
     Effect.map((rows): Claim | undefined => rows[0])
   )
 
+/**
+ * The queue's depth now, over every replica: jobs a replica would claim (queued, or whose holder's
+ * lease ran out) and jobs held under a live lease.
+ */
+export const queueDepth = (r: Replica) =>
+  r.sql<{ waiting: number; running: number }>`
+    SELECT count(*) FILTER (WHERE state = 'queued' OR lease_until < now())::int AS waiting,
+           count(*) FILTER (WHERE state = 'running' AND lease_until >= now())::int AS running
+    FROM citegate_jobs WHERE state <> 'done'`.pipe(
+    Effect.map((rows) => rows[0] ?? { waiting: 0, running: 0 })
+  )
+
 /** Renews the lease; fails once another replica holds the job. */
 const renew = (r: Replica, claim: Claim) =>
   r.sql`UPDATE citegate_jobs SET lease_until = ${leaseUntil(r)}

@@ -37,7 +37,8 @@ import * as PostgresStamps from "../store/PostgresStamps.js"
 import * as ReviewPostgres from "../store/ReviewPostgres.js"
 import { peers } from "../store/PostgresPeers.js"
 import { Lifecycle, ServerContext } from "./Context.js"
-import { decodeEvent, expire, readEvents, type Replica, work } from "./PostgresJobs.js"
+import * as Metrics from "./Metrics.js"
+import { decodeEvent, expire, queueDepth, readEvents, type Replica, work } from "./PostgresJobs.js"
 import { manifestEvents, newRunId, type RunEvent, type RunFound, Runs, type RunView } from "./Runs.js"
 
 /** @since 0.2.0 */
@@ -265,6 +266,8 @@ export const make = (options: ReplicaOptions) =>
 
     yield* Effect.forkScoped(Effect.interruptible(work(r)))
     yield* Effect.forkScoped(Effect.interruptible(expire(r)))
+    // With telemetry on, the shared queue's depth (docs/observability.md); nothing otherwise.
+    yield* Effect.forkScoped(Effect.interruptible(Metrics.sampleQueue(queueDepth(r))))
     yield* Effect.addFinalizer(() => drain(r))
 
     // Exact (no clock in it): kept from the first read (`changedAt` undefined).

@@ -80,11 +80,13 @@ export const layer = (telemetry: ResolvedTelemetry): Layer.Layer<Telemetry> => {
   }))
   const tracing = otlp === undefined ? Layer.empty : effectTracer.pipe(
     Layer.provide(OtelTracer.layerTracer),
-    Layer.provide(NodeSdk.layerTracerProvider(
-      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${otlp.url}/v1/traces`, headers: { ...otlp.headers } }), {
-        maxQueueSize: maxQueuedSpans
-      }),
-      { shutdownTimeout }
+    Layer.provide(Layer.suspend(() =>
+      NodeSdk.layerTracerProvider(
+        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${otlp.url}/v1/traces`, headers: { ...otlp.headers } }), {
+          maxQueueSize: maxQueuedSpans
+        }),
+        { shutdownTimeout }
+      )
     ))
   )
   // Without the `otel_scope_name` label on every series (it names the bridge, the same for all).
@@ -93,5 +95,7 @@ export const layer = (telemetry: ResolvedTelemetry): Layer.Layer<Telemetry> => {
     prometheus.collect().then(({ resourceMetrics }) => serializer.serialize(resourceMetrics))
   )
   // Built after the SDK, so the service it provides runs under the SDK's tracer.
-  return Layer.succeed(Telemetry, { enabled: true, scrape }).pipe(Layer.provideMerge(Layer.discard(Layer.provideMerge(tracing, sdk))))
+  // Sampled state is at most a second old, and at least as fresh as each OTLP export.
+  const sampleMs = Math.min(1_000, otlp?.exportIntervalMs ?? 1_000)
+  return Layer.succeed(Telemetry, { enabled: true, scrape, sampleMs }).pipe(Layer.provideMerge(Layer.discard(Layer.provideMerge(tracing, sdk))))
 }
