@@ -1,0 +1,79 @@
+/**
+ * Telemetry of replicas over PostgreSQL (`serve --store`): the shared capture queue's depth,
+ * sampled into `citegate.capture.queue.depth` (docs/observability.md). A real service on 127.0.0.1
+ * over a PostgreSQL cluster started for the test; its source answers only when the test lets it, so
+ * the queue holds a known number of jobs while the metric is scraped.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect } from "effect"
+import { afterAll, beforeAll } from "vitest"
+import { tokenDigest } from "../src/server/Auth.js"
+import * as PostgresStore from "../src/store/Postgres.js"
+import { testServer } from "./httpServer.js"
+import { call, startService, tokens, waitForRun } from "./serverSupport.js"
+import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
+
+let cluster: Cluster
+let url = ""
+
+beforeAll(async () => {
+  if (skipPostgres) return
+  cluster = await startCluster()
+  url = cluster.url(createDatabase(cluster, "telemetry_queue"))
+  await Effect.runPromise(PostgresStore.migrate.pipe(Effect.provide(PostgresStore.layerClient({ url }))))
+}, 120_000)
+
+afterAll(() => cluster?.stop())
+
+const metricsToken = "citegate-test-metrics-token-737373"
+
+/** The scrape once `pattern` matches it (the depth is sampled every `Telemetry.sampleMs`). */
+const scrapeUntil = (service: { readonly base: string }, pattern: RegExp, timeoutMs = 10_000) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const text = (yield* call(service, "/metrics", { token: metricsToken })).text
+      if (pattern.test(text)) return text
+      if (Date.now() > deadline) return assert.fail(`no ${pattern} in:\n${text}`)
+      yield* Effect.sleep("20 millis")
+    }
+  })
+
+describe.skipIf(skipPostgres)("telemetry over PostgreSQL", () => {
+  it.scopedLive("samples the shared capture queue's depth: waiting and running jobs", () =>
+    Effect.gen(function*() {
+      // The source holds every response until `release`: the first run's capture keeps its job running.
+      const release = yield* Deferred.make<void>()
+      const source = yield* testServer((_request, response) => {
+        void Effect.runPromise(Deferred.await(release)).then(() =>
+          response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("Net sales for Q3 2026 were 4,210 units.\n")
+        )
+      })
+      yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
+      const service = yield* startService({
+        sources: [source.url("/q3-sales.txt")],
+        store: url,
+        server: {
+          maxActiveRuns: 1,
+          tokens: [
+            { sha256: tokenDigest(tokens.capture), runs: "*", capture: true, name: "capture" },
+            { sha256: tokenDigest(metricsToken), runs: [], capture: false, metrics: true, name: "metrics" }
+          ] as any
+        },
+        config: { telemetry: { prometheus: true } }
+      })
+      const runIds: Array<string> = []
+      for (let i = 0; i < 3; i++) {
+        const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.capture })
+        assert.strictEqual(started.status, 202, started.text)
+        runIds.push(started.json.id)
+      }
+      // One job held by this replica (its one slot), two queued behind it.
+      const held = yield* scrapeUntil(service, /^citegate_capture_queue_depth\{state="waiting"\} 2$/m)
+      assert.match(held, /^citegate_capture_queue_depth\{state="running"\} 1$/m)
+      yield* Deferred.succeed(release, undefined)
+      for (const runId of runIds) yield* waitForRun(service, runId, tokens.capture)
+      const drained = yield* scrapeUntil(service, /^citegate_capture_queue_depth\{state="waiting"\} 0$/m)
+      assert.match(drained, /^citegate_capture_queue_depth\{state="running"\} 0$/m)
+    }))
+})
