@@ -5,7 +5,7 @@
  * recorded and `/metrics` does not exist.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Metric } from "effect"
+import { Deferred, Effect, Metric } from "effect"
 import type * as http from "node:http"
 import * as Config from "../src/Config.js"
 import { tokenDigest } from "../src/server/Auth.js"
@@ -276,5 +276,35 @@ describe("telemetry on", () => {
           "citegate.cache.entries"
         ]
       ) assert.isTrue(names.has(name), `${name} in ${[...names].join(", ")}`)
+    }))
+
+  it.scopedLive("counts capture runs waiting for a slot and runs holding one", () =>
+    Effect.gen(function*() {
+      // The source holds every response until `release`: the first run keeps the one slot.
+      const release = yield* Deferred.make<void>()
+      const source = yield* testServer((_request, response) => {
+        void Effect.runPromise(Deferred.await(release)).then(() =>
+          response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("Net sales for Q3 2026 were 4,210 units.\n")
+        )
+      })
+      yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
+      const service = yield* startService({
+        sources: [source.url("/q3-sales.txt")],
+        server: { maxActiveRuns: 1, tokens: serviceTokens as any },
+        config: { telemetry: { prometheus: true } }
+      })
+      const scrape = () => call(service, "/metrics", { token: metricsToken }).pipe(Effect.map((r) => r.text))
+      const runIds: Array<string> = []
+      for (let i = 0; i < 3; i++) {
+        const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.capture })
+        assert.strictEqual(started.status, 202, started.text)
+        runIds.push(started.json.id)
+      }
+      const held = yield* scrapeUntil(scrape, /^citegate_runs_waiting(?:\{\})? 2$/m)
+      assert.match(held, /^citegate_runs_active(?:\{\})? 1$/m)
+      yield* Deferred.succeed(release, undefined)
+      for (const runId of runIds) yield* waitForRun(service, runId)
+      const done = yield* scrapeUntil(scrape, /^citegate_runs_active(?:\{\})? 0$/m)
+      assert.match(done, /^citegate_runs_waiting(?:\{\})? 0$/m)
     }))
 })

@@ -48,6 +48,9 @@ export const captureBytes = Metric.counter("citegate.capture.bytes", {
 export const runsActive = Metric.gauge("citegate.runs.active", {
   description: "Capture runs in progress on this replica"
 })
+export const runsWaiting = Metric.gauge("citegate.runs.waiting", {
+  description: "Capture runs on this replica waiting for a capture slot (server.maxActiveRuns); with --store, see citegate.capture.queue.depth"
+})
 export const cacheHits = Metric.counter("citegate.cache.hits", {
   description: "Captures a verification took from the verified-capture cache (no read, no hash)",
   incremental: true
@@ -195,3 +198,23 @@ export const sampleQueue = <E>(count: Effect.Effect<{ readonly waiting: number; 
 
 /** A capture run started (+1) or ended (-1) on this replica. */
 export const runActive = (delta: 1 | -1): Effect.Effect<void> => whenOn(Metric.incrementBy(runsActive, delta))
+
+/** A capture run began (+1) or stopped (-1) waiting for a slot on this replica. */
+export const runWaiting = (delta: 1 | -1): Effect.Effect<void> => whenOn(Metric.incrementBy(runsWaiting, delta))
+
+/**
+ * `withSlot(run)` (a run that waits for a capture slot, then holds it), counted in
+ * `citegate.runs.waiting` from the start until it holds the slot, or until it ends without one
+ * (interrupted while waiting): exactly once either way.
+ */
+export const waitingForSlot = <A, E, R>(withSlot: (run: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
+(run: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    let waiting = true
+    const stopped = Effect.suspend(() => {
+      if (!waiting) return Effect.void
+      waiting = false
+      return runWaiting(-1)
+    })
+    return Effect.zipRight(runWaiting(1), Effect.ensuring(withSlot(Effect.zipRight(stopped, run)), stopped))
+  })

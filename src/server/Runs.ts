@@ -231,7 +231,8 @@ const captureRun = (local: Local, state: RunState) =>
   captureSources(local, state).pipe(
     // Active while it holds a slot: the gauge counts runs capturing, not runs waiting for a slot.
     (run) => Effect.acquireUseRelease(Metrics.runActive(1), () => run, () => Metrics.runActive(-1)),
-    local.slots.withPermits(1),
+    // Counted as waiting (citegate.runs.waiting) until it holds a slot.
+    Metrics.waitingForSlot(local.slots.withPermits(1)),
     Effect.withSpan("Runs.capture", { attributes: { [Metrics.attributes.runId]: state.id } }),
     Effect.annotateSpans(Metrics.attributes.runId, state.id),
     Effect.provideService(Telemetry, local.telemetry),
