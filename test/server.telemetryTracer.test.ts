@@ -64,6 +64,29 @@ class StackContextManager implements ContextManager {
   }
 }
 
+/**
+ * `effect`, and how many times the OpenTelemetry API's `context.with` was called while it ran: the
+ * upstream tracer calls it each time a fiber runs under a span.
+ */
+const countingContextWith = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const counter = { calls: 0 }
+      const original = otelContext.with.bind(otelContext)
+      // An own property over the API's method, removed again after `effect`: calls go through to it.
+      Object.defineProperty(otelContext, "with", {
+        configurable: true,
+        value: (...args: Parameters<typeof otelContext.with>) => {
+          counter.calls++
+          return original(...args)
+        }
+      })
+      return counter
+    }),
+    (counter) => Effect.map(effect, (value) => [value, counter] as const),
+    () => Effect.sync(() => delete (otelContext as { with?: unknown }).with)
+  )
+
 /** Three spans, nested, one of them resumed after a timer; their ids as Effect saw them. */
 const nested = Effect.gen(function*() {
   const inner = yield* Effect.withSpan(Effect.zipRight(Effect.sleep("5 millis"), Effect.currentSpan), "test.inner")
@@ -76,7 +99,9 @@ describe("the telemetry tracer", () => {
     Effect.gen(function*() {
       assert.isFalse(contextPropagates())
       const { spans, url } = yield* receiver
-      const ids = yield* Effect.scoped(Effect.provide(nested, Layer.orDie(telemetry(url))))
+      const [ids, counter] = yield* Effect.scoped(Effect.provide(countingContextWith(nested), Layer.orDie(telemetry(url))))
+      // The fibers ran under their spans without the tracer's context step.
+      assert.strictEqual(counter.calls, 0)
       // Closing the layer flushed the batch.
       yield* waitUntil(() => spans.length >= 3, "spans arrive", 10_000)
       const named = (name: string) => spans.find((s) => s.name === name)!
@@ -99,18 +124,36 @@ describe("the telemetry tracer", () => {
       yield* Effect.addFinalizer(() => Effect.sync(() => otelContext.disable()))
       assert.isTrue(contextPropagates())
       const { spans, url } = yield* receiver
-      const seen = yield* Effect.scoped(Effect.provide(
-        Effect.withSpan(
+      const [seen, counter] = yield* Effect.scoped(Effect.provide(
+        countingContextWith(Effect.withSpan(
           Effect.zipRight(
             Effect.sleep("5 millis"),
             Effect.zip(Effect.currentSpan, Effect.sync(() => trace.getSpan(otelContext.active())?.spanContext().spanId))
           ),
           "test.active"
-        ).pipe(Effect.orDie),
+        ).pipe(Effect.orDie)),
         Layer.orDie(telemetry(url))
       ))
       const [span, active] = seen
+      assert.isAtLeast(counter.calls, 1)
       assert.strictEqual(active, span.spanId)
       yield* waitUntil(() => spans.some((s) => s.name === "test.active"), "the span arrives", 10_000)
     }))
+
+  it.scopedLive("shutdown flushes spans and metrics side by side, within one shutdown timeout, when the collector never answers", () =>
+    Effect.gen(function*() {
+      // A collector that takes every export and never answers: each flush waits for its timeout.
+      const held = yield* testServer(() => {})
+      const started = Date.now()
+      yield* Effect.scoped(Effect.provide(
+        Effect.withSpan(Effect.void, "test.pending"),
+        Layer.orDie(telemetryLayer({
+          serviceName: "citegate-under-test",
+          otlp: { url: held.url(""), headers: {}, exportIntervalMs: 60_000 },
+          prometheus: false
+        }))
+      ))
+      // 5 s each (TelemetrySdk's shutdown timeout), at the same time: not 10 s one after the other.
+      assert.isBelow(Date.now() - started, 8_000)
+    }), 20_000)
 })

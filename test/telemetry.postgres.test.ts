@@ -27,14 +27,14 @@ afterAll(() => cluster?.stop())
 
 const metricsToken = "citegate-test-metrics-token-737373"
 
-/** The scrape once `pattern` matches it (the depth is sampled every `Telemetry.sampleMs`). */
-const scrapeUntil = (service: { readonly base: string }, pattern: RegExp, timeoutMs = 10_000) =>
+/** A scrape that matches every one of `patterns` (the depth is sampled every `Telemetry.sampleMs`: one sample shows both states). */
+const scrapeUntil = (service: { readonly base: string }, patterns: ReadonlyArray<RegExp>, timeoutMs = 10_000) =>
   Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     for (;;) {
       const text = (yield* call(service, "/metrics", { token: metricsToken })).text
-      if (pattern.test(text)) return text
-      if (Date.now() > deadline) return assert.fail(`no ${pattern} in:\n${text}`)
+      if (patterns.every((pattern) => pattern.test(text))) return text
+      if (Date.now() > deadline) return assert.fail(`no ${patterns.join(" and ")} in:\n${text}`)
       yield* Effect.sleep("20 millis")
     }
   })
@@ -69,11 +69,9 @@ describe.skipIf(skipPostgres)("telemetry over PostgreSQL", () => {
         runIds.push(started.json.id)
       }
       // One job held by this replica (its one slot), two queued behind it.
-      const held = yield* scrapeUntil(service, /^citegate_capture_queue_depth\{state="waiting"\} 2$/m)
-      assert.match(held, /^citegate_capture_queue_depth\{state="running"\} 1$/m)
+      yield* scrapeUntil(service, [/^citegate_capture_queue_depth\{state="waiting"\} 2$/m, /^citegate_capture_queue_depth\{state="running"\} 1$/m])
       yield* Deferred.succeed(release, undefined)
       for (const runId of runIds) yield* waitForRun(service, runId, tokens.capture)
-      const drained = yield* scrapeUntil(service, /^citegate_capture_queue_depth\{state="waiting"\} 0$/m)
-      assert.match(drained, /^citegate_capture_queue_depth\{state="running"\} 0$/m)
+      yield* scrapeUntil(service, [/^citegate_capture_queue_depth\{state="waiting"\} 0$/m, /^citegate_capture_queue_depth\{state="running"\} 0$/m])
     }))
 })

@@ -52,15 +52,15 @@ export const runsWaiting = Metric.gauge("citegate.runs.waiting", {
   description: "Capture runs on this replica waiting for a capture slot (server.maxActiveRuns); with --store, see citegate.capture.queue.depth"
 })
 export const cacheHits = Metric.counter("citegate.cache.hits", {
-  description: "Captures a verification took from the verified-capture cache (no read, no hash)",
+  description: "Captures (and finished runs' manifests) taken from the verified-capture cache: no read, no hash",
   incremental: true
 })
 export const cacheMisses = Metric.counter("citegate.cache.misses", {
-  description: "Captures a verification read and hashed because the cache did not hold them (or their stamp changed)",
+  description: "Captures read and hashed (and manifests made) because the verified-capture cache did not hold them or their stamp changed",
   incremental: true
 })
 export const cacheEvictions = Metric.counter("citegate.cache.evictions", {
-  description: "Captures dropped from the verified-capture cache to stay within server.cacheBytes",
+  description: "Captures and manifests dropped from the verified-capture cache to stay within server.cacheBytes",
   incremental: true
 })
 export const cacheBytes = Metric.gauge("citegate.cache.bytes", {

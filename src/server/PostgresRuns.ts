@@ -266,8 +266,9 @@ export const make = (options: ReplicaOptions) =>
 
     yield* Effect.forkScoped(Effect.interruptible(work(r)))
     yield* Effect.forkScoped(Effect.interruptible(expire(r)))
-    // With telemetry on, the shared queue's depth (docs/observability.md); nothing otherwise.
-    yield* Effect.forkScoped(Effect.interruptible(Metrics.sampleQueue(queueDepth(r))))
+    // With telemetry on, the shared queue's depth (docs/observability.md); nothing otherwise. Its
+    // query, once a second, is not traced (it would be a trace of its own each time).
+    yield* Effect.forkScoped(Effect.interruptible(Metrics.sampleQueue(Effect.withTracerEnabled(queueDepth(r), false))))
     yield* Effect.addFinalizer(() => drain(r))
 
     // Exact (no clock in it): kept from the first read (`changedAt` undefined).

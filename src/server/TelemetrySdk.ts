@@ -7,7 +7,9 @@
  *
  * @since 0.4.0
  */
+import * as OtelMetrics from "@effect/opentelemetry/Metrics"
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
+import * as Resource from "@effect/opentelemetry/Resource"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import { context as otelContext, createContextKey, ROOT_CONTEXT } from "@opentelemetry/api"
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http"
@@ -71,13 +73,11 @@ export const layer = (telemetry: ResolvedTelemetry): Layer.Layer<Telemetry> => {
       })
     )
   }
-  // The metric readers and the resource through the SDK's layer; the tracer (when spans are exported)
-  // from the provider and span processor that layer would make, under `effectTracer`.
-  const sdk = NodeSdk.layer(() => ({
-    resource: { serviceName: telemetry.serviceName, serviceVersion: version },
-    metricReader: readers,
-    shutdownTimeout
-  }))
+  // What `NodeSdk.layer` builds, with the tracer under `effectTracer`: the metric readers and the
+  // tracer side by side over one resource, so that on shutdown they flush at the same time, within
+  // one `shutdownTimeout` (not one after the other).
+  const resource = Resource.layerFromEnv(Resource.configToAttributes({ serviceName: telemetry.serviceName, serviceVersion: version }))
+  const metrics = readers.length === 0 ? Layer.empty : OtelMetrics.layer(() => readers as [MetricReader, ...Array<MetricReader>], { shutdownTimeout })
   const tracing = otlp === undefined ? Layer.empty : effectTracer.pipe(
     Layer.provide(OtelTracer.layerTracer),
     Layer.provide(Layer.suspend(() =>
@@ -89,6 +89,7 @@ export const layer = (telemetry: ResolvedTelemetry): Layer.Layer<Telemetry> => {
       )
     ))
   )
+  const sdk = Layer.merge(tracing, metrics).pipe(Layer.provide(resource))
   // Without the `otel_scope_name` label on every series (it names the bridge, the same for all).
   const serializer = new PrometheusSerializer(undefined, undefined, undefined, false, true)
   const scrape = prometheus === undefined ? undefined : Effect.promise(() =>
@@ -97,5 +98,5 @@ export const layer = (telemetry: ResolvedTelemetry): Layer.Layer<Telemetry> => {
   // Built after the SDK, so the service it provides runs under the SDK's tracer.
   // Sampled state is at most a second old, and at least as fresh as each OTLP export.
   const sampleMs = Math.min(1_000, otlp?.exportIntervalMs ?? 1_000)
-  return Layer.succeed(Telemetry, { enabled: true, scrape, sampleMs }).pipe(Layer.provideMerge(Layer.discard(Layer.provideMerge(tracing, sdk))))
+  return Layer.succeed(Telemetry, { enabled: true, scrape, sampleMs }).pipe(Layer.provideMerge(sdk))
 }
