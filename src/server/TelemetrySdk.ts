@@ -45,7 +45,7 @@ export const contextPropagates = (): boolean => {
  * runs when nothing would read it. That step makes the fiber's span the active OpenTelemetry
  * context for the run, for code that uses the OpenTelemetry API itself (an instrumented library);
  * with no context manager installed (`serve` installs none) the context is dropped at once, and the
- * step cost about half of the service's CPU per request with telemetry on (docs/performance.md).
+ * step cost about 40% of the service's CPU per request with telemetry on (docs/performance.md).
  * The spans, their parents and what is exported are the same. Decided when the layer is built.
  */
 const effectTracer: Layer.Layer<never, never, OtelTracer.OtelTracer> = Layer.unwrapEffect(
