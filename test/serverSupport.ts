@@ -187,3 +187,34 @@ export const assertSameJson = (served: string, printed: string, message?: string
   if (served !== JSON.stringify(JSON.parse(printed))) throw new Error(`${message ?? "served"}: not the compact text of the CLI's JSON\n${served}\n${printed}`)
   if (printed !== JSON.stringify(JSON.parse(served), null, 2) + "\n") throw new Error(`${message ?? "printed"}: not the indented text of the served JSON`)
 }
+
+/**
+ * A source on 127.0.0.1 that holds every response until `release`: a capture run of it keeps its
+ * slot (or its job) as long as a test needs. Released when the scope closes, before the server is.
+ */
+export const heldSource = Effect.gen(function*() {
+  let release = () => {}
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const server = yield* testServer((_request, response) => {
+    void released.then(() =>
+      response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("Net sales for Q3 2026 were 4,210 units.\n")
+    )
+  })
+  yield* Effect.addFinalizer(() => Effect.sync(release))
+  return { url: server.url("/q3-sales.txt"), release: Effect.sync(release) }
+})
+
+/**
+ * `GET /metrics` with `token` until one scrape matches every one of `patterns` (sampled metrics lag
+ * by up to `Telemetry.sampleMs`, and one sample shows related figures together); that scrape.
+ */
+export const scrapeUntil = (service: Pick<Service, "base">, token: string, patterns: ReadonlyArray<RegExp>, timeoutMs = 10_000) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const text = (yield* call(service, "/metrics", { token })).text
+      if (patterns.every((pattern) => pattern.test(text))) return text
+      if (Date.now() > deadline) return yield* Effect.dieMessage(`no ${patterns.join(" and ")} in:\n${text}`)
+      yield* Effect.sleep("20 millis")
+    }
+  })

@@ -5,12 +5,11 @@
  * the queue holds a known number of jobs while the metric is scraped.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { tokenDigest } from "../src/server/Auth.js"
 import * as PostgresStore from "../src/store/Postgres.js"
-import { testServer } from "./httpServer.js"
-import { call, startService, tokens, waitForRun } from "./serverSupport.js"
+import { call, heldSource, scrapeUntil, startService, tokens, waitForRun } from "./serverSupport.js"
 import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
 
 let cluster: Cluster
@@ -27,31 +26,13 @@ afterAll(() => cluster?.stop())
 
 const metricsToken = "citegate-test-metrics-token-737373"
 
-/** A scrape that matches every one of `patterns` (the depth is sampled every `Telemetry.sampleMs`: one sample shows both states). */
-const scrapeUntil = (service: { readonly base: string }, patterns: ReadonlyArray<RegExp>, timeoutMs = 10_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const text = (yield* call(service, "/metrics", { token: metricsToken })).text
-      if (patterns.every((pattern) => pattern.test(text))) return text
-      if (Date.now() > deadline) return assert.fail(`no ${patterns.join(" and ")} in:\n${text}`)
-      yield* Effect.sleep("20 millis")
-    }
-  })
-
 describe.skipIf(skipPostgres)("telemetry over PostgreSQL", () => {
   it.scopedLive("samples the shared capture queue's depth: waiting and running jobs", () =>
     Effect.gen(function*() {
-      // The source holds every response until `release`: the first run's capture keeps its job running.
-      const release = yield* Deferred.make<void>()
-      const source = yield* testServer((_request, response) => {
-        void Effect.runPromise(Deferred.await(release)).then(() =>
-          response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("Net sales for Q3 2026 were 4,210 units.\n")
-        )
-      })
-      yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
+      // Its source holds every response: the first run's capture keeps its job running.
+      const source = yield* heldSource
       const service = yield* startService({
-        sources: [source.url("/q3-sales.txt")],
+        sources: [source.url],
         store: url,
         server: {
           maxActiveRuns: 1,
@@ -69,9 +50,9 @@ describe.skipIf(skipPostgres)("telemetry over PostgreSQL", () => {
         runIds.push(started.json.id)
       }
       // One job held by this replica (its one slot), two queued behind it.
-      yield* scrapeUntil(service, [/^citegate_capture_queue_depth\{state="waiting"\} 2$/m, /^citegate_capture_queue_depth\{state="running"\} 1$/m])
-      yield* Deferred.succeed(release, undefined)
+      yield* scrapeUntil(service, metricsToken, [/^citegate_capture_queue_depth\{state="waiting"\} 2$/m, /^citegate_capture_queue_depth\{state="running"\} 1$/m])
+      yield* source.release
       for (const runId of runIds) yield* waitForRun(service, runId, tokens.capture)
-      yield* scrapeUntil(service, [/^citegate_capture_queue_depth\{state="waiting"\} 0$/m, /^citegate_capture_queue_depth\{state="running"\} 0$/m])
+      yield* scrapeUntil(service, metricsToken, [/^citegate_capture_queue_depth\{state="waiting"\} 0$/m, /^citegate_capture_queue_depth\{state="running"\} 0$/m])
     }))
 })

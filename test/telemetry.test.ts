@@ -5,12 +5,12 @@
  * recorded and `/metrics` does not exist.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Metric } from "effect"
+import { Effect, Metric } from "effect"
 import type * as http from "node:http"
 import * as Config from "../src/Config.js"
 import { tokenDigest } from "../src/server/Auth.js"
 import { testServer, waitUntil } from "./httpServer.js"
-import { call, report, sources, startService, tokens, waitForRun } from "./serverSupport.js"
+import { call, heldSource, report, scrapeUntil, sources, startService, tokens, waitForRun } from "./serverSupport.js"
 
 const metricsToken = "citegate-test-metrics-token-424242"
 const serviceTokens = [
@@ -75,18 +75,6 @@ const metricNamesOf = (exports: ReadonlyArray<Export>) =>
       )
     )
   )
-
-/** Scrapes until one scrape matches every one of `patterns` (sampled metrics lag by up to `Telemetry.sampleMs`); that scrape. */
-const scrapeUntil = <E, R>(scrape: () => Effect.Effect<string, E, R>, patterns: ReadonlyArray<RegExp>, timeoutMs = 10_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const text = yield* scrape()
-      if (patterns.every((pattern) => pattern.test(text))) return text
-      if (Date.now() > deadline) return assert.fail(`no ${patterns.join(" and ")} in:\n${text}`)
-      yield* Effect.sleep("20 millis")
-    }
-  })
 
 /** Every citegate metric series in the process's registry (labels included). */
 const citegateSeries = () =>
@@ -198,15 +186,12 @@ describe("telemetry on", () => {
       assert.strictEqual(Number(bytes![1]), Buffer.byteLength(salesText))
       assert.match(text, /^citegate_http_request_duration_bucket\{[^}]*route="\/v1\/verify\/report"/m)
       // The verified-capture cache, sampled: the second verification took the capture from memory.
-      const cached = yield* scrapeUntil(
-        () => call(service, "/metrics", { token: metricsToken }).pipe(Effect.map((r) => r.text)),
-        [
-          /^citegate_cache_hits_total(?:\{\})? [1-9]\d*$/m,
-          /^citegate_cache_misses_total(?:\{\})? [1-9]\d*$/m,
-          /^citegate_cache_evictions_total(?:\{\})? 0$/m,
-          /^citegate_cache_entries(?:\{\})? [1-9]\d*$/m
-        ]
-      )
+      const cached = yield* scrapeUntil(service, metricsToken, [
+        /^citegate_cache_hits_total(?:\{\})? [1-9]\d*$/m,
+        /^citegate_cache_misses_total(?:\{\})? [1-9]\d*$/m,
+        /^citegate_cache_evictions_total(?:\{\})? 0$/m,
+        /^citegate_cache_entries(?:\{\})? [1-9]\d*$/m
+      ])
       const cacheBytes = /^citegate_cache_bytes(?:\{\})? (\d+)$/m.exec(cached)
       assert.isNotNull(cacheBytes, cached)
       assert.isAtLeast(Number(cacheBytes![1]), Buffer.byteLength(salesText))
@@ -283,29 +268,22 @@ describe("telemetry on", () => {
 
   it.scopedLive("counts capture runs waiting for a slot and runs holding one", () =>
     Effect.gen(function*() {
-      // The source holds every response until `release`: the first run keeps the one slot.
-      const release = yield* Deferred.make<void>()
-      const source = yield* testServer((_request, response) => {
-        void Effect.runPromise(Deferred.await(release)).then(() =>
-          response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("Net sales for Q3 2026 were 4,210 units.\n")
-        )
-      })
-      yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
+      // Its source holds every response: the first run keeps the one slot.
+      const source = yield* heldSource
       const service = yield* startService({
-        sources: [source.url("/q3-sales.txt")],
+        sources: [source.url],
         server: { maxActiveRuns: 1, tokens: serviceTokens as any },
         config: { telemetry: { prometheus: true } }
       })
-      const scrape = () => call(service, "/metrics", { token: metricsToken }).pipe(Effect.map((r) => r.text))
       const runIds: Array<string> = []
       for (let i = 0; i < 3; i++) {
         const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.capture })
         assert.strictEqual(started.status, 202, started.text)
         runIds.push(started.json.id)
       }
-      yield* scrapeUntil(scrape, [/^citegate_runs_waiting(?:\{\})? 2$/m, /^citegate_runs_active(?:\{\})? 1$/m])
-      yield* Deferred.succeed(release, undefined)
+      yield* scrapeUntil(service, metricsToken, [/^citegate_runs_waiting(?:\{\})? 2$/m, /^citegate_runs_active(?:\{\})? 1$/m])
+      yield* source.release
       for (const runId of runIds) yield* waitForRun(service, runId)
-      yield* scrapeUntil(scrape, [/^citegate_runs_active(?:\{\})? 0$/m, /^citegate_runs_waiting(?:\{\})? 0$/m])
+      yield* scrapeUntil(service, metricsToken, [/^citegate_runs_active(?:\{\})? 0$/m, /^citegate_runs_waiting(?:\{\})? 0$/m])
     }))
 })
