@@ -218,3 +218,9 @@ export const scrapeUntil = (service: Pick<Service, "base">, token: string, patte
       yield* Effect.sleep("20 millis")
     }
   })
+
+/** `count` capture runs started with `token` (each a 202), their ids in order. */
+export const startRuns = (service: Pick<Service, "base">, count: number, token: string = tokens.capture) =>
+  Effect.forEach(Array.from({ length: count }), () =>
+    Effect.flatMap(call(service, "/v1/runs", { method: "POST", token }), (started) =>
+      started.status === 202 ? Effect.succeed(started.json.id as string) : Effect.dieMessage(`run not started: ${started.status} ${started.text}`)))

@@ -4,12 +4,12 @@
  * over a PostgreSQL cluster started for the test; its source answers only when the test lets it, so
  * the queue holds a known number of jobs while the metric is scraped.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { tokenDigest } from "../src/server/Auth.js"
 import * as PostgresStore from "../src/store/Postgres.js"
-import { call, heldSource, scrapeUntil, startService, tokens, waitForRun } from "./serverSupport.js"
+import { heldSource, scrapeUntil, startRuns, startService, tokens, waitForRun } from "./serverSupport.js"
 import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
 
 let cluster: Cluster
@@ -43,12 +43,7 @@ describe.skipIf(skipPostgres)("telemetry over PostgreSQL", () => {
         },
         config: { telemetry: { prometheus: true } }
       })
-      const runIds: Array<string> = []
-      for (let i = 0; i < 3; i++) {
-        const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.capture })
-        assert.strictEqual(started.status, 202, started.text)
-        runIds.push(started.json.id)
-      }
+      const runIds = yield* startRuns(service, 3)
       // One job held by this replica (its one slot), two queued behind it.
       yield* scrapeUntil(service, metricsToken, [/^citegate_capture_queue_depth\{state="waiting"\} 2$/m, /^citegate_capture_queue_depth\{state="running"\} 1$/m])
       yield* source.release

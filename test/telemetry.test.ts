@@ -10,7 +10,7 @@ import type * as http from "node:http"
 import * as Config from "../src/Config.js"
 import { tokenDigest } from "../src/server/Auth.js"
 import { testServer, waitUntil } from "./httpServer.js"
-import { call, heldSource, report, scrapeUntil, sources, startService, tokens, waitForRun } from "./serverSupport.js"
+import { call, heldSource, report, scrapeUntil, sources, startRuns, startService, tokens, waitForRun } from "./serverSupport.js"
 
 const metricsToken = "citegate-test-metrics-token-424242"
 const serviceTokens = [
@@ -275,12 +275,7 @@ describe("telemetry on", () => {
         server: { maxActiveRuns: 1, tokens: serviceTokens as any },
         config: { telemetry: { prometheus: true } }
       })
-      const runIds: Array<string> = []
-      for (let i = 0; i < 3; i++) {
-        const started = yield* call(service, "/v1/runs", { method: "POST", token: tokens.capture })
-        assert.strictEqual(started.status, 202, started.text)
-        runIds.push(started.json.id)
-      }
+      const runIds = yield* startRuns(service, 3)
       yield* scrapeUntil(service, metricsToken, [/^citegate_runs_waiting(?:\{\})? 2$/m, /^citegate_runs_active(?:\{\})? 1$/m])
       yield* source.release
       for (const runId of runIds) yield* waitForRun(service, runId)
