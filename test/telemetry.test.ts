@@ -10,7 +10,7 @@ import type * as http from "node:http"
 import * as Config from "../src/Config.js"
 import { tokenDigest } from "../src/server/Auth.js"
 import { testServer, waitUntil } from "./httpServer.js"
-import { call, heldSource, report, scrapeUntil, sources, startRuns, startService, tokens, waitForRun } from "./serverSupport.js"
+import { call, report, scrapeUntil, sources, startService, tokens, waitForRun } from "./serverSupport.js"
 
 const metricsToken = "citegate-test-metrics-token-424242"
 const serviceTokens = [
@@ -266,19 +266,4 @@ describe("telemetry on", () => {
       ) assert.isTrue(names.has(name), `${name} in ${[...names].join(", ")}`)
     }))
 
-  it.scopedLive("counts capture runs waiting for a slot and runs holding one", () =>
-    Effect.gen(function*() {
-      // Its source holds every response: the first run keeps the one slot.
-      const source = yield* heldSource
-      const service = yield* startService({
-        sources: [source.url],
-        server: { maxActiveRuns: 1, tokens: serviceTokens as any },
-        config: { telemetry: { prometheus: true } }
-      })
-      const runIds = yield* startRuns(service, 3)
-      yield* scrapeUntil(service, metricsToken, [/^citegate_runs_waiting(?:\{\})? 2$/m, /^citegate_runs_active(?:\{\})? 1$/m])
-      yield* source.release
-      for (const runId of runIds) yield* waitForRun(service, runId)
-      yield* scrapeUntil(service, metricsToken, [/^citegate_runs_active(?:\{\})? 0$/m, /^citegate_runs_waiting(?:\{\})? 0$/m])
-    }))
 })

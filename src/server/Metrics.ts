@@ -199,6 +199,14 @@ export const sampleQueue = <E>(count: Effect.Effect<{ readonly waiting: number; 
 /** A capture run started (+1) or ended (-1) on this replica. */
 export const runActive = (delta: 1 | -1): Effect.Effect<void> => whenOn(Metric.incrementBy(runsActive, delta))
 
+/**
+ * A single service's run gauges at 0 from its start (with telemetry on), so that a scrape or an
+ * alert sees 0, not a series that is missing until the first run.
+ */
+export const runsAtZero: Effect.Effect<void> = whenOn(
+  Effect.zipRight(Metric.set(runsActive, 0), Metric.set(runsWaiting, 0))
+)
+
 /** A capture run began (+1) or stopped (-1) waiting for a slot on this replica. */
 export const runWaiting = (delta: 1 | -1): Effect.Effect<void> => whenOn(Metric.incrementBy(runsWaiting, delta))
 

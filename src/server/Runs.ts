@@ -404,6 +404,7 @@ export const make = Effect.gen(function*() {
     telemetry: Option.getOrElse(yield* Effect.serviceOption(Telemetry), () => Telemetry.off),
     cache: yield* Effect.serviceOption(CaptureCache)
   }
+  yield* Effect.provideService(Metrics.runsAtZero, Telemetry, local.telemetry)
   const manifest = (run: RunView) => manifestOf(local, run)
 
   const events = (run: RunView, afterId: number): Stream.Stream<RunEvent, RunNotFound> => {
