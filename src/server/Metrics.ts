@@ -7,13 +7,14 @@
  * @since 0.4.0
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import { spanAttributes } from "../internal/Spans.js"
-import type { CaptureCacheStats } from "../verify/CaptureCache.js"
+import { CaptureCache, type CaptureCacheStats } from "../verify/CaptureCache.js"
 import { Telemetry } from "./Context.js"
 
 /** Span attributes set by citegate (besides the platform's `http.*` and `url.*`). */
@@ -174,6 +175,11 @@ export const sampleCache = (stats: Effect.Effect<CaptureCacheStats>): Effect.Eff
     })
     return Effect.repeat(sample, Schedule.spaced(telemetry.value.sampleMs)).pipe(Effect.asVoid)
   })
+
+/** `sampleCache` of the verified-capture cache in context, for the layer's life (a fiber only with telemetry on). */
+export const cacheSampler: Layer.Layer<never, never, CaptureCache> = Layer.scopedDiscard(
+  Effect.flatMap(CaptureCache, (cache) => Effect.forkScoped(Effect.interruptible(sampleCache(cache.stats))))
+)
 
 /**
  * Samples the shared capture queue's depth into `citegate.capture.queue.depth` every

@@ -484,10 +484,6 @@ export const layer = (options: ServeOptions) => {
     }))
     yield* Effect.addFinalizer(() => Effect.sync(() => front.take(undefined)))
   })).pipe(Layer.provide(services))
-  // With telemetry on, the verified-capture cache sampled into the metrics (docs/observability.md).
-  const cacheMetrics = Layer.scopedDiscard(
-    Effect.flatMap(CaptureCache.CaptureCache, (cache) => Effect.forkScoped(Effect.interruptible(Metrics.sampleCache(cache.stats))))
-  ).pipe(Layer.provide(base))
   const api = HttpApiBuilder.api(CitegateApi).pipe(
     Layer.provide([HealthLive, Handlers.RunsLive, Documents.DocumentsLive, Handlers.VerifyLive, Reviews.ReviewsLive])
   )
@@ -496,7 +492,8 @@ export const layer = (options: ServeOptions) => {
     Layer.provide(routes),
     Layer.provide(api),
     Layer.provide(services),
-    (served) => Layer.mergeAll(served, laneLayer, cacheMetrics),
+    // With telemetry on, the verified-capture cache sampled into the metrics (docs/observability.md).
+    (served) => Layer.mergeAll(served, laneLayer, Metrics.cacheSampler.pipe(Layer.provide(base))),
     Layer.provideMerge(NodeHttpServer.layer(() => server, { host: options.host, port: options.port })),
     Layer.provide(telemetry)
   )
