@@ -3,8 +3,8 @@
  * and `citegate.runs.waiting` (waiting for one), both 0 from the start. A file of its own: the
  * metric registry is the process's, and another test's runs would leave these series behind.
  */
-import { describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Metric } from "effect"
 import { tokenDigest } from "../src/server/Auth.js"
 import { heldSource, scrapeUntil, startRuns, startService, tokens, waitForRun } from "./serverSupport.js"
 
@@ -32,5 +32,23 @@ describe("telemetry on: capture runs", () => {
       yield* source.release
       for (const runId of runIds) yield* waitForRun(service, runId)
       yield* scrapeUntil(service, metricsToken, [/^citegate_runs_active(?:\{\})? 0$/m, /^citegate_runs_waiting(?:\{\})? 0$/m])
+    }))
+
+  it.scopedLive("runs interrupted by a shutdown, while waiting for a slot or holding one, are no longer counted", () =>
+    Effect.gen(function*() {
+      const source = yield* heldSource
+      const service = yield* startService({
+        sources: [source.url],
+        server: { maxActiveRuns: 1, shutdownGraceMs: 0, tokens: serviceTokens as any },
+        config: { telemetry: { prometheus: true } }
+      })
+      yield* startRuns(service, 3)
+      yield* scrapeUntil(service, metricsToken, [/^citegate_runs_waiting(?:\{\})? 2$/m, /^citegate_runs_active(?:\{\})? 1$/m])
+      // Shut down with the source still holding: the running capture and both waiting runs are interrupted.
+      yield* service.close
+      const gauge = (name: string) =>
+        Metric.unsafeSnapshot().filter((pair) => pair.metricKey.name === name).map((pair) => (pair.metricState as unknown as { readonly value: number }).value)
+      assert.deepStrictEqual(gauge("citegate.runs.waiting"), [0])
+      assert.deepStrictEqual(gauge("citegate.runs.active"), [0])
     }))
 })

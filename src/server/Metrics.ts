@@ -230,5 +230,6 @@ export const waitingForSlot = <A, E, R>(withSlot: (run: Effect.Effect<A, E, R>) 
       waiting = false
       return runWaiting(-1)
     })
-    return Effect.zipRight(runWaiting(1), Effect.ensuring(withSlot(Effect.zipRight(stopped, run)), stopped))
+    // Counted and released as a resource: an interruption between the two cannot leave a count behind.
+    return Effect.acquireUseRelease(runWaiting(1), () => withSlot(Effect.zipRight(stopped, run)), () => stopped)
   })
