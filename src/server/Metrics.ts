@@ -153,16 +153,21 @@ export const capture = (result: { readonly bytes: number } | { readonly failed: 
       )
   )
 
+/** `sample` every `Telemetry.sampleMs` while telemetry is on, until interrupted; nothing (no loop) when it is off. */
+const sampledWhileOn = (sample: Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(Telemetry), (telemetry) =>
+    Option.isNone(telemetry) || !telemetry.value.enabled
+      ? Effect.void
+      : Effect.asVoid(Effect.repeat(sample, Schedule.spaced(telemetry.value.sampleMs))))
+
 /**
- * Samples the verified-capture cache's `stats` into the metrics every `Telemetry.sampleMs` while
- * telemetry is on (its counters as increments since the last sample, its size as gauges); nothing,
- * and no fiber, when it is off. Runs until interrupted.
+ * Samples the verified-capture cache's `stats` into the metrics while telemetry is on
+ * (`sampledWhileOn`): its counters as increments since the last sample, its size as gauges.
  */
 export const sampleCache = (stats: Effect.Effect<CaptureCacheStats>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(Telemetry), (telemetry) => {
-    if (Option.isNone(telemetry) || !telemetry.value.enabled) return Effect.void
+  Effect.suspend(() => {
     let last = { hits: 0, misses: 0, evictions: 0 }
-    const sample = Effect.flatMap(stats, (now) => {
+    return sampledWhileOn(Effect.flatMap(stats, (now) => {
       const since = { hits: now.hits - last.hits, misses: now.misses - last.misses, evictions: now.evictions - last.evictions }
       last = now
       return Effect.all([
@@ -172,8 +177,7 @@ export const sampleCache = (stats: Effect.Effect<CaptureCacheStats>): Effect.Eff
         Metric.set(cacheBytes, now.bytes),
         Metric.set(cacheEntries, now.entries)
       ], { discard: true })
-    })
-    return Effect.repeat(sample, Schedule.spaced(telemetry.value.sampleMs)).pipe(Effect.asVoid)
+    }))
   })
 
 /** `sampleCache` of the verified-capture cache in context, for the layer's life (a fiber only with telemetry on). */
@@ -182,25 +186,20 @@ export const cacheSampler: Layer.Layer<never, never, CaptureCache> = Layer.scope
 )
 
 /**
- * Samples the shared capture queue's depth into `citegate.capture.queue.depth` every
- * `Telemetry.sampleMs` while telemetry is on (`count` asks the database; a failed count leaves the
- * last values); nothing when it is off. Every replica reports the same queue: aggregate with max,
- * not sum. Runs until interrupted.
+ * Samples the shared capture queue's depth into `citegate.capture.queue.depth` while telemetry is
+ * on (`sampledWhileOn`; `count` asks the database, and a failed count leaves the last values).
+ * Every replica reports the same queue: aggregate with max, not sum.
  */
 export const sampleQueue = <E>(count: Effect.Effect<{ readonly waiting: number; readonly running: number }, E>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(Telemetry), (telemetry) => {
-    if (Option.isNone(telemetry) || !telemetry.value.enabled) return Effect.void
-    const sample = count.pipe(
-      Effect.flatMap(({ running, waiting }) =>
-        Effect.zipRight(
-          Metric.set(labelled(captureQueueDepth, { state: "waiting" }), waiting),
-          Metric.set(labelled(captureQueueDepth, { state: "running" }), running)
-        )
-      ),
-      Effect.ignore
-    )
-    return Effect.repeat(sample, Schedule.spaced(telemetry.value.sampleMs)).pipe(Effect.asVoid)
-  })
+  sampledWhileOn(count.pipe(
+    Effect.flatMap(({ running, waiting }) =>
+      Effect.zipRight(
+        Metric.set(labelled(captureQueueDepth, { state: "waiting" }), waiting),
+        Metric.set(labelled(captureQueueDepth, { state: "running" }), running)
+      )
+    ),
+    Effect.ignore
+  ))
 
 /** A capture run started (+1) or ended (-1) on this replica. */
 export const runActive = (delta: 1 | -1): Effect.Effect<void> => whenOn(Metric.incrementBy(runsActive, delta))
