@@ -19,14 +19,33 @@ export type ReadNow = (
   source: SourceUrl
 ) => Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError>
 
-const forms = new WeakMap<object, ReadNow>()
+/**
+ * Starts reading the records of `sources` ahead, for a caller about to read them all through the
+ * synchronous form in that order (internal/readAhead.ts); the function returned, when one is, ends
+ * that and must be called once the caller is done. `undefined`: nothing is read ahead.
+ */
+export type ReadAheadFor = (sources: ReadonlyArray<SourceUrl>) => (() => void) | undefined
 
-/** `read`, remembered with `now`, its synchronous form (which must give the same outcome for every source). */
-export const withReadNow = <F extends (source: SourceUrl) => Effect.Effect<CaptureRecord, CaptureReadError>>(read: F, now: ReadNow): F => {
-  forms.set(read, now)
+const forms = new WeakMap<object, { readonly now: ReadNow; readonly ahead: ReadAheadFor | undefined }>()
+
+/**
+ * `read`, remembered with `now`, its synchronous form (which must give the same outcome for every
+ * source), and `ahead`, when the store can read records ahead of `now`.
+ */
+export const withReadNow = <F extends (source: SourceUrl) => Effect.Effect<CaptureRecord, CaptureReadError>>(
+  read: F,
+  now: ReadNow,
+  ahead?: ReadAheadFor
+): F => {
+  forms.set(read, { now, ahead })
   return read
 }
 
 /** The synchronous form of exactly this `read` function, if it has one. */
 export const readNowOf = (read: (source: SourceUrl) => Effect.Effect<CaptureRecord, CaptureReadError>): ReadNow | undefined =>
-  forms.get(read)
+  forms.get(read)?.now
+
+/** How exactly this `read` function's store reads records ahead, if it can. */
+export const readAheadOf = (
+  read: (source: SourceUrl) => Effect.Effect<CaptureRecord, CaptureReadError>
+): ReadAheadFor | undefined => forms.get(read)?.ahead

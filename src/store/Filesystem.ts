@@ -31,8 +31,10 @@ import {
   readRegularFile,
   type SafeReadFailure,
   startRead,
-  startRest
+  startRest,
+  syncReadLimit
 } from "../internal/safeRead.js"
+import * as ReadAhead from "../internal/readAhead.js"
 import { withReadNow } from "../internal/readNow.js"
 import { type WriteNow, withWriteNow } from "../internal/writeNow.js"
 import { listSources } from "./FilesystemList.js"
@@ -195,6 +197,12 @@ export interface FileSystemOptions {
   readonly maxRecordBytes?: number
   /** Largest body file `read` and `readBody` accept, in bytes (default 64 MiB, the largest capture budget). */
   readonly maxBodyBytes?: number
+  /**
+   * Whether a verification of many small records (at least `minFiles`, 32) may have the process's
+   * helper thread read them ahead, on the second core (internal/readAhead.ts; default true). The
+   * main thread still checks and decodes every record; the thread only reads bytes.
+   */
+  readonly readAhead?: boolean
   readonly io?: FileIo
 }
 
@@ -203,7 +211,8 @@ const recordReader = (
   directory: string,
   recordPath: (source: SourceUrl) => string,
   maxRecordBytes: number,
-  maxBodyBytes: number
+  maxBodyBytes: number,
+  readAheadOn: boolean
 ) => {
   const readBodyFile = (sha256: string) => readRegularFile(path.join(directory, bodyFileName(sha256)), maxBodyBytes)
 
@@ -225,6 +234,24 @@ const recordReader = (
       ? new MissingCapture({ source })
       : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
 
+  /** The batch out for this store's records, if any (`readAheadFor`); `recordNow` takes from it first. */
+  let ahead: { readonly index: ReadonlyMap<SourceUrl, number>; readonly batch: ReadAhead.Batch } | undefined
+
+  /** Starts reading `sources`' records ahead (internal/readAhead.ts); the function returned ends that. */
+  const readAheadFor = (sources: ReadonlyArray<SourceUrl>): (() => void) | undefined => {
+    if (!readAheadOn || ahead !== undefined || sources.length < ReadAhead.minFiles) return undefined
+    const batch = ReadAhead.start(sources.map(recordPath), Math.min(maxRecordBytes, syncReadLimit))
+    if (batch === undefined) return undefined
+    const index = new Map<SourceUrl, number>()
+    sources.forEach((source, i) => index.set(source, i))
+    const mine = { index, batch }
+    ahead = mine
+    return () => {
+      batch.end()
+      if (ahead === mine) ahead = undefined
+    }
+  }
+
   /**
    * The record stored under `source`'s name, decoded strictly: a small record (most) is opened,
    * read, closed and decoded now, with no effect of its own (a verification of a thousand small
@@ -235,7 +262,9 @@ const recordReader = (
   const recordNow = (
     source: SourceUrl
   ): Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError> => {
-    const started = startRead(recordPath(source), maxRecordBytes, nodeReadIo, readScratch)
+    const index = ahead?.index.get(source)
+    const early = index === undefined ? undefined : ahead!.batch.take(index, readScratch)
+    const started = early ?? startRead(recordPath(source), maxRecordBytes, nodeReadIo, readScratch)
     if (started instanceof PendingRead) {
       return startRest(nodeReadIo, started).pipe(
         Effect.mapError((failure) => recordFailure(source, failure)),
@@ -260,7 +289,11 @@ const recordReader = (
     return Either.isLeft(now) || now.right.format === captureFormat ? now : bodyChecked(source, now.right)
   }
   // The Verifier's load step reads through `readNow` when it is this very `read` (internal/readNow.ts).
-  const read = withReadNow((source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> => Effect.suspend(() => readNow(source)), readNow)
+  const read = withReadNow(
+    (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> => Effect.suspend(() => readNow(source)),
+    readNow,
+    readAheadFor
+  )
 
   const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {
     const name = `body ${sha256}`
@@ -443,7 +476,8 @@ export const make = Effect.fn("CaptureStore.makeFileSystem")(function*(options: 
     directory,
     recordPath,
     maxRecordBytes,
-    options.maxBodyBytes ?? defaultMaxBodyBytes
+    options.maxBodyBytes ?? defaultMaxBodyBytes,
+    options.readAhead ?? true
   )
   const writeNow = writeFileNow(options.io ?? nodeIo, directory)
   const writeFile = fileWriter(writeNow)

@@ -14,7 +14,7 @@ import { type CaptureRecord, sha256Of, type SourceUrl, urlProblem } from "../Dom
 import { type CaptureReadError, type CaptureSignatureError, NotApproved } from "../Errors.js"
 import { yieldToTimers } from "./Search.js"
 import { exported, perItem, spanAttributes } from "../internal/Spans.js"
-import { type ReadNow, readNowOf } from "../internal/readNow.js"
+import { type ReadAheadFor, readAheadOf, type ReadNow, readNowOf } from "../internal/readNow.js"
 import { syncReadLimit } from "../internal/safeRead.js"
 import type { CaptureStoreShape } from "../store/CaptureStore.js"
 import type { CaptureCacheShape, VerifiedCapture } from "./CaptureCache.js"
@@ -80,7 +80,7 @@ export const loadCaptures = (
     // Without a cache or spans, a store with a synchronous read (small records on disk) is read
     // without an effect per capture.
     const now = Option.isNone(cache) && !spans ? readNowOf(store.read) : undefined
-    if (now !== undefined) return readAllNow(now, sources)
+    if (now !== undefined) return readAllNow(now, sources, readAheadOf(store.read))
     // The loads take their stamps from the bulk call too (one query, not one per capture).
     const stamped: CaptureStoreShape = stamps === undefined || store.stamps === undefined
       ? store
@@ -124,9 +124,14 @@ interface Arriving {
  * yield to the timers after every `syncTextBetweenYields` code units read (those of records read by
  * an effect included). Such an effect is run only once the next one is in hand: the store has
  * already started a large record's read (internal/readNow.ts), so its bytes arrive while the one
- * before it is decoded and hashed. At most two are in flight.
+ * before it is decoded and hashed. At most two are in flight. With `ahead`, the store may read the
+ * records ahead on another thread (internal/readAhead.ts), ended whatever way this ends.
  */
-const readAllNow = (readNow: ReadNow, sources: ReadonlySet<SourceUrl>): Effect.Effect<Map<SourceUrl, Loaded>> => {
+const readAllNow = (
+  readNow: ReadNow,
+  sources: ReadonlySet<SourceUrl>,
+  ahead?: ReadAheadFor
+): Effect.Effect<Map<SourceUrl, Loaded>> => {
   const loaded = new Map<SourceUrl, Loaded>()
   const iterator = sources.values()
   let joined = false
@@ -162,7 +167,10 @@ const readAllNow = (readNow: ReadNow, sources: ReadonlySet<SourceUrl>): Effect.E
     }
     return ahead === undefined ? Effect.sync(inOrder) : Effect.map(join(ahead), inOrder)
   }
-  return Effect.suspend(() => next(undefined))
+  return Effect.suspend(() => {
+    const end = ahead?.([...sources])
+    return end === undefined ? next(undefined) : Effect.ensuring(next(undefined), Effect.sync(end))
+  })
 }
 
 /**
