@@ -272,6 +272,33 @@ export const start = (files: ReadonlyArray<string>, maxBytes: number): Batch | u
   return { take, end }
 }
 
+/**
+ * A store's side: at most one batch of its records out at a time (`begin` starts it for the records
+ * of `keys`, in that order, and returns the function that ends it), and a record's bytes from it by
+ * key (`take`, as `Batch.take`).
+ */
+export const forRecords = <K>(pathOf: (key: K) => string, maxBytes: number) => {
+  let ahead: { readonly index: ReadonlyMap<K, number>; readonly batch: Batch } | undefined
+  const begin = (keys: ReadonlyArray<K>): (() => void) | undefined => {
+    if (ahead !== undefined || keys.length < minFiles) return undefined
+    const batch = start(keys.map(pathOf), maxBytes)
+    if (batch === undefined) return undefined
+    const index = new Map<K, number>()
+    keys.forEach((key, i) => index.set(key, i))
+    const mine = { index, batch }
+    ahead = mine
+    return () => {
+      batch.end()
+      if (ahead === mine) ahead = undefined
+    }
+  }
+  const take = (key: K, into: Buffer): Buffer | undefined => {
+    const index = ahead?.index.get(key)
+    return index === undefined ? undefined : ahead!.batch.take(index, into)
+  }
+  return { begin, take }
+}
+
 /** For tests and the bench: how many files the thread has read and handed over in this process. */
 export const filesHandedOver = (): number => handedOver
 

@@ -234,23 +234,8 @@ const recordReader = (
       ? new MissingCapture({ source })
       : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
 
-  /** The batch out for this store's records, if any (`readAheadFor`); `recordNow` takes from it first. */
-  let ahead: { readonly index: ReadonlyMap<SourceUrl, number>; readonly batch: ReadAhead.Batch } | undefined
-
-  /** Starts reading `sources`' records ahead (internal/readAhead.ts); the function returned ends that. */
-  const readAheadFor = (sources: ReadonlyArray<SourceUrl>): (() => void) | undefined => {
-    if (!readAheadOn || ahead !== undefined || sources.length < ReadAhead.minFiles) return undefined
-    const batch = ReadAhead.start(sources.map(recordPath), Math.min(maxRecordBytes, syncReadLimit))
-    if (batch === undefined) return undefined
-    const index = new Map<SourceUrl, number>()
-    sources.forEach((source, i) => index.set(source, i))
-    const mine = { index, batch }
-    ahead = mine
-    return () => {
-      batch.end()
-      if (ahead === mine) ahead = undefined
-    }
-  }
+  // Many small records are read ahead on the helper thread (internal/readAhead.ts); `recordNow` takes from it first.
+  const ahead = readAheadOn ? ReadAhead.forRecords(recordPath, Math.min(maxRecordBytes, syncReadLimit)) : undefined
 
   /**
    * The record stored under `source`'s name, decoded strictly: a small record (most) is opened,
@@ -262,9 +247,7 @@ const recordReader = (
   const recordNow = (
     source: SourceUrl
   ): Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError> => {
-    const index = ahead?.index.get(source)
-    const early = index === undefined ? undefined : ahead!.batch.take(index, readScratch)
-    const started = early ?? startRead(recordPath(source), maxRecordBytes, nodeReadIo, readScratch)
+    const started = ahead?.take(source, readScratch) ?? startRead(recordPath(source), maxRecordBytes, nodeReadIo, readScratch)
     if (started instanceof PendingRead) {
       return startRest(nodeReadIo, started).pipe(
         Effect.mapError((failure) => recordFailure(source, failure)),
@@ -292,7 +275,7 @@ const recordReader = (
   const read = withReadNow(
     (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> => Effect.suspend(() => readNow(source)),
     readNow,
-    readAheadFor
+    ahead?.begin
   )
 
   const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {
