@@ -152,16 +152,16 @@ const startThread = (): Thread | undefined => {
       workerData: { control, slots, names, spans, arena, flags: openFlags, idleMs: threadIdleMs },
       // It allocates almost nothing of its own: the file names it reads, and fs's own objects.
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
-      stdout: true,
-      stderr: true
+      // Its standard streams are the process's (it writes nothing): piped ones would keep an
+      // ended CLI alive until the thread's idle end.
+      stdout: false,
+      stderr: false
     })
   } catch {
     unavailable = true
     return undefined
   }
   worker.unref()
-  worker.stdout.resume()
-  worker.stderr.resume()
   const made: Thread = {
     worker,
     control,
