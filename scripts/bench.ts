@@ -5,6 +5,8 @@
  *   --smoke   tiny shapes, one run each (checks the harness, measures nothing)
  *   --only verify|answers|capture|memory|hostile|search|startup|extract|bombs|postgres|audit|server|telemetry|streams
  *   --shape TEXT   only the verify shapes whose name contains TEXT (e.g. "all SnippetAbsent")
+ *   --runs N, --warmups N   timed and untimed runs per row where a row takes them (default 7 and 3):
+ *                           more warm-ups measure a long-lived process's steady state
  *   --results FILE   where to write the JSON results (default bench/results.json)
  *   --section-deadline MS   a section that runs longer ends the bench with its name (default: none; 180000 with --smoke)
  *   --server-seconds S   seconds of load per service row (default 15; short runs repeated suit a loaded machine)
@@ -52,9 +54,10 @@ const args = process.argv.slice(2)
 const smoke = args.includes("--smoke")
 const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
 const shapeFilter = args.includes("--shape") ? args[args.indexOf("--shape") + 1] : undefined
-const runs = smoke ? 1 : 7
+const numberArg = (name: string, fallback: number) => args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback
+const runs = numberArg("--runs", smoke ? 1 : 7)
 // Untimed runs first, so that both sides are measured with warm JIT and page cache.
-const warmups = smoke ? 1 : 3
+const warmups = numberArg("--warmups", smoke ? 1 : 3)
 const resultsFile = args.includes("--results") ? args[args.indexOf("--results") + 1]! : path.join("bench", "results.json")
 const serverSeconds = args.includes("--server-seconds") ? Number(args[args.indexOf("--server-seconds") + 1]) : undefined
 const serveNodeFlags = args.includes("--serve-node-flags")

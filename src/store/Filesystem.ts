@@ -198,9 +198,10 @@ export interface FileSystemOptions {
   /** Largest body file `read` and `readBody` accept, in bytes (default 64 MiB, the largest capture budget). */
   readonly maxBodyBytes?: number
   /**
-   * Whether a verification of many small records (at least `minFiles`, 32) may have the process's
-   * helper thread read them ahead, on the second core (internal/readAhead.ts; default true). The
-   * main thread still checks and decodes every record; the thread only reads bytes.
+   * Whether a verification without a capture cache that reads 32 or more records may have the
+   * process's helper thread read the small ones (up to 256 KiB) ahead, on a second core (default
+   * true). The thread only reads bytes; decoding, the record checks and the digest stay on the main
+   * thread, and the outcome is the same either way. Costs and limits: docs/threat-model.md.
    */
   readonly readAhead?: boolean
   readonly io?: FileIo

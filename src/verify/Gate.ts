@@ -194,7 +194,12 @@ export const layerConfig = layerWithStore
 export const layer = (options: {
   readonly runDirectory: string
   readonly config: ConfigInput
+  /** Many small records read ahead on a second thread (`CaptureStore.FileSystemOptions.readAhead`, default true). */
+  readonly readAhead?: boolean
 }): Layer.Layer<Gate, InvalidConfig | InvalidRunDirectory> =>
   layerWithStore(options.config).pipe(
-    Layer.provide(CaptureStore.layerFileSystem({ directory: options.runDirectory }))
+    Layer.provide(CaptureStore.layerFileSystem({
+      directory: options.runDirectory,
+      ...(options.readAhead === undefined ? {} : { readAhead: options.readAhead })
+    }))
   )
