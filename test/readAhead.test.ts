@@ -35,10 +35,10 @@ const until = (check: () => boolean, ms = 5_000) =>
     }
   })
 
-/** A batch the thread has had time to finish: a first batch starts the thread, ended at once. */
+/** A thread started and idle: batches ended at once until one has started it (the second of a process does). */
 const threadUp = (files: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    ReadAhead.start(files, syncReadLimit)?.end()
+    for (let i = 0; i < 3 && !ReadAhead.threadRunning(); i++) ReadAhead.start(files, syncReadLimit)?.end()
     yield* until(() => ReadAhead.threadRunning())
     yield* until(() => !ReadAhead.threadBusy())
   })
@@ -56,6 +56,20 @@ const readAlone = (file: string, maxBytes: number) => {
 const reset = Effect.promise(() => ReadAhead.configureForTests({}))
 
 describe("readAhead: the helper thread", () => {
+  // First in this file, which runs in a module of its own: nothing has asked for a batch before.
+  it.scopedLive("the first batch of a process starts no thread (a one-shot CLI pays nothing); the second starts it", () =>
+    Effect.gen(function*() {
+      const directory = yield* tempDirectory
+      const files = writeFiles(directory, ReadAhead.minFiles).map((f) => f.file)
+      assert.isUndefined(ReadAhead.start(files, syncReadLimit))
+      assert.isFalse(ReadAhead.threadRunning())
+      const second = ReadAhead.start(files, syncReadLimit)
+      assert.isDefined(second)
+      assert.isTrue(ReadAhead.threadRunning())
+      second!.end()
+      yield* until(() => !ReadAhead.threadBusy())
+    }))
+
   it.scopedLive("hands over exactly the bytes of each file it read, and the caller reads the rest; nothing is lost", () =>
     Effect.gen(function*() {
       yield* reset
@@ -94,7 +108,9 @@ describe("readAhead: the helper thread", () => {
         fifo: path.join(directory, "fifo.json"),
         tooLarge: path.join(directory, "too-large.json"),
         pastSync: path.join(directory, "past-sync.json"),
-        hardLink: path.join(directory, "hard-link.json")
+        hardLink: path.join(directory, "hard-link.json"),
+        // A character device: not followed, not a link, and reads nothing; only the fstat check refuses it.
+        device: "/dev/null"
       }
       fs.symlinkSync(ok[1]!.file, odd.symlink)
       fs.mkdirSync(odd.directory)
@@ -103,7 +119,7 @@ describe("readAhead: the helper thread", () => {
       fs.writeFileSync(odd.pastSync, "y".repeat(syncReadLimit + 1))
       fs.linkSync(ok[2]!.file, odd.hardLink)
       const maxBytes = 5_000
-      const refused = [odd.missing, odd.symlink, odd.directory, odd.fifo, odd.tooLarge]
+      const refused = [odd.missing, odd.symlink, odd.directory, odd.fifo, odd.tooLarge, odd.device]
       const list = [...refused, odd.hardLink, ...ok.filter((f) => f.bytes.length <= maxBytes).map((f) => f.file)]
       yield* threadUp(list)
       const batch = ReadAhead.start(list, maxBytes)!
@@ -112,7 +128,7 @@ describe("readAhead: the helper thread", () => {
         assert.strictEqual(ReadAhead.slotState(i), "declined", file)
         assert.isUndefined(batch.take(i, scratch), file)
       })
-      assert.deepStrictEqual(refused.map((file) => readAlone(file, maxBytes)), ["missing", "symlink", "not-a-regular-file", "not-a-regular-file", "too-large"])
+      assert.deepStrictEqual(refused.map((file) => readAlone(file, maxBytes)), ["missing", "symlink", "not-a-regular-file", "not-a-regular-file", "too-large", "not-a-regular-file"])
       // A second name for a record is read like the record (as startRead reads it).
       assert.isTrue(batch.take(refused.length, scratch)!.equals(ok[2]!.bytes))
       batch.end()
@@ -206,6 +222,52 @@ describe("readAhead: the helper thread", () => {
       batch!.end()
       yield* reset
     }), 30_000)
+
+  it.scopedLive("the thread stops where the arena might not hold the next file: the rest is the caller's, none declined", () =>
+    Effect.gen(function*() {
+      yield* reset
+      const directory = yield* tempDirectory
+      const files = Array.from({ length: 100 }, (_, i) => {
+        const file = path.join(directory, `big-${i}.json`)
+        const bytes = Buffer.alloc(100_000, 48 + (i % 10))
+        fs.writeFileSync(file, bytes)
+        return { file, bytes }
+      })
+      yield* threadUp(files.map((f) => f.file))
+      const batch = ReadAhead.start(files.map((f) => f.file), syncReadLimit)!
+      yield* until(() => !ReadAhead.threadBusy())
+      const states = files.map((_, i) => ReadAhead.slotState(i))
+      const read = states.filter((state) => state === "read").length
+      // (4 MiB - 256 KiB - 1) / 100,000 bytes: 39 files, then it stops; it never claims one it cannot hold.
+      assert.strictEqual(read, Math.floor((ReadAhead.arenaBytes - syncReadLimit - 1) / 100_000) + 1)
+      assert.notInclude(states, "declined")
+      files.forEach(({ bytes, file }, i) => {
+        const taken = batch.take(i, scratch) ?? Buffer.from(startRead(file, syncReadLimit) as Buffer)
+        assert.isTrue(taken.equals(bytes), `file ${i}`)
+      })
+      batch.end()
+    }))
+
+  it.scopedLive("a thread that dies holding a file: the caller waits at most waitMs for it, then reads it; the rest are handed over or free", () =>
+    Effect.gen(function*() {
+      yield* Effect.promise(() => ReadAhead.configureForTests({ dieAfter: 3 }))
+      const directory = yield* tempDirectory
+      const files = writeFiles(directory, 40)
+      yield* threadUp(files.map((f) => f.file))
+      const batch = ReadAhead.start(files.map((f) => f.file), syncReadLimit)!
+      yield* until(() => !ReadAhead.threadRunning())
+      const last = files.length - 1
+      assert.deepStrictEqual([last, last - 1, last - 2, last - 3].map((i) => batch.stateOf(i)), ["read", "read", "thread", "free"])
+      const started = performance.now()
+      assert.isUndefined(batch.take(last - 2, scratch))
+      assert.isAtLeast(performance.now() - started, ReadAhead.waitMs - 2)
+      files.forEach(({ bytes, file }, i) => {
+        const taken = batch.take(i, scratch) ?? Buffer.from(startRead(file, syncReadLimit) as Buffer)
+        assert.isTrue(taken.equals(bytes), `file ${i}`)
+      })
+      batch.end()
+      yield* reset
+    }))
 
   it.scopedLive("one batch at a time, and none for a short list", () =>
     Effect.gen(function*() {

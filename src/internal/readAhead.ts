@@ -1,5 +1,5 @@
 /**
- * One helper thread per process that reads small record files ahead of the
+ * A helper thread that reads small record files ahead of the
  * main thread, so that a verification of many small captures reads them on
  * both cores. The main thread walks the batch from its first file, the thread
  * from its last; each file is claimed by exactly one of them
@@ -15,14 +15,22 @@
  * the shared buffer before they are decoded, and decoding, the digest and
  * every check of the record stay on the main thread.
  *
- * The thread is started by the first batch large enough to use it (the main
- * thread reads most of that batch while it starts), does not keep the process
+ * The thread is started by the second batch large enough to use it (a
+ * one-shot CLI never starts it: see `askedBefore`), does not keep the process
  * alive, and ends after `idleMs` without a batch; the next batch starts a new
  * one. It costs about 5 MiB of shared buffers (the 4 MiB arena, 1 MiB of file
- * names, the slots) and a thread's own heap and stack (about 10 MB of RSS). At most one batch is out at a time in a process; another
- * caller meanwhile reads on its own, as without the thread. A file the thread
- * has not finished within `waitMs` is read by the main thread too (a thread
- * that died mid-read never holds a verification up).
+ * names, the slots) and a thread's own heap and stack (about 10 MB of RSS).
+ * All of this is per JavaScript thread (this module's state): in the CLI and a
+ * typical embedding, the process's main thread.
+ *
+ * At most one batch is out at a time; a caller that gets none reads on its
+ * own, as without the thread, and only the caller that started a batch reads
+ * through it (the store hands its `take` to that caller alone). The thread
+ * stops claiming files when the arena might not hold the next one. A file the
+ * thread has not finished within `waitMs` is read by the main thread too (a
+ * thread that died mid-read never holds a verification up). A record over
+ * the synchronous size (256 KiB) is opened by both: the thread declines it
+ * after its `fstat`, and the main thread reads it as any large record.
  *
  * @since 0.6.0
  */
@@ -35,7 +43,7 @@ export const minFiles = 32
 /** Files per batch at most; the rest of a longer list is read by the main thread. */
 export const maxFiles = 4096
 
-/** The shared buffer the thread reads into: when it is full, the thread declines what is left. */
+/** The shared buffer the thread reads into: when it might not hold the next file, the thread stops. */
 export const arenaBytes = 4 * 1024 * 1024
 
 /** Bytes of file names per batch at most (a name that does not fit ends the batch there). */
@@ -65,6 +73,7 @@ const busy = 2
 const stop = 3
 const maxBytesWord = 4
 const delayWord = 5
+const dieWord = 6
 /** The generation word of a thread that has ended (idle): no batch is taken after it. */
 const closed = -1
 
@@ -90,9 +99,14 @@ for (;;) {
   const files = control[${count}]
   const maxBytes = control[${maxBytesWord}]
   const delay = control[${delayWord}]
+  const dieAfter = control[${dieWord}]
   let used = 0
+  let claimed = 0
   for (let k = files - 1; k >= 0 && Atomics.load(control, ${stop}) === 0; k--) {
+    // The arena might not hold the next file: the main thread reads the rest.
+    if (arenaBytes.length - used < maxBytes + 1) break
     if (Atomics.compareExchange(slots, k, ${free}, ${byThread}) !== ${free}) continue
+    if (dieAfter > 0 && ++claimed >= dieAfter) process.exit(1)
     const name = namesText.utf8Slice(spans[4 * k], spans[4 * k] + spans[4 * k + 1])
     let length = -1
     try {
@@ -100,7 +114,7 @@ for (;;) {
       try {
         const st = fs.fstatSync(fd)
         if (delay > 0) Atomics.wait(control, ${stop}, 0, delay)
-        if (st.isFile() && st.size <= maxBytes && st.size + 1 <= arenaBytes.length - used) {
+        if (st.isFile() && st.size <= maxBytes) {
           // One spare byte: a file that grew after fstat fills it, and is declined.
           const got = fs.readSync(fd, arenaBytes, used, st.size + 1, 0)
           if (got === st.size) length = got
@@ -121,6 +135,8 @@ for (;;) {
 }
 `
 
+const stateNames = ["free", "thread", "read", "declined", "main"] as const
+
 interface Thread {
   readonly worker: Worker
   readonly control: Int32Array
@@ -138,8 +154,17 @@ let thread: Thread | undefined
 let handedOver = 0
 /** The thread could not be made here (no worker threads): the main thread reads alone from then on. */
 let unavailable = false
-/** For tests: a pause before each of the thread's reads, in milliseconds. */
+/** For tests: a pause in each of the thread's reads, in milliseconds. */
 let threadDelayMs = 0
+/** For tests: the thread ends itself (a crash) on claiming its n-th file of a batch. */
+let threadDieAfter = 0
+/**
+ * A batch that could use the thread was asked for before: the thread is started by the second such
+ * batch of a process, not the first. A one-shot process (the CLI) verifies once, and the thread's
+ * start (tens of milliseconds on a second core, and some on the main thread) costs more than it
+ * could save on that one verification.
+ */
+let askedBefore = false
 let threadIdleMs = idleMs
 
 const shared = (bytes: number) => new SharedArrayBuffer(bytes)
@@ -197,6 +222,8 @@ export interface Batch {
    */
   readonly take: (index: number, into: Buffer) => Buffer | undefined
   readonly end: () => void
+  /** For tests: who holds file `index`, and what became of it. */
+  readonly stateOf: (index: number) => (typeof stateNames)[number] | undefined
 }
 
 /**
@@ -207,6 +234,10 @@ export interface Batch {
 export const start = (files: ReadonlyArray<string>, maxBytes: number): Batch | undefined => {
   if (files.length < minFiles || unavailable) return undefined
   if (thread === undefined) {
+    if (!askedBefore) {
+      askedBefore = true
+      return undefined
+    }
     thread = startThread()
     if (thread === undefined) return undefined
   }
@@ -234,6 +265,7 @@ export const start = (files: ReadonlyArray<string>, maxBytes: number): Batch | u
   control[count] = size
   control[maxBytesWord] = maxBytes
   control[delayWord] = threadDelayMs
+  control[dieWord] = threadDieAfter
   Atomics.store(control, stop, 0)
   Atomics.store(control, busy, 1)
   if (Atomics.compareExchange(control, generation, seen, seen + 1) !== seen) {
@@ -274,34 +306,33 @@ export const start = (files: ReadonlyArray<string>, maxBytes: number): Batch | u
     Atomics.store(control, stop, 1)
     current.out = false
   }
-  return { take, end }
+  return { take, end, stateOf: (index) => stateNames[Atomics.load(slots, index)] }
 }
 
+/** A record's bytes from a batch by key, as `Batch.take`. */
+export type Take<K> = (key: K, into: Buffer) => Buffer | undefined
+
 /**
- * A store's side: at most one batch of its records out at a time (`begin` starts it for the records
- * of `keys`, in that order, and returns the function that ends it), and a record's bytes from it by
- * key (`take`, as `Batch.take`).
+ * A store's side: a batch over the records of `keys` (in that order), `take` by key, and `end`; or
+ * `undefined`, as `start`. The store hands `take` only to the caller that asked for the batch.
  */
-export const forRecords = <K>(pathOf: (key: K) => string, maxBytes: number) => {
-  let ahead: { readonly index: ReadonlyMap<K, number>; readonly batch: Batch } | undefined
-  const begin = (keys: ReadonlyArray<K>): (() => void) | undefined => {
-    if (ahead !== undefined || keys.length < minFiles) return undefined
-    const batch = start(keys.map(pathOf), maxBytes)
-    if (batch === undefined) return undefined
-    const index = new Map<K, number>()
-    keys.forEach((key, i) => index.set(key, i))
-    const mine = { index, batch }
-    ahead = mine
-    return () => {
-      batch.end()
-      if (ahead === mine) ahead = undefined
-    }
+export const forRecords = <K>(
+  keys: ReadonlyArray<K>,
+  pathOf: (key: K) => string,
+  maxBytes: number
+): { readonly take: Take<K>; readonly end: () => void } | undefined => {
+  if (keys.length < minFiles) return undefined
+  const batch = start(keys.map(pathOf), maxBytes)
+  if (batch === undefined) return undefined
+  const index = new Map<K, number>()
+  keys.forEach((key, i) => index.set(key, i))
+  return {
+    take: (key, into) => {
+      const i = index.get(key)
+      return i === undefined ? undefined : batch.take(i, into)
+    },
+    end: batch.end
   }
-  const take = (key: K, into: Buffer): Buffer | undefined => {
-    const index = ahead?.index.get(key)
-    return index === undefined ? undefined : ahead!.batch.take(index, into)
-  }
-  return { begin, take }
 }
 
 /** For tests and the bench: how many files the thread has read and handed over in this process. */
@@ -309,11 +340,15 @@ export const filesHandedOver = (): number => handedOver
 
 /**
  * For tests: a pause in each of the thread's reads, between its `fstat` and its read (so that the
- * main thread catches it mid-file, or the file changes under it),
- * and the idle time after which a thread started from now on ends. Ends the current thread.
+ * main thread catches it mid-file, or the file changes under it), a crash of the thread on claiming
+ * its n-th file of a batch, and the idle time after which a thread started from now on ends. Ends
+ * the current thread.
  */
-export const configureForTests = async (options: { readonly delayMs?: number; readonly idleMs?: number }): Promise<void> => {
+export const configureForTests = async (
+  options: { readonly delayMs?: number; readonly idleMs?: number; readonly dieAfter?: number }
+): Promise<void> => {
   threadDelayMs = options.delayMs ?? 0
+  threadDieAfter = options.dieAfter ?? 0
   threadIdleMs = options.idleMs ?? idleMs
   await stopThread()
 }
@@ -325,13 +360,14 @@ export const stopThread = async (): Promise<void> => {
   if (current !== undefined) await current.worker.terminate()
 }
 
+/** For tests: whether a batch is out (started and not yet ended) in this process. */
+export const batchOut = (): boolean => thread?.out === true
+
 /** For tests: whether a helper thread is running now. */
 export const threadRunning = (): boolean => thread !== undefined
 
 /** For tests: whether the helper thread is inside a batch (reading, or not yet past its end). */
 export const threadBusy = (): boolean => thread !== undefined && Atomics.load(thread.control, busy) !== 0
-
-const stateNames = ["free", "thread", "read", "declined", "main"] as const
 
 /** For tests: who holds file `index` of the current batch, and what became of it. */
 export const slotState = (index: number): (typeof stateNames)[number] | undefined =>

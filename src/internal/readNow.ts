@@ -20,11 +20,14 @@ export type ReadNow = (
 ) => Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError>
 
 /**
- * Starts reading the records of `sources` ahead, for a caller about to read them all through the
- * synchronous form in that order (internal/readAhead.ts); the function returned, when one is, ends
- * that and must be called once the caller is done. `undefined`: nothing is read ahead.
+ * Starts reading the records of `sources` ahead, for a caller about to read them all in that order
+ * (internal/readAhead.ts): `readNow`, the synchronous form that reads through that batch (for this
+ * caller only: every other read of the store reads on its own), and `end`, which the caller must
+ * call once it is done. `undefined`: nothing is read ahead.
  */
-export type ReadAheadFor = (sources: ReadonlyArray<SourceUrl>) => (() => void) | undefined
+export type ReadAheadFor = (
+  sources: ReadonlyArray<SourceUrl>
+) => { readonly readNow: ReadNow; readonly end: () => void } | undefined
 
 const forms = new WeakMap<object, { readonly now: ReadNow; readonly ahead: ReadAheadFor | undefined }>()
 

@@ -198,10 +198,9 @@ export interface FileSystemOptions {
   /** Largest body file `read` and `readBody` accept, in bytes (default 64 MiB, the largest capture budget). */
   readonly maxBodyBytes?: number
   /**
-   * Whether a verification without a capture cache that reads 32 or more records may have the
-   * process's helper thread read the small ones (up to 256 KiB) ahead, on a second core (default
-   * true). The thread only reads bytes; decoding, the record checks and the digest stay on the main
-   * thread, and the outcome is the same either way. Costs and limits: docs/threat-model.md.
+   * A verification without a capture cache that reads 32 or more records may have a helper thread
+   * read the small ones ahead (default true); it only reads bytes, and the outcome is the same either
+   * way (internal/readAhead.ts; costs and limits: docs/threat-model.md).
    */
   readonly readAhead?: boolean
   readonly io?: FileIo
@@ -235,9 +234,6 @@ const recordReader = (
       ? new MissingCapture({ source })
       : corrupt(source, failure.reason, `the record file: ${failure.detail}`)
 
-  // Many small records are read ahead on the helper thread (internal/readAhead.ts); `recordNow` takes from it first.
-  const ahead = readAheadOn ? ReadAhead.forRecords(recordPath, Math.min(maxRecordBytes, syncReadLimit)) : undefined
-
   /**
    * The record stored under `source`'s name, decoded strictly: a small record (most) is opened,
    * read, closed and decoded now, with no effect of its own (a verification of a thousand small
@@ -246,9 +242,11 @@ const recordReader = (
    * waits for its bytes, then decodes them.
    */
   const recordNow = (
-    source: SourceUrl
+    source: SourceUrl,
+    ahead?: ReadAhead.Take<SourceUrl>
   ): Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError> => {
-    const started = ahead?.take(source, readScratch) ?? startRead(recordPath(source), maxRecordBytes, nodeReadIo, readScratch)
+    // With a batch read ahead (only the caller that started it passes it), its bytes first.
+    const started = ahead?.(source, readScratch) ?? startRead(recordPath(source), maxRecordBytes, nodeReadIo, readScratch)
     if (started instanceof PendingRead) {
       return startRest(nodeReadIo, started).pipe(
         Effect.mapError((failure) => recordFailure(source, failure)),
@@ -267,16 +265,24 @@ const recordReader = (
     Effect.map(withBody(source, record), (read) => read.record)
 
   // A small v1 record (most) is read and decoded in this one step: it has no body to read.
-  const readNow = (source: SourceUrl): Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError> => {
-    const now = recordNow(source)
+  const readNow = (
+    source: SourceUrl,
+    ahead?: ReadAhead.Take<SourceUrl>
+  ): Either.Either<CaptureRecord, CaptureReadError> | Effect.Effect<CaptureRecord, CaptureReadError> => {
+    const now = recordNow(source, ahead)
     if (!Either.isEither(now)) return Effect.flatMap(now, (record) => bodyChecked(source, record))
     return Either.isLeft(now) || now.right.format === captureFormat ? now : bodyChecked(source, now.right)
   }
   // The Verifier's load step reads through `readNow` when it is this very `read` (internal/readNow.ts).
+  // Records read ahead for the caller that asks (verify/Load.ts), which alone reads through the batch.
+  const readAheadFor = (sources: ReadonlyArray<SourceUrl>) => {
+    const batch = readAheadOn ? ReadAhead.forRecords(sources, recordPath, Math.min(maxRecordBytes, syncReadLimit)) : undefined
+    return batch === undefined ? undefined : { readNow: (source: SourceUrl) => readNow(source, batch.take), end: batch.end }
+  }
   const read = withReadNow(
     (source: SourceUrl): Effect.Effect<CaptureRecord, CaptureReadError> => Effect.suspend(() => readNow(source)),
-    readNow,
-    ahead?.begin
+    (source) => readNow(source),
+    readAheadFor
   )
 
   const readBody = (sha256: Sha256Hex): Effect.Effect<Uint8Array, CaptureReadError> => {

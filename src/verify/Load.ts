@@ -128,10 +128,12 @@ interface Arriving {
  * records ahead on another thread (internal/readAhead.ts), ended whatever way this ends.
  */
 const readAllNow = (
-  readNow: ReadNow,
+  storeReadNow: ReadNow,
   sources: ReadonlySet<SourceUrl>,
-  ahead?: ReadAheadFor
+  aheadFor?: ReadAheadFor
 ): Effect.Effect<Map<SourceUrl, Loaded>> => {
+  // Set when the walk starts: the batch read ahead, if the store starts one, and its reader.
+  let readNow = storeReadNow
   const loaded = new Map<SourceUrl, Loaded>()
   const iterator = sources.values()
   let joined = false
@@ -168,8 +170,10 @@ const readAllNow = (
     return ahead === undefined ? Effect.sync(inOrder) : Effect.map(join(ahead), inOrder)
   }
   return Effect.suspend(() => {
-    const end = ahead?.([...sources])
-    return end === undefined ? next(undefined) : Effect.ensuring(next(undefined), Effect.sync(end))
+    const ahead = aheadFor?.([...sources])
+    if (ahead === undefined) return next(undefined)
+    readNow = ahead.readNow
+    return Effect.ensuring(next(undefined), Effect.sync(ahead.end))
   })
 }
 
