@@ -150,7 +150,7 @@ interface Thread {
 }
 
 let thread: Thread | undefined
-/** Files the thread read and handed over, for tests and the bench. */
+/** Files the thread read and handed over, for tests (that the thread took part). */
 let handedOver = 0
 /** The thread could not be made here (no worker threads): the main thread reads alone from then on. */
 let unavailable = false
@@ -335,7 +335,7 @@ export const forRecords = <K>(
   }
 }
 
-/** For tests and the bench: how many files the thread has read and handed over in this process. */
+/** For tests: how many files the thread has read and handed over in this process. */
 export const filesHandedOver = (): number => handedOver
 
 /**
