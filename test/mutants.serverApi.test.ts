@@ -143,7 +143,7 @@ describe("the service's OpenAPI document", () => {
     }
     assert.deepStrictEqual(resolved(operation("get", "/healthz").responses["200"]!.content!["application/json"]!.schema), health)
     assert.deepStrictEqual(resolved(operation("get", "/readyz").responses["200"]!.content!["application/json"]!.schema), health)
-    const status = { type: "string", enum: ["running", "completed", "interrupted", "stored"] }
+    const status = { type: "string", enum: ["queued", "running", "completed", "interrupted", "stored"] }
     const created = resolved(operation("post", "/v1/runs").responses["202"]!.content!["application/json"]!.schema)
     assert.deepStrictEqual({ required: created.required, id: created.properties.id, status: resolved(created.properties.status) }, {
       required: ["id", "status"],

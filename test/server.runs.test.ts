@@ -5,7 +5,7 @@ import { EventSource } from "eventsource"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { cli } from "./cliProcess.js"
-import { call, salesDigest, type Service, sources, startService, tokens, waitForRun } from "./serverSupport.js"
+import { call, heldEachSource, salesDigest, type Service, sources, startService, tokens, waitForRun } from "./serverSupport.js"
 
 interface Received {
   readonly id: string
@@ -125,6 +125,41 @@ describe("POST /v1/runs, GET /v1/runs/{id}, GET /v1/runs/{id}/events", () => {
       const { events } = yield* reading.await.pipe(Effect.flatten)
       assert.deepStrictEqual(events.map((e) => e.type).sort(), ["captured", "captured", "done", "started"])
       assert.strictEqual(events.at(-1)!.data.status, "completed")
+    }))
+
+  it.scopedLive("a run waiting for a capture slot reads as queued, then running, then completed; its events start when it runs", () =>
+    Effect.gen(function*() {
+      // Its source holds each response until the test releases it: each run keeps the one slot in turn.
+      const source = yield* heldEachSource
+      const service = yield* startService({ sources: [source.url], server: { maxActiveRuns: 1 } })
+      const first = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
+      const second = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
+      assert.deepStrictEqual([first.status, first.json.status, second.status, second.json.status], [202, "running", 202, "queued"])
+      const statuses = Effect.forEach([first.json.id, second.json.id], (id: string) =>
+        Effect.map(call(service, `/v1/runs/${id}`, { token: tokens.admin }), (r) => r.json.status as string))
+      const until = (wanted: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          const deadline = Date.now() + 10_000
+          for (;;) {
+            const seen = yield* statuses
+            if (seen.join() === wanted.join() || Date.now() > deadline) return seen
+            yield* Effect.sleep("20 millis")
+          }
+        })
+      yield* Effect.sleep("200 millis")
+      assert.deepStrictEqual(yield* statuses, ["running", "queued"])
+      // A queued run has no events yet: its follower waits for `started`.
+      const reading = yield* Effect.fork(readEvents(service, second.json.id))
+      yield* source.releaseNext
+      assert.deepStrictEqual(yield* until(["completed", "running"]), ["completed", "running"])
+      yield* source.releaseNext
+      const { events } = yield* reading.await.pipe(Effect.flatten)
+      assert.deepStrictEqual(events.map((e) => e.type), ["started", "captured", "done"])
+      assert.deepStrictEqual(yield* statuses, ["completed", "completed"])
+      // With the slot free again, a new run is running at once.
+      const third = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
+      assert.strictEqual(third.json.status, "running")
+      yield* source.releaseNext
     }))
 
   it.scopedLive("reads a run directory captured by the CLI: status stored, events from its manifest", () =>

@@ -205,6 +205,34 @@ export const heldSource = Effect.gen(function*() {
 })
 
 /**
+ * A source on 127.0.0.1 that holds each response until its own release: `releaseNext` answers the
+ * oldest request held (or the next to arrive). Two capture runs of it can each be kept in turn.
+ * Every response is released when the scope closes, before the server is.
+ */
+export const heldEachSource = Effect.gen(function*() {
+  const waiting: Array<() => void> = []
+  let released = 0
+  let closed = false
+  const server = yield* testServer((_request, response) => {
+    const answer = () => void response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("Net sales for Q3 2026 were 4,210 units.\n")
+    if (closed || released > 0) {
+      if (!closed) released--
+      answer()
+    } else waiting.push(answer)
+  })
+  yield* Effect.addFinalizer(() => Effect.sync(() => {
+    closed = true
+    for (const answer of waiting.splice(0)) answer()
+  }))
+  const releaseNext = Effect.sync(() => {
+    const answer = waiting.shift()
+    if (answer === undefined) released++
+    else answer()
+  })
+  return { url: server.url("/q3-sales.txt"), releaseNext }
+})
+
+/**
  * `GET /metrics` with `token` until one scrape matches every one of `patterns` (sampled metrics lag
  * by up to `Telemetry.sampleMs`, and one sample shows related figures together); that scrape.
  */

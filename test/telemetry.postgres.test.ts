@@ -2,14 +2,15 @@
  * Telemetry of replicas over PostgreSQL (`serve --store`): the shared capture queue's depth,
  * sampled into `citegate.capture.queue.depth` (docs/observability.md). A real service on 127.0.0.1
  * over a PostgreSQL cluster started for the test; its source answers only when the test lets it, so
- * the queue holds a known number of jobs while the metric is scraped.
+ * the queue holds a known number of jobs while the metric is scraped. The same queue gives a run's
+ * status: `queued` until a replica claims its job.
  */
-import { describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { tokenDigest } from "../src/server/Auth.js"
 import * as PostgresStore from "../src/store/Postgres.js"
-import { heldSource, scrapeUntil, startRuns, startService, tokens, waitForRun } from "./serverSupport.js"
+import { call, heldSource, scrapeUntil, startRuns, startService, tokens, waitForRun } from "./serverSupport.js"
 import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
 
 let cluster: Cluster
@@ -49,5 +50,27 @@ describe.skipIf(skipPostgres)("telemetry over PostgreSQL", () => {
       yield* source.release
       for (const runId of runIds) yield* waitForRun(service, runId, tokens.capture)
       yield* scrapeUntil(service, metricsToken, [/^citegate_capture_queue_depth\{state="waiting"\} 0$/m, /^citegate_capture_queue_depth\{state="running"\} 0$/m])
+    }))
+
+  it.scopedLive("a run reads as queued until a replica claims its job, then running, then completed", () =>
+    Effect.gen(function*() {
+      const source = yield* heldSource
+      const service = yield* startService({ sources: [source.url], store: url, server: { maxActiveRuns: 1 } })
+      const created = yield* Effect.forEach([1, 2], () => call(service, "/v1/runs", { method: "POST", token: tokens.admin }))
+      // Created as a queued job: a replica claims it after the answer.
+      assert.deepStrictEqual(created.map((r) => [r.status, r.json.status]), [[202, "queued"], [202, "queued"]])
+      const ids: Array<string> = created.map((r) => r.json.id)
+      const statuses = Effect.forEach(ids, (id) => Effect.map(call(service, `/v1/runs/${id}`, { token: tokens.admin }), (r) => r.json.status as string))
+      // The replica's one slot takes the first job; the second waits in the queue.
+      const deadline = Date.now() + 10_000
+      let seen = yield* statuses
+      while (seen[0] !== "running" && Date.now() < deadline) {
+        yield* Effect.sleep("20 millis")
+        seen = yield* statuses
+      }
+      assert.deepStrictEqual(seen, ["running", "queued"])
+      yield* source.release
+      for (const id of ids) yield* waitForRun(service, id)
+      assert.deepStrictEqual(yield* statuses, ["completed", "completed"])
     }))
 })

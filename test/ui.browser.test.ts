@@ -12,7 +12,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import { testServer } from "./httpServer.js"
-import { call, startService, tokens } from "./serverSupport.js"
+import { call, heldEachSource, startService, tokens } from "./serverSupport.js"
 import { skipped } from "./support/browser.js"
 import { completedRun, promise, screenshotDirectory, screenshots, shot, signedInPage, waitFor } from "./support/reviewPage.js"
 
@@ -129,6 +129,29 @@ describe.skipIf(skipped("test/ui.browser.test.ts"))("the review page in Chromium
       yield* promise(() => page.waitForSelector("#token"))
       const refused = yield* call(service, `/v1/runs/${runId}`, { headers: { cookie: `${before[0]!.name}=${before[0]!.value}` } })
       assert.strictEqual(refused.status, 401)
+      assert.deepStrictEqual([problems, foreign], [[], []], JSON.stringify([problems, foreign]))
+    }))
+
+  it.scopedLive("a run waiting for a capture slot: its page says queued, follows its events, and shows it completed", () =>
+    Effect.gen(function*() {
+      // Each response held until released: the first run keeps the one slot, the second waits.
+      const source = yield* heldEachSource
+      const service = yield* startService({ sources: [source.url], server: { maxActiveRuns: 1 } })
+      yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
+      const queued = (yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })).json.id as string
+      const { evaluate, foreign, page, problems } = yield* signedInPage(service, /Failed to load resource: the server responded with a status of 401/)
+      yield* promise(() => page.click(`a[href="#/runs/${queued}"]`))
+      yield* promise(() => page.waitForSelector("table.sources"))
+      const progress = `[document.querySelector("dd .status").textContent, document.querySelector('section[aria-label="Capture progress"] h2')?.textContent ?? null, Array.from(document.querySelectorAll("ol.events li")).map((li) => li.textContent.split(" ")[0])]`
+      assert.deepStrictEqual(yield* evaluate(progress), ["queued", "Queued", []])
+      // The first run ends; the second takes the slot, and its page shows it running.
+      yield* source.releaseNext
+      yield* waitFor(page, `document.querySelectorAll("ol.events li").length === 1`)
+      assert.deepStrictEqual(yield* evaluate(progress), ["running", "Capturing", ["started"]])
+      // Its `done` reloads the page: completed, nothing left to follow.
+      yield* source.releaseNext
+      yield* waitFor(page, `document.querySelector("dd .status")?.textContent === "completed"`)
+      assert.deepStrictEqual(yield* evaluate(progress), ["completed", null, []])
       assert.deepStrictEqual([problems, foreign], [[], []], JSON.stringify([problems, foreign]))
     }))
 

@@ -40,7 +40,12 @@ export const HealthGroup = HttpApiGroup.make("health")
   .add(HttpApiEndpoint.get("healthz", "/healthz").addSuccess(Health))
   .add(HttpApiEndpoint.get("readyz", "/readyz").addSuccess(Health).addError(NotReady, { status: 503 }))
 
-export const RunStatus = Schema.Literal("running", "completed", "interrupted", "stored")
+/**
+ * `queued`: waiting for a capture slot (`server.maxActiveRuns`), or over PostgreSQL for a replica to
+ * claim it (again after its replica died); `running`: capturing; `completed` / `interrupted`: ended
+ * (by this service, or a replica); `stored`: captured by the CLI, or a run whose job has expired.
+ */
+export const RunStatus = Schema.Literal("queued", "running", "completed", "interrupted", "stored")
 
 /** `POST /v1/runs`: the new run (capturing in the background; follow `/v1/runs/{id}/events`). */
 export const RunCreated = Schema.Struct({ id: Schema.String, status: RunStatus }).annotations({ identifier: "RunCreated" })

@@ -74,7 +74,8 @@ const startRun = (r: Replica) =>
     )
     yield* Queue.offer(r.wake, undefined)
     yield* Effect.logInfo("capture run queued").pipe(Effect.annotateLogs({ runId: id }))
-    return { id, status: "running" as const, owner, directory: id } satisfies RunView
+    // Queued until a replica claims its job (at once when one has a slot free).
+    return { id, status: "queued" as const, owner, directory: id } satisfies RunView
   })
 
 interface RunRow {
@@ -90,6 +91,8 @@ interface RunRow {
 const doneStatuses = new Map<string, RunView["status"]>()
 
 const statusOf = (row: RunRow): RunView["status"] => {
+  // A job handed back by a replica that drained, or not yet claimed, waits in the queue.
+  if (row.state === "queued") return "queued"
   if (row.state !== "done" || row.last === null) return "running"
   const known = doneStatuses.get(row.last)
   if (known !== undefined) return known

@@ -172,6 +172,8 @@ interface Local {
   readonly context: Context.Tag.Service<ServerContext>
   readonly root: string
   readonly live: Map<string, RunState>
+  /** Runs started and not yet ended, holding a slot or waiting for one: a new run is `queued` when all slots are taken. */
+  unfinished: number
   readonly fibers: FiberSet.FiberSet
   readonly slots: Effect.Semaphore
   readonly telemetry: Context.Tag.Service<Telemetry>
@@ -180,6 +182,9 @@ interface Local {
 }
 
 const directoryOf = (local: Local, id: string) => path.join(local.root, id)
+
+/** Queued or running: its events may still grow, its manifest may still change. */
+const unfinished = (state: RunState) => state.status === "queued" || state.status === "running"
 
 const append = (state: RunState, event: WithoutId<RunEvent>) =>
   Effect.suspend(() => {
@@ -231,6 +236,8 @@ const captureRun = (local: Local, state: RunState) =>
   captureSources(local, state).pipe(
     // Active while it holds a slot: the gauge counts runs capturing, not runs waiting for a slot.
     (run) => Effect.acquireUseRelease(Metrics.runActive(1), () => run, () => Metrics.runActive(-1)),
+    // Once it holds a slot, it is running.
+    (run) => Effect.zipRight(Effect.sync(() => void (state.status = "running")), run),
     // Counted as waiting (citegate.runs.waiting) until it holds a slot.
     Metrics.waitingForSlot(local.slots.withPermits(1)),
     Effect.withSpan("Runs.capture", { attributes: { [Metrics.attributes.runId]: state.id } }),
@@ -238,6 +245,7 @@ const captureRun = (local: Local, state: RunState) =>
     Effect.provideService(Telemetry, local.telemetry),
     Effect.onExit((exit) =>
       Effect.suspend(() => {
+        local.unfinished--
         state.status = Exit.isSuccess(exit) ? "completed" : "interrupted"
         const captured = state.events.filter((e) => e._tag === "captured").length
         const failed = state.events.filter((e) => e._tag === "failed").length
@@ -261,8 +269,10 @@ const startRun = (local: Local) =>
       startedAt: new Date().toISOString(),
       events: [],
       count: yield* SubscriptionRef.make(0),
-      status: "running"
+      // Every unfinished run holds a slot or waits for one: with a slot free, none waits and this one takes it.
+      status: local.unfinished < local.context.limits.maxActiveRuns ? "running" : "queued"
     }
+    local.unfinished++
     local.live.set(id, state)
     // Requests run uninterruptibly (the platform's choice); the run itself must stay interruptible for shutdown.
     yield* FiberSet.run(local.fibers, Effect.interruptible(captureRun(local, state)))
@@ -309,7 +319,7 @@ const getRun = (local: Local) => {
 const manifestOf = (local: Local, run: RunView) =>
   Effect.suspend(() => {
     const state = local.live.get(run.id)
-    const finished = state !== undefined && state.status !== "running"
+    const finished = state !== undefined && !unfinished(state)
     const build = Manifest.make(local.context.config).pipe(
       Effect.provide(CaptureStore.layerFileSystem({ directory: run.directory })),
       Effect.catchTag("InvalidRunDirectory", () => Effect.fail(new RunNotFound({ runId: run.id })))
@@ -343,9 +353,10 @@ const followEvents = (state: RunState, afterId: number): Stream.Stream<RunEvent>
 const drain = (local: Local, lifecycle: Context.Tag.Service<Lifecycle>) =>
   Effect.gen(function*() {
     yield* lifecycle.shutdown
-    const running = [...local.live.values()].filter((s) => s.status === "running")
+    // Queued runs too: they take the slots the running ones leave, within the same grace period.
+    const running = [...local.live.values()].filter(unfinished)
     // Finalizers run uninterruptibly: the wait is made interruptible so that the grace period can end it.
-    yield* Effect.forEach(running, (s) => s.count.changes.pipe(Stream.takeUntil(() => s.status !== "running"), Stream.runDrain), {
+    yield* Effect.forEach(running, (s) => s.count.changes.pipe(Stream.takeUntil(() => !unfinished(s)), Stream.runDrain), {
       concurrency: "unbounded",
       discard: true
     }).pipe(Effect.interruptible, Effect.timeoutOption(local.context.limits.shutdownGraceMs))
@@ -398,6 +409,7 @@ export const make = Effect.gen(function*() {
     context,
     root: path.resolve(context.runRoot),
     live: new Map(),
+    unfinished: 0,
     fibers: yield* FiberSet.make(),
     slots: yield* Effect.makeSemaphore(context.limits.maxActiveRuns),
     // Runs record their metrics under the service's telemetry (off when the service has none).

@@ -62,8 +62,11 @@ const sourcesTable = (run: RunInfo) =>
     el("tbody", {}, ...run.manifest.sources.map(sourceRow))
   )
 
-/** A running run's events, followed with an EventSource (the session cookie authenticates it). */
-const followEvents = (view: View, run: RunInfo, log: HTMLElement) => {
+/**
+ * A queued or running run's events, followed with an EventSource (the session cookie authenticates
+ * it); `started` calls `onStarted` (a queued run took a capture slot).
+ */
+const followEvents = (view: View, run: RunInfo, log: HTMLElement, onStarted: () => void) => {
   const events = new EventSource(`/v1/runs/${encodeURIComponent(run.id)}/events`)
   view.onLeave(() => events.close())
   const show = (tag: string) => (message: MessageEvent<string>) => {
@@ -71,6 +74,7 @@ const followEvents = (view: View, run: RunInfo, log: HTMLElement) => {
     const item = el("li", {}, `${tag}${typeof data["number"] === "number" ? ` [${data["number"]}]` : ""} `)
     if (typeof data["source"] === "string") appendText(item, data["source"])
     log.appendChild(item)
+    if (tag === "started") onStarted()
     if (tag === "done") {
       events.close()
       view.reload()
@@ -83,6 +87,10 @@ export const runPage = async (view: View, runId: string): Promise<void> => {
   const run = await getJson<RunInfo>(`/v1/runs/${encodeURIComponent(runId)}`)
   view.title(`Run ${run.id}`)
   const captured = run.manifest.sources.filter((s) => s.status === "captured").length
+  // Queued (waiting for a capture slot) or running: its events are followed until `done`.
+  const capturing = run.status === "queued" || run.status === "running"
+  const statusLabel = el("span", { class: `status status-${run.status}` }, run.status)
+  const progressHeading = el("h2", {}, run.status === "queued" ? "Queued" : "Capturing")
   const log = el("ol", { class: "events", "aria-live": "polite", "aria-label": "Capture events" })
   const answer = el("textarea", { id: "answer-input", rows: "12", cols: "80", spellcheck: "false", "aria-describedby": "answer-help" })
   const status = el("p", { role: "status", "aria-live": "polite", class: "form-status" })
@@ -116,7 +124,7 @@ export const runPage = async (view: View, runId: string): Promise<void> => {
       "dl",
       { class: "facts" },
       el("dt", {}, "Status"),
-      el("dd", {}, el("span", { class: `status status-${run.status}` }, run.status)),
+      el("dd", {}, statusLabel),
       el("dt", {}, "Manifest"),
       el("dd", {}, el("code", { class: "digest" }, run.manifest.digest)),
       el("dt", {}, "Sources"),
@@ -130,9 +138,15 @@ export const runPage = async (view: View, runId: string): Promise<void> => {
       " · ",
       el("a", { href: `#/runs/${encodeURIComponent(run.id)}/drift`, id: "drift-link" }, "Drift audit")
     ),
-    run.status === "running" ? el("section", { "aria-label": "Capture progress" }, el("h2", {}, "Capturing"), log) : null,
+    capturing ? el("section", { "aria-label": "Capture progress" }, progressHeading, log) : null,
     el("h2", {}, "Verify an answer"),
     form
   )
-  if (run.status === "running") followEvents(view, run, log)
+  if (capturing) {
+    followEvents(view, run, log, () => {
+      statusLabel.className = "status status-running"
+      statusLabel.textContent = "running"
+      progressHeading.textContent = "Capturing"
+    })
+  }
 }
