@@ -50,8 +50,19 @@ export const approve = (
   return approved
 }
 
+/**
+ * A capture read for this verification alone (not from the cache). A class, not an object literal:
+ * V8 may allocate a literal's objects straight into the old generation once enough of them have
+ * outlived a young-generation collection (allocation-site pretenuring). These die with the
+ * verification, and from the old generation each would keep its young record and text alive through
+ * the collections until the next full one, which then copy and promote them (docs/performance.md).
+ */
+class ReadCapture implements LoadedCapture {
+  constructor(readonly record: CaptureRecord, readonly textSha256: string) {}
+}
+
 const readCapture = (store: CaptureStoreShape, source: SourceUrl): Effect.Effect<LoadedCapture, CaptureReadError> =>
-  Effect.map(store.read(source), (record: CaptureRecord) => ({ record, textSha256: sha256Of(record.text) }))
+  Effect.map(store.read(source), (record: CaptureRecord) => new ReadCapture(record, sha256Of(record.text)))
 
 const loadCapture = (
   store: CaptureStoreShape,
@@ -107,7 +118,7 @@ export const loadCaptures = (
   })
 
 const loadedOf = (read: Either.Either<CaptureRecord, CaptureReadError>): Loaded =>
-  Either.isLeft(read) ? Either.left(read.left) : Either.right({ record: read.right, textSha256: sha256Of(read.right.text) })
+  Either.isLeft(read) ? Either.left(read.left) : Either.right(new ReadCapture(read.right, sha256Of(read.right.text)))
 
 /** Text read synchronously between yields to the timers, so that the deadline can fire during a long run of reads. */
 const syncTextBetweenYields = 8 * 1024 * 1024
