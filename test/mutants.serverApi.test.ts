@@ -143,18 +143,24 @@ describe("the service's OpenAPI document", () => {
     }
     assert.deepStrictEqual(resolved(operation("get", "/healthz").responses["200"]!.content!["application/json"]!.schema), health)
     assert.deepStrictEqual(resolved(operation("get", "/readyz").responses["200"]!.content!["application/json"]!.schema), health)
-    const status = { type: "string", enum: ["queued", "running", "completed", "interrupted", "stored"] }
+    const { description, ...status } = document.components.schemas["RunStatus"]
+    assert.deepStrictEqual(status, { type: "string", enum: ["queued", "running", "completed", "interrupted", "stored"] })
+    assert.include(description, "queued: waiting for a capture slot")
     const created = resolved(operation("post", "/v1/runs").responses["202"]!.content!["application/json"]!.schema)
-    assert.deepStrictEqual({ required: created.required, id: created.properties.id, status: resolved(created.properties.status) }, {
+    const runStatus = { $ref: "#/components/schemas/RunStatus" }
+    assert.deepStrictEqual({ required: created.required, id: created.properties.id, status: created.properties.status }, {
       required: ["id", "status"],
       id: { type: "string" },
-      status
+      status: runStatus
     })
     const info = document.components.schemas["RunInfo"]
     assert.deepStrictEqual(
-      { required: info.required, id: info.properties.id, status: resolved(info.properties.status), manifest: info.properties.manifest },
-      { required: ["id", "status", "manifest"], id: { type: "string" }, status, manifest: { $ref: "#/components/schemas/Manifest" } }
+      { required: info.required, id: info.properties.id, status: info.properties.status, manifest: info.properties.manifest },
+      { required: ["id", "status", "manifest"], id: { type: "string" }, status: runStatus, manifest: { $ref: "#/components/schemas/Manifest" } }
     )
+    // The list of runs (the review page's) names the same statuses.
+    const listed = resolved(operation("get", "/v1/runs").responses["200"]!.content!["application/json"]!.schema)
+    assert.deepStrictEqual(resolved(listed.properties.runs).items.properties.status, runStatus)
     // The refusals are the typed errors, by name.
     const refusal = (method: string, path: string, code: string) =>
       operation(method, path).responses[code]!.content!["application/json"]!.schema

@@ -156,10 +156,35 @@ describe("POST /v1/runs, GET /v1/runs/{id}, GET /v1/runs/{id}/events", () => {
       const { events } = yield* reading.await.pipe(Effect.flatten)
       assert.deepStrictEqual(events.map((e) => e.type), ["started", "captured", "done"])
       assert.deepStrictEqual(yield* statuses, ["completed", "completed"])
+      // Its manifest, read while it was queued (every source missing), was not kept as final.
+      const manifest = (yield* call(service, `/v1/runs/${second.json.id}`, { token: tokens.admin })).json.manifest
+      assert.deepStrictEqual(manifest.sources.map((s: { status: string }) => s.status), ["captured"])
       // With the slot free again, a new run is running at once.
       const third = yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })
       assert.strictEqual(third.json.status, "running")
       yield* source.releaseNext
+    }))
+
+  it.scopedLive("at shutdown a queued run ends at once, interrupted, having fetched nothing; the running one finishes within the grace period", () =>
+    Effect.gen(function*() {
+      const source = yield* heldEachSource
+      const service = yield* startService({ sources: [source.url], server: { maxActiveRuns: 1, shutdownGraceMs: 10_000 } })
+      const first = (yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })).json.id as string
+      const second = (yield* call(service, "/v1/runs", { method: "POST", token: tokens.admin })).json.id as string
+      const firstEvents = yield* Effect.fork(readEvents(service, first))
+      const secondEvents = yield* Effect.fork(readEvents(service, second))
+      yield* Effect.sleep("200 millis")
+      const closing = yield* Effect.fork(service.close)
+      // The queued run ends while the running one still holds its slot (its source has not answered).
+      const queued = yield* secondEvents.await.pipe(Effect.flatten)
+      assert.deepStrictEqual(queued.events.map((e) => [e.type, e.data.status, e.data.captured]), [["done", "interrupted", 0]])
+      assert.strictEqual(source.requests(), 1)
+      yield* source.releaseNext
+      const running = yield* firstEvents.await.pipe(Effect.flatten)
+      assert.deepStrictEqual(running.events.map((e) => e.type), ["started", "captured", "done"])
+      assert.strictEqual(running.events.at(-1)!.data.status, "completed")
+      yield* closing.await
+      assert.strictEqual(source.requests(), 1)
     }))
 
   it.scopedLive("reads a run directory captured by the CLI: status stored, events from its manifest", () =>

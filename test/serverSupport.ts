@@ -206,14 +206,17 @@ export const heldSource = Effect.gen(function*() {
 
 /**
  * A source on 127.0.0.1 that holds each response until its own release: `releaseNext` answers the
- * oldest request held (or the next to arrive). Two capture runs of it can each be kept in turn.
+ * oldest request held (or the next to arrive). Two capture runs of it can each be kept in turn;
+ * `requests` counts the requests it received.
  * Every response is released when the scope closes, before the server is.
  */
 export const heldEachSource = Effect.gen(function*() {
   const waiting: Array<() => void> = []
   let released = 0
   let closed = false
+  const counts = { requests: 0 }
   const server = yield* testServer((_request, response) => {
+    counts.requests++
     const answer = () => void response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("Net sales for Q3 2026 were 4,210 units.\n")
     if (closed || released > 0) {
       if (!closed) released--
@@ -229,7 +232,7 @@ export const heldEachSource = Effect.gen(function*() {
     if (answer === undefined) released++
     else answer()
   })
-  return { url: server.url("/q3-sales.txt"), releaseNext }
+  return { url: server.url("/q3-sales.txt"), releaseNext, requests: () => counts.requests }
 })
 
 /**

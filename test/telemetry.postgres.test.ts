@@ -10,16 +10,18 @@ import { Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { tokenDigest } from "../src/server/Auth.js"
 import * as PostgresStore from "../src/store/Postgres.js"
-import { call, heldSource, scrapeUntil, startRuns, startService, tokens, waitForRun } from "./serverSupport.js"
+import { call, heldEachSource, heldSource, scrapeUntil, startRuns, startService, tokens, waitForRun } from "./serverSupport.js"
 import { type Cluster, createDatabase, skipPostgres, startCluster } from "./support/postgresCluster.js"
 
 let cluster: Cluster
+let database = ""
 let url = ""
 
 beforeAll(async () => {
   if (skipPostgres) return
   cluster = await startCluster()
-  url = cluster.url(createDatabase(cluster, "telemetry_queue"))
+  database = createDatabase(cluster, "telemetry_queue")
+  url = cluster.url(database)
   await Effect.runPromise(PostgresStore.migrate.pipe(Effect.provide(PostgresStore.layerClient({ url }))))
 }, 120_000)
 
@@ -54,7 +56,7 @@ describe.skipIf(skipPostgres)("telemetry over PostgreSQL", () => {
 
   it.scopedLive("a run reads as queued until a replica claims its job, then running, then completed", () =>
     Effect.gen(function*() {
-      const source = yield* heldSource
+      const source = yield* heldEachSource
       const service = yield* startService({ sources: [source.url], store: url, server: { maxActiveRuns: 1 } })
       const created = yield* Effect.forEach([1, 2], () => call(service, "/v1/runs", { method: "POST", token: tokens.admin }))
       // Created as a queued job: a replica claims it after the answer.
@@ -69,8 +71,15 @@ describe.skipIf(skipPostgres)("telemetry over PostgreSQL", () => {
         seen = yield* statuses
       }
       assert.deepStrictEqual(seen, ["running", "queued"])
-      yield* source.release
-      for (const id of ids) yield* waitForRun(service, id)
-      assert.deepStrictEqual(yield* statuses, ["completed", "completed"])
+      // A job whose holder's lease ran out (its replica died) waits for another replica: queued too.
+      const orphan = "20261204T000000Z-0rphan000000"
+      cluster.psql(database, `INSERT INTO citegate_runs (run) VALUES ('${orphan}');
+        INSERT INTO citegate_jobs (run, owner, state, holder, epoch, lease_until, created_at)
+        VALUES ('${orphan}', '${tokenDigest(tokens.admin)}', 'running', 'a-replica-gone', 1, now() - interval '1 minute', now() + interval '1 minute')`)
+      const orphanStatus = Effect.map(call(service, `/v1/runs/${orphan}`, { token: tokens.admin }), (r) => r.json.status as string)
+      assert.strictEqual(yield* orphanStatus, "queued")
+      for (const _ of [...ids, orphan]) yield* source.releaseNext
+      for (const id of [...ids, orphan]) yield* waitForRun(service, id)
+      assert.deepStrictEqual([...(yield* statuses), yield* orphanStatus], ["completed", "completed", "completed"])
     }))
 })

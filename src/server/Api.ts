@@ -45,7 +45,13 @@ export const HealthGroup = HttpApiGroup.make("health")
  * claim it (again after its replica died); `running`: capturing; `completed` / `interrupted`: ended
  * (by this service, or a replica); `stored`: captured by the CLI, or a run whose job has expired.
  */
-export const RunStatus = Schema.Literal("queued", "running", "completed", "interrupted", "stored")
+export const RunStatus = Schema.Literal("queued", "running", "completed", "interrupted", "stored").annotations({
+  identifier: "RunStatus",
+  description: "queued: waiting for a capture slot (server.maxActiveRuns), or over PostgreSQL for a replica to claim it; " +
+    "running: capturing; completed: every source tried (its done event counts captured and failed); " +
+    "interrupted: stopped by a shutdown; stored: a run this service is not following (captured by the CLI, " +
+    "from before a restart, or over PostgreSQL whose job expired): read its manifest"
+})
 
 /** `POST /v1/runs`: the new run (capturing in the background; follow `/v1/runs/{id}/events`). */
 export const RunCreated = Schema.Struct({ id: Schema.String, status: RunStatus }).annotations({ identifier: "RunCreated" })

@@ -43,7 +43,7 @@ import {
   Unauthorized
 } from "../Errors.js"
 import { version } from "../version.js"
-import { DocumentsGroup, HealthGroup, ReviewsGroup, RunsGroup, VerifyGroup } from "./Api.js"
+import { DocumentsGroup, HealthGroup, ReviewsGroup, RunStatus, RunsGroup, VerifyGroup } from "./Api.js"
 import { InputLine } from "./AnswerStream.js"
 
 /** `Authorization: Bearer <token>`; the configuration holds only the tokens' SHA-256 digests. */
@@ -117,7 +117,7 @@ export const UiGroup = HttpApiGroup.make("ui")
   .add(HttpApiEndpoint.del("endSession", "/v1/session").addSuccess(HttpApiSchema.NoContent).addError(CsrfRejected, { status: 403 }))
   .add(
     HttpApiEndpoint.get("listRuns", "/v1/runs")
-      .addSuccess(Schema.Struct({ runs: Schema.Array(Schema.Struct({ id: Schema.String, status: Schema.String })), truncated: Schema.Boolean }))
+      .addSuccess(Schema.Struct({ runs: Schema.Array(Schema.Struct({ id: Schema.String, status: RunStatus })), truncated: Schema.Boolean }))
       .addError(Unauthorized, { status: 401 })
   )
   .add(

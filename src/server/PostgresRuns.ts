@@ -91,7 +91,7 @@ interface RunRow {
 const doneStatuses = new Map<string, RunView["status"]>()
 
 const statusOf = (row: RunRow): RunView["status"] => {
-  // A job handed back by a replica that drained, or not yet claimed, waits in the queue.
+  // Not yet claimed, handed back by a replica that drained, or its holder's lease ran out: it waits in the queue.
   if (row.state === "queued") return "queued"
   if (row.state !== "done" || row.last === null) return "running"
   const known = doneStatuses.get(row.last)
@@ -140,7 +140,9 @@ const lookUp = (r: Replica, ahead: PostgresStamps.Ahead) => (runId: string): Eff
             FROM citegate_captures c LEFT JOIN citegate_bodies b ON b.sha256 = c.body_sha256
             WHERE c.run = r.run AND c.source = ANY(${wanted})) AS captures`
   return r.sql<RunRow>`
-    SELECT j.owner, j.state,
+    SELECT j.owner,
+           -- A job whose holder's lease ran out waits for another replica to claim it, as a queued one does.
+           CASE WHEN j.state = 'running' AND j.lease_until < now() THEN 'queued' ELSE j.state END AS state,
            CASE WHEN j.state = 'done'
              THEN (SELECT event FROM citegate_run_events e WHERE e.run = r.run ORDER BY id DESC LIMIT 1) END AS last,
            (SELECT concat_ws(':', count(*), md5(string_agg(concat_ws('.', v.tableoid, v.seq, v.xmin, v.ctid), ',' ORDER BY v.seq)))

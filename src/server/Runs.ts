@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Spans from "../internal/Spans.js"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -89,6 +90,8 @@ interface RunState {
   /** The number of events so far: readers follow its changes. */
   readonly count: SubscriptionRef.SubscriptionRef<number>
   status: RunStatus
+  /** The run's capture (set as it is forked): a run still queued at shutdown is interrupted at once. */
+  fiber?: Fiber.RuntimeFiber<unknown, unknown>
 }
 
 export interface RunView {
@@ -174,6 +177,8 @@ interface Local {
   readonly live: Map<string, RunState>
   /** Runs started and not yet ended, holding a slot or waiting for one: a new run is `queued` when all slots are taken. */
   unfinished: number
+  /** Set at shutdown: a queued run that takes a slot after it ends at once, interrupted, having fetched nothing. */
+  draining: boolean
   readonly fibers: FiberSet.FiberSet
   readonly slots: Effect.Semaphore
   readonly telemetry: Context.Tag.Service<Telemetry>
@@ -236,8 +241,12 @@ const captureRun = (local: Local, state: RunState) =>
   captureSources(local, state).pipe(
     // Active while it holds a slot: the gauge counts runs capturing, not runs waiting for a slot.
     (run) => Effect.acquireUseRelease(Metrics.runActive(1), () => run, () => Metrics.runActive(-1)),
-    // Once it holds a slot, it is running.
-    (run) => Effect.zipRight(Effect.sync(() => void (state.status = "running")), run),
+    // Once it holds a slot, it is running; unless the service is shutting down, when it starts nothing.
+    (run) => Effect.suspend(() => {
+      if (local.draining) return Effect.interrupt
+      state.status = "running"
+      return run
+    }),
     // Counted as waiting (citegate.runs.waiting) until it holds a slot.
     Metrics.waitingForSlot(local.slots.withPermits(1)),
     Effect.withSpan("Runs.capture", { attributes: { [Metrics.attributes.runId]: state.id } }),
@@ -275,8 +284,8 @@ const startRun = (local: Local) =>
     local.unfinished++
     local.live.set(id, state)
     // Requests run uninterruptibly (the platform's choice); the run itself must stay interruptible for shutdown.
-    yield* FiberSet.run(local.fibers, Effect.interruptible(captureRun(local, state)))
-    yield* Effect.logInfo("capture run started").pipe(Effect.annotateLogs({ runId: id }))
+    state.fiber = yield* FiberSet.run(local.fibers, Effect.interruptible(captureRun(local, state)))
+    yield* Effect.logInfo(state.status === "queued" ? "capture run queued" : "capture run started").pipe(Effect.annotateLogs({ runId: id }))
     return { id, status: state.status, owner, directory: directoryOf(local, id) } satisfies RunView
   })
 
@@ -347,13 +356,17 @@ const followEvents = (state: RunState, afterId: number): Stream.Stream<RunEvent>
 }
 
 /**
- * On shutdown: stop accepting, give running captures the grace period, then interrupt them (each
- * ends with a `done` event of status `interrupted`, so followers end cleanly).
+ * On shutdown: stop accepting, interrupt the queued runs at once (they fetch nothing), give running
+ * captures the grace period, then interrupt them (each ends with a `done` event of status
+ * `interrupted`, so followers end cleanly).
  */
 const drain = (local: Local, lifecycle: Context.Tag.Service<Lifecycle>) =>
   Effect.gen(function*() {
     yield* lifecycle.shutdown
-    // Queued runs too: they take the slots the running ones leave, within the same grace period.
+    // Nothing new starts: runs still queued end now, interrupted, without fetching anything.
+    local.draining = true
+    const queued = [...local.live.values()].filter((s) => s.status === "queued")
+    yield* Effect.forEach(queued, (s) => s.fiber === undefined ? Effect.void : Fiber.interrupt(s.fiber), { concurrency: "unbounded", discard: true })
     const running = [...local.live.values()].filter(unfinished)
     // Finalizers run uninterruptibly: the wait is made interruptible so that the grace period can end it.
     yield* Effect.forEach(running, (s) => s.count.changes.pipe(Stream.takeUntil(() => !unfinished(s)), Stream.runDrain), {
@@ -361,6 +374,14 @@ const drain = (local: Local, lifecycle: Context.Tag.Service<Lifecycle>) =>
       discard: true
     }).pipe(Effect.interruptible, Effect.timeoutOption(local.context.limits.shutdownGraceMs))
     yield* FiberSet.clear(local.fibers)
+    // A run forked as the shutdown began may be interrupted before its first step, so that its own
+    // `done` never comes: it ends here, so that its followers end too.
+    yield* Effect.forEach([...local.live.values()].filter(unfinished), (s) =>
+      Effect.suspend(() => {
+        local.unfinished--
+        s.status = "interrupted"
+        return append(s, { _tag: "done", status: "interrupted", captured: 0, failed: 0 })
+      }), { discard: true })
   })
 
 /** Ready only when new runs can be created under the run root. */
@@ -410,6 +431,7 @@ export const make = Effect.gen(function*() {
     root: path.resolve(context.runRoot),
     live: new Map(),
     unfinished: 0,
+    draining: false,
     fibers: yield* FiberSet.make(),
     slots: yield* Effect.makeSemaphore(context.limits.maxActiveRuns),
     // Runs record their metrics under the service's telemetry (off when the service has none).
