@@ -195,7 +195,7 @@ describe("normalized/1, fast implementation against the reference", () => {
       assert.strictEqual(actual.text, expected.text, `plain ASCII of ${length}`)
       for (let j = 0; j < length; j += 13) assert.deepStrictEqual(actual.toRaw(j, j + 7), expected.toRaw(j, j + 7))
     }
-    // Past a mebibyte (decoded in many pieces, joined), against the plain rule itself and the map at spots.
+    // Past a mebibyte (decoded at once as ASCII, an external string), against the plain rule itself and the map at spots.
     for (const length of [1_031_913, 1_100_003]) {
       const raw = make(length)
       const actual = normalize(raw)
