@@ -43,14 +43,16 @@ export const HealthGroup = HttpApiGroup.make("health")
 /**
  * `queued`: waiting for a capture slot (`server.maxActiveRuns`), or over PostgreSQL for a replica to
  * claim it (again after its replica died); `running`: capturing; `completed` / `interrupted`: ended
- * (by this service, or a replica); `stored`: captured by the CLI, or a run whose job has expired.
+ * (by this service, or a replica); `stored`: captured by the CLI, on a run directory one from before
+ * a restart, over PostgreSQL one whose finished job has expired.
  */
 export const RunStatus = Schema.Literal("queued", "running", "completed", "interrupted", "stored").annotations({
   identifier: "RunStatus",
   description: "queued: waiting for a capture slot (server.maxActiveRuns), or over PostgreSQL for a replica to claim it; " +
-    "running: capturing; completed: every source tried (its done event counts captured and failed); " +
-    "interrupted: stopped by a shutdown; stored: a run this service is not following (captured by the CLI, " +
-    "from before a restart, or over PostgreSQL whose job expired): read its manifest"
+    "running: capturing; completed: the capture ended (its done event counts captured and failed; an aborted " +
+    "event before it: the capture could not start); interrupted: stopped by a shutdown; stored: a run this " +
+    "service is not following (captured by the CLI; on a run directory, one from before a restart; over " +
+    "PostgreSQL, one whose finished job expired): read its manifest"
 })
 
 /** `POST /v1/runs`: the new run (capturing in the background; follow `/v1/runs/{id}/events`). */
